@@ -1,0 +1,217 @@
+// Node HTTP client pieces: small JSON calls, a streaming multipart upload of a byte range of a file (used for both
+// sides of the chunked comparison), a bounded concurrent loop of small uploads, and a hashing download.
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import http from 'node:http';
+
+export interface HttpResult {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+}
+
+export function parseJson(text: string): any {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** A small request with an in-memory body (or none); the whole answer is read as text. */
+export function request(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: Buffer | string; agent?: http.Agent; timeoutMs?: number } = {},
+): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent: options.agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.once('error', reject);
+    });
+    req.setTimeout(options.timeoutMs ?? 30_000, () => req.destroy(new Error(`timeout: ${options.method ?? 'GET'} ${url}`)));
+    req.once('error', reject);
+    req.end(options.body);
+  });
+}
+
+export function multipartEnvelope(filename: string, contentType = 'application/octet-stream') {
+  const boundary = `----chutebench${randomBytes(12).toString('hex')}`;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n` +
+      `Content-Type: ${contentType}\r\n\r\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  return { head, tail, contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+function drainedOrClosed(req: http.ClientRequest): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      req.off('drain', done);
+      req.off('close', done);
+      resolve();
+    };
+    req.on('drain', done);
+    req.on('close', done);
+  });
+}
+
+/**
+ * POSTs bytes [start, end] (inclusive) of `path` as the multipart part `file`, streamed from disk with
+ * backpressure. Resolves with the answer; an early answer (e.g. 413) stops the sending.
+ */
+export function uploadFileRange(
+  url: string,
+  path: string,
+  range: { start: number; end: number },
+  options: { headers?: Record<string, string>; filename: string; agent?: http.Agent; timeoutMs: number },
+): Promise<HttpResult> {
+  const { head, tail, contentType } = multipartEnvelope(options.filename);
+  const length = range.end - range.start + 1;
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = http.request(url, {
+      method: 'POST',
+      agent: options.agent,
+      headers: {
+        ...options.headers,
+        'content-type': contentType,
+        'content-length': String(head.length + length + tail.length),
+      },
+    });
+    const timer = setTimeout(() => req.destroy(new Error(`upload timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
+    req.once('response', (res) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.once('end', () => {
+        clearTimeout(timer);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+      });
+      res.once('error', reject);
+    });
+    req.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    void (async () => {
+      req.write(head);
+      const file = createReadStream(path, { start: range.start, end: range.end, highWaterMark: 1024 * 1024 });
+      try {
+        for await (const chunk of file) {
+          if (answered || req.destroyed) break;
+          if (!req.write(chunk)) await drainedOrClosed(req);
+        }
+      } finally {
+        file.destroy();
+      }
+      if (!answered && !req.destroyed) req.end(tail);
+    })().catch((err: unknown) => req.destroy(err instanceof Error ? err : new Error(String(err))));
+  });
+}
+
+/** GETs `url` and returns the SHA-256 (hex) and length of the body, streamed. */
+export function hashDownload(url: string, timeoutMs: number): Promise<{ status: number; bytes: number; sha256: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, (res) => {
+      const hash = createHash('sha256');
+      let bytes = 0;
+      res.on('data', (c: Buffer) => {
+        bytes += c.length;
+        hash.update(c);
+      });
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, bytes, sha256: hash.digest('hex') }));
+      res.once('error', reject);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`download timed out: ${url}`)));
+    req.once('error', reject);
+  });
+}
+
+/** GETs `url` into memory (for small files only). */
+export function downloadBytes(url: string): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      res.once('error', reject);
+    });
+    req.setTimeout(30_000, () => req.destroy(new Error(`download timed out: ${url}`)));
+    req.once('error', reject);
+  });
+}
+
+export interface LoopResult {
+  ok: number;
+  failed: number;
+  seconds: number;
+  latenciesMs: number[];
+  firstFailure: string | null;
+  /** Some answers of successful requests, for checking their content afterwards. */
+  samples: any[];
+}
+
+/**
+ * `concurrency` clients on keep-alive connections, each sending the same small multipart upload back to back,
+ * until `durationMs` has passed or `maxRequests` were started (both bounds always apply).
+ */
+export async function smallUploadLoop(options: {
+  url: string;
+  headers: Record<string, string>;
+  payload: Buffer;
+  concurrency: number;
+  durationMs: number;
+  maxRequests: number;
+  isSuccess: (status: number, json: any) => boolean;
+}): Promise<LoopResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
+  const { head, tail, contentType } = multipartEnvelope('small.bin');
+  const body = Buffer.concat([head, options.payload, tail]);
+  const headers = { ...options.headers, 'content-type': contentType, 'content-length': String(body.length) };
+  const result: LoopResult = { ok: 0, failed: 0, seconds: 0, latenciesMs: [], firstFailure: null, samples: [] };
+  let started = 0;
+  const t0 = performance.now();
+  const deadline = t0 + options.durationMs;
+  const worker = async () => {
+    while (performance.now() < deadline && started < options.maxRequests) {
+      started++;
+      const s = performance.now();
+      try {
+        const res = await request(options.url, { method: 'POST', headers, body, agent, timeoutMs: 30_000 });
+        const json = parseJson(res.text);
+        if (options.isSuccess(res.status, json)) {
+          result.ok++;
+          result.latenciesMs.push(performance.now() - s);
+          if (result.samples.length < 16 && Math.random() < 0.01) result.samples.push(json);
+          if (result.samples.length === 0) result.samples.push(json);
+        } else {
+          result.failed++;
+          result.firstFailure ??= `HTTP ${res.status}: ${res.text.slice(0, 300)}`;
+        }
+      } catch (err) {
+        result.failed++;
+        result.firstFailure ??= err instanceof Error ? err.message : String(err);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  result.seconds = (performance.now() - t0) / 1000;
+  agent.destroy();
+  return result;
+}
+
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

@@ -1,0 +1,742 @@
+// The Chute benchmark: one command, every measurement side by side with its reference in the same run.
+//   npm run bench                  1 GiB, 3 repetitions (median), appends to bench/RESULTS.md
+//   npm run bench -- --quick       64 MiB, 1 repetition, 3 s of small uploads (a smoke run; not recorded)
+// Options: --size-mib N, --reps N, --small-seconds N, --chunk-mib N, --only upload,download,small,chunked,
+//          --profile (Chute runs with node --cpu-prof; prints where its CPU time went; not recorded),
+//          --record / --no-record (append to bench/RESULTS.md or not),
+//          --entry file.js (run that instead of building the working tree; for checking the harness; not recorded),
+//          --env KEY=VALUE (extra environment for Chute, repeatable; for experiments; not recorded).
+// See bench/README.md for what each number means.
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes, randomFillSync } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { appendFile, link, mkdir, mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { assertCurlAvailable, curlDownload, curlUpload } from './lib/curl.js';
+import { downloadBytes, hashDownload, median, parseJson, percentile, request, smallUploadLoop, uploadFileRange } from './lib/client.js';
+import { describeMachine, loadAverage } from './lib/machine.js';
+import {
+  cleanupAll,
+  freePort,
+  installSignalHandlers,
+  readIo,
+  readMemory,
+  removeAtExit,
+  type IoCounters,
+  resetPeak,
+  sampleMemory,
+  startProcess,
+  stopProcess,
+  waitForHttp,
+} from './lib/procs.js';
+import { summariseProfile } from './lib/profile.js';
+
+const execFileAsync = promisify(execFile);
+const MiB = 1024 * 1024;
+const REPO = path.resolve(import.meta.dirname, '..');
+const TRANSFER_TIMEOUT_MS = 15 * 60_000;
+/** The peak RSS target: 200 MB (10^6 bytes). */
+const RSS_LIMIT = 200e6;
+const BENCHES = ['upload', 'download', 'small', 'chunked'] as const;
+type Bench = (typeof BENCHES)[number];
+
+// ---------------------------------------------------------------------------------------------------- options
+
+interface Options {
+  quick: boolean;
+  sizeMiB: number;
+  reps: number;
+  smallSeconds: number;
+  chunkMiB: number;
+  only: Set<Bench>;
+  profile: boolean;
+  record: boolean;
+  /** A prebuilt entry point instead of building the working tree (for checking the harness itself). */
+  entry: string | undefined;
+  /** Extra environment for Chute (--env KEY=VALUE, repeatable; for experiments, not recorded). */
+  extraEnv: Record<string, string>;
+}
+
+function parseOptions(argv: string[]): Options {
+  const quick = argv.includes('--quick');
+  const value = (name: string): string | undefined => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}`);
+    return n;
+  };
+  const only = new Set<Bench>();
+  for (const name of (value('--only') ?? BENCHES.join(',')).split(',')) {
+    if (!(BENCHES as readonly string[]).includes(name)) throw new Error(`--only takes ${BENCHES.join(',')}`);
+    only.add(name as Bench);
+  }
+  const profile = argv.includes('--profile');
+  const extraEnv: Record<string, string> = {};
+  argv.forEach((arg, i) => {
+    if (arg !== '--env') return;
+    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(argv[i + 1] ?? '');
+    if (!match) throw new Error('--env takes KEY=VALUE');
+    extraEnv[match[1]!] = match[2]!;
+  });
+  return {
+    quick,
+    sizeMiB: int('--size-mib', quick ? 64 : 1024, 1, 8192),
+    reps: int('--reps', quick ? 1 : 3, 1, 20),
+    smallSeconds: int('--small-seconds', quick ? 3 : 10, 1, 120),
+    chunkMiB: int('--chunk-mib', 25, 1, 1024),
+    only,
+    profile,
+    record: argv.includes('--record') || (!argv.includes('--no-record') && !quick && !profile && !value('--entry') && !argv.includes('--env')),
+    entry: value('--entry'),
+    extraEnv,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------- helpers
+
+const log = (message: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
+const mibps = (bytes: number, seconds: number) => bytes / MiB / seconds;
+const fmtRate = (v: number) => (Number.isFinite(v) ? `${v.toFixed(0)} MiB/s` : 'n/a');
+const fmtMB = (bytes: number) => (Number.isFinite(bytes) ? `${(bytes / 1e6).toFixed(0)} MB` : 'n/a');
+
+function check(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(`verification failed: ${message}`);
+}
+
+/** Order of the contenders in repetition `rep`: rotated, so that none always goes first (or right after another). */
+function rotate<T>(items: T[], rep: number): T[] {
+  const k = rep % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
+}
+
+/** Writes `bytes` of random data (nothing compresses) to `file`, fsyncs it, returns its SHA-256. */
+async function createSource(file: string, bytes: number): Promise<string> {
+  const hash = createHash('sha256');
+  const handle = await open(file, 'w');
+  const block = Buffer.alloc(4 * MiB);
+  try {
+    for (let written = 0; written < bytes; ) {
+      const n = Math.min(block.length, bytes - written);
+      randomFillSync(block, 0, n);
+      const slice = block.subarray(0, n);
+      hash.update(slice);
+      await handle.write(slice);
+      written += n;
+    }
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return hash.digest('hex');
+}
+
+/** Flushes the file system holding `folder`, so that one run's dirty pages are not written during the next. */
+async function flushDisk(folder: string): Promise<void> {
+  await execFileAsync('sync', ['-f', folder]);
+}
+
+function findNginx(): string {
+  for (const candidate of ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/local/nginx/sbin/nginx']) {
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new Error('nginx is needed for the download reference: apt-get install -y nginx-light (or nginx)');
+}
+
+// ---------------------------------------------------------------------------------------------------- Chute
+
+interface ChuteServer {
+  base: string;
+  pid: number;
+  token: string;
+  routes: { upload: boolean; raw: boolean; partial: boolean; deleteFile: boolean };
+  stop: () => Promise<void>;
+}
+
+async function buildChute(): Promise<string> {
+  await mkdir(path.join(REPO, '.tmp'), { recursive: true });
+  const outDir = await mkdtemp(path.join(REPO, '.tmp', 'bench-build-'));
+  removeAtExit(outDir);
+  log(`building Chute (tsc -p tsconfig.build.json) into ${path.relative(REPO, outDir)}`);
+  const tsc = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
+  try {
+    await execFileAsync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: REPO, maxBuffer: 64 * MiB });
+  } catch (err) {
+    // tsc still emits when other people's work-in-progress has type errors; go on if the entry point is there.
+    const out = (err as { stdout?: string }).stdout ?? String(err);
+    log(`WARNING: tsc reported errors (the build is used anyway if it emitted):\n${out.split('\n').slice(0, 10).join('\n')}`);
+  }
+  const main = path.join(outDir, 'src', 'main.js');
+  check(existsSync(main), `the build produced no ${main}`);
+  return main;
+}
+
+async function startChute(mainJs: string, root: string, options: Options): Promise<ChuteServer> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const dataDir = path.join(root, 'chute-data');
+  await mkdir(dataDir);
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    SECRET: randomBytes(32).toString('hex'),
+    // SQLite (no DATABASE_URL), every other setting at its default, except:
+    FILES_MAX_FILE_SIZE: `${Math.max(4096, 2 * options.sizeMiB)}mb`,
+    RATELIMIT_ENABLED: 'false',
+    ...options.extraEnv,
+  };
+  const nodeArgs: string[] = [];
+  if (options.profile) {
+    const dir = path.join(REPO, '.tmp', 'bench-profiles');
+    await mkdir(dir, { recursive: true });
+    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${dir}`);
+  }
+  const child = startProcess('chute', process.execPath, [...nodeArgs, mainJs], {
+    env,
+    cwd: root,
+    logFile: path.join(root, 'logs', 'chute.log'),
+  });
+  await waitForHttp(`${base}/api/healthcheck`, child, 60_000, 'Chute');
+
+  const setup = await request(`${base}/api/setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'bench', password: randomBytes(16).toString('hex') }),
+  });
+  check(setup.status === 200, `POST /api/setup answered ${setup.status}: ${setup.text.slice(0, 200)}`);
+  const cookie = ([] as string[])
+    .concat(setup.headers['set-cookie'] ?? [])
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  const me = await request(`${base}/api/user`, { headers: { cookie } });
+  const token = parseJson(me.text)?.token;
+  check(me.status === 200 && typeof token === 'string', `GET /api/user gave no token (${me.status})`);
+
+  // A route exists unless Chute answers with its "no route" error (9002).
+  const exists = async (method: string, route: string) => {
+    const res = await request(`${base}${route}`, { method });
+    return !(res.status === 404 && parseJson(res.text)?.code === 9002);
+  };
+  const routes = {
+    upload: await exists('POST', '/api/upload'),
+    raw: await exists('GET', '/raw/no-such-file-bench'),
+    partial: await exists('POST', '/api/upload/partial'),
+    deleteFile: await exists('DELETE', '/api/user/files/no-such-file-bench'),
+  };
+  log(`Chute is up on ${base} (pid ${child.pid}); routes: ${JSON.stringify(routes)}`);
+  return { base, pid: child.pid!, token, routes, stop: () => stopProcess(child, 30_000) };
+}
+
+/** Waits until GET /raw/:name serves the whole file (chunked uploads are assembled in the background). */
+async function waitUntilServed(chute: ChuteServer, name: string, size: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    const res = await request(`${chute.base}/raw/${encodeURIComponent(name)}`, { method: 'HEAD' });
+    if (res.status === 200 && Number(res.headers['content-length']) === size) return;
+    last = `HTTP ${res.status}, content-length ${res.headers['content-length']}`;
+    await sleep(10);
+  }
+  throw new Error(`/raw/${name} did not serve ${size} bytes within ${timeoutMs} ms (last: ${last})`);
+}
+
+async function deleteChuteFile(chute: ChuteServer, id: string | undefined): Promise<void> {
+  if (!id || !chute.routes.deleteFile) return;
+  await request(`${chute.base}/api/user/files/${encodeURIComponent(id)}`, {
+    method: 'DELETE',
+    headers: { authorization: chute.token },
+  }).catch(() => undefined);
+}
+
+function fileOf(json: any): { id?: string; name: string } {
+  const file = json?.files?.[0];
+  const name = typeof file?.name === 'string' ? file.name : typeof file?.url === 'string' ? file.url.split('/').pop() : undefined;
+  check(typeof name === 'string' && name.length > 0, `the upload answer names no file: ${JSON.stringify(json).slice(0, 300)}`);
+  return { id: typeof file.id === 'string' ? file.id : undefined, name };
+}
+
+// ---------------------------------------------------------------------------------------------------- references
+
+async function startSink(root: string): Promise<{ base: string; dir: string; pid: number }> {
+  const port = await freePort();
+  const dir = path.join(root, 'sink');
+  await mkdir(dir);
+  const child = startProcess('sink', process.execPath, ['--import', 'tsx', path.join(REPO, 'bench', 'sink.ts'), String(port), dir], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production' },
+    cwd: REPO,
+    logFile: path.join(root, 'logs', 'sink.log'),
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${base}/`, child, 30_000, 'the sink');
+  return { base, dir, pid: child.pid! };
+}
+
+async function emptyFolder(dir: string): Promise<void> {
+  for (const entry of await readdir(dir)) await rm(path.join(dir, entry), { force: true });
+}
+
+async function startNginx(root: string, sourceFile: string): Promise<{ base: string; pid: number }> {
+  const nginx = findNginx();
+  const port = await freePort();
+  const prefix = path.join(root, 'nginx');
+  const www = path.join(prefix, 'www');
+  await mkdir(www, { recursive: true });
+  await link(sourceFile, path.join(www, 'bench.bin'));
+  await writeFile(path.join(www, 'ping.txt'), 'ok\n');
+  const temp = (name: string) => `${name}_temp_path ${path.join(prefix, name)};`;
+  // Debian's stock http settings for static files (sendfile on, tcp_nopush on); one process, like Chute.
+  const conf = `daemon off;
+master_process off;
+worker_processes 1;
+pid ${path.join(prefix, 'nginx.pid')};
+error_log ${path.join(root, 'logs', 'nginx-error.log')} warn;
+events { worker_connections 256; }
+http {
+  access_log off;
+  ${temp('client_body')} ${temp('proxy')} ${temp('fastcgi')} ${temp('uwsgi')} ${temp('scgi')}
+  default_type application/octet-stream;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_timeout 65;
+  server {
+    listen 127.0.0.1:${port};
+    root ${www};
+    location / { }
+    # The same file without sendfile (read + write through user space, as a Node server must): explains the gap.
+    location /copy/ { alias ${www}/; sendfile off; output_buffers 2 256k; }
+  }
+}
+`;
+  const confFile = path.join(prefix, 'nginx.conf');
+  await writeFile(confFile, conf);
+  const child = startProcess('nginx', nginx, ['-p', prefix, '-c', confFile, '-e', path.join(root, 'logs', 'nginx-error.log')], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    cwd: prefix,
+    logFile: path.join(root, 'logs', 'nginx.log'),
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${base}/ping.txt`, child, 30_000, 'nginx');
+  return { base, pid: child.pid! };
+}
+
+// ---------------------------------------------------------------------------------------------------- results
+
+interface Row {
+  id: string;
+  what: string;
+  chute: string;
+  reference: string;
+  ratio: string;
+  target: string;
+  verdict: string;
+}
+
+const notes: string[] = [];
+let logsDir: string | null = null;
+
+/** The end of each server's log, printed when the run fails (the temp folder is removed afterwards). */
+async function printLogTails(): Promise<void> {
+  if (!logsDir) return;
+  for (const name of await readdir(logsDir).catch(() => [] as string[])) {
+    const text = await readFile(path.join(logsDir, name), 'utf8').catch(() => '');
+    if (text.trim()) console.error(`--- last lines of ${name}:\n${text.trim().split('\n').slice(-15).join('\n')}`);
+  }
+}
+
+function verdict(ok: boolean, detail: string): string {
+  return ok ? 'PASS' : `MISS (${detail})`;
+}
+
+/** Rates of the repetitions, for the lines under the table. */
+const listRates = (values: number[]) => values.map((v) => v.toFixed(0)).join(', ');
+
+/** A throughput row: Chute's rate against a reference's, with the minimum ratio (null: shown for reference only). */
+function ratioRow(
+  id: string,
+  what: string,
+  chute: { rate: number; label?: string; hidden?: boolean },
+  reference: { label: string; rate: number },
+  minRatio: number | null,
+): Row {
+  const ratio = chute.rate / reference.rate;
+  return {
+    id,
+    what,
+    chute: chute.hidden ? '' : `${chute.label ?? ''}${fmtRate(chute.rate)}`,
+    reference: `${reference.label}${fmtRate(reference.rate)}`,
+    ratio: `${ratio.toFixed(2)}x`,
+    target: minRatio === null ? '(none)' : `>= ${minRatio.toFixed(2)}x`,
+    verdict: minRatio === null ? '' : verdict(ratio >= minRatio, `${((minRatio - ratio) * reference.rate).toFixed(0)} MiB/s short`),
+  };
+}
+
+/** A peak-memory row (limitBytes null: shown without a target). */
+function memoryRow(id: string, what: string, peak: number, reference: string, limitBytes: number | null): Row {
+  return {
+    id,
+    what,
+    chute: fmtMB(peak),
+    reference,
+    ratio: '',
+    target: limitBytes === null ? '(none)' : `< ${fmtMB(limitBytes)}`,
+    verdict: limitBytes === null ? '' : verdict(peak < limitBytes, `${fmtMB(peak - limitBytes)} over`),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  installSignalHandlers();
+  const startedAt = new Date();
+  const loadAtStart = loadAverage();
+  await assertCurlAvailable();
+  findNginx();
+
+  const root = await mkdtemp(path.join(os.tmpdir(), 'chute-bench-'));
+  removeAtExit(root);
+  await mkdir(path.join(root, 'logs'));
+  logsDir = path.join(root, 'logs');
+  const machine = describeMachine(root);
+  const size = options.sizeMiB * MiB;
+  const sizeLabel = size % (1024 * MiB) === 0 ? `${size / (1024 * MiB)} GiB` : `${options.sizeMiB} MiB`;
+  log(`temp folder ${root}; load average at start ${loadAtStart}`);
+
+  const source = path.join(root, 'source.bin');
+  log(`writing a ${sizeLabel} random source file`);
+  const sourceSha = await createSource(source, size);
+
+  const mainJs = options.entry ? path.resolve(options.entry) : await buildChute();
+  const chute = await startChute(mainJs, root, options);
+  check(chute.routes.upload, 'POST /api/upload is not in this build yet');
+  check(chute.routes.raw, 'GET /raw/:name is not in this build yet');
+  const sink = await startSink(root);
+  const nginx = await startNginx(root, source);
+  const nginxBase = nginx.base;
+  const auth = { authorization: chute.token };
+  const bodyFile = path.join(root, 'curl-body.json');
+  const rows: Row[] = [];
+  const perRep: string[] = [];
+  const idleRss = readMemory(chute.pid)?.rss ?? NaN;
+  let keptFile: { id?: string; name: string } | null = null;
+
+  // 1 + 4. One-request upload: Chute vs the fsyncing sink vs the non-fsyncing sink; Chute's peak RSS.
+  const uploadPeak: number[] = [];
+  if (options.only.has('upload') || options.only.has('download')) {
+    const rates: Record<'chute' | 'fsync' | 'nofsync', number[]> = { chute: [], fsync: [], nofsync: [] };
+    const io: Record<'chute' | 'fsync' | 'nofsync', IoCounters[]> = { chute: [], fsync: [], nofsync: [] };
+    const reps = options.only.has('upload') ? options.reps : 1;
+    for (let rep = 0; rep < reps; rep++) {
+      for (const who of rotate(['chute', 'fsync', 'nofsync'] as const, rep)) {
+        await flushDisk(root);
+        const ioPid = who === 'chute' ? chute.pid : sink.pid;
+        const ioBefore = readIo(ioPid);
+        if (who === 'chute') {
+          const peakReset = resetPeak(chute.pid);
+          if (!peakReset) notes.push('VmHWM could not be reset: the peak shown is the largest sampled VmRSS.');
+          const sampler = sampleMemory(chute.pid);
+          const r = await curlUpload(`${chute.base}/api/upload`, source, { headers: auth, bodyFile, timeoutMs: TRANSFER_TIMEOUT_MS });
+          const mem = sampler.stop();
+          check(r.httpCode === 200, `Chute upload answered ${r.httpCode}: ${r.body.slice(0, 300)}`);
+          check(r.sizeUpload > size, `curl sent ${r.sizeUpload} bytes for a ${size}-byte file`);
+          const file = fileOf(parseJson(r.body));
+          const head = await request(`${chute.base}/raw/${encodeURIComponent(file.name)}`, { method: 'HEAD' });
+          check(head.status === 200 && Number(head.headers['content-length']) === size, `/raw/${file.name} after upload: ${head.status}, length ${head.headers['content-length']}`);
+          rates.chute.push(mibps(size, r.seconds));
+          uploadPeak.push(peakReset ? Math.max(mem.hwm, mem.maxSampledRss) : mem.maxSampledRss);
+          if (keptFile) await deleteChuteFile(chute, keptFile.id);
+          keptFile = file;
+        } else {
+          const r = await curlUpload(`${sink.base}/${who}`, source, { bodyFile, timeoutMs: TRANSFER_TIMEOUT_MS });
+          const bytes = parseJson(r.body)?.bytes;
+          check(r.httpCode === 200 && bytes === r.sizeUpload && bytes > size, `sink /${who}: HTTP ${r.httpCode}, wrote ${bytes} of ${r.sizeUpload} bytes`);
+          rates[who].push(mibps(size, r.seconds));
+          await emptyFolder(sink.dir);
+        }
+        const ioAfter = readIo(ioPid);
+        if (ioBefore && ioAfter) {
+          io[who].push({
+            syscr: ioAfter.syscr - ioBefore.syscr,
+            syscw: ioAfter.syscw - ioBefore.syscw,
+            rchar: ioAfter.rchar - ioBefore.rchar,
+            wchar: ioAfter.wchar - ioBefore.wchar,
+            cpuSeconds: ioAfter.cpuSeconds - ioBefore.cpuSeconds,
+          });
+        }
+      }
+    }
+    const calls = (list: IoCounters[]) => {
+      const c = list[list.length - 1];
+      if (!c) return 'n/a';
+      const cpu = median(list.map((x) => x.cpuSeconds));
+      return (
+        `${cpu.toFixed(2)} CPU s (median), ${c.syscr} reads (${(c.rchar / c.syscr / 1024).toFixed(0)} KiB avg), ` +
+        `${c.syscw} writes (${(c.wchar / c.syscw / 1024).toFixed(0)} KiB avg)`
+      );
+    };
+    notes.push(
+      `Server work for one ${sizeLabel} upload (/proc/<pid>/stat and /io; system calls on socket and disk together): ` +
+        `Chute ${calls(io.chute)}; sink + fsync ${calls(io.fsync)}.`,
+    );
+    if (options.only.has('upload')) {
+      const c = median(rates.chute);
+      const f = median(rates.fsync);
+      const n = median(rates.nofsync);
+      perRep.push(
+        `upload MiB/s per repetition: Chute ${listRates(rates.chute)}; sink+fsync ${listRates(rates.fsync)}; ` +
+          `sink without fsync ${listRates(rates.nofsync)}`,
+      );
+      rows.push(ratioRow('1', `${sizeLabel} upload, one request (curl -F)`, { rate: c }, { label: 'sink + fsync ', rate: f }, 0.9));
+      rows.push(ratioRow('1r', '(reference) same, sink without fsync', { rate: c, hidden: true }, { label: 'sink ', rate: n }, null));
+      rows.push(memoryRow('4', `Chute peak RSS during the ${sizeLabel} upload`, Math.max(...uploadPeak), `idle before: ${fmtMB(idleRss)}`, RSS_LIMIT));
+    }
+  }
+
+  // 2. /raw download: Chute vs nginx serving the same bytes.
+  if (options.only.has('download')) {
+    check(keptFile, 'no uploaded file to download');
+    const rawUrl = `${chute.base}/raw/${encodeURIComponent(keptFile.name)}`;
+    const nginxUrl = `${nginxBase}/bench.bin`;
+    // Untimed: the bytes are the source's bytes (both servers); this also warms the page cache for both.
+    for (const [who, url] of [['Chute', rawUrl], ['nginx', nginxUrl], ['nginx without sendfile', `${nginxBase}/copy/bench.bin`]] as const) {
+      const h = await hashDownload(url, TRANSFER_TIMEOUT_MS);
+      check(h.status === 200 && h.bytes === size && h.sha256 === sourceSha, `${who} served ${h.bytes} bytes with SHA-256 ${h.sha256.slice(0, 16)}..., expected ${size} bytes ${sourceSha.slice(0, 16)}...`);
+    }
+    log('downloads from Chute and nginx are byte-exact (SHA-256 of the source)');
+    const rates: Record<'chute' | 'nginx' | 'nginxCopy', number[]> = { chute: [], nginx: [], nginxCopy: [] };
+    const cpu: Record<'chute' | 'nginx' | 'nginxCopy', number[]> = { chute: [], nginx: [], nginxCopy: [] };
+    let downloadPeak = 0;
+    for (let rep = 0; rep < options.reps; rep++) {
+      for (const who of rotate(['chute', 'nginx', 'nginxCopy'] as const, rep)) {
+        const url = who === 'chute' ? rawUrl : who === 'nginx' ? nginxUrl : `${nginxBase}/copy/bench.bin`;
+        const cpuPid = who === 'chute' ? chute.pid : nginx.pid;
+        const cpuBefore = readIo(cpuPid)?.cpuSeconds ?? NaN;
+        resetPeak(chute.pid);
+        const sampler = who === 'chute' ? sampleMemory(chute.pid) : null;
+        const r = await curlDownload(url, { timeoutMs: TRANSFER_TIMEOUT_MS });
+        const mem = sampler?.stop();
+        if (mem) downloadPeak = Math.max(downloadPeak, mem.hwm, mem.maxSampledRss);
+        check(r.httpCode === 200 && r.sizeDownload === size, `${who} download: HTTP ${r.httpCode}, ${r.sizeDownload} of ${size} bytes`);
+        rates[who].push(mibps(size, r.seconds));
+        cpu[who].push((readIo(cpuPid)?.cpuSeconds ?? NaN) - cpuBefore);
+      }
+    }
+    const c = median(rates.chute);
+    const n = median(rates.nginx);
+    const nc = median(rates.nginxCopy);
+    notes.push(
+      `Server CPU seconds for one ${sizeLabel} download (median, /proc/<pid>/stat): Chute ${median(cpu.chute).toFixed(2)}; ` +
+        `nginx ${median(cpu.nginx).toFixed(2)}; nginx without sendfile ${median(cpu.nginxCopy).toFixed(2)}.`,
+    );
+    perRep.push(
+      `download MiB/s per repetition: Chute ${listRates(rates.chute)}; nginx ${listRates(rates.nginx)}; ` +
+        `nginx without sendfile ${listRates(rates.nginxCopy)}`,
+    );
+    rows.push(ratioRow('2', `${sizeLabel} GET /raw (curl -o /dev/null)`, { rate: c }, { label: 'nginx ', rate: n }, 0.8));
+    rows.push(ratioRow('2r', '(reference) same, nginx with sendfile off', { rate: c, hidden: true }, { label: 'nginx ', rate: nc }, null));
+    rows.push(memoryRow('2m', 'Chute peak RSS during the download', downloadPeak, '', null));
+  }
+
+  // 3. 4 KiB uploads at 32 concurrent clients (and the fsyncing sink under the same load, for reference).
+  if (options.only.has('small')) {
+    const payload = randomBytes(4096);
+    const common = { payload, concurrency: 32, maxRequests: 500_000 };
+    await smallUploadLoop({
+      ...common,
+      url: `${chute.base}/api/upload`,
+      headers: auth,
+      durationMs: 1_000,
+      isSuccess: (status, json) => status === 200 && typeof json?.files?.[0]?.url === 'string',
+    });
+    await flushDisk(root);
+    const c = await smallUploadLoop({
+      ...common,
+      url: `${chute.base}/api/upload`,
+      headers: auth,
+      durationMs: options.smallSeconds * 1000,
+      isSuccess: (status, json) => status === 200 && typeof json?.files?.[0]?.url === 'string',
+    });
+    check(c.ok > 0, `no 4 KiB upload succeeded: ${c.firstFailure}`);
+    for (const sample of c.samples.slice(0, 4)) {
+      const name = fileOf(sample).name;
+      const got = await downloadBytes(`${chute.base}/raw/${encodeURIComponent(name)}`);
+      check(got.status === 200 && got.body.equals(payload), `4 KiB upload ${name} does not come back byte-exact (${got.status})`);
+    }
+    await flushDisk(root);
+    const s = await smallUploadLoop({
+      ...common,
+      url: `${sink.base}/fsync`,
+      headers: {},
+      durationMs: options.smallSeconds * 1000,
+      isSuccess: (status, json) => status === 200 && typeof json?.bytes === 'number' && json.bytes > 4096,
+    });
+    await emptyFolder(sink.dir);
+    check(s.ok > 0, `no 4 KiB upload to the sink succeeded: ${s.firstFailure}`);
+    const cRate = c.ok / c.seconds;
+    const sRate = s.ok / s.seconds;
+    const lat = (r: typeof c) => `p50 ${percentile(r.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(r.latenciesMs, 99).toFixed(1)} ms`;
+    rows.push({
+      id: '3',
+      what: `4 KiB uploads/s, 32 clients, ${options.smallSeconds} s`,
+      chute: `${cRate.toFixed(0)}/s (${lat(c)}${c.failed ? `; ${c.failed} FAILED: ${c.firstFailure}` : ''})`,
+      reference: `sink + fsync ${sRate.toFixed(0)}/s (${lat(s)}${s.failed ? `; ${s.failed} failed` : ''})`,
+      ratio: `${(cRate / sRate).toFixed(2)}x`,
+      target: '(measured; no target)',
+      verdict: c.failed === 0 ? '' : 'ERRORS',
+    });
+  }
+
+  // 5. The same file in 25 MiB chunks through /api/upload/partial vs in one request (same Node client for both).
+  if (options.only.has('chunked')) {
+    if (!chute.routes.partial) {
+      rows.push({
+        id: '5',
+        what: `${sizeLabel} in ${options.chunkMiB} MiB chunks vs one request`,
+        chute: 'not run',
+        reference: '',
+        ratio: '',
+        target: '>= 0.80x',
+        verdict: 'NOT RUN: POST /api/upload/partial is not in this build',
+      });
+    } else {
+      const chunk = options.chunkMiB * MiB;
+      const rates: Record<'single' | 'chunked', number[]> = { single: [], chunked: [] };
+      const ackRates: number[] = [];
+      let chunkedPeak = 0;
+      let lastChunked: { id?: string; name: string } | null = null;
+      for (let rep = 0; rep < options.reps; rep++) {
+        for (const how of rotate(['single', 'chunked'] as const, rep)) {
+          await flushDisk(root);
+          resetPeak(chute.pid);
+          const sampler = sampleMemory(chute.pid);
+          const t0 = performance.now();
+          let file: { id?: string; name: string };
+          let ackSeconds = NaN;
+          if (how === 'single') {
+            const r = await uploadFileRange(`${chute.base}/api/upload`, source, { start: 0, end: size - 1 }, { headers: auth, filename: 'bench.bin', timeoutMs: TRANSFER_TIMEOUT_MS }).catch(
+              (err: unknown) => {
+                throw new Error(`single upload: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+              },
+            );
+            check(r.status === 200, `single upload answered ${r.status}: ${r.text.slice(0, 300)}`);
+            file = fileOf(parseJson(r.text));
+          } else {
+            let token: string | undefined;
+            let last: any = null;
+            for (let start = 0; start < size; start += chunk) {
+              const end = Math.min(size, start + chunk) - 1;
+              const isLast = end === size - 1;
+              const headers: Record<string, string> = {
+                ...auth,
+                'content-range': `bytes ${start}-${end}/${size}`,
+                'x-service-p-content-length': String(size),
+                'x-service-p-content-type': 'application/octet-stream',
+                'x-service-p-filename': 'bench.bin',
+                'x-service-p-lastchunk': String(isLast),
+              };
+              if (token) headers['x-service-p-token'] = token;
+              const r = await uploadFileRange(`${chute.base}/api/upload/partial`, source, { start, end }, { headers, filename: 'bench.bin', timeoutMs: TRANSFER_TIMEOUT_MS }).catch(
+                (err: unknown) => {
+                  throw new Error(`chunk bytes ${start}-${end}/${size}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+                },
+              );
+              check(r.status === 200, `chunk ${start}-${end} answered ${r.status}: ${r.text.slice(0, 300)}`);
+              last = parseJson(r.text);
+              if (!isLast) {
+                token = last?.partialToken;
+                check(typeof token === 'string' && token.length > 0, `chunk ${start}-${end}: no partialToken in ${r.text.slice(0, 200)}`);
+              }
+            }
+            ackSeconds = (performance.now() - t0) / 1000;
+            file = fileOf(last);
+          }
+          await waitUntilServed(chute, file.name, size, TRANSFER_TIMEOUT_MS);
+          const seconds = (performance.now() - t0) / 1000;
+          const mem = sampler.stop();
+          rates[how].push(mibps(size, seconds));
+          if (how === 'chunked') {
+            ackRates.push(mibps(size, ackSeconds));
+            chunkedPeak = Math.max(chunkedPeak, mem.hwm, mem.maxSampledRss);
+            if (lastChunked) await deleteChuteFile(chute, lastChunked.id);
+            lastChunked = file;
+          } else {
+            await deleteChuteFile(chute, file.id);
+          }
+        }
+      }
+      check(lastChunked, 'no chunked upload was made');
+      const h = await hashDownload(`${chute.base}/raw/${encodeURIComponent(lastChunked.name)}`, TRANSFER_TIMEOUT_MS);
+      check(h.status === 200 && h.bytes === size && h.sha256 === sourceSha, `the chunked upload came back as ${h.bytes} bytes with another SHA-256`);
+      log('the chunked upload comes back byte-exact (SHA-256 of the source)');
+      const c = median(rates.chunked);
+      const s = median(rates.single);
+      perRep.push(
+        `chunked vs single MiB/s per repetition (until /raw serves the file): chunked ${listRates(rates.chunked)} ` +
+          `(until the last chunk's answer: ${listRates(ackRates)}); single ${listRates(rates.single)}`,
+      );
+      const what = `${sizeLabel} in ${options.chunkMiB} MiB chunks vs one request (Node client)`;
+      rows.push(ratioRow('5', what, { label: 'chunked ', rate: c }, { label: 'one request ', rate: s }, 0.8));
+      rows.push(memoryRow('5m', 'Chute peak RSS during the chunked upload', chunkedPeak, '', RSS_LIMIT));
+    }
+  }
+
+  const loadAtEnd = loadAverage();
+  await chute.stop();
+  if (options.profile) {
+    const dir = path.join(REPO, '.tmp', 'bench-profiles');
+    const newest = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')).sort().pop();
+    if (newest) console.log(`\n${summariseProfile(path.join(dir, newest))}\n`);
+  }
+
+  // ---- report
+  const header = ['#', 'Measurement', 'Chute', 'Reference', 'Ratio', 'Target', 'Result'];
+  const lines = [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${[r.id, r.what, r.chute, r.reference, r.ratio, r.target, r.verdict].join(' | ')} |`),
+  ];
+  const report = [
+    `## ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC: ${options.quick ? 'quick' : 'full'} run, ${sizeLabel}, ${options.reps} repetition(s)${options.reps > 1 ? ', medians' : ''}`,
+    '',
+    `- Machine: ${machine.nproc} CPUs (${machine.cpuModel}), ${machine.memoryGiB} GiB RAM, Node ${machine.node}`,
+    `- Disk: ${machine.disk}`,
+    `- Commit: ${machine.commit}`,
+    `- Load average (1/5/15 min) at start: ${loadAtStart}; at end: ${loadAtEnd}. This machine is shared with other ` +
+      'engineers building and testing at the same time: absolute numbers are noisy; each ratio compares runs made ' +
+      'side by side in the same minute, in rotating order.',
+    '- Chute: built with tsc, `node dist/src/main.js`, SQLite, local storage in a temp DATA_DIR, default settings ' +
+      `except FILES_MAX_FILE_SIZE and RATELIMIT_ENABLED=false. All traffic on 127.0.0.1.`,
+    '',
+    ...lines,
+    '',
+    ...perRep.map((p) => `- ${p}`),
+    ...[...new Set(notes)].map((n) => `- ${n}`),
+    '',
+  ].join('\n');
+  console.log(`\n${report}`);
+  if (options.record) {
+    await appendFile(path.join(REPO, 'bench', 'RESULTS.md'), `\n${report}`);
+    log('appended to bench/RESULTS.md');
+  } else {
+    log('not recorded in bench/RESULTS.md (quick/profile run or --no-record)');
+  }
+}
+
+main()
+  .catch((err: unknown) => {
+    console.error(`\nbenchmark failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    process.exitCode = 1;
+    return printLogTails();
+  })
+  .finally(() => cleanupAll());

@@ -1,0 +1,72 @@
+// The reference server for the upload benchmark: a minimal Node streaming sink. It writes the request body as it
+// arrives to a temp file and answers {bytes}. POST /fsync makes it durable first the way Chute must (fsync of the
+// file, rename, fsync of the folder); POST /nofsync answers as soon as the bytes are handed to the kernel.
+// It does not parse the multipart framing (a few hundred bytes per request): it is the ceiling of Node + this disk.
+//   node --import tsx bench/sink.ts <port> <folder>
+import { createWriteStream } from 'node:fs';
+import { open, rename } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+
+const [portArg, dir] = process.argv.slice(2);
+if (!portArg || !dir) {
+  console.error('usage: sink.ts <port> <folder>');
+  process.exit(2);
+}
+
+let counter = 0;
+
+async function receive(req: http.IncomingMessage, durable: boolean): Promise<number> {
+  const n = ++counter;
+  const temp = path.join(dir!, `upload-${n}.part`);
+  const out = createWriteStream(temp);
+  await pipeline(req, out);
+  if (durable) {
+    // fsync applies to the file, whichever descriptor asks for it.
+    const file = await open(temp, 'r+');
+    try {
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+  }
+  await rename(temp, path.join(dir!, `upload-${n}.bin`));
+  if (durable) {
+    const folder = await open(dir!, 'r');
+    try {
+      await folder.sync();
+    } finally {
+      await folder.close();
+    }
+  }
+  return out.bytesWritten;
+}
+
+const server = http.createServer((req, res) => {
+  if (req.method === 'GET' && req.url === '/') {
+    res.writeHead(200).end('ok');
+    return;
+  }
+  const mode = req.url === '/fsync' ? true : req.url === '/nofsync' ? false : null;
+  if (req.method !== 'POST' || mode === null) {
+    res.writeHead(404).end();
+    return;
+  }
+  receive(req, mode).then(
+    (bytes) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ bytes }));
+    },
+    (err: unknown) => {
+      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: String(err) }));
+    },
+  );
+});
+server.keepAliveTimeout = 72_000;
+server.listen(Number(portArg), '127.0.0.1');
+const stop = () => {
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+};
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);

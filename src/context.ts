@@ -1,0 +1,21 @@
+// What every service needs from the outside world, built once in buildApp and passed as the first argument.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.js';
+import type { Engine } from './db/index.js';
+import type { Db } from './db/types.js';
+import type { Clock } from './lib/clock.js';
+import type { Secrets } from './lib/secrets.js';
+import type { SettingsService } from './services/settings.js';
+import type { Datasource } from './storage/datasource.js';
+
+export interface AppContext {
+  config: Config;
+  db: Db;
+  engine: Engine;
+  clock: Clock;
+  secrets: Secrets;
+  settings: SettingsService;
+  /** Where file bytes live (local folder or S3), see src/storage. */
+  storage: Datasource;
+  log: FastifyBaseLogger;
+}

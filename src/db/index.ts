@@ -1,0 +1,100 @@
+// Opens the database: embedded SQLite inside DATA_DIR by default, PostgreSQL when DATABASE_URL says so.
+// Both engines answer the same Kysely queries; differences are kept here and in db/errors.ts.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database, Db } from './types.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Db;
+  engine: Engine;
+  /**
+   * Runs fn while holding a lock that other processes opening the same database also take: Kysely's migrator locks
+   * on PostgreSQL by itself, but on SQLite its lock only covers one connection.
+   */
+  withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** postgres:// URL; when absent, SQLite at sqlitePath. */
+  databaseUrl?: string | undefined;
+  sqlitePath: string;
+  /** Largest number of pooled PostgreSQL connections. */
+  poolSize?: number;
+}
+
+// int8 (bigint) and numeric counts come back as numbers: every bigint we store (sizes, epoch ms) is far below 2^53.
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 /* int8 */) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      types: pgTypes as pg.CustomTypesConfig,
+    });
+    // An idle connection that fails (database restart, network, DROP DATABASE in tests) is dropped by the pool and
+    // replaced on the next query; without a listener its 'error' event would crash the process.
+    pool.on('error', () => undefined);
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, engine: 'postgres', withMigrationLock: (fn) => fn(), close: () => db.destroy() };
+  }
+
+  mkdirSync(path.dirname(path.resolve(options.sqlitePath)), { recursive: true });
+  const sqlite = new SqliteDatabase(options.sqlitePath);
+  sqlite.pragma('journal_mode = WAL');
+  // FULL: a commit is on disk before it returns, so an upload acknowledged to a client survives a power cut.
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    engine: 'sqlite',
+    withMigrationLock: (fn) => withSqliteFileLock(`${options.sqlitePath}.migrate-lock`, fn),
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * An exclusive transaction on a small side database is a lock every process on this machine respects. It is polled
+ * (never a blocking busy-wait) so that waiting does not stall the event loop of the process holding it.
+ */
+async function withSqliteFileLock<T>(lockPath: string, fn: () => Promise<T>): Promise<T> {
+  const lock = new SqliteDatabase(lockPath);
+  lock.pragma('busy_timeout = 0');
+  try {
+    const deadline = Date.now() + 120_000;
+    for (;;) {
+      try {
+        lock.exec('BEGIN EXCLUSIVE');
+        break;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
+    try {
+      return await fn();
+    } finally {
+      lock.exec('COMMIT');
+    }
+  } finally {
+    lock.close();
+  }
+}
+
+/** A query that proves the database answers. */
+export async function pingDatabase(db: Db): Promise<void> {
+  await sql`select 1`.execute(db);
+}

@@ -1,0 +1,28 @@
+// Runs the migrations in src/db/migrations in name order. Kysely's migrator records what ran, takes a lock
+// (so several instances starting at once migrate once) and wraps the pending migrations in a transaction.
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { Db } from './types.js';
+import * as m0001 from './migrations/0001_core.js';
+import * as m0002 from './migrations/0002_file_indexes.js';
+import * as m0003 from './migrations/0003_url_slugs.js';
+import * as m0005 from './migrations/0005_partial_uploads.js';
+
+/** Every migration, by name. A new one is added here and sorts after the others. */
+export const migrations: Record<string, Migration> = {
+  '0001_core': m0001,
+  '0002_file_indexes': m0002,
+  '0003_url_slugs': m0003,
+  '0005_partial_uploads': m0005,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export async function migrateToLatest(db: Db): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
+  }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

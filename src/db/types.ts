@@ -1,0 +1,249 @@
+// Table types as Kysely sees them. Both engines store the same things the same way so that one query serves both:
+// times are epoch milliseconds (bigint, parsed to number), flags are integers 0/1, JSON is text.
+import type { ColumnType, Generated, Insertable, Kysely, Selectable, Updateable } from 'kysely';
+
+/** Epoch milliseconds. */
+export type Millis = number;
+/** 0 or 1. */
+export type Flag = number;
+
+export type Role = 'USER' | 'ADMIN' | 'SUPERADMIN';
+export type FilesQuotaKind = 'BY_BYTES' | 'BY_FILES';
+export type OAuthProviderKind = 'DISCORD' | 'GOOGLE' | 'GITHUB' | 'OIDC';
+export type IncompleteFileStatus = 'PENDING' | 'PROCESSING' | 'COMPLETE' | 'FAILED';
+
+export interface UsersTable {
+  id: string;
+  username: string;
+  /** argon2id hash; null for accounts that only log in through OAuth. */
+  password: string | null;
+  avatar: string | null;
+  role: Role;
+  /** JSON of UserViewSettings. */
+  view: string;
+  /** Keyed hash (HMAC-SHA256 with SECRET) of the API token, for look-up. */
+  token_hash: string;
+  /** The API token encrypted with a key derived from SECRET, so that GET /api/user can show it back. */
+  token_enc: string;
+  /** TOTP secret encrypted with a key derived from SECRET; null when TOTP is off. */
+  totp_secret: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface SessionsTable {
+  /** Public identifier shown in Session.id; not the cookie value. */
+  id: string;
+  /** Keyed hash of the cookie's secret. */
+  secret_hash: string;
+  user_id: string;
+  ua: string;
+  client: string;
+  device: string;
+  created_at: Millis;
+  last_seen_at: Millis;
+  expires_at: Millis;
+}
+
+export interface PasskeysTable {
+  id: string;
+  user_id: string;
+  name: string;
+  /** JSON registration data. */
+  reg: string;
+  last_used: Millis | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface OAuthProvidersTable {
+  id: string;
+  user_id: string;
+  provider: OAuthProviderKind;
+  username: string;
+  oauth_id: string | null;
+  access_token: string | null;
+  refresh_token: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface QuotasTable {
+  id: string;
+  user_id: string | null;
+  files_quota: FilesQuotaKind;
+  max_bytes: number | null;
+  max_files: number | null;
+  max_urls: number | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface SettingsTable {
+  /** Always 1: the one settings record. */
+  id: number;
+  /** 1 until POST /api/setup has created the first user. */
+  first_setup: Flag;
+  /** JSON object of the settings an admin changed from their defaults. */
+  data: string;
+  updated_at: Millis;
+}
+
+export interface FoldersTable {
+  id: string;
+  user_id: string;
+  parent_id: string | null;
+  name: string;
+  public: Flag;
+  /** Anonymous visitors may upload into this folder (the files are the owner's). */
+  allow_uploads: Flag;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface FilesTable {
+  id: string;
+  /** The served name (unique): /u/<name>. */
+  name: string;
+  original_name: string | null;
+  type: string;
+  size: number;
+  views: number;
+  max_views: number | null;
+  favorite: Flag;
+  /** argon2id hash of the file's password, or null. */
+  password: string | null;
+  deletes_at: Millis | null;
+  folder_id: string | null;
+  user_id: string | null;
+  /** Key of the bytes in the datasource. */
+  storage_key: string;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface TagsTable {
+  id: string;
+  user_id: string;
+  name: string;
+  color: string;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface FileTagsTable {
+  file_id: string;
+  tag_id: string;
+}
+
+export interface UrlsTable {
+  id: string;
+  user_id: string | null;
+  code: string;
+  vanity: string | null;
+  destination: string;
+  views: number;
+  max_views: number | null;
+  password: string | null;
+  enabled: Flag;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+/** The /go/<x> namespace: a URL's code and its vanity, one row each (0003_url_slugs). */
+export interface UrlSlugsTable {
+  slug: string;
+  url_id: string;
+  kind: 'code' | 'vanity';
+}
+
+export interface InvitesTable {
+  id: string;
+  code: string;
+  inviter_id: string | null;
+  expires_at: Millis | null;
+  max_uses: number | null;
+  uses: number;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface IncompleteFilesTable {
+  id: string;
+  user_id: string;
+  file_id: string | null;
+  status: IncompleteFileStatus;
+  chunks_total: number;
+  chunks_complete: number;
+  /** JSON: name, type, size and whatever the assembler needs. */
+  metadata: string;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export type PartialUploadState = 'open' | 'receiving' | 'assembling';
+
+/** A chunked upload in progress (0005): see src/services/partial-uploads.ts. */
+export interface PartialUploadsTable {
+  id: string;
+  user_id: string;
+  /** Keyed hash of the current continuation token; null while a chunk is received or the file assembled. */
+  token_hash: string | null;
+  token_expires_at: Millis | null;
+  state: PartialUploadState;
+  /** The x-service-folder of the first chunk; every later chunk must send the same. */
+  folder_id: string | null;
+  total_size: number;
+  /** Bytes stored so far: where the next chunk must start. */
+  received: number;
+  chunks: number;
+  /** JSON: what the first chunk said about the file (type, extension, client name). */
+  file: string;
+  /** JSON: the upload options of the first chunk (the password encrypted). */
+  options: string;
+  base_url: string;
+  storage_key: string;
+  /** JSON: the datasource's AppendState. */
+  append_state: string;
+  reserved_name: string | null;
+  incomplete_file_id: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface Database {
+  users: UsersTable;
+  sessions: SessionsTable;
+  passkeys: PasskeysTable;
+  oauth_providers: OAuthProvidersTable;
+  quotas: QuotasTable;
+  settings: SettingsTable;
+  folders: FoldersTable;
+  files: FilesTable;
+  tags: TagsTable;
+  file_tags: FileTagsTable;
+  urls: UrlsTable;
+  url_slugs: UrlSlugsTable;
+  invites: InvitesTable;
+  incomplete_files: IncompleteFilesTable;
+  partial_uploads: PartialUploadsTable;
+}
+
+export type Db = Kysely<Database>;
+
+export type UserRow = Selectable<UsersTable>;
+export type SessionRow = Selectable<SessionsTable>;
+export type QuotaRow = Selectable<QuotasTable>;
+export type FileRow = Selectable<FilesTable>;
+export type FolderRow = Selectable<FoldersTable>;
+export type TagRow = Selectable<TagsTable>;
+export type UrlRow = Selectable<UrlsTable>;
+export type InviteRow = Selectable<InvitesTable>;
+export type PasskeyRow = Selectable<PasskeysTable>;
+export type OAuthProviderRow = Selectable<OAuthProvidersTable>;
+export type IncompleteFileRow = Selectable<IncompleteFilesTable>;
+export type PartialUploadRow = Selectable<PartialUploadsTable>;
+export type NewUser = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+// Re-exported so that table files need only this module.
+export type { ColumnType, Generated };

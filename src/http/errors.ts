@@ -1,0 +1,124 @@
+// The one error type, and the Fastify handlers that turn every failure (ours, Fastify's, a plugin's)
+// into the specification's error body: {error: "E<code>: <message>[: context]", code, statusCode}.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { ERROR_MESSAGES, statusOfCode, type ErrorCode } from './error-codes.js';
+
+export interface ApiErrorOptions {
+  /** Extra properties for the body, e.g. the failing fields of a validation error. */
+  extra?: Record<string, unknown>;
+  /** Only for the generic 9xxx codes, whose status "varies" by the spec (429, 413, 415 from the HTTP layer). */
+  status?: number;
+  /** Extra headers for the response (Retry-After, Content-Range ...). */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class ApiError extends Error {
+  readonly statusCode: number;
+  readonly extra: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly context?: string,
+    options: ApiErrorOptions = {},
+  ) {
+    super(formatErrorMessage(code, context), { cause: options.cause });
+    this.name = 'ApiError';
+    const fixed = statusOfCode(code);
+    this.statusCode = options.status !== undefined && code >= 9000 ? options.status : fixed;
+    this.extra = options.extra;
+    this.headers = options.headers;
+  }
+
+  toBody(): ErrorBody {
+    return { ...this.extra, error: this.message, code: this.code, statusCode: this.statusCode };
+  }
+}
+
+export interface ErrorBody {
+  error: string;
+  code: number;
+  statusCode: number;
+  [extra: string]: unknown;
+}
+
+export function formatErrorMessage(code: ErrorCode, context?: string): string {
+  return `E${code}: ${ERROR_MESSAGES[code]}${context ? `: ${context}` : ''}`;
+}
+
+export function isApiError(err: unknown, code?: ErrorCode): err is ApiError {
+  return err instanceof ApiError && (code === undefined || err.code === code);
+}
+
+interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/** Translates whatever was thrown into an ApiError; unknown errors become 9004 and are logged in full. */
+export function toApiError(err: unknown, request: FastifyRequest): ApiError {
+  if (err instanceof ApiError) return err;
+
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    const context = (err as FastifyError).validationContext ?? 'body';
+    const issues: ValidationIssue[] = err.validation.map((v) => {
+      const where = [context, ...String(v.instancePath ?? '').split('/').filter(Boolean)].join('.');
+      return { path: where, message: v.message ?? 'invalid value' };
+    });
+    const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+    return new ApiError(1000, summary, { extra: { issues } });
+  }
+
+  if (isResponseSerializationError(err)) {
+    request.log.error({ err, issues: err.cause.issues }, 'response did not match its schema');
+    return new ApiError(9004);
+  }
+
+  const fastifyError = err as Partial<FastifyError>;
+  const status = fastifyError.statusCode;
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError(9000, 'the body is not valid JSON');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(9000, `unsupported content type ${JSON.stringify(request.headers['content-type'] ?? '')}`, {
+        status: 415,
+      });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError(9000, 'the request body is too large', { status: 413 });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError(9000, 'Content-Length does not match the body');
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new ApiError(5000);
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+    case 'FST_MULTIPART_INVALID_CONTENT_TYPE':
+      return new ApiError(1061);
+    default:
+      break;
+  }
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    // A 4xx from Fastify or a plugin that has no table entry of its own: keep its status, generic code.
+    const code: ErrorCode = status === 403 ? 9001 : status === 404 ? 9002 : 9000;
+    return new ApiError(code, fastifyError.message, { status });
+  }
+  request.log.error({ err }, 'unexpected error');
+  return new ApiError(9004, undefined, { cause: err });
+}
+
+export function sendApiError(reply: FastifyReply, error: ApiError): FastifyReply {
+  if (error.statusCode >= 500) {
+    // 6xxx and 9004 are logged in full, with the cause that produced them.
+    reply.log.error({ err: error.cause ?? error, code: error.code }, error.message);
+  }
+  if (error.headers) reply.headers(error.headers);
+  return reply.code(error.statusCode).type('application/json; charset=utf-8').send(error.toBody());
+}
+
+export function registerErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((err, request, reply) => sendApiError(reply, toApiError(err, request)));
+  app.setNotFoundHandler((request, reply) =>
+    sendApiError(reply, new ApiError(9002, `no route for ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

@@ -1,0 +1,55 @@
+// Rate limiting: counters in memory for one instance, or in Redis (REDIS_URL) so that limits hold across several
+// instances behind a load balancer. Routes opt in with `config.rateLimit`; limits answer in the spec's error shape.
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import type { AppContext } from '../context.js';
+import { ApiError } from './errors.js';
+
+export async function registerRateLimit(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  let redis: Redis | undefined;
+  if (ctx.config.REDIS_URL) {
+    redis = new Redis(ctx.config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false });
+    app.addHook('onClose', async () => {
+      await redis?.quit().catch(() => undefined);
+    });
+  }
+  await app.register(rateLimit, {
+    global: false,
+    ...(redis ? { redis, nameSpace: `${ctx.config.REDIS_PREFIX}ratelimit:` } : {}),
+    errorResponseBuilder: (_request, context) =>
+      new ApiError(9000, `too many requests, retry in ${context.after}`, { status: 429 }),
+  });
+}
+
+/** Whether the upload/login limits apply to this request at all (off in settings, or an admin with bypass on). */
+export function rateLimitExempt(ctx: AppContext, request: FastifyRequest): boolean {
+  const settings = ctx.settings.get();
+  if (!settings.ratelimitEnabled) return true;
+  return settings.ratelimitAdminBypass && request.auth !== null && request.auth?.user.role !== 'USER';
+}
+
+/**
+ * Route config for the upload limit: `settings.ratelimitMax` per `settings.ratelimitWindow` seconds per user
+ * (or per address for anonymous callers), checked after authentication.
+ */
+export function uploadRateLimit(ctx: AppContext) {
+  return {
+    hook: 'preHandler' as const,
+    groupId: 'upload',
+    max: async () => ctx.settings.get().ratelimitMax,
+    timeWindow: async () => ctx.settings.get().ratelimitWindow * 1000,
+    keyGenerator: (request: FastifyRequest) => (request.auth ? `user:${request.auth.user.id}` : `ip:${request.ip}`),
+    allowList: (request: FastifyRequest) => rateLimitExempt(ctx, request),
+  };
+}
+
+/** Route config for login attempts: 10 a minute per address, whatever the settings say about uploads. */
+export function loginRateLimit(ctx: AppContext) {
+  return {
+    groupId: 'login',
+    max: 10,
+    timeWindow: 60_000,
+    allowList: () => !ctx.settings.get().ratelimitEnabled,
+  };
+}

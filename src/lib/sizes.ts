@@ -1,0 +1,40 @@
+// Human byte sizes ("10gb", "512 KiB", "1048576") to numbers and back.
+
+const UNITS: Record<string, number> = {
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+  t: 1024 ** 4,
+  tb: 1024 ** 4,
+  tib: 1024 ** 4,
+};
+
+/** Parses a byte size; returns null when the text is not one. Units are binary (1kb = 1024 bytes). */
+export function parseByteSize(text: string | number): number | null {
+  if (typeof text === 'number') return Number.isSafeInteger(text) && text >= 0 ? text : null;
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
+  if (!match) return null;
+  const unit = (match[2] ?? '').toLowerCase() || 'b';
+  const factor = UNITS[unit];
+  if (factor === undefined) return null;
+  const bytes = Math.floor(Number(match[1]) * factor);
+  return Number.isSafeInteger(bytes) ? bytes : null;
+}
+
+export function formatByteSize(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2)} ${units[unit]}`;
+}

@@ -1,0 +1,74 @@
+// POST /api/upload: one or more multipart parts named `file`, each streamed into storage; options in x-service-*
+// headers (see services/upload-options.ts). Rate limited per user after authentication.
+import { z } from 'zod';
+import { caller, requireUser } from '../http/auth.js';
+import { cutOffRequestBody } from '../http/cut-off-body.js';
+import { ApiError, sendApiError, toApiError } from '../http/errors.js';
+import { publicBaseUrl } from '../http/links.js';
+import { uploadFileParts } from '../http/multipart.js';
+import { AUTHENTICATED } from '../http/openapi.js';
+import { uploadRateLimit } from '../http/rate-limit.js';
+import type { RouteModule } from '../http/types.js';
+import { UploadResponseSchema } from '../schemas/file.js';
+import { parseUploadOptions, UPLOAD_HEADERS } from '../services/upload-options.js';
+import { uploadFiles } from '../services/uploads.js';
+
+/** Most file parts in one request. */
+export const MAX_FILES_PER_REQUEST = 100;
+
+const optionHeaders = z.object({
+  [UPLOAD_HEADERS.deletesAt]: z.string().optional().describe('never, a duration from now (30m, 7d) or an ISO 8601 date'),
+  [UPLOAD_HEADERS.format]: z.string().optional().describe('random, uuid, date, name or random-words'),
+  [UPLOAD_HEADERS.password]: z.string().optional().describe('protect the files with this password'),
+  [UPLOAD_HEADERS.maxViews]: z.string().optional().describe('delete each file after this many views'),
+  [UPLOAD_HEADERS.originalName]: z.string().optional().describe('true: keep the client file name as originalName'),
+  [UPLOAD_HEADERS.fileName]: z.string().optional().describe('the served name (the extension is added)'),
+  [UPLOAD_HEADERS.fileExtension]: z.string().optional().describe('replaces the extension, e.g. png'),
+  [UPLOAD_HEADERS.folder]: z.string().optional().describe('id of one of your folders'),
+  [UPLOAD_HEADERS.domain]: z.string().optional().describe('host for the returned links (comma separated: one at random)'),
+  [UPLOAD_HEADERS.noJson]: z.string().optional().describe('true: answer the links as text, one per line'),
+});
+
+export const uploadRoutes: RouteModule = (app, ctx) => {
+  app.post(
+    '/api/upload',
+    {
+      preValidation: requireUser(ctx),
+      config: { rateLimit: uploadRateLimit(ctx) },
+      // A body of another type fails in Fastify's content-type parsing, before the handler: it is not multipart.
+      errorHandler: (err, request, reply) => {
+        const notMultipart = (err as { code?: string }).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE';
+        if (notMultipart) cutOffRequestBody(request, reply);
+        return sendApiError(reply, notMultipart ? new ApiError(1061, 'send multipart/form-data with parts named file') : toApiError(err, request));
+      },
+      schema: {
+        summary: 'Upload one or more files (multipart parts named file)',
+        description:
+          'Each file streams into storage; over the size limit -> 413/5000, over the quota -> 413/5002 (nothing is ' +
+          'kept). Not multipart -> 1061, no file part -> 1062. With x-service-no-json the answer is text/plain, one link per line.',
+        tags: ['files'],
+        security: AUTHENTICATED,
+        headers: optionHeaders,
+        consumes: ['multipart/form-data'],
+        response: { 200: UploadResponseSchema },
+      },
+    },
+    async (request, reply) => {
+      try {
+        if (!request.isMultipart()) throw new ApiError(1061, 'send multipart/form-data with parts named file');
+        const options = parseUploadOptions(request.headers, ctx.settings.get(), ctx.clock.now());
+        const baseUrl = publicBaseUrl(ctx, request, options.domain ?? undefined);
+        const result = await uploadFiles(ctx, { user: caller(request).user, options, baseUrl, files: uploadFileParts(request, MAX_FILES_PER_REQUEST) });
+        if (options.noJson) {
+          const text = `${result.files.map((f) => f.url).join('\n')}\n`;
+          // A text answer is not serialised by the JSON schema of 200.
+          return reply.type('text/plain; charset=utf-8').send(text as unknown as typeof result);
+        }
+        return result;
+      } catch (err) {
+        cutOffRequestBody(request, reply);
+        throw err;
+      }
+    },
+  );
+};

@@ -1,0 +1,164 @@
+// Short URLs of the caller: shorten, list and search, read, edit, delete; and the visitor's password unlock.
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { UrlRow } from '../db/types.js';
+import { caller, requireUser } from '../http/auth.js';
+import { ApiError } from '../http/errors.js';
+import { publicBaseUrl, urlLink } from '../http/links.js';
+import { AUTHENTICATED } from '../http/openapi.js';
+import type { RouteModule } from '../http/types.js';
+import { Id } from '../schemas/common.js';
+import { DestinationSchema, UrlSchema, VanitySchema } from '../schemas/url.js';
+import { createUrl, deleteUrl, getOwnUrl, listUrls, toUrlDto, unlockUrl, updateUrl } from '../services/urls.js';
+
+const security = AUTHENTICATED;
+const tags = ['urls'];
+
+const ShortenHeaders = z.object({
+  'x-service-max-views': z.string().optional().describe('the link stops working after this many visits'),
+  'x-service-password': z.string().optional().describe('visitors must enter this password first'),
+  'x-service-domain': z.string().optional().describe('host name used in the returned link'),
+  'x-service-no-json': z.string().optional().describe('"true": answer with the bare link as text/plain'),
+});
+
+function parseMaxViews(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d{1,9}$/.test(raw.trim()) || Number(raw) < 1) throw new ApiError(1001, 'x-service-max-views must be a positive integer');
+  return Number(raw);
+}
+
+const UrlIdParams = z.object({ id: Id });
+
+export const urlRoutes: RouteModule = (app, ctx) => {
+  const auth = requireUser(ctx);
+  /** The API shape of a URL, its link on the request's own base. */
+  const dtoFor = (request: FastifyRequest, row: UrlRow) => toUrlDto(row, (slug) => urlLink(ctx, publicBaseUrl(ctx, request), slug));
+
+  app.post(
+    '/api/user/urls',
+    {
+      preValidation: auth,
+      schema: {
+        summary: 'Shorten a URL',
+        tags,
+        security,
+        headers: ShortenHeaders,
+        body: z.object({
+          destination: DestinationSchema,
+          vanity: VanitySchema.optional().describe('a chosen name instead of a random code (1041 when taken)'),
+          enabled: z.boolean().optional(),
+        }),
+        response: { 200: UrlSchema, 201: z.string().describe('x-service-no-json: the bare link') },
+      },
+    },
+    async (request, reply) => {
+      const headers = request.headers;
+      const base = publicBaseUrl(ctx, request, headers['x-service-domain']);
+      const row = await createUrl(ctx, caller(request).user.id, {
+        destination: request.body.destination,
+        vanity: request.body.vanity,
+        enabled: request.body.enabled,
+        maxViews: parseMaxViews(headers['x-service-max-views']),
+        password: headers['x-service-password'] || undefined,
+      });
+      const dto = toUrlDto(row, (slug) => urlLink(ctx, base, slug));
+      if (headers['x-service-no-json'] === 'true') return reply.code(201).type('text/plain; charset=utf-8').send(dto.url);
+      return dto;
+    },
+  );
+
+  app.get(
+    '/api/user/urls',
+    {
+      preValidation: auth,
+      schema: {
+        summary: "The caller's short URLs, newest first; searchQuery matches destination, vanity or code",
+        tags,
+        security,
+        querystring: z.object({
+          searchQuery: z.string().max(1000).optional(),
+          searchField: z.enum(['destination', 'vanity', 'code']).optional(),
+          page: z.coerce.number().int().min(1).default(1),
+          perPage: z.coerce.number().int().min(1).max(500).default(50),
+        }),
+        response: {
+          200: z.object({ page: z.array(UrlSchema), total: z.number().int(), pages: z.number().int() }),
+        },
+      },
+    },
+    async (request) => {
+      const { rows, total } = await listUrls(ctx, caller(request).user.id, request.query);
+      return {
+        page: rows.map((row) => dtoFor(request, row)),
+        total,
+        pages: Math.ceil(total / request.query.perPage),
+      };
+    },
+  );
+
+  app.get(
+    '/api/user/urls/:id',
+    {
+      preValidation: auth,
+      schema: { summary: 'One of the caller\'s short URLs', tags, security, params: UrlIdParams, response: { 200: UrlSchema } },
+    },
+    async (request) => dtoFor(request, await getOwnUrl(ctx, caller(request).user.id, request.params.id)),
+  );
+
+  app.patch(
+    '/api/user/urls/:id',
+    {
+      preValidation: auth,
+      schema: {
+        summary: 'Edit a short URL; missing properties stay, null clears vanity, maxViews or password',
+        tags,
+        security,
+        params: UrlIdParams,
+        body: z.object({
+          destination: DestinationSchema.optional(),
+          vanity: VanitySchema.nullable().optional().describe('1042 when taken'),
+          enabled: z.boolean().optional(),
+          maxViews: z.number().int().min(1).nullable().optional(),
+          password: z.string().max(1024).nullable().optional(),
+        }),
+        response: { 200: UrlSchema },
+      },
+    },
+    async (request) => dtoFor(request, await updateUrl(ctx, caller(request).user.id, request.params.id, request.body)),
+  );
+
+  app.delete(
+    '/api/user/urls/:id',
+    {
+      preValidation: auth,
+      schema: { summary: 'Delete a short URL; answers with it', tags, security, params: UrlIdParams, response: { 200: UrlSchema } },
+    },
+    async (request) => dtoFor(request, await deleteUrl(ctx, caller(request).user.id, request.params.id)),
+  );
+
+  app.post(
+    '/api/user/urls/:id/password',
+    {
+      // Visitors of a protected link call this without an account; limited like logins against guessing.
+      config: { rateLimit: { groupId: 'url-password', max: 10, timeWindow: 60_000, allowList: () => !ctx.settings.get().ratelimitEnabled } },
+      schema: {
+        summary: 'Unlock a password-protected short URL: a token to follow it with (<link>?token=...)',
+        tags,
+        params: UrlIdParams,
+        body: z.object({ password: z.string().max(1024) }),
+        response: {
+          200: z.object({
+            token: z.string(),
+            url: z.string().describe('the link with the token, to follow within expiresAt'),
+            expiresAt: z.iso.datetime({ offset: true }),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const { token, slug, expiresAt } = await unlockUrl(ctx, request.params.id, request.body.password);
+      const link = urlLink(ctx, publicBaseUrl(ctx, request), slug);
+      return { token, url: `${link}?token=${encodeURIComponent(token)}`, expiresAt: new Date(expiresAt).toISOString() };
+    },
+  );
+};

@@ -1,0 +1,231 @@
+// The caller's files: list/search, one file (read, edit, delete), bulk edits and deletes, recent files, statistics,
+// and trading a file's password for an access token.
+import { z } from 'zod';
+import { caller, optionalUser, requireUser } from '../http/auth.js';
+import { publicBaseUrl } from '../http/links.js';
+import { AUTHENTICATED } from '../http/openapi.js';
+import type { RouteModule } from '../http/types.js';
+import { Id, IsoDateTime } from '../schemas/common.js';
+import { FileSchema } from '../schemas/file.js';
+import { unlockFile } from '../services/file-serving.js';
+import {
+  deleteFile,
+  deleteFilesInBulk,
+  FILE_SEARCH_FIELDS,
+  FILE_SORT_FIELDS,
+  fileStats,
+  findManagedFile,
+  listFiles,
+  recentFiles,
+  toFileDto,
+  toFileDtos,
+  updateFile,
+  updateFilesInBulk,
+} from '../services/files.js';
+
+const security = AUTHENTICATED;
+const tags = ['files'];
+const fileParams = z.object({ id: z.string().min(1).max(1024).describe('file id or served name') });
+const booleanText = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+export const userFilesRoutes: RouteModule = (app, ctx) => {
+  const auth = requireUser(ctx);
+
+  app.get(
+    '/api/user/files',
+    {
+      preValidation: auth,
+      schema: {
+        summary: "A page of the caller's files (admins: ?id=<userId> for another user's)",
+        tags,
+        security,
+        querystring: z.object({
+          page: z.coerce.number().int().min(1).default(1),
+          perpage: z.coerce.number().int().min(1).max(500).default(15),
+          sortBy: z.enum(FILE_SORT_FIELDS).default('createdAt'),
+          order: z.enum(['asc', 'desc']).default('desc'),
+          searchField: z.enum(FILE_SEARCH_FIELDS).default('name'),
+          searchQuery: z.string().max(1000).optional().describe('case-insensitive substring of searchField'),
+          favorite: booleanText.optional(),
+          tags: z.string().max(10_000).optional().describe('comma-separated tag ids: files with any of them'),
+          folder: Id.optional().describe('only files in this folder'),
+          id: Id.optional().describe("admins: whose files (a user's id)"),
+        }),
+        response: {
+          200: z.object({
+            page: z.array(FileSchema),
+            total: z.number().int(),
+            pages: z.number().int(),
+            search: z.object({ field: z.enum(FILE_SEARCH_FIELDS), query: z.string() }).optional(),
+          }),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const tagIds = q.tags?.split(',').map((t) => t.trim()).filter(Boolean);
+      const { rows, total } = await listFiles(ctx, caller(request).user, {
+        page: q.page,
+        perPage: q.perpage,
+        sortBy: q.sortBy,
+        order: q.order,
+        searchField: q.searchField,
+        searchQuery: q.searchQuery,
+        favorite: q.favorite,
+        tagIds,
+        folderId: q.folder,
+        userId: q.id,
+      });
+      return {
+        page: await toFileDtos(ctx, publicBaseUrl(ctx, request), rows),
+        total,
+        pages: Math.ceil(total / q.perpage),
+        ...(q.searchQuery ? { search: { field: q.searchField, query: q.searchQuery } } : {}),
+      };
+    },
+  );
+
+  app.get(
+    '/api/user/recent',
+    {
+      preValidation: auth,
+      schema: {
+        summary: "The caller's newest files",
+        tags,
+        security,
+        querystring: z.object({ take: z.coerce.number().int().min(1).max(100).default(3) }),
+        response: { 200: z.array(FileSchema) },
+      },
+    },
+    async (request) => toFileDtos(ctx, publicBaseUrl(ctx, request), await recentFiles(ctx, caller(request).user, request.query.take)),
+  );
+
+  app.get(
+    '/api/user/stats',
+    {
+      preValidation: auth,
+      schema: {
+        summary: "The caller's totals: files, favourites, views, bytes stored, short URLs, files by type",
+        tags,
+        security,
+        response: {
+          200: z.object({
+            filesUploaded: z.number().int(),
+            favoriteFiles: z.number().int(),
+            views: z.number().int(),
+            avgViews: z.number(),
+            storageUsed: z.number().int(),
+            avgStorageUsed: z.number(),
+            urlsCreated: z.number().int(),
+            urlViews: z.number().int(),
+            sortTypeCount: z.record(z.string(), z.number().int()),
+          }),
+        },
+      },
+    },
+    async (request) => fileStats(ctx, caller(request).user),
+  );
+
+  const bulkFiles = z.array(Id).min(1).max(1000);
+
+  app.patch(
+    '/api/user/files/transaction',
+    {
+      preValidation: auth,
+      schema: {
+        summary: 'Favourite/unfavourite many files, or move them into a folder (folder: null takes them out)',
+        tags,
+        security,
+        body: z.object({ files: bulkFiles, favorite: z.boolean().optional(), folder: Id.nullable().optional() }),
+        response: { 200: z.object({ count: z.number().int(), name: z.string().optional() }) },
+      },
+    },
+    async (request) => updateFilesInBulk(ctx, caller(request).user, request.body),
+  );
+
+  app.delete(
+    '/api/user/files/transaction',
+    {
+      preValidation: auth,
+      schema: {
+        summary: 'Delete many files and their bytes',
+        tags,
+        security,
+        body: z.object({ files: bulkFiles }),
+        response: { 200: z.object({ count: z.number().int() }) },
+      },
+    },
+    async (request) => deleteFilesInBulk(ctx, caller(request).user, request.body.files),
+  );
+
+  app.get(
+    '/api/user/files/:id',
+    {
+      preValidation: auth,
+      schema: { summary: 'One file (by id or served name)', tags, security, params: fileParams, response: { 200: FileSchema } },
+    },
+    async (request) => {
+      const row = await findManagedFile(ctx, caller(request).user, request.params.id);
+      return (await toFileDtos(ctx, publicBaseUrl(ctx, request), [row]))[0]!;
+    },
+  );
+
+  app.patch(
+    '/api/user/files/:id',
+    {
+      preValidation: auth,
+      schema: {
+        summary: 'Edit a file: rename, favourite, originalName, password (null clears), maxViews (null or 0 clears), type',
+        tags,
+        security,
+        params: fileParams,
+        body: z.object({
+          name: z.string().min(1).max(1024).optional(),
+          originalName: z.string().max(255).nullable().optional(),
+          favorite: z.boolean().optional(),
+          password: z.string().max(1024).nullable().optional(),
+          maxViews: z.number().int().min(0).max(2_147_483_647).nullable().optional(),
+          type: z.string().min(1).max(255).optional(),
+        }),
+        response: { 200: FileSchema },
+      },
+    },
+    async (request) => {
+      const row = await updateFile(ctx, caller(request).user, request.params.id, request.body);
+      return (await toFileDtos(ctx, publicBaseUrl(ctx, request), [row]))[0]!;
+    },
+  );
+
+  app.delete(
+    '/api/user/files/:id',
+    {
+      preValidation: auth,
+      schema: { summary: 'Delete a file and its bytes', tags, security, params: fileParams, response: { 200: FileSchema } },
+    },
+    async (request) => toFileDto(ctx, publicBaseUrl(ctx, request), await deleteFile(ctx, caller(request).user, request.params.id)),
+  );
+
+  app.post(
+    '/api/user/files/:id/password',
+    {
+      preValidation: optionalUser(ctx),
+      schema: {
+        summary: "Trade a protected file's password for a short-lived access token (?token= on /raw and /u)",
+        description: 'Anyone with the link may call this. The owner and admins get a token without the password. Wrong password -> 403/3005.',
+        tags,
+        params: fileParams,
+        body: z.object({ password: z.string().max(1024).optional() }),
+        response: { 200: z.object({ token: z.string(), expiresAt: IsoDateTime, url: z.string() }) },
+      },
+    },
+    async (request) => {
+      const unlocked = await unlockFile(ctx, request.params.id, request.body.password, request.auth?.user ?? null);
+      const base = publicBaseUrl(ctx, request);
+      return {
+        token: unlocked.token,
+        expiresAt: new Date(unlocked.expiresAt).toISOString(),
+        url: `${base}/raw/${encodeURIComponent(unlocked.name)}?token=${encodeURIComponent(unlocked.token)}`,
+      };
+    },
+  );
+};

@@ -1,0 +1,55 @@
+// The file resource as the API shows it, and the shapes of the upload and file-management answers.
+import { z } from 'zod';
+import { IsoDateTime } from './common.js';
+
+export const FileTagSchema = z.object({ id: z.string(), name: z.string(), color: z.string() });
+
+export const FileSchema = z
+  .object({
+    id: z.string(),
+    name: z.string().describe('the served name: <filesRoute>/<name>'),
+    originalName: z.string().nullable().describe("the client's file name, when the upload kept it"),
+    size: z.number().int(),
+    type: z.string().describe('MIME type'),
+    views: z.number().int(),
+    maxViews: z.number().int().nullable(),
+    favorite: z.boolean(),
+    password: z.boolean().describe('whether the file is password protected'),
+    folderId: z.string().nullable(),
+    userId: z.string().nullable(),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+    deletesAt: IsoDateTime.nullable(),
+    url: z.string().describe('the share link'),
+    tags: z.array(FileTagSchema),
+  })
+  .meta({ id: 'File' });
+
+export type FileDto = z.infer<typeof FileSchema>;
+
+export const UploadedFileSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    type: z.string(),
+    size: z.number().int(),
+    url: z.string().describe('the share link'),
+    rawUrl: z.string().describe('the bytes themselves: /raw/<name>'),
+    originalName: z.string().nullable(),
+    deletesAt: IsoDateTime.nullable(),
+  })
+  .meta({ id: 'UploadedFile' });
+
+export type UploadedFileDto = z.infer<typeof UploadedFileSchema>;
+
+export const UploadResponseSchema = z
+  .object({
+    files: z.array(UploadedFileSchema),
+    deletesAt: IsoDateTime.optional().describe('when the files will be deleted, when they expire'),
+    assumedMimetypes: z
+      .array(z.boolean())
+      .describe('per file: true when the type was guessed from the extension rather than sent by the client'),
+  })
+  .meta({ id: 'UploadResponse' });
+
+export type UploadResponse = z.infer<typeof UploadResponseSchema>;

@@ -1,0 +1,112 @@
+// The User resource and the shapes it carries, exactly as the specification's tables give them.
+import { z } from 'zod';
+import { IsoDateTime } from './common.js';
+
+export const RoleSchema = z.enum(['USER', 'ADMIN', 'SUPERADMIN']);
+
+export const UserViewSettingsSchema = z
+  .object({
+    enabled: z.boolean().nullable().optional(),
+    disableTextFiles: z.boolean().nullable().optional(),
+    align: z.enum(['left', 'center', 'right']).nullable().optional(),
+    showMimetype: z.boolean().nullable().optional(),
+    showTags: z.boolean().nullable().optional(),
+    showFolder: z.boolean().nullable().optional(),
+    content: z.string().max(10_000).nullable().optional(),
+    embed: z.boolean().nullable().optional(),
+    embedMediaOnly: z.boolean().nullable().optional(),
+    embedTitle: z.string().max(1000).nullable().optional(),
+    embedDescription: z.string().max(2000).nullable().optional(),
+    embedColor: z.string().max(32).nullable().optional(),
+    embedSiteName: z.string().max(1000).nullable().optional(),
+  })
+  .meta({ id: 'UserViewSettings' });
+
+export type UserViewSettings = z.infer<typeof UserViewSettingsSchema>;
+
+export const SessionSchema = z
+  .object({
+    id: z.string(),
+    createdAt: IsoDateTime,
+    ua: z.string(),
+    client: z.string(),
+    device: z.string(),
+    userId: z.string(),
+  })
+  .meta({ id: 'Session' });
+
+export const OAuthProviderSchema = z
+  .object({
+    id: z.string(),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+    userId: z.string(),
+    provider: z.enum(['DISCORD', 'GOOGLE', 'GITHUB', 'OIDC']),
+    username: z.string(),
+    oauthId: z.string().nullable(),
+  })
+  .meta({ id: 'OAuthProvider' });
+
+export const PasskeySchema = z
+  .object({
+    id: z.string(),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+    lastUsed: IsoDateTime.nullable(),
+    name: z.string(),
+    reg: z.json(),
+    userId: z.string(),
+  })
+  .meta({ id: 'Passkey' });
+
+export const QuotaSchema = z
+  .object({
+    id: z.string(),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+    filesQuota: z.enum(['BY_BYTES', 'BY_FILES']),
+    maxBytes: z.string().nullable().describe('byte limit carried as a string'),
+    maxFiles: z.number().int().nullable(),
+    maxUrls: z.number().int().nullable(),
+    userId: z.string().nullable(),
+  })
+  .meta({ id: 'Quota' });
+
+export const UserSchema = z
+  .object({
+    id: z.string(),
+    username: z.string(),
+    createdAt: IsoDateTime,
+    updatedAt: IsoDateTime,
+    role: RoleSchema,
+    view: UserViewSettingsSchema,
+    sessions: z.array(SessionSchema),
+    oauthProviders: z.array(OAuthProviderSchema),
+    totpEnabled: z.boolean(),
+    passkeys: z.array(PasskeySchema).optional(),
+    quota: QuotaSchema.nullable().optional(),
+    avatar: z.string().nullable().optional().describe('base64 image (data URL)'),
+  })
+  .meta({ id: 'User' });
+
+export type UserDto = z.infer<typeof UserSchema>;
+export type SessionDto = z.infer<typeof SessionSchema>;
+export type QuotaDto = z.infer<typeof QuotaSchema>;
+
+/** GET/PATCH /api/user answer: the user and the user's API token. */
+export const UserWithTokenSchema = z.object({ user: UserSchema, token: z.string() });
+
+/**
+ * A quota as an admin writes it (PATCH/POST /api/users): filesQuota BY_BYTES needs maxBytes (1056), BY_FILES needs
+ * maxFiles (1057), NONE limits no files (only maxUrls, if given). maxBytes takes bytes or a size such as "10gb".
+ */
+export const QuotaInputSchema = z
+  .object({
+    filesQuota: z.enum(['BY_BYTES', 'BY_FILES', 'NONE']),
+    maxBytes: z.union([z.string().max(32), z.number().int().min(0)]).nullable().optional(),
+    maxFiles: z.number().int().min(0).nullable().optional(),
+    maxUrls: z.number().int().min(0).nullable().optional(),
+  })
+  .meta({ id: 'QuotaWrite' });
+
+export type QuotaInput = z.infer<typeof QuotaInputSchema>;

@@ -1,0 +1,81 @@
+// Assembles a running Chute from a configuration: data folder, secret, database (migrated), settings, the app
+// and its background jobs. main.ts and the tests both start Chute through here.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyServerOptions } from 'fastify';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import type { AppContext } from './context.js';
+import { openDatabase, type DatabaseHandle } from './db/index.js';
+import { migrateToLatest } from './db/migrate.js';
+import type { App } from './http/types.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { loadOrCreateSecret, Secrets } from './lib/secrets.js';
+import { deleteExpiredFiles } from './services/files.js';
+import { Jobs } from './services/jobs.js';
+import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/partial-upload-assembly.js';
+import { purgeExpiredSessions } from './services/sessions.js';
+import { SettingsService, settingsFromEnv } from './services/settings.js';
+import type { Datasource } from './storage/datasource.js';
+import { createDatasource } from './storage/index.js';
+
+export interface Chute {
+  app: App;
+  ctx: AppContext;
+  jobs: Jobs;
+  database: DatabaseHandle;
+  /** Stops jobs, closes the HTTP server and the database. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  clock?: Clock;
+  logger?: FastifyServerOptions['logger'];
+  /** Start the periodic jobs (tests usually run them by hand). */
+  startJobs?: boolean;
+}
+
+export async function createChute(config: Config, options: StartOptions = {}): Promise<Chute> {
+  const dataDir = path.resolve(config.DATA_DIR);
+  mkdirSync(dataDir, { recursive: true });
+  const secrets = new Secrets(loadOrCreateSecret(dataDir, config.SECRET));
+  const lockedSettings = settingsFromEnv(config.env);
+  const database = openDatabase({ databaseUrl: config.DATABASE_URL, sqlitePath: path.join(dataDir, 'chute.db') });
+  let storage: Datasource | undefined;
+  try {
+    storage = await createDatasource({ ...config, DATA_DIR: dataDir });
+    await database.withMigrationLock(() => migrateToLatest(database.db));
+    const clock = options.clock ?? systemClock;
+    const settings = new SettingsService(database.db, clock, lockedSettings);
+    await settings.refresh();
+    const { app, ctx } = await buildApp(
+      { config: { ...config, DATA_DIR: dataDir }, db: database.db, engine: database.engine, clock, secrets, settings, storage },
+      { logger: options.logger ?? { level: config.LOG_LEVEL } },
+    );
+    const jobs = new Jobs(app.log);
+    jobs.every('refresh-settings', 5_000, () => settings.refresh());
+    jobs.every('purge-expired-sessions', 3_600_000, () => purgeExpiredSessions(ctx));
+    jobs.every('discard-idle-partial-uploads', 60_000, () => discardIdlePartialUploads(ctx));
+    // Chunked uploads do not survive a restart: their temp data goes, their assemblies become FAILED.
+    await discardUnfinishedPartialUploads(ctx);
+    jobs.every('delete-expired-files', 60_000, () => deleteExpiredFiles(ctx));
+    await app.ready();
+    if (options.startJobs ?? true) jobs.start();
+    return {
+      app,
+      ctx,
+      jobs,
+      database,
+      async close() {
+        await jobs.stop();
+        await app.close();
+        await storage?.close();
+        await database.close();
+      },
+    };
+  } catch (err) {
+    await storage?.close().catch(() => undefined);
+    await database.close().catch(() => undefined);
+    throw err;
+  }
+}

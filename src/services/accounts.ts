@@ -1,0 +1,210 @@
+// User accounts: first-time setup, creating users, logging in with a password (and TOTP), the API token,
+// and the profile a user edits about themselves.
+import { Secret, TOTP } from 'otpauth';
+import type { AppContext } from '../context.js';
+import type { Db, Role, UserRow } from '../db/types.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { ApiError } from '../http/errors.js';
+import type { ErrorCode } from '../http/error-codes.js';
+import { newId, newSecretToken } from '../lib/ids.js';
+import { parseBase64Image } from '../lib/images.js';
+import { hashPassword, verifyPassword } from '../lib/passwords.js';
+import type { UserDto, UserViewSettings } from '../schemas/user.js';
+import { parseView, toUserDto } from './mappers.js';
+import { listSessionsOf } from './sessions.js';
+
+/** Largest avatar accepted, decoded. */
+export const AVATAR_MAX_BYTES = 1024 * 1024;
+
+/** A base64 avatar as it is stored (a data URL of a sniffed PNG/JPEG/GIF/WebP); too large or not an image -> 1000. */
+export function parseAvatar(base64: string): string {
+  const image = parseBase64Image(base64, AVATAR_MAX_BYTES);
+  if (!image.ok) {
+    throw new ApiError(1000, `avatar: ${image.reason}`, { extra: { issues: [{ path: 'body.avatar', message: image.reason }] } });
+  }
+  return image.dataUrl;
+}
+
+export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The user an API token belongs to, or undefined. */
+export async function findUserByToken(ctx: AppContext, token: string): Promise<UserRow | undefined> {
+  return ctx.db.selectFrom('users').selectAll().where('token_hash', '=', ctx.secrets.hash(token)).executeTakeFirst();
+}
+
+/** The full User resource: the row with its sessions, OAuth links, passkeys and quota. */
+export async function loadUserDto(ctx: AppContext, user: UserRow, db: Db = ctx.db): Promise<UserDto> {
+  return (await loadUserDtos(ctx, db, [user]))[0]!;
+}
+
+/** The User resources of several rows, with their relations loaded in one query per relation. */
+export async function loadUserDtos(ctx: AppContext, db: Db, rows: UserRow[]): Promise<UserDto[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const [sessions, oauthProviders, passkeys, quotas] = await Promise.all([
+    listSessionsOf(ctx, db, ids),
+    db.selectFrom('oauth_providers').selectAll().where('user_id', 'in', ids).orderBy('created_at').execute(),
+    db.selectFrom('passkeys').selectAll().where('user_id', 'in', ids).orderBy('created_at').execute(),
+    db.selectFrom('quotas').selectAll().where('user_id', 'in', ids).execute(),
+  ]);
+  return rows.map((row) =>
+    toUserDto(row, {
+      sessions: sessions.filter((s) => s.user_id === row.id),
+      oauthProviders: oauthProviders.filter((p) => p.user_id === row.id),
+      passkeys: passkeys.filter((k) => k.user_id === row.id),
+      quota: quotas.find((q) => q.user_id === row.id),
+    }),
+  );
+}
+
+export interface NewUserInput {
+  username: string;
+  /** argon2id hash from hashPassword() (made before any transaction); null for OAuth-only accounts. */
+  passwordHash: string | null;
+  role: Role;
+  avatar?: string | null;
+}
+
+/**
+ * Inserts a user with a fresh API token. A taken username -> `takenCode` (the spec has one code per context:
+ * 1038 on registration, 1040 when an admin creates a user).
+ */
+export async function insertUser(
+  ctx: AppContext,
+  db: Db,
+  input: NewUserInput,
+  takenCode: ErrorCode = 1040,
+): Promise<UserRow> {
+  const now = ctx.clock.now();
+  const token = newSecretToken();
+  const row: UserRow = {
+    id: newId(),
+    username: input.username,
+    password: input.passwordHash,
+    avatar: input.avatar ?? null,
+    role: input.role,
+    view: '{}',
+    token_hash: ctx.secrets.hash(token),
+    token_enc: ctx.secrets.encrypt(token),
+    totp_secret: null,
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await db.insertInto('users').values(row).execute();
+  } catch (err) {
+    if (isUniqueViolation(err, 'username')) throw new ApiError(takenCode);
+    throw err;
+  }
+  return row;
+}
+
+export async function isFirstSetup(ctx: AppContext): Promise<boolean> {
+  const row = await ctx.db.selectFrom('settings').select('first_setup').where('id', '=', 1).executeTakeFirst();
+  if (!row) throw new ApiError(4010);
+  return Number(row.first_setup) === 1;
+}
+
+/**
+ * Creates the first user, a SUPERADMIN, and leaves setup mode, in one transaction. The conditional update of the
+ * settings record lets exactly one of several concurrent calls win; the others, and every later call -> 9001.
+ */
+export async function completeFirstSetup(
+  ctx: AppContext,
+  input: { username: string; password: string },
+): Promise<UserRow> {
+  // Hash before the transaction: argon2 takes tens of milliseconds and must not hold a database lock.
+  const passwordHash = await hashPassword(input.password);
+  return ctx.db.transaction().execute(async (trx) => {
+    const claimed = await trx
+      .updateTable('settings')
+      .set({ first_setup: 0, updated_at: ctx.clock.now() })
+      .where('id', '=', 1)
+      .where('first_setup', '=', 1)
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== 1) {
+      throw new ApiError(9001, 'setup has already been completed');
+    }
+    return insertUser(ctx, trx, { username: input.username, passwordHash, role: 'SUPERADMIN' });
+  });
+}
+
+export type PasswordLoginResult = { kind: 'ok'; user: UserRow } | { kind: 'totp-required' };
+
+/**
+ * Checks a username and password (and the TOTP code when the account has TOTP). Unknown user and wrong password
+ * both -> 1044 after the same argon2 work; a wrong code -> 1045; a missing code -> totp-required.
+ */
+export async function loginWithPassword(
+  ctx: AppContext,
+  input: { username: string; password: string; code?: string | undefined },
+): Promise<PasswordLoginResult> {
+  const user = await ctx.db.selectFrom('users').selectAll().where('username', '=', input.username).executeTakeFirst();
+  const ok = await verifyPassword(user?.password, input.password);
+  if (!user || !ok) throw new ApiError(1044);
+  if (user.totp_secret) {
+    if (!input.code) return { kind: 'totp-required' };
+    if (!verifyTotp(ctx, user.totp_secret, input.code)) throw new ApiError(1045);
+  }
+  return { kind: 'ok', user };
+}
+
+export function verifyTotp(ctx: AppContext, encryptedSecret: string, code: string): boolean {
+  const totp = new TOTP({ secret: Secret.fromBase32(ctx.secrets.decrypt(encryptedSecret)), digits: 6, period: 30 });
+  return totp.validate({ token: code.replace(/\s+/g, ''), timestamp: ctx.clock.now(), window: 1 }) !== null;
+}
+
+/** The user's API token in clear, as GET /api/user shows it. */
+export function revealToken(ctx: AppContext, user: UserRow): string {
+  return ctx.secrets.decrypt(user.token_enc);
+}
+
+/** Replaces the API token; the old one stops working at once. */
+export async function regenerateToken(ctx: AppContext, userId: string): Promise<UserRow> {
+  const token = newSecretToken();
+  await ctx.db
+    .updateTable('users')
+    .set({ token_hash: ctx.secrets.hash(token), token_enc: ctx.secrets.encrypt(token), updated_at: ctx.clock.now() })
+    .where('id', '=', userId)
+    .execute();
+  const user = await findUserById(ctx.db, userId);
+  if (!user) throw new ApiError(4009);
+  return user;
+}
+
+export interface ProfileUpdate {
+  username?: string | undefined;
+  password?: string | undefined;
+  /** When given, must match the current password (1066). */
+  currentPassword?: string | undefined;
+  avatar?: string | null | undefined;
+  view?: UserViewSettings | undefined;
+}
+
+/** Applies PATCH /api/user: missing properties stay, view merges key by key, a taken username -> 1039. */
+export async function updateProfile(ctx: AppContext, user: UserRow, patch: ProfileUpdate): Promise<UserRow> {
+  const changes: Partial<UserRow> = {};
+  if (patch.username !== undefined && patch.username !== user.username) changes.username = patch.username;
+  if (patch.password !== undefined) {
+    if (patch.currentPassword !== undefined) {
+      if (!user.password) throw new ApiError(1068);
+      if (!(await verifyPassword(user.password, patch.currentPassword))) throw new ApiError(1066);
+    }
+    changes.password = await hashPassword(patch.password);
+  }
+  if (patch.avatar !== undefined) changes.avatar = patch.avatar === null ? null : parseAvatar(patch.avatar);
+  if (patch.view !== undefined) {
+    changes.view = JSON.stringify({ ...parseView(user.view), ...patch.view });
+  }
+  if (Object.keys(changes).length === 0) return user;
+  changes.updated_at = ctx.clock.now();
+  try {
+    await ctx.db.updateTable('users').set(changes).where('id', '=', user.id).execute();
+  } catch (err) {
+    if (isUniqueViolation(err, 'username')) throw new ApiError(1039);
+    throw err;
+  }
+  return { ...user, ...changes };
+}

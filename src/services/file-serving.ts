@@ -1,0 +1,148 @@
+// Serving a file to whoever has its link (/u/<name>, /raw/<name>, /view/<name>): one indexed look-up by name,
+// expiry (an expired file is removed on access), passwords (unlocked by short-lived signed tokens) and max views
+// (counted by one conditional UPDATE, so that concurrent downloads cannot go past the limit).
+import type { AppContext } from '../context.js';
+import type { FileRow, UserRow } from '../db/types.js';
+import { ApiError } from '../http/errors.js';
+import { verifyPassword } from '../lib/passwords.js';
+import { parseView } from './mappers.js';
+import type { UserViewSettings } from '../schemas/user.js';
+import { deleteFiles, deleteStoredBytes, isAdmin } from './files.js';
+
+/** How long a token handed out for a right password opens the file. */
+export const FILE_ACCESS_TOKEN_TTL_MS = 30 * 60_000;
+const ACCESS_PURPOSE = 'file-access';
+
+/** The columns serving needs (not the password hash's value, only whether there is one). */
+export type ServedFile = Pick<
+  FileRow,
+  'id' | 'name' | 'original_name' | 'type' | 'size' | 'views' | 'max_views' | 'password' | 'deletes_at' | 'user_id' | 'storage_key' | 'created_at' | 'folder_id'
+>;
+
+/** The file served under `name`; missing or expired -> 4000 (an expired one is deleted on the way). */
+export async function findServedFile(ctx: AppContext, name: string): Promise<ServedFile> {
+  const row = await ctx.db
+    .selectFrom('files')
+    .select(['id', 'name', 'original_name', 'type', 'size', 'views', 'max_views', 'password', 'deletes_at', 'user_id', 'storage_key', 'created_at', 'folder_id'])
+    .where('name', '=', name)
+    .executeTakeFirst();
+  if (!row) throw new ApiError(4000);
+  if (row.deletes_at !== null && row.deletes_at <= ctx.clock.now()) {
+    await deleteFiles(ctx, [row]);
+    throw new ApiError(4000);
+  }
+  return row;
+}
+
+/**
+ * Whether the caller may read a password-protected file: no token -> 3004, a token that is forged, expired or for
+ * another file -> 3018. Files without a password are always readable.
+ */
+export function assertUnlocked(ctx: AppContext, file: Pick<ServedFile, 'id' | 'password'>, token: string | undefined): void {
+  if (file.password === null) return;
+  if (token === undefined || token === '') throw new ApiError(3004);
+  const claims = ctx.secrets.verify<{ f: string }>(ACCESS_PURPOSE, token, ctx.clock.now());
+  if (!claims || claims.f !== file.id) throw new ApiError(3018);
+}
+
+export interface FileAccessToken {
+  token: string;
+  expiresAt: number;
+}
+
+function issueAccessToken(ctx: AppContext, fileId: string): FileAccessToken {
+  const expiresAt = ctx.clock.now() + FILE_ACCESS_TOKEN_TTL_MS;
+  return { token: ctx.secrets.sign(ACCESS_PURPOSE, { f: fileId }, expiresAt), expiresAt };
+}
+
+/**
+ * POST /api/user/files/:id/password: the right password (or the owner or an admin asking) -> a short-lived token
+ * for ?token=; a wrong password -> 3005. The file is found by id or served name; missing -> 4000.
+ */
+export async function unlockFile(
+  ctx: AppContext,
+  idOrName: string,
+  password: string | undefined,
+  caller: Pick<UserRow, 'id' | 'role'> | null,
+): Promise<FileAccessToken & { fileId: string; name: string }> {
+  const row = await ctx.db
+    .selectFrom('files')
+    .select(['id', 'name', 'password', 'user_id', 'deletes_at'])
+    .where((eb) => eb.or([eb('id', '=', idOrName), eb('name', '=', idOrName)]))
+    .executeTakeFirst();
+  if (!row || (row.deletes_at !== null && row.deletes_at <= ctx.clock.now())) throw new ApiError(4000);
+  const trusted = caller !== null && (caller.id === row.user_id || isAdmin(caller));
+  if (row.password !== null && !trusted) {
+    if (!(await verifyPassword(row.password, password ?? ''))) throw new ApiError(3005);
+  }
+  return { ...issueAccessToken(ctx, row.id), fileId: row.id, name: row.name };
+}
+
+export type ViewOutcome = { last: boolean };
+
+/**
+ * Counts one view. A file with max views is counted by a conditional UPDATE: when it had none left it is deleted and
+ * the answer is 4000. `last` says this was its last allowed view: the caller serves it, then calls finishLastView.
+ */
+export async function countView(ctx: AppContext, file: ServedFile): Promise<ViewOutcome> {
+  if (file.max_views === null) {
+    await ctx.db.updateTable('files').set((eb) => ({ views: eb('views', '+', 1) })).where('id', '=', file.id).execute();
+    return { last: false };
+  }
+  const counted = await ctx.db
+    .updateTable('files')
+    .set((eb) => ({ views: eb('views', '+', 1) }))
+    .where('id', '=', file.id)
+    .where((eb) => eb.or([eb('max_views', 'is', null), eb('views', '<', eb.ref('max_views'))]))
+    .returning(['views', 'max_views'])
+    .executeTakeFirst();
+  if (!counted) {
+    // No views left. Whoever removes the record removes the bytes: not a request that lost the race against the
+    // last view, whose bytes are still being sent.
+    const removed = await ctx.db
+      .deleteFrom('files')
+      .where('id', '=', file.id)
+      .where((eb) => eb('views', '>=', eb.ref('max_views')))
+      .executeTakeFirst();
+    if (Number(removed.numDeletedRows) > 0) await deleteStoredBytes(ctx, file.storage_key);
+    throw new ApiError(4000);
+  }
+  const last = counted.max_views !== null && counted.views >= counted.max_views;
+  if (last) {
+    // Gone for everyone else at once; the bytes stay until this answer has been sent.
+    await ctx.db.deleteFrom('files').where('id', '=', file.id).execute();
+  }
+  return { last };
+}
+
+/** After the last allowed view was sent (or failed): its bytes go. */
+export function finishLastView(ctx: AppContext, file: Pick<ServedFile, 'storage_key'>): Promise<void> {
+  return deleteStoredBytes(ctx, file.storage_key);
+}
+
+/** The owner's view settings (for /u/<name> in browsers and the view page). */
+export async function ownerViewSettings(ctx: AppContext, userId: string | null): Promise<UserViewSettings> {
+  if (userId === null) return {};
+  const row = await ctx.db.selectFrom('users').select('view').where('id', '=', userId).executeTakeFirst();
+  return row ? parseView(row.view) : {};
+}
+
+/** The first `maxBytes` of a file as text (for the view page), and whether there was more. */
+export async function readTextPreview(ctx: AppContext, file: ServedFile, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+  if (file.size === 0) return { text: '', truncated: false };
+  const end = Math.min(file.size, maxBytes) - 1;
+  const stream = await ctx.storage.get(file.storage_key, { start: 0, end });
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return { text: Buffer.concat(chunks).toString('utf8'), truncated: file.size > maxBytes };
+}
+
+/** Whether a token opens this file (for pages, which show a password form rather than an error). */
+export function isUnlocked(ctx: AppContext, file: Pick<ServedFile, 'id' | 'password'>, token: string | undefined): boolean {
+  try {
+    assertUnlocked(ctx, file, token);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,377 @@
+// Files as their owners manage them: the File shape, listing (paged, sorted, searched, filtered), reading, editing,
+// deleting one or many, recent files and statistics. Another user's file is answered like a missing one (4000);
+// ADMIN and SUPERADMIN may manage everyone's files. Deleting a file deletes its bytes too.
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { AppContext } from '../context.js';
+import { isUniqueViolation } from '../db/errors.js';
+import type { Database, FileRow, UserRow } from '../db/types.js';
+import { ApiError } from '../http/errors.js';
+import { fileLink } from '../http/links.js';
+import { toIso } from '../lib/clock.js';
+import { mimeEssence } from '../lib/media-types.js';
+import { hashPassword } from '../lib/passwords.js';
+import type { FileDto } from '../schemas/file.js';
+import { assertUsableFileName } from './upload-options.js';
+
+type Caller = Pick<UserRow, 'id' | 'role'>;
+type FileTag = FileDto['tags'][number];
+
+export const isAdmin = (user: Pick<UserRow, 'role'>): boolean => user.role === 'ADMIN' || user.role === 'SUPERADMIN';
+
+export function toFileDto(ctx: AppContext, baseUrl: string, row: FileRow, tags: FileTag[] = []): FileDto {
+  return {
+    id: row.id,
+    name: row.name,
+    originalName: row.original_name,
+    size: row.size,
+    type: row.type,
+    views: row.views,
+    maxViews: row.max_views,
+    favorite: row.favorite === 1,
+    password: row.password !== null,
+    folderId: row.folder_id,
+    userId: row.user_id,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+    deletesAt: row.deletes_at === null ? null : toIso(row.deletes_at),
+    url: fileLink(ctx, baseUrl, row.name),
+    tags,
+  };
+}
+
+/** The tags of each of the given files, in one query. */
+export async function tagsOfFiles(ctx: AppContext, fileIds: string[]): Promise<Map<string, FileTag[]>> {
+  const byFile = new Map<string, FileTag[]>();
+  if (fileIds.length === 0) return byFile;
+  const rows = await ctx.db
+    .selectFrom('file_tags')
+    .innerJoin('tags', 'tags.id', 'file_tags.tag_id')
+    .select(['file_tags.file_id', 'tags.id', 'tags.name', 'tags.color'])
+    .where('file_tags.file_id', 'in', fileIds)
+    .orderBy('tags.name')
+    .execute();
+  for (const r of rows) {
+    const list = byFile.get(r.file_id) ?? [];
+    list.push({ id: r.id, name: r.name, color: r.color });
+    byFile.set(r.file_id, list);
+  }
+  return byFile;
+}
+
+export async function toFileDtos(ctx: AppContext, baseUrl: string, rows: FileRow[]): Promise<FileDto[]> {
+  const tags = await tagsOfFiles(ctx, rows.map((r) => r.id));
+  return rows.map((row) => toFileDto(ctx, baseUrl, row, tags.get(row.id) ?? []));
+}
+
+/** Removes stored bytes; a failure is logged, not thrown (the record is already gone, the bytes are an orphan). */
+export async function deleteStoredBytes(ctx: AppContext, key: string): Promise<void> {
+  try {
+    await ctx.storage.delete(key);
+  } catch (err) {
+    ctx.log.error({ err, key }, 'could not delete the stored bytes of a file');
+  }
+}
+
+/** Deletes file records, then their bytes. Returns how many records this call deleted. */
+export async function deleteFiles(ctx: AppContext, rows: Array<Pick<FileRow, 'id' | 'storage_key'>>): Promise<number> {
+  if (rows.length === 0) return 0;
+  const result = await ctx.db
+    .deleteFrom('files')
+    .where('id', 'in', rows.map((r) => r.id))
+    .executeTakeFirst();
+  await Promise.all(rows.map((r) => deleteStoredBytes(ctx, r.storage_key)));
+  return Number(result.numDeletedRows);
+}
+
+/** Deletes every file whose deletesAt has passed (the periodic sweep), in batches. Returns how many went. */
+export async function deleteExpiredFiles(ctx: AppContext, batchSize = 500): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const expired = await ctx.db
+      .selectFrom('files')
+      .select(['id', 'storage_key'])
+      .where('deletes_at', '<=', ctx.clock.now())
+      .limit(batchSize)
+      .execute();
+    total += await deleteFiles(ctx, expired);
+    if (expired.length < batchSize) return total;
+  }
+}
+
+/** A file the caller may manage, by id or by served name; missing or not theirs (unless admin) -> 4000. */
+export async function findManagedFile(ctx: AppContext, caller: Caller, idOrName: string): Promise<FileRow> {
+  const row = await ctx.db
+    .selectFrom('files')
+    .selectAll()
+    .where((eb) => eb.or([eb('id', '=', idOrName), eb('name', '=', idOrName)]))
+    .executeTakeFirst();
+  if (!row || (row.user_id !== caller.id && !isAdmin(caller))) throw new ApiError(4000);
+  return row;
+}
+
+export const FILE_SORT_FIELDS = ['createdAt', 'updatedAt', 'deletesAt', 'name', 'originalName', 'size', 'type', 'views', 'favorite'] as const;
+export type FileSortField = (typeof FILE_SORT_FIELDS)[number];
+export const FILE_SEARCH_FIELDS = ['name', 'originalName', 'type'] as const;
+export type FileSearchField = (typeof FILE_SEARCH_FIELDS)[number];
+
+const SORT_COLUMNS = {
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  deletesAt: 'deletes_at',
+  name: 'name',
+  originalName: 'original_name',
+  size: 'size',
+  type: 'type',
+  views: 'views',
+  favorite: 'favorite',
+} as const satisfies Record<FileSortField, keyof FileRow>;
+const NULLABLE_SORT = new Set<FileSortField>(['deletesAt', 'originalName']);
+
+export interface FileListQuery {
+  page: number;
+  perPage: number;
+  sortBy: FileSortField;
+  order: 'asc' | 'desc';
+  searchField: FileSearchField;
+  searchQuery?: string | undefined;
+  favorite?: boolean | undefined;
+  /** Files carrying any of these tags. */
+  tagIds?: string[] | undefined;
+  folderId?: string | undefined;
+  /** Whose files (admins only; another user's id from a USER -> 3000). */
+  userId?: string | undefined;
+}
+
+function likePattern(query: string): string {
+  return `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** One page of the caller's (or, for admins, a user's) files and the number of matches. */
+export async function listFiles(ctx: AppContext, caller: Caller, query: FileListQuery): Promise<{ rows: FileRow[]; total: number }> {
+  const ownerId = query.userId ?? caller.id;
+  if (ownerId !== caller.id && !isAdmin(caller)) throw new ApiError(3000);
+  const filters = (eb: ExpressionBuilder<Database, 'files'>): Expression<SqlBool> => {
+    const conditions: Array<Expression<SqlBool>> = [eb('files.user_id', '=', ownerId)];
+    if (query.favorite !== undefined) conditions.push(eb('files.favorite', '=', query.favorite ? 1 : 0));
+    if (query.folderId !== undefined) conditions.push(eb('files.folder_id', '=', query.folderId));
+    if (query.searchQuery) {
+      const column = SORT_COLUMNS[query.searchField];
+      conditions.push(eb(sql`lower(${sql.ref(`files.${column}`)})`, 'like', sql`lower(${likePattern(query.searchQuery)}) escape '\\'`));
+    }
+    if (query.tagIds && query.tagIds.length > 0) {
+      const tagIds = query.tagIds;
+      conditions.push(
+        eb.exists(
+          eb
+            .selectFrom('file_tags')
+            .select('file_tags.file_id')
+            .whereRef('file_tags.file_id', '=', 'files.id')
+            .where('file_tags.tag_id', 'in', tagIds),
+        ),
+      );
+    }
+    return eb.and(conditions);
+  };
+  const column = SORT_COLUMNS[query.sortBy];
+  const direction = sql.raw(query.order);
+  const orderTerm = NULLABLE_SORT.has(query.sortBy)
+    ? sql`${sql.ref(`files.${column}`)} ${direction} nulls last`
+    : sql`${sql.ref(`files.${column}`)} ${direction}`;
+  const [rows, counted] = await Promise.all([
+    ctx.db
+      .selectFrom('files')
+      .selectAll()
+      .where(filters)
+      .orderBy(orderTerm)
+      .orderBy('files.id', query.order)
+      .limit(query.perPage)
+      .offset((query.page - 1) * query.perPage)
+      .execute(),
+    ctx.db
+      .selectFrom('files')
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .where(filters)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(counted.count) };
+}
+
+/** The newest `take` files of the caller. */
+export function recentFiles(ctx: AppContext, caller: Caller, take: number): Promise<FileRow[]> {
+  return ctx.db
+    .selectFrom('files')
+    .selectAll()
+    .where('user_id', '=', caller.id)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(take)
+    .execute();
+}
+
+export interface FileStats {
+  filesUploaded: number;
+  favoriteFiles: number;
+  views: number;
+  avgViews: number;
+  storageUsed: number;
+  avgStorageUsed: number;
+  urlsCreated: number;
+  urlViews: number;
+  sortTypeCount: Record<string, number>;
+}
+
+/** The caller's totals: files, favourites, views, bytes stored, short URLs, and files by type. */
+export async function fileStats(ctx: AppContext, caller: Caller): Promise<FileStats> {
+  const [files, types, urls] = await Promise.all([
+    ctx.db
+      .selectFrom('files')
+      .select([
+        sql<number | string>`count(*)`.as('count'),
+        sql<number | string | null>`sum(size)`.as('bytes'),
+        sql<number | string | null>`sum(views)`.as('views'),
+        sql<number | string | null>`sum(favorite)`.as('favorites'),
+      ])
+      .where('user_id', '=', caller.id)
+      .executeTakeFirstOrThrow(),
+    ctx.db
+      .selectFrom('files')
+      .select(['type', sql<number | string>`count(*)`.as('count')])
+      .where('user_id', '=', caller.id)
+      .groupBy('type')
+      .execute(),
+    ctx.db
+      .selectFrom('urls')
+      .select([sql<number | string>`count(*)`.as('count'), sql<number | string | null>`sum(views)`.as('views')])
+      .where('user_id', '=', caller.id)
+      .executeTakeFirstOrThrow(),
+  ]);
+  const count = Number(files.count);
+  const bytes = Number(files.bytes ?? 0);
+  const views = Number(files.views ?? 0);
+  const sortTypeCount: Record<string, number> = {};
+  for (const t of types.sort((a, b) => Number(b.count) - Number(a.count))) sortTypeCount[t.type] = Number(t.count);
+  return {
+    filesUploaded: count,
+    favoriteFiles: Number(files.favorites ?? 0),
+    views,
+    avgViews: count === 0 ? 0 : views / count,
+    storageUsed: bytes,
+    avgStorageUsed: count === 0 ? 0 : bytes / count,
+    urlsCreated: Number(urls.count),
+    urlViews: Number(urls.views ?? 0),
+    sortTypeCount,
+  };
+}
+
+export interface FilePatch {
+  name?: string | undefined;
+  originalName?: string | null | undefined;
+  favorite?: boolean | undefined;
+  password?: string | null | undefined;
+  maxViews?: number | null | undefined;
+  type?: string | undefined;
+}
+
+/** PATCH /api/user/files/:id. A taken name -> 1014, a bad one -> 1007/1009, a bad originalName -> 1008, type -> 1065. */
+export async function updateFile(ctx: AppContext, caller: Caller, idOrName: string, patch: FilePatch): Promise<FileRow> {
+  const row = await findManagedFile(ctx, caller, idOrName);
+  const changes: Partial<FileRow> = {};
+  if (patch.name !== undefined && patch.name !== row.name) {
+    assertUsableFileName(patch.name);
+    changes.name = patch.name;
+  }
+  if (patch.originalName !== undefined) {
+    // eslint-disable-next-line no-control-regex
+    if (patch.originalName !== null && (/[/\\\u0000-\u001f\u007f-\u009f]/.test(patch.originalName) || patch.originalName.trim() === '')) {
+      throw new ApiError(1008, JSON.stringify(patch.originalName));
+    }
+    changes.original_name = patch.originalName;
+  }
+  if (patch.favorite !== undefined) changes.favorite = patch.favorite ? 1 : 0;
+  if (patch.password !== undefined) {
+    changes.password = patch.password === null || patch.password === '' ? null : await hashPassword(patch.password);
+  }
+  if (patch.maxViews !== undefined) changes.max_views = patch.maxViews === null || patch.maxViews === 0 ? null : patch.maxViews;
+  if (patch.type !== undefined) {
+    const type = mimeEssence(patch.type);
+    if (type === null || patch.type.includes(';')) throw new ApiError(1065, JSON.stringify(patch.type));
+    changes.type = type;
+  }
+  if (Object.keys(changes).length === 0) return row;
+  changes.updated_at = ctx.clock.now();
+  try {
+    await ctx.db.updateTable('files').set(changes).where('id', '=', row.id).execute();
+  } catch (err) {
+    if (isUniqueViolation(err, 'name')) throw new ApiError(1014, changes.name);
+    throw err;
+  }
+  return { ...row, ...changes };
+}
+
+/** DELETE /api/user/files/:id: the record and its bytes. */
+export async function deleteFile(ctx: AppContext, caller: Caller, idOrName: string): Promise<FileRow> {
+  const row = await findManagedFile(ctx, caller, idOrName);
+  if ((await deleteFiles(ctx, [row])) === 0) throw new ApiError(4000);
+  return row;
+}
+
+/**
+ * The files of a bulk request: none found -> 1026; any that is another user's (for a USER) -> `forbidden`
+ * (3013 for deletes, 3014 for updates).
+ */
+async function filesForBulk(ctx: AppContext, caller: Caller, ids: string[], forbidden: 3013 | 3014): Promise<FileRow[]> {
+  const unique = [...new Set(ids)];
+  const rows = unique.length === 0 ? [] : await ctx.db.selectFrom('files').selectAll().where('id', 'in', unique).execute();
+  if (rows.length === 0) throw new ApiError(1026);
+  if (!isAdmin(caller) && rows.some((r) => r.user_id !== caller.id)) throw new ApiError(forbidden);
+  return rows;
+}
+
+export interface BulkUpdate {
+  files: string[];
+  favorite?: boolean | undefined;
+  /** Move into this folder; null takes the files out of their folder. */
+  folder?: string | null | undefined;
+}
+
+/**
+ * PATCH /api/user/files/transaction: favourite/unfavourite or move many files. No action -> 1020; when no file
+ * actually changes (all already in that state) -> 1028. The target folder must exist (4001) and belong to the
+ * files' owner (3011).
+ */
+export async function updateFilesInBulk(ctx: AppContext, caller: Caller, input: BulkUpdate): Promise<{ count: number; name?: string }> {
+  if (input.favorite === undefined && input.folder === undefined) throw new ApiError(1020);
+  const rows = await filesForBulk(ctx, caller, input.files, 3014);
+  let change: { column: 'favorite' | 'folder_id'; value: number | string | null };
+  let folderName: string | undefined;
+  if (input.favorite !== undefined) {
+    change = { column: 'favorite', value: input.favorite ? 1 : 0 };
+  } else {
+    const folderId = input.folder ?? null;
+    if (folderId !== null) {
+      const folder = await ctx.db.selectFrom('folders').select(['user_id', 'name']).where('id', '=', folderId).executeTakeFirst();
+      if (!folder) throw new ApiError(4001, folderId);
+      if (rows.some((r) => r.user_id !== folder.user_id)) throw new ApiError(3011);
+      folderName = folder.name;
+    }
+    change = { column: 'folder_id', value: folderId };
+  }
+  // Only the files whose value differs are touched (and counted).
+  const result = await ctx.db
+    .updateTable('files')
+    .set({ [change.column]: change.value, updated_at: ctx.clock.now() })
+    .where('id', 'in', rows.map((r) => r.id))
+    .where(change.column, 'is distinct from', change.value)
+    .executeTakeFirst();
+  const count = Number(result.numUpdatedRows);
+  if (count === 0) throw new ApiError(1028);
+  return folderName === undefined ? { count } : { count, name: folderName };
+}
+
+/** DELETE /api/user/files/transaction: the records and their bytes. None deleted (gone meanwhile) -> 1027. */
+export async function deleteFilesInBulk(ctx: AppContext, caller: Caller, ids: string[]): Promise<{ count: number }> {
+  const rows = await filesForBulk(ctx, caller, ids, 3013);
+  const count = await deleteFiles(ctx, rows);
+  if (count === 0) throw new ApiError(1027);
+  return { count };
+}

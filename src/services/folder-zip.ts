@@ -1,0 +1,106 @@
+// A folder (and the folders below it) as a zip, streamed: yazl asks for each file's bytes only when it reaches that
+// entry (ctx.storage.get), stores them without recompressing, and writes to the response as it goes, so memory
+// stays flat whatever the folder holds.
+import { PassThrough, type Readable } from 'node:stream';
+import yazl from 'yazl';
+import type { AppContext } from '../context.js';
+import type { FileRow, FolderRow } from '../db/types.js';
+
+export interface FolderZipOptions {
+  /** public: only public child folders, and no password-protected files (their password guards the bytes). */
+  audience: 'owner' | 'public';
+}
+
+interface ZipFileEntry {
+  path: string;
+  file: Pick<FileRow, 'storage_key' | 'created_at'>;
+}
+
+/** A name safe as one path segment of a zip entry: no separators, control characters or dot-only names. */
+export function zipSegment(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  const cleaned = name.replace(/[/\\\x00-\x1f\x7f]/g, '_').trim();
+  return cleaned === '' || /^\.+$/.test(cleaned) ? '_' : cleaned.slice(0, 255);
+}
+
+/** `name`, or `name (2).ext`, `name (3).ext` ... when the folder already has an entry of that name. */
+function uniqueIn(taken: Set<string>, name: string): string {
+  let candidate = name;
+  const dot = name.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  for (let n = 2; taken.has(candidate.toLowerCase()); n++) candidate = `${stem} (${n})${ext}`;
+  taken.add(candidate.toLowerCase());
+  return candidate;
+}
+
+/** Every file to put in the zip with its path, and the folders (paths ending in /) that hold nothing. */
+async function collectEntries(ctx: AppContext, root: FolderRow, options: FolderZipOptions): Promise<{ files: ZipFileEntry[]; emptyFolders: string[] }> {
+  const files: ZipFileEntry[] = [];
+  const emptyFolders: string[] = [];
+  let level: Array<{ id: string; prefix: string }> = [{ id: root.id, prefix: '' }];
+  const now = ctx.clock.now();
+  for (let depth = 0; level.length > 0 && depth <= 64; depth++) {
+    const ids = level.map((l) => l.id);
+    let fileQuery = ctx.db
+      .selectFrom('files')
+      .select(['folder_id', 'name', 'original_name', 'storage_key', 'created_at'])
+      .where('folder_id', 'in', ids)
+      .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', now)]));
+    if (options.audience === 'public') fileQuery = fileQuery.where('password', 'is', null);
+    let childQuery = ctx.db.selectFrom('folders').select(['id', 'name', 'parent_id']).where('parent_id', 'in', ids);
+    if (options.audience === 'public') childQuery = childQuery.where('public', '=', 1);
+    const [levelFiles, children] = await Promise.all([
+      fileQuery.orderBy('created_at').orderBy('id').execute(),
+      childQuery.orderBy('name').orderBy('id').execute(),
+    ]);
+    const next: typeof level = [];
+    for (const folder of level) {
+      const taken = new Set<string>();
+      const mine = levelFiles.filter((f) => f.folder_id === folder.id);
+      const subfolders = children.filter((c) => c.parent_id === folder.id);
+      for (const sub of subfolders) next.push({ id: sub.id, prefix: `${folder.prefix}${uniqueIn(taken, zipSegment(sub.name))}/` });
+      for (const file of mine) {
+        files.push({ path: folder.prefix + uniqueIn(taken, zipSegment(file.original_name ?? file.name)), file });
+      }
+      if (folder.prefix !== '' && mine.length === 0 && subfolders.length === 0) emptyFolders.push(folder.prefix);
+    }
+    level = next;
+  }
+  return { files, emptyFolders };
+}
+
+/** The zip of `folder` as a stream. A storage failure mid-way destroys the stream (the client sees a cut download). */
+export async function folderZipStream(ctx: AppContext, folder: FolderRow, options: FolderZipOptions): Promise<Readable> {
+  const { files, emptyFolders } = await collectEntries(ctx, folder, options);
+  const zip = new yazl.ZipFile();
+  const zipped = zip.outputStream as Readable;
+  const output = new PassThrough();
+  /** The stored object being read into the zip right now (one at a time). */
+  let reading: Readable | undefined;
+  zip.on('error', (err: Error) => {
+    ctx.log.error({ err, folderId: folder.id }, 'folder zip failed while streaming');
+    output.destroy(err);
+  });
+  // A client that goes away mid-download must not leave a stored object open and paused.
+  output.on('close', () => {
+    if (zipped.readableEnded) return;
+    reading?.destroy();
+    zipped.destroy();
+  });
+  for (const { path, file } of files) {
+    zip.addReadStreamLazy(path, { compress: false, mtime: new Date(file.created_at) }, (callback) => {
+      ctx.storage.get(file.storage_key).then(
+        (stream) => {
+          if (output.destroyed) return void stream.destroy();
+          reading = stream;
+          callback(null, stream);
+        },
+        (err: unknown) => callback(err, undefined as unknown as Readable),
+      );
+    });
+  }
+  for (const path of emptyFolders) zip.addEmptyDirectory(path, { mtime: new Date(folder.updated_at) });
+  zip.end();
+  zipped.pipe(output);
+  return output;
+}

@@ -1,0 +1,297 @@
+// Folders: a user's tree of folders (parentId), the files in them, deleting a folder with a choice of what happens to
+// its files and child folders, and the public view of a folder its owner opened to anonymous visitors.
+import type { AppContext } from '../context.js';
+import { lockUser } from '../db/locks.js';
+import type { Db, FileRow, FolderRow } from '../db/types.js';
+import { ApiError } from '../http/errors.js';
+import { toIso } from '../lib/clock.js';
+import { newId } from '../lib/ids.js';
+import type { FolderDto } from '../schemas/folder.js';
+import { deleteStoredBytes } from './files.js';
+
+/** Folder trees deeper than this are refused (and a cycle, were one ever stored, cannot loop forever). */
+export const MAX_FOLDER_DEPTH = 64;
+
+export type FolderWithCounts = FolderRow & { file_count: number; child_count: number };
+
+export function toFolderDto(row: FolderWithCounts): FolderDto {
+  return {
+    id: row.id,
+    name: row.name,
+    public: row.public === 1,
+    allowUploads: row.allow_uploads === 1,
+    parentId: row.parent_id,
+    userId: row.user_id,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+    fileCount: row.file_count,
+    childCount: row.child_count,
+  };
+}
+
+function foldersWithCounts(db: Db) {
+  return db
+    .selectFrom('folders')
+    .selectAll('folders')
+    .select((eb) => [
+      eb
+        .selectFrom('files')
+        .select((e) => e.fn.countAll<number | string>().as('n'))
+        .whereRef('files.folder_id', '=', 'folders.id')
+        .as('file_count'),
+      eb
+        .selectFrom('folders as child')
+        .select((e) => e.fn.countAll<number | string>().as('n'))
+        .whereRef('child.parent_id', '=', 'folders.id')
+        .as('child_count'),
+    ]);
+}
+
+const withCounts = (row: FolderRow & { file_count: number | string | null; child_count: number | string | null }): FolderWithCounts => ({
+  ...row,
+  file_count: Number(row.file_count ?? 0),
+  child_count: Number(row.child_count ?? 0),
+});
+
+/** The caller's folders by name: all of them (`parentId` undefined), the top level (null) or one folder's children. */
+export async function listFolders(ctx: AppContext, userId: string, parentId?: string | null): Promise<FolderWithCounts[]> {
+  let query = foldersWithCounts(ctx.db).where('folders.user_id', '=', userId);
+  if (parentId === null) query = query.where('folders.parent_id', 'is', null);
+  else if (parentId !== undefined) query = query.where('folders.parent_id', '=', parentId);
+  const rows = await query.orderBy('folders.name').orderBy('folders.id').execute();
+  return rows.map(withCounts);
+}
+
+/** The caller's folder; another user's is answered exactly like a missing one (4001). */
+export async function getOwnFolder(ctx: AppContext, userId: string, id: string): Promise<FolderWithCounts> {
+  const row = await foldersWithCounts(ctx.db).where('folders.id', '=', id).where('folders.user_id', '=', userId).executeTakeFirst();
+  if (!row) throw new ApiError(4001);
+  return withCounts(row);
+}
+
+export interface FolderDetail {
+  folder: FolderWithCounts;
+  files: FileRow[];
+  children: FolderWithCounts[];
+  parents: Array<{ id: string; name: string }>;
+}
+
+export async function getFolderDetail(ctx: AppContext, userId: string, id: string): Promise<FolderDetail> {
+  const folder = await getOwnFolder(ctx, userId, id);
+  const [files, children, parents] = await Promise.all([
+    ctx.db.selectFrom('files').selectAll().where('folder_id', '=', id).orderBy('created_at', 'desc').orderBy('id').execute(),
+    listFolders(ctx, userId, id),
+    ancestorsOf(ctx.db, folder.parent_id),
+  ]);
+  return { folder, files, children, parents: parents.reverse().map((p) => ({ id: p.id, name: p.name })) };
+}
+
+/** The folder `startId` and its ancestors, nearest first. */
+async function ancestorsOf(db: Db, startId: string | null): Promise<Array<Pick<FolderRow, 'id' | 'name' | 'parent_id' | 'public'>>> {
+  const chain: Array<Pick<FolderRow, 'id' | 'name' | 'parent_id' | 'public'>> = [];
+  let next = startId;
+  while (next !== null && chain.length <= MAX_FOLDER_DEPTH) {
+    const row = await db.selectFrom('folders').select(['id', 'name', 'parent_id', 'public']).where('id', '=', next).executeTakeFirst();
+    if (!row) break;
+    chain.push(row);
+    next = row.parent_id;
+  }
+  return chain;
+}
+
+/** The ids of `rootId` and every folder below it (breadth first, root first). */
+export async function subtreeIds(db: Db, rootId: string, filter: { publicOnly?: boolean } = {}): Promise<string[]> {
+  const all = [rootId];
+  let level = [rootId];
+  for (let depth = 0; level.length > 0 && depth <= MAX_FOLDER_DEPTH; depth++) {
+    let query = db.selectFrom('folders').select('id').where('parent_id', 'in', level);
+    if (filter.publicOnly) query = query.where('public', '=', 1);
+    level = (await query.execute()).map((r) => r.id);
+    all.push(...level);
+  }
+  return all;
+}
+
+/**
+ * Checks a new parent for folder `selfId` (null for a folder being created): missing -> 4007, another user's -> 3003,
+ * itself -> 1015, one of its own descendants -> 1016, too deep -> 1000.
+ */
+async function checkParent(db: Db, userId: string, parentId: string, selfId: string | null): Promise<void> {
+  if (parentId === selfId) throw new ApiError(1015);
+  const parent = await db.selectFrom('folders').select(['id', 'user_id']).where('id', '=', parentId).executeTakeFirst();
+  if (!parent) throw new ApiError(4007);
+  if (parent.user_id !== userId) throw new ApiError(3003);
+  const ancestors = await ancestorsOf(db, parentId);
+  if (selfId !== null && ancestors.some((a) => a.id === selfId)) throw new ApiError(1016);
+  if (ancestors.length >= MAX_FOLDER_DEPTH) throw new ApiError(1000, `folders nest at most ${MAX_FOLDER_DEPTH} deep`);
+}
+
+export interface FolderInput {
+  name: string;
+  public?: boolean | undefined;
+  allowUploads?: boolean | undefined;
+  parentId?: string | null | undefined;
+}
+
+export async function createFolder(ctx: AppContext, userId: string, input: FolderInput): Promise<FolderWithCounts> {
+  const now = ctx.clock.now();
+  const row: FolderRow = {
+    id: newId(),
+    user_id: userId,
+    parent_id: input.parentId ?? null,
+    name: input.name,
+    public: input.public ? 1 : 0,
+    allow_uploads: input.allowUploads ? 1 : 0,
+    created_at: now,
+    updated_at: now,
+  };
+  await ctx.db.transaction().execute(async (trx) => {
+    // Tree changes of one user are serialised, so that two concurrent moves cannot together make a cycle.
+    await lockUser(trx, ctx.engine, userId);
+    if (row.parent_id !== null) await checkParent(trx, userId, row.parent_id, null);
+    await trx.insertInto('folders').values(row).execute();
+  });
+  return { ...row, file_count: 0, child_count: 0 };
+}
+
+export type FolderPatch = Partial<FolderInput>;
+
+export async function updateFolder(ctx: AppContext, userId: string, id: string, patch: FolderPatch): Promise<FolderWithCounts> {
+  await ctx.db.transaction().execute(async (trx) => {
+    await lockUser(trx, ctx.engine, userId);
+    const current = await trx.selectFrom('folders').select('id').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    if (!current) throw new ApiError(4001);
+    if (patch.parentId !== undefined && patch.parentId !== null) await checkParent(trx, userId, patch.parentId, id);
+    await trx
+      .updateTable('folders')
+      .set({
+        ...(patch.name !== undefined && { name: patch.name }),
+        ...(patch.public !== undefined && { public: patch.public ? 1 : 0 }),
+        ...(patch.allowUploads !== undefined && { allow_uploads: patch.allowUploads ? 1 : 0 }),
+        ...(patch.parentId !== undefined && { parent_id: patch.parentId }),
+        updated_at: ctx.clock.now(),
+      })
+      .where('id', '=', id)
+      .execute();
+  });
+  return getOwnFolder(ctx, userId, id);
+}
+
+async function ownFileInFolder(db: Db, userId: string, fileId: string): Promise<Pick<FileRow, 'id' | 'folder_id'>> {
+  const file = await db.selectFrom('files').select(['id', 'folder_id']).where('id', '=', fileId).where('user_id', '=', userId).executeTakeFirst();
+  if (!file) throw new ApiError(4000);
+  return file;
+}
+
+/** Puts one of the caller's files into the folder (out of any other): 1011 when it is there already. */
+export async function addFileToFolder(ctx: AppContext, userId: string, folderId: string, fileId: string): Promise<FolderWithCounts> {
+  await getOwnFolder(ctx, userId, folderId);
+  const file = await ownFileInFolder(ctx.db, userId, fileId);
+  if (file.folder_id === folderId) throw new ApiError(1011);
+  await ctx.db.updateTable('files').set({ folder_id: folderId, updated_at: ctx.clock.now() }).where('id', '=', fileId).execute();
+  return getOwnFolder(ctx, userId, folderId);
+}
+
+/** Takes one of the caller's files out of the folder (it stays, unfiled): 1012 when it is not in it. */
+export async function removeFileFromFolder(ctx: AppContext, userId: string, folderId: string, fileId: string): Promise<FolderWithCounts> {
+  await getOwnFolder(ctx, userId, folderId);
+  const file = await ownFileInFolder(ctx.db, userId, fileId);
+  if (file.folder_id !== folderId) throw new ApiError(1012);
+  await ctx.db
+    .updateTable('files')
+    .set({ folder_id: null, updated_at: ctx.clock.now() })
+    .where('id', '=', fileId)
+    .where('folder_id', '=', folderId)
+    .execute();
+  return getOwnFolder(ctx, userId, folderId);
+}
+
+export interface FolderDeleteOptions {
+  /** delete: the files of every deleted folder are deleted with their bytes; keep: they stay, unfiled. */
+  files: 'delete' | 'keep';
+  /** delete: child folders go too (with the same choice for their files); lift: they move up to the parent. */
+  children: 'delete' | 'lift';
+}
+
+export interface FolderDeleteResult {
+  folders: number;
+  deletedFiles: number;
+  keptFiles: number;
+}
+
+export async function deleteFolder(ctx: AppContext, userId: string, id: string, options: FolderDeleteOptions): Promise<FolderDeleteResult> {
+  const { result, storageKeys } = await ctx.db.transaction().execute(async (trx) => {
+    await lockUser(trx, ctx.engine, userId);
+    const folder = await trx.selectFrom('folders').select(['id', 'parent_id']).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    if (!folder) throw new ApiError(4001);
+    let doomed = [id];
+    if (options.children === 'lift') {
+      await trx.updateTable('folders').set({ parent_id: folder.parent_id, updated_at: ctx.clock.now() }).where('parent_id', '=', id).execute();
+    } else {
+      doomed = await subtreeIds(trx, id);
+    }
+    let storageKeys: string[] = [];
+    let keptFiles = 0;
+    if (options.files === 'delete') {
+      // Only the owner's own files; anything else in the folders is left unfiled by the database.
+      const deleted = await trx
+        .deleteFrom('files')
+        .where('folder_id', 'in', doomed)
+        .where('user_id', '=', userId)
+        .returning('storage_key')
+        .execute();
+      storageKeys = deleted.map((d) => d.storage_key);
+    } else {
+      const kept = await trx.updateTable('files').set({ folder_id: null, updated_at: ctx.clock.now() }).where('folder_id', 'in', doomed).executeTakeFirst();
+      keptFiles = Number(kept.numUpdatedRows);
+    }
+    // The database cascades the delete to every folder below (those that were not lifted out first).
+    await trx.deleteFrom('folders').where('id', '=', id).execute();
+    return { result: { folders: doomed.length, deletedFiles: storageKeys.length, keptFiles }, storageKeys };
+  });
+  // The records are gone; now the bytes (a failure leaves an orphan, logged, never a record without bytes).
+  await Promise.all(storageKeys.map((key) => deleteStoredBytes(ctx, key)));
+  return result;
+}
+
+export interface PublicFolderView {
+  folder: FolderRow;
+  parent: { id: string; name: string } | null;
+  files: FileRow[];
+  children: Array<{ id: string; name: string }>;
+}
+
+/** A folder as anonymous visitors see it: missing -> 4001, not public -> 3002. Expired files are left out. */
+export async function getPublicFolder(ctx: AppContext, id: string): Promise<PublicFolderView> {
+  const folder = await findPublicFolder(ctx, id);
+  const [files, children, parent] = await Promise.all([
+    ctx.db
+      .selectFrom('files')
+      .selectAll()
+      .where('folder_id', '=', id)
+      .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', ctx.clock.now())]))
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .execute(),
+    ctx.db.selectFrom('folders').select(['id', 'name']).where('parent_id', '=', id).where('public', '=', 1).orderBy('name').execute(),
+    folder.parent_id === null
+      ? undefined
+      : ctx.db.selectFrom('folders').select(['id', 'name']).where('id', '=', folder.parent_id).where('public', '=', 1).executeTakeFirst(),
+  ]);
+  return { folder, parent: parent ?? null, files, children };
+}
+
+export async function findPublicFolder(ctx: AppContext, id: string): Promise<FolderRow> {
+  const folder = await ctx.db.selectFrom('folders').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!folder) throw new ApiError(4001);
+  if (folder.public !== 1) throw new ApiError(3002);
+  return folder;
+}
+
+/** A folder anonymous visitors may upload into: missing -> 4001, uploads not allowed by its owner -> 3002. */
+export async function findUploadFolder(ctx: AppContext, id: string): Promise<Pick<FolderRow, 'id' | 'user_id'>> {
+  const folder = await ctx.db.selectFrom('folders').select(['id', 'user_id', 'allow_uploads']).where('id', '=', id).executeTakeFirst();
+  if (!folder) throw new ApiError(4001);
+  if (folder.allow_uploads !== 1) throw new ApiError(3002, 'the folder does not accept uploads');
+  return folder;
+}

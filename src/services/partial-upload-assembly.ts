@@ -1,0 +1,133 @@
+// What happens to a chunked-upload session besides receiving chunks: the background assembly after its last chunk,
+// and discarding it with its temp data (after a failed chunk, after 30 idle minutes, at start-up).
+import type { AppContext } from '../context.js';
+import type { PartialUploadRow } from '../db/types.js';
+import { ApiError } from '../http/errors.js';
+import type { AppendState } from '../storage/datasource.js';
+import { failIncompleteFile, markIncompleteFile } from './incomplete-files.js';
+import type { UploadOptions } from './upload-options.js';
+import { finishStoredFiles, type IncomingFileDescription } from './uploads.js';
+
+/** An open session that received nothing for this long is discarded with its temp data. */
+export const IDLE_TIMEOUT_MS = 30 * 60_000;
+/** A session still receiving or assembling after this long belongs to a process that died. */
+const STALE_BUSY_MS = 24 * 3_600_000;
+
+/** The options as kept in the session: the password encrypted, never in clear text in the database. */
+export type StoredOptions = Omit<UploadOptions, 'password'> & { passwordEnc: string | null };
+
+export function storedFileOf(session: PartialUploadRow): IncomingFileDescription {
+  return JSON.parse(session.file) as IncomingFileDescription;
+}
+
+export function storedOptionsOf(session: PartialUploadRow): StoredOptions {
+  return JSON.parse(session.options) as StoredOptions;
+}
+
+/**
+ * Background assembly of a session whose last chunk was accepted: PENDING -> PROCESSING, publish the appended bytes
+ * (a rename or CompleteMultipartUpload, no second copy), record the file under the reserved name -> COMPLETE. Any
+ * failure -> FAILED, with the temp data and any published bytes removed (and logged, not thrown).
+ */
+export async function assemblePartialUpload(ctx: AppContext, sessionId: string): Promise<void> {
+  const session = await ctx.db
+    .selectFrom('partial_uploads')
+    .selectAll()
+    .where('id', '=', sessionId)
+    .where('state', '=', 'assembling')
+    .executeTakeFirst();
+  if (!session?.incomplete_file_id || !session.reserved_name) return;
+  const incompleteId = session.incomplete_file_id;
+  if (!(await markIncompleteFile(ctx, incompleteId, 'PENDING', { status: 'PROCESSING' }))) return;
+  const state = JSON.parse(session.append_state) as AppendState;
+  // append: the bytes are still temp data; published: they are under the key; finishing: finishStoredFiles owns them
+  // (it removes them when it fails); recorded: the file exists.
+  let stage: 'append' | 'published' | 'finishing' | 'recorded' = 'append';
+  try {
+    const info = await ctx.storage.completeAppend(state);
+    stage = 'published';
+    if (info.size !== session.total_size) throw new Error(`assembled ${info.size} bytes instead of ${session.total_size}`);
+    const { passwordEnc, ...options } = storedOptionsOf(session);
+    const file = storedFileOf(session);
+    stage = 'finishing';
+    const result = await finishStoredFiles(ctx, {
+      user: { id: session.user_id },
+      // The reserved name is passed as an explicit name (with its extension), so the file gets exactly the name the
+      // last chunk's answer promised, or fails with 1014 if a normal upload took it meanwhile.
+      options: { ...options, password: passwordEnc === null ? null : ctx.secrets.decrypt(passwordEnc), fileName: session.reserved_name },
+      baseUrl: session.base_url,
+      objects: [{ ...file, extension: '', key: session.storage_key, size: info.size }],
+    });
+    stage = 'recorded';
+    await markIncompleteFile(ctx, incompleteId, null, { status: 'COMPLETE', file_id: result.files[0]!.id, chunks_complete: session.chunks });
+  } catch (err) {
+    ctx.log.error({ err, partialUpload: session.id, stage }, 'assembling a chunked upload failed');
+    if (stage === 'append') await ctx.storage.abortAppend(state).catch((e: unknown) => ctx.log.error({ err: e }, 'abortAppend failed'));
+    if (stage === 'published') await ctx.storage.delete(session.storage_key).catch((e: unknown) => ctx.log.error({ err: e }, 'delete failed'));
+    if (stage !== 'recorded') {
+      await failIncompleteFile(ctx, incompleteId, err instanceof ApiError ? err.message : 'the file could not be assembled');
+    }
+  } finally {
+    await ctx.db.deleteFrom('partial_uploads').where('id', '=', session.id).execute();
+  }
+}
+
+/**
+ * Removes a session (only if it is still as read: a session another request moved on is left alone) and its temp
+ * data; a session that was assembling also loses its published bytes unless a file record already owns them, and its
+ * incomplete file becomes FAILED.
+ */
+export async function discardSession(ctx: AppContext, session: PartialUploadRow): Promise<boolean> {
+  const deleted = await ctx.db
+    .deleteFrom('partial_uploads')
+    .where('id', '=', session.id)
+    .where('updated_at', '=', session.updated_at)
+    .where('state', '=', session.state)
+    .executeTakeFirst();
+  if (Number(deleted.numDeletedRows) !== 1) return false;
+  try {
+    await ctx.storage.abortAppend(JSON.parse(session.append_state) as AppendState);
+  } catch (err) {
+    ctx.log.warn({ err, partialUpload: session.id }, 'could not abort the temp data of a chunked upload');
+  }
+  if (session.state === 'assembling') {
+    const owner = await ctx.db.selectFrom('files').select('id').where('storage_key', '=', session.storage_key).executeTakeFirst();
+    if (!owner) await ctx.storage.delete(session.storage_key);
+  }
+  if (session.incomplete_file_id) await failIncompleteFile(ctx, session.incomplete_file_id, 'the upload was interrupted');
+  return true;
+}
+
+/** The idle-cleanup job: discards open sessions idle for 30 minutes (and busy ones left by a dead process). */
+export async function discardIdlePartialUploads(ctx: AppContext): Promise<number> {
+  const now = ctx.clock.now();
+  const rows = await ctx.db
+    .selectFrom('partial_uploads')
+    .selectAll()
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('state', '=', 'open'), eb('updated_at', '<=', now - IDLE_TIMEOUT_MS)]),
+        eb.and([eb('state', '!=', 'open'), eb('updated_at', '<=', now - STALE_BUSY_MS)]),
+      ]),
+    )
+    .execute();
+  let discarded = 0;
+  for (const row of rows) if (await discardSession(ctx, row)) discarded++;
+  return discarded;
+}
+
+/**
+ * At start-up: unfinished sessions do not survive a restart (the spec's states table). Discards every session with
+ * its temp data and turns incomplete files left PENDING or PROCESSING into FAILED. Call it before accepting requests.
+ */
+export async function discardUnfinishedPartialUploads(ctx: AppContext): Promise<{ sessions: number; failed: number }> {
+  const rows = await ctx.db.selectFrom('partial_uploads').selectAll().execute();
+  let sessions = 0;
+  for (const row of rows) if (await discardSession(ctx, row)) sessions++;
+  const failed = await ctx.db
+    .updateTable('incomplete_files')
+    .set({ status: 'FAILED', updated_at: ctx.clock.now() })
+    .where('status', 'in', ['PENDING', 'PROCESSING'])
+    .executeTakeFirst();
+  return { sessions, failed: Number(failed.numUpdatedRows) };
+}

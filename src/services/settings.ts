@@ -1,0 +1,195 @@
+// Server settings: defaults, overridden by what an admin stored in the settings record, overridden in turn by
+// environment variables (which lock the key). Readers get a synchronous snapshot, refreshed after every write and
+// periodically, so that a change made on one instance reaches the others without a restart.
+import { z } from 'zod';
+import { ApiError } from '../http/errors.js';
+import { parseByteSize } from '../lib/sizes.js';
+import { parseDuration } from '../lib/durations.js';
+import type { Clock } from '../lib/clock.js';
+import type { Db } from '../db/types.js';
+
+const FILE_NAME_FORMATS = ['random', 'uuid', 'date', 'name', 'random-words'] as const;
+export type FileNameFormat = (typeof FILE_NAME_FORMATS)[number];
+
+const routePrefix = z
+  .string()
+  .regex(/^\/[a-zA-Z0-9._~-]+$/, 'must be a single path segment such as /u')
+  .refine((v) => !['/api', '/raw', '/view', '/assets', '/dashboard', '/auth', '/folder'].includes(v), {
+    message: 'is reserved',
+  });
+
+const durationOrNull = z
+  .string()
+  .nullable()
+  .refine((v) => v === null || parseDuration(v) !== null, 'must be a duration such as 30m, 7d or 1y, or null');
+
+const bytes = z.union([z.number().int().min(1), z.string()]).transform((v, ctx) => {
+  const parsed = parseByteSize(v);
+  if (parsed === null || parsed < 1) {
+    ctx.addIssue({ code: 'custom', message: 'must be a byte size such as 104857600, 100mb or 1gb' });
+    return z.NEVER;
+  }
+  return parsed;
+});
+
+type EnvKind = 'boolean' | 'number' | 'string' | 'list' | 'nullable-string';
+
+interface SettingDefinition<S extends z.ZodType> {
+  schema: S;
+  default: z.output<S>;
+  env: string;
+  envKind: EnvKind;
+  description: string;
+}
+
+function setting<S extends z.ZodType>(
+  schema: S,
+  defaultValue: z.output<S>,
+  env: string,
+  envKind: EnvKind,
+  description: string,
+): SettingDefinition<S> {
+  return { schema, default: defaultValue, env, envKind, description };
+}
+
+/** Every server setting: its validation, default, environment variable and meaning. */
+export const SETTING_DEFINITIONS = {
+  siteTitle: setting(z.string().min(1).max(100), 'Chute', 'SITE_TITLE', 'string', 'Name shown on pages and embeds'),
+  registrationEnabled: setting(z.boolean(), false, 'REGISTRATION_ENABLED', 'boolean', 'Anyone may register'),
+  invitesEnabled: setting(z.boolean(), false, 'INVITES_ENABLED', 'boolean', 'Registration with an invite code'),
+  invitesCodeLength: setting(z.number().int().min(4).max(64), 8, 'INVITES_CODE_LENGTH', 'number', 'Length of invite codes'),
+  filesNameLength: setting(z.number().int().min(4).max(64), 8, 'FILES_NAME_LENGTH', 'number', 'Length of random file names'),
+  filesDefaultFormat: setting(z.enum(FILE_NAME_FORMATS), 'random' as FileNameFormat, 'FILES_DEFAULT_FORMAT', 'string', 'Name format when an upload does not choose one'),
+  filesMaxFileSize: setting(bytes, 1024 ** 3, 'FILES_MAX_FILE_SIZE', 'string', 'Largest file accepted, in bytes (or 100mb, 2gb ...)'),
+  filesDefaultExpiration: setting(durationOrNull, null as string | null, 'FILES_DEFAULT_EXPIRATION', 'nullable-string', 'Expiry applied when an upload does not set one (e.g. 30d); null keeps files forever'),
+  filesDisabledExtensions: setting(z.array(z.string().regex(/^\.?[a-zA-Z0-9]+$/).transform((e) => e.replace(/^\./, '').toLowerCase())).max(500), [] as string[], 'FILES_DISABLED_EXTENSIONS', 'list', 'Extensions refused on upload (comma separated in the environment)'),
+  filesRoute: setting(routePrefix, '/u', 'FILES_ROUTE', 'string', 'Path prefix of share links for files'),
+  urlsRoute: setting(routePrefix, '/go', 'URLS_ROUTE', 'string', 'Path prefix of short URL redirects'),
+  urlsLength: setting(z.number().int().min(3).max(64), 6, 'URLS_LENGTH', 'number', 'Length of short URL codes'),
+  ratelimitEnabled: setting(z.boolean(), true, 'RATELIMIT_ENABLED', 'boolean', 'Limit uploads and logins per client'),
+  ratelimitMax: setting(z.number().int().min(1).max(1_000_000), 60, 'RATELIMIT_MAX', 'number', 'Requests allowed per window'),
+  ratelimitWindow: setting(z.number().int().min(1).max(86_400), 60, 'RATELIMIT_WINDOW', 'number', 'Window in seconds'),
+  ratelimitAdminBypass: setting(z.boolean(), true, 'RATELIMIT_ADMIN_BYPASS', 'boolean', 'Admins are not rate limited'),
+} as const;
+
+type Definitions = typeof SETTING_DEFINITIONS;
+export type SettingKey = keyof Definitions;
+export type Settings = { [K in SettingKey]: z.output<Definitions[K]['schema']> };
+export const SETTING_KEYS = Object.keys(SETTING_DEFINITIONS) as SettingKey[];
+
+function defaults(): Settings {
+  return Object.fromEntries(SETTING_KEYS.map((k) => [k, SETTING_DEFINITIONS[k].default])) as Settings;
+}
+
+function envValue(kind: EnvKind, raw: string): unknown {
+  switch (kind) {
+    case 'boolean':
+      return ['true', '1', 'yes'].includes(raw.toLowerCase()) ? true : ['false', '0', 'no'].includes(raw.toLowerCase()) ? false : raw;
+    case 'number':
+      return /^-?\d+$/.test(raw) ? Number(raw) : raw;
+    case 'list':
+      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+    case 'nullable-string':
+      return raw === 'never' || raw === 'null' ? null : raw;
+    default:
+      return raw;
+  }
+}
+
+/** Settings fixed by environment variables, validated at start-up (a bad value stops the server with its name). */
+export function settingsFromEnv(env: Record<string, string | undefined>): Partial<Settings> {
+  const out: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const key of SETTING_KEYS) {
+    const def = SETTING_DEFINITIONS[key];
+    const raw = env[def.env];
+    if (raw === undefined || raw === '') continue;
+    const parsed = def.schema.safeParse(envValue(def.envKind, raw));
+    if (parsed.success) out[key] = parsed.data;
+    else problems.push(`${def.env}=${JSON.stringify(raw)}: ${parsed.error.issues.map((i) => i.message).join(', ')}`);
+  }
+  if (problems.length > 0) throw new Error(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  return out as Partial<Settings>;
+}
+
+export class SettingsService {
+  private snapshot: Settings;
+  private stored: Partial<Settings> = {};
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly locked: Partial<Settings>,
+  ) {
+    this.snapshot = { ...defaults(), ...locked };
+  }
+
+  /** The current settings (synchronous: safe on hot paths). */
+  get(): Settings {
+    return this.snapshot;
+  }
+
+  /** Keys whose value comes from the environment and cannot be changed through the API. */
+  lockedKeys(): SettingKey[] {
+    return Object.keys(this.locked) as SettingKey[];
+  }
+
+  /** Reloads the stored record (missing record -> 4010). */
+  async refresh(): Promise<Settings> {
+    const row = await this.db.selectFrom('settings').select('data').where('id', '=', 1).executeTakeFirst();
+    if (!row) throw new ApiError(4010);
+    this.stored = this.parseStored(row.data);
+    this.snapshot = { ...defaults(), ...this.stored, ...this.locked };
+    return this.snapshot;
+  }
+
+  /** Validates and stores a partial update; unknown keys, bad values and env-locked keys -> 1022. */
+  async update(patch: Record<string, unknown>): Promise<Settings> {
+    const problems: string[] = [];
+    const accepted: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(patch)) {
+      if (!(key in SETTING_DEFINITIONS)) {
+        problems.push(`${key}: unknown setting`);
+        continue;
+      }
+      const k = key as SettingKey;
+      if (k in this.locked) {
+        problems.push(`${key}: set by the environment variable ${SETTING_DEFINITIONS[k].env}`);
+        continue;
+      }
+      const parsed = SETTING_DEFINITIONS[k].schema.safeParse(value);
+      if (parsed.success) accepted[key] = parsed.data;
+      else problems.push(`${key}: ${parsed.error.issues.map((i) => i.message).join(', ')}`);
+    }
+    if (problems.length > 0) {
+      throw new ApiError(1022, problems.join('; '), { extra: { issues: problems } });
+    }
+    await this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('settings').select('data').where('id', '=', 1).executeTakeFirst();
+      if (!row) throw new ApiError(4010);
+      const merged = { ...this.parseStored(row.data), ...accepted };
+      await trx
+        .updateTable('settings')
+        .set({ data: JSON.stringify(merged), updated_at: this.clock.now() })
+        .where('id', '=', 1)
+        .execute();
+    });
+    return this.refresh();
+  }
+
+  private parseStored(data: string): Partial<Settings> {
+    let raw: Record<string, unknown>;
+    try {
+      raw = JSON.parse(data) as Record<string, unknown>;
+    } catch {
+      return {};
+    }
+    const out: Record<string, unknown> = {};
+    for (const key of SETTING_KEYS) {
+      if (!(key in raw)) continue;
+      const parsed = SETTING_DEFINITIONS[key].schema.safeParse(raw[key]);
+      if (parsed.success) out[key] = parsed.data;
+    }
+    return out as Partial<Settings>;
+  }
+}

@@ -1,0 +1,269 @@
+// Uploads: each file streams from the request into the datasource through a byte counter that cuts it off at the
+// size limit (or the quota), then finishStoredFiles() names the stored objects, checks the quota and records them
+// in one transaction. Whatever fails, the bytes stored by the request are removed again.
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream';
+import mime from 'mime';
+import type { AppContext } from '../context.js';
+import type { FileRow, UserRow } from '../db/types.js';
+import { ApiError } from '../http/errors.js';
+import { fileLink } from '../http/links.js';
+import { ByteLimit, ByteLimitExceededError } from '../lib/byte-limit.js';
+import { toIso } from '../lib/clock.js';
+import { candidateName, extensionOf, sanitizeFileName, suffixedName } from '../lib/file-names.js';
+import { newId } from '../lib/ids.js';
+import { mimeEssence } from '../lib/media-types.js';
+import { hashPassword } from '../lib/passwords.js';
+import { formatByteSize } from '../lib/sizes.js';
+import type { UploadedFileDto, UploadResponse } from '../schemas/file.js';
+import { deleteStoredBytes } from './files.js';
+import { assertFileQuota, fileQuotaRoom } from './quotas.js';
+import type { UploadOptions } from './upload-options.js';
+
+/** One file part of an upload request, to be read once, in order. */
+export interface IncomingFile {
+  stream: Readable;
+  /** The file name the client sent with the part. */
+  fileName: string | undefined;
+  /** The Content-Type the client sent with the part. */
+  mimeType: string | undefined;
+}
+
+/** What the service knows about a file before its bytes arrive. */
+export interface IncomingFileDescription {
+  /** MIME type (essence only, lower case). */
+  type: string;
+  /** True when the type was guessed from the extension because the client sent none (or a generic one). */
+  assumedType: boolean;
+  /** Extension of the served name, with its dot, or ''. */
+  extension: string;
+  /** The client's file name made safe, or null. */
+  clientName: string | null;
+}
+
+/** An object already in the datasource, waiting to become a file record. */
+export interface StoredObject extends IncomingFileDescription {
+  key: string;
+  size: number;
+}
+
+const GENERIC_TYPES = new Set(['application/octet-stream', 'binary/octet-stream', 'application/unknown']);
+
+/**
+ * Type and extension of an incoming file; a disabled extension (of the client's name or of the served name) -> 1006.
+ * Chunked uploads call this when their first chunk arrives.
+ */
+export function describeIncomingFile(
+  ctx: Pick<AppContext, 'settings'>,
+  options: Pick<UploadOptions, 'fileExtension'>,
+  fileName: string | undefined,
+  mimeType: string | undefined,
+): IncomingFileDescription {
+  const clientName = sanitizeFileName(fileName ?? '') || null;
+  const clientExtension = extensionOf(clientName);
+  const sent = mimeEssence(mimeType);
+  let type: string;
+  let assumedType = false;
+  if (sent && !GENERIC_TYPES.has(sent)) {
+    type = sent;
+  } else {
+    const guessed = clientName ? mime.getType(clientName) : null;
+    type = guessed ?? sent ?? 'application/octet-stream';
+    assumedType = guessed !== null || sent === null;
+  }
+  const guessedExtension = mime.getExtension(type);
+  const extension = options.fileExtension ?? (clientExtension || (guessedExtension ? `.${guessedExtension}` : ''));
+  const disabled = new Set(ctx.settings.get().filesDisabledExtensions);
+  for (const ext of [clientExtension, extension]) {
+    if (ext && disabled.has(ext.slice(1))) throw new ApiError(1006, ext);
+  }
+  return { type, assumedType, extension, clientName };
+}
+
+/** A fresh datasource key for a new file's bytes. */
+export function newStorageKey(): string {
+  return newId();
+}
+
+/** Folder of an upload: must exist (4001) and be the uploader's (3011). */
+export async function assertUploadFolder(ctx: AppContext, userId: string, folderId: string | null): Promise<void> {
+  if (folderId === null) return;
+  const folder = await ctx.db.selectFrom('folders').select('user_id').where('id', '=', folderId).executeTakeFirst();
+  if (!folder) throw new ApiError(4001, folderId);
+  if (folder.user_id !== userId) throw new ApiError(3011);
+}
+
+interface StreamLimits {
+  /** settings.filesMaxFileSize */
+  maxFileSize: number;
+  /** Bytes left of the byte quota, or null. */
+  quotaBytes: number | null;
+}
+
+/**
+ * Streams one file into the datasource under a new key, cut off as soon as it passes the size limit (5000) or what is
+ * left of the byte quota (5002); the datasource then removes what it had written.
+ */
+async function storeStream(ctx: AppContext, body: Readable, description: IncomingFileDescription, limits: StreamLimits): Promise<StoredObject> {
+  const limit = limits.quotaBytes === null ? limits.maxFileSize : Math.min(limits.maxFileSize, limits.quotaBytes);
+  const counter = new ByteLimit(limit);
+  // pipeline() tears the client's stream down with the counter, so the multipart parser stops reading the request.
+  pipeline(body, counter, () => undefined);
+  const key = newStorageKey();
+  try {
+    const info = await ctx.storage.put(key, counter, { contentType: description.type });
+    return { ...description, key, size: info.size };
+  } catch (err) {
+    counter.destroy();
+    if (err instanceof ByteLimitExceededError || counter.bytes > limit) {
+      if (counter.bytes > limits.maxFileSize) {
+        throw new ApiError(5000, `larger than ${formatByteSize(limits.maxFileSize)}`);
+      }
+      throw new ApiError(5002, `${formatByteSize(limits.quotaBytes ?? 0)} left of the byte quota`);
+    }
+    if (isClientStreamError(err)) throw new ApiError(1061, 'the request ended before the file did', { cause: err });
+    throw err;
+  }
+}
+
+/** Whether a stream failed because the client's request ended or broke (not a storage failure). */
+export function isClientStreamError(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  const message = (err as { message?: string }).message ?? '';
+  return (
+    code === 'ERR_STREAM_PREMATURE_CLOSE' ||
+    code === 'ECONNRESET' ||
+    code === 'FST_MP_PREMATURE_CLOSE' ||
+    message.includes('terminated early') ||
+    message.includes('Unexpected end of')
+  );
+}
+
+export interface UploadInput {
+  user: Pick<UserRow, 'id'>;
+  options: UploadOptions;
+  /** Base of the returned links (publicBaseUrl). */
+  baseUrl: string;
+  files: AsyncIterable<IncomingFile>;
+}
+
+/** POST /api/upload: stores every file part, then records them all or none. No file part -> 1062. */
+export async function uploadFiles(ctx: AppContext, input: UploadInput): Promise<UploadResponse> {
+  const { user, options } = input;
+  await assertUploadFolder(ctx, user.id, options.folderId);
+  const room = await fileQuotaRoom(ctx.db, user.id);
+  const maxFileSize = ctx.settings.get().filesMaxFileSize;
+  const stored: StoredObject[] = [];
+  try {
+    for await (const file of input.files) {
+      const description = describeIncomingFile(ctx, options, file.fileName, file.mimeType);
+      if (room.files !== null && stored.length + 1 > room.files) {
+        throw new ApiError(5002, `${room.files} file(s) left of the file quota`);
+      }
+      const usedBytes = stored.reduce((sum, s) => sum + s.size, 0);
+      const quotaBytes = room.bytes === null ? null : Math.max(0, room.bytes - usedBytes);
+      stored.push(await storeStream(ctx, file.stream, description, { maxFileSize, quotaBytes }));
+    }
+  } catch (err) {
+    await deleteStoredObjects(ctx, stored);
+    throw err;
+  }
+  if (stored.length === 0) throw new ApiError(1062);
+  return finishStoredFiles(ctx, { user, options, baseUrl: input.baseUrl, objects: stored });
+}
+
+async function deleteStoredObjects(ctx: AppContext, objects: Array<Pick<StoredObject, 'key'>>): Promise<void> {
+  await Promise.all(objects.map((o) => deleteStoredBytes(ctx, o.key)));
+}
+
+export interface FinishInput {
+  user: Pick<UserRow, 'id'>;
+  options: UploadOptions;
+  baseUrl: string;
+  /** Objects already in the datasource (e.g. after completeAppend of a chunked upload). */
+  objects: StoredObject[];
+}
+
+/** Most attempts at a free name before giving up (each retry of the random formats is a fresh random name). */
+const NAME_ATTEMPTS = 20;
+
+/**
+ * Turns stored objects into files: names them, checks the quota (5002) and inserts the records in one transaction
+ * that serialises per user, so that concurrent uploads cannot together go over the quota. On any failure the stored
+ * objects are deleted and nothing is recorded. Returns the upload answer.
+ */
+export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Promise<UploadResponse> {
+  const { options } = input;
+  try {
+    const passwordHash = options.password === null ? null : await hashPassword(options.password);
+    const nameLength = ctx.settings.get().filesNameLength;
+    const rows = await ctx.db.transaction().execute(async (trx) => {
+      const bytes = input.objects.reduce((sum, o) => sum + o.size, 0);
+      await assertFileQuota(ctx, trx, input.user.id, { bytes, files: input.objects.length });
+      const inserted: FileRow[] = [];
+      for (const object of input.objects) {
+        const now = ctx.clock.now();
+        const row: FileRow = {
+          id: newId(),
+          name: '',
+          original_name: options.keepOriginalName ? object.clientName : null,
+          type: object.type,
+          size: object.size,
+          views: 0,
+          max_views: options.maxViews,
+          favorite: 0,
+          password: passwordHash,
+          deletes_at: options.deletesAt,
+          folder_id: options.folderId,
+          user_id: input.user.id,
+          storage_key: object.key,
+          created_at: now,
+          updated_at: now,
+        };
+        for (let attempt = 0; ; attempt++) {
+          if (attempt >= NAME_ATTEMPTS) throw new Error(`no free file name after ${NAME_ATTEMPTS} attempts`);
+          row.name = options.fileName
+            ? // An explicit name: the later files of the same request get a suffix.
+              suffixedName(options.fileName, object.extension, inserted.length > 0 ? attempt + 1 : attempt)
+            : candidateName(
+                { format: options.format, length: nameLength, extension: object.extension, originalName: object.clientName, now },
+                attempt,
+              );
+          const result = await trx
+            .insertInto('files')
+            .values(row)
+            .onConflict((oc) => oc.column('name').doNothing())
+            .executeTakeFirst();
+          if (Number(result.numInsertedOrUpdatedRows ?? 0) === 1) break;
+          // The explicit name of the first file that is taken is the client's to change.
+          if (options.fileName && inserted.length === 0) throw new ApiError(1014, row.name);
+        }
+        inserted.push({ ...row });
+      }
+      return inserted;
+    });
+    return uploadResponse(ctx, input.baseUrl, rows, input.objects);
+  } catch (err) {
+    await deleteStoredObjects(ctx, input.objects);
+    throw err;
+  }
+}
+
+function uploadResponse(ctx: AppContext, baseUrl: string, rows: FileRow[], objects: StoredObject[]): UploadResponse {
+  const files: UploadedFileDto[] = rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    size: row.size,
+    url: fileLink(ctx, baseUrl, row.name),
+    rawUrl: `${baseUrl}/raw/${encodeURIComponent(row.name)}`,
+    originalName: row.original_name,
+    deletesAt: row.deletes_at === null ? null : toIso(row.deletes_at),
+  }));
+  const deletesAt = rows[0]?.deletes_at;
+  return {
+    files,
+    ...(deletesAt !== null && deletesAt !== undefined ? { deletesAt: toIso(deletesAt) } : {}),
+    assumedMimetypes: objects.map((o) => o.assumedType),
+  };
+}

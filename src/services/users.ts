@@ -1,0 +1,217 @@
+// User administration: what an ADMIN or SUPERADMIN may do to other accounts. The role rules live here:
+// - an ADMIN manages USERs; a SUPERADMIN manages USERs and ADMINs; SUPERADMINs are peers that nobody else manages
+//   (3019 to edit, 3009 to delete), though each may edit themselves;
+// - the ADMIN role is granted only by a SUPERADMIN (3008 on create, 3007 on change), and so is the SUPERADMIN role
+//   (3015: a SUPERADMIN-only operation);
+// - nobody deletes themselves (3010), and the last SUPERADMIN cannot step down (3007), even when two try at once.
+import { sql } from 'kysely';
+import type { AppContext } from '../context.js';
+import type { Db, Role, UserRow } from '../db/types.js';
+import { isUniqueViolation } from '../db/errors.js';
+import { ApiError } from '../http/errors.js';
+import type { ErrorCode } from '../http/error-codes.js';
+import { hashPassword } from '../lib/passwords.js';
+import type { QuotaInput, UserDto } from '../schemas/user.js';
+import { insertUser, loadUserDto, loadUserDtos, parseAvatar } from './accounts.js';
+import { deleteStoredBytes } from './files.js';
+import { resolveQuotaInput, setUserQuota, type QuotaLimits } from './quotas.js';
+
+/** Whether `actor` may edit or delete `target` (acting on oneself is checked by the operation). */
+function canManage(actor: UserRow, target: UserRow): boolean {
+  if (actor.id === target.id) return true;
+  if (actor.role === 'SUPERADMIN') return target.role !== 'SUPERADMIN';
+  if (actor.role === 'ADMIN') return target.role === 'USER';
+  return false;
+}
+
+/** Refuses giving `role` to an account: ADMIN needs a SUPERADMIN (`adminCode`), SUPERADMIN too (3015). */
+function assertCanGrant(actor: UserRow, role: Role, adminCode: ErrorCode): void {
+  if (role === 'USER' || actor.role === 'SUPERADMIN') return;
+  if (role === 'SUPERADMIN') throw new ApiError(3015, 'only a SUPERADMIN can grant the SUPERADMIN role');
+  throw new ApiError(adminCode, `only a SUPERADMIN can grant the ${role} role`);
+}
+
+/** Reads a user inside a transaction, locked on PostgreSQL until it ends (SQLite transactions are serial). */
+async function lockUser(ctx: AppContext, trx: Db, id: string): Promise<UserRow> {
+  let query = trx.selectFrom('users').selectAll().where('id', '=', id);
+  if (ctx.engine === 'postgres') query = query.forUpdate();
+  const user = await query.executeTakeFirst();
+  if (!user) throw new ApiError(4009);
+  return user;
+}
+
+/**
+ * Locks every SUPERADMIN row (in id order, so that two callers cannot deadlock) and returns how many there are. A
+ * concurrent demotion that commits first is seen here once its lock is released, so two SUPERADMINs stepping down
+ * at once cannot both pass a "more than one" check.
+ */
+async function lockSuperadmins(ctx: AppContext, trx: Db): Promise<number> {
+  let query = trx.selectFrom('users').select('id').where('role', '=', 'SUPERADMIN').orderBy('id');
+  if (ctx.engine === 'postgres') query = query.forUpdate();
+  return (await query.execute()).length;
+}
+
+export interface UserListQuery {
+  page: number;
+  perpage: number;
+  /** Part of the username, case-insensitive. */
+  search?: string | undefined;
+  role?: Role | undefined;
+}
+
+export interface UserList {
+  users: UserDto[];
+  page: number;
+  perpage: number;
+  total: number;
+  pages: number;
+}
+
+/** One page of users, oldest first. */
+export async function listUsers(ctx: AppContext, query: UserListQuery): Promise<UserList> {
+  let base = ctx.db.selectFrom('users');
+  if (query.search) {
+    const pattern = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    base = base.where(sql<boolean>`lower(username) like lower(${pattern}) escape '\\'`);
+  }
+  if (query.role) base = base.where('role', '=', query.role);
+  const [{ total }, rows] = await Promise.all([
+    base.select(sql<number | string>`count(*)`.as('total')).executeTakeFirstOrThrow(),
+    base
+      .selectAll()
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(query.perpage)
+      .offset((query.page - 1) * query.perpage)
+      .execute(),
+  ]);
+  const count = Number(total);
+  return {
+    users: await loadUserDtos(ctx, ctx.db, rows),
+    page: query.page,
+    perpage: query.perpage,
+    total: count,
+    pages: Math.ceil(count / query.perpage),
+  };
+}
+
+export async function getUser(ctx: AppContext, id: string): Promise<UserDto> {
+  const user = await ctx.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!user) throw new ApiError(4009);
+  return loadUserDto(ctx, user);
+}
+
+export interface NewUserByAdmin {
+  username: string;
+  password: string;
+  role?: Role | undefined;
+  avatar?: string | null | undefined;
+  quota?: QuotaInput | null | undefined;
+}
+
+/** POST /api/users: a taken username -> 1040; the role rules -> 3008/3015. */
+export async function createUser(ctx: AppContext, actor: UserRow, input: NewUserByAdmin): Promise<UserDto> {
+  const role = input.role ?? 'USER';
+  assertCanGrant(actor, role, 3008);
+  const limits = input.quota === undefined ? null : resolveQuotaInput(input.quota);
+  const avatar = input.avatar ? parseAvatar(input.avatar) : null;
+  // Hash before the transaction: argon2 takes tens of milliseconds and must not hold a database lock.
+  const passwordHash = await hashPassword(input.password);
+  return ctx.db.transaction().execute(async (trx) => {
+    const user = await insertUser(ctx, trx, { username: input.username, passwordHash, role, avatar }, 1040);
+    if (limits) await setUserQuota(ctx, trx, user.id, limits);
+    return loadUserDto(ctx, user, trx);
+  });
+}
+
+export interface UserEdit {
+  username?: string | undefined;
+  password?: string | undefined;
+  avatar?: string | null | undefined;
+  role?: Role | undefined;
+  /** null removes the quota. */
+  quota?: QuotaInput | null | undefined;
+}
+
+/**
+ * PATCH /api/users/:id. Missing properties stay. Unknown user -> 4009, a user the actor does not manage -> 3019,
+ * a role the actor cannot grant -> 3007/3015, the last SUPERADMIN stepping down -> 3007, a taken username -> 1039.
+ * A new password set by someone else ends the user's sessions.
+ */
+export async function updateUser(ctx: AppContext, actor: UserRow, id: string, edit: UserEdit): Promise<UserDto> {
+  const limits: QuotaLimits | null | undefined = edit.quota === undefined ? undefined : resolveQuotaInput(edit.quota);
+  const changes: Partial<UserRow> = {};
+  if (edit.username !== undefined) changes.username = edit.username;
+  if (edit.avatar !== undefined) changes.avatar = edit.avatar === null ? null : parseAvatar(edit.avatar);
+  if (edit.password !== undefined) changes.password = await hashPassword(edit.password);
+
+  return ctx.db.transaction().execute(async (trx) => {
+    // A role change may remove a SUPERADMIN: take their locks first (always in the same order), then the target's.
+    const superadmins = edit.role !== undefined ? await lockSuperadmins(ctx, trx) : 0;
+    const target = await lockUser(ctx, trx, id);
+    if (!canManage(actor, target)) throw new ApiError(3019, `a ${actor.role} cannot modify a ${target.role}`);
+    const self = actor.id === target.id;
+    if (self && limits !== undefined && actor.role !== 'SUPERADMIN') {
+      throw new ApiError(3019, 'only a SUPERADMIN can change their own quota');
+    }
+    if (edit.role !== undefined && edit.role !== target.role) {
+      assertCanGrant(actor, edit.role, 3007);
+      if (target.role === 'SUPERADMIN' && superadmins <= 1) {
+        throw new ApiError(3007, 'the last SUPERADMIN cannot give up the role');
+      }
+      changes.role = edit.role;
+    }
+    if (Object.keys(changes).length > 0) {
+      try {
+        await trx
+          .updateTable('users')
+          .set({ ...changes, updated_at: ctx.clock.now() })
+          .where('id', '=', id)
+          .execute();
+      } catch (err) {
+        if (isUniqueViolation(err, 'username')) throw new ApiError(1039);
+        throw err;
+      }
+    }
+    if (limits !== undefined) await setUserQuota(ctx, trx, id, limits);
+    if (changes.password !== undefined && !self) await trx.deleteFrom('sessions').where('user_id', '=', id).execute();
+    const updated = await trx.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    return loadUserDto(ctx, updated, trx);
+  });
+}
+
+/**
+ * DELETE /api/users/:id. Unknown user -> 4009, oneself -> 3010, a user the actor does not manage -> 3009 (so a
+ * SUPERADMIN is never deleted, and the last one stays). With `withContent` the user's files and short URLs go too,
+ * their bytes removed from storage once the database no longer refers to them; without it they stay, owner-less.
+ */
+export async function deleteUser(
+  ctx: AppContext,
+  actor: UserRow,
+  id: string,
+  options: { withContent: boolean },
+): Promise<{ user: UserDto; deletedFiles: number; deletedUrls: number }> {
+  const result = await ctx.db.transaction().execute(async (trx) => {
+    const target = await lockUser(ctx, trx, id);
+    if (target.id === actor.id) throw new ApiError(3010);
+    if (!canManage(actor, target)) throw new ApiError(3009, `a ${actor.role} cannot delete a ${target.role}`);
+    const user = await loadUserDto(ctx, target, trx);
+    let storageKeys: string[] = [];
+    let deletedUrls = 0;
+    if (options.withContent) {
+      const files = await trx.deleteFrom('files').where('user_id', '=', id).returning('storage_key').execute();
+      storageKeys = files.map((f) => f.storage_key);
+      deletedUrls = Number((await trx.deleteFrom('urls').where('user_id', '=', id).executeTakeFirst()).numDeletedRows);
+    } else {
+      // Files keep working without an owner (the foreign key sets it null); short URLs would cascade, so keep them too.
+      await trx.updateTable('urls').set({ user_id: null }).where('user_id', '=', id).execute();
+    }
+    await trx.deleteFrom('users').where('id', '=', id).execute();
+    return { user, storageKeys, deletedUrls };
+  });
+  // After the commit: a failure here leaves unreferenced bytes behind (logged), never a file row without its bytes.
+  for (let i = 0; i < result.storageKeys.length; i += 16) {
+    await Promise.all(result.storageKeys.slice(i, i + 16).map((key) => deleteStoredBytes(ctx, key)));
+  }
+  return { user: result.user, deletedFiles: result.storageKeys.length, deletedUrls: result.deletedUrls };
+}

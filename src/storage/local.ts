@@ -1,0 +1,212 @@
+// The local-folder datasource: each object is a file under the root (keys with '/' are sub-folders). Bytes are
+// written to a temp file on the same filesystem, fsynced, renamed into place and the folder fsynced, so an object
+// is either absent or complete and durable, never half-written, even across a crash.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { open, rename, stat, truncate } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  StorageNotFoundError,
+  type AppendState,
+  type ByteRange,
+  type Datasource,
+  type ObjectInfo,
+} from './datasource.js';
+import { assertValidKey, assertValidRange, unsatisfiableRange } from './keys.js';
+import { ensureDirectory, fsyncDirectory, isTempName, newTempName, unlinkIfPresent } from './temp.js';
+
+export interface LocalDatasourceOptions {
+  /** Folder the objects live in. */
+  root: string;
+  /** Folder for temp files; must be on the same filesystem as `root` (publishing is a rename). */
+  tmpDir: string;
+  /** fsync files and folders before acknowledging (off trades crash safety for speed). */
+  fsync: boolean;
+}
+
+interface LocalAppendState extends AppendState {
+  readonly kind: 'local';
+  /** Name of the temp file in tmpDir that holds the bytes appended so far. */
+  readonly file: string;
+}
+
+const READ_CHUNK = 256 * 1024;
+
+export class LocalDatasource implements Datasource {
+  readonly kind = 'local' as const;
+  readonly root: string;
+  readonly tmpDir: string;
+  private readonly fsync: boolean;
+
+  constructor(options: LocalDatasourceOptions) {
+    this.root = path.resolve(options.root);
+    this.tmpDir = path.resolve(options.tmpDir);
+    this.fsync = options.fsync;
+  }
+
+  /** Creates the root and temp folders. */
+  async init(): Promise<void> {
+    await ensureDirectory(this.root, this.fsync);
+    await ensureDirectory(this.tmpDir, this.fsync);
+  }
+
+  async put(key: string, body: Readable, _info: { contentType: string }): Promise<ObjectInfo> {
+    const target = this.pathOf(key);
+    const temp = path.join(this.tmpDir, newTempName('put'));
+    try {
+      // `flush` fsyncs the file before the stream closes; pipeline resolves only after that close.
+      const out = createWriteStream(temp, { flags: 'wx', flush: this.fsync });
+      await pipeline(body, out);
+      await this.publish(temp, target);
+      return { size: out.bytesWritten };
+    } catch (err) {
+      body.destroy();
+      await unlinkIfPresent(temp);
+      throw err;
+    }
+  }
+
+  async get(key: string, range?: ByteRange): Promise<Readable> {
+    const file = this.pathOf(key);
+    if (range) assertValidRange(range);
+    let handle;
+    try {
+      handle = await open(file, 'r');
+    } catch (err) {
+      if (isMissing(err)) throw new StorageNotFoundError(key);
+      throw err;
+    }
+    try {
+      const { size, isFile } = await handle.stat().then((s) => ({ size: s.size, isFile: s.isFile() }));
+      if (!isFile) throw new StorageNotFoundError(key);
+      if (range && range.start >= size) throw unsatisfiableRange(key, range, size);
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
+    // The stream owns the handle from here and closes it when it ends or is destroyed.
+    return createReadStream('', {
+      fd: handle,
+      highWaterMark: READ_CHUNK,
+      ...(range ? { start: range.start, end: range.end } : {}),
+    });
+  }
+
+  async stat(key: string): Promise<ObjectInfo | null> {
+    try {
+      const info = await stat(this.pathOf(key));
+      return info.isFile() ? { size: info.size } : null;
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    const file = this.pathOf(key);
+    const info = await this.stat(key);
+    if (info === null) return;
+    await unlinkIfPresent(file);
+  }
+
+  async beginAppend(key: string, _info: { contentType: string }): Promise<AppendState> {
+    assertValidKey(key);
+    const file = newTempName('append');
+    const handle = await open(path.join(this.tmpDir, file), 'wx');
+    await handle.close();
+    const state: LocalAppendState = { kind: 'local', key, size: 0, file };
+    return state;
+  }
+
+  async append(state: AppendState, body: Readable): Promise<AppendState> {
+    const current = this.appendStateOf(state);
+    const file = path.join(this.tmpDir, current.file);
+    try {
+      await this.checkAppendFile(current, file);
+    } catch (err) {
+      body.destroy();
+      throw err;
+    }
+    try {
+      // Writing at the recorded size (not in append mode) also overwrites any tail a crash mid-append left behind.
+      // No fsync per append: chunked sessions do not survive a restart (they are discarded at start-up), so the bytes
+      // need to be durable only when completeAppend() publishes them, and it fsyncs before the rename.
+      const out = createWriteStream(file, { flags: 'r+', start: current.size, flush: false });
+      await pipeline(body, out);
+      const size = current.size + out.bytesWritten;
+      await truncate(file, size);
+      const next: LocalAppendState = { ...current, size };
+      return next;
+    } catch (err) {
+      body.destroy();
+      // Cut the failed append's bytes off so that complete() can never publish them.
+      await truncate(file, current.size).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  async completeAppend(state: AppendState): Promise<ObjectInfo> {
+    const current = this.appendStateOf(state);
+    const file = path.join(this.tmpDir, current.file);
+    await this.checkAppendFile(current, file);
+    const handle = await open(file, 'r+');
+    try {
+      await handle.truncate(current.size);
+      if (this.fsync) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await this.publish(file, this.pathOf(current.key));
+    return { size: current.size };
+  }
+
+  async abortAppend(state: AppendState): Promise<void> {
+    const current = this.appendStateOf(state);
+    await unlinkIfPresent(path.join(this.tmpDir, current.file));
+  }
+
+  async close(): Promise<void> {
+    // No handles are held between calls.
+  }
+
+  /** Renames a complete temp file over `target` and makes that durable. */
+  private async publish(temp: string, target: string): Promise<void> {
+    const folder = path.dirname(target);
+    await ensureDirectory(folder, this.fsync);
+    await rename(temp, target);
+    if (this.fsync) await fsyncDirectory(folder);
+  }
+
+  private pathOf(key: string): string {
+    assertValidKey(key);
+    return path.join(this.root, ...key.split('/'));
+  }
+
+  private appendStateOf(state: AppendState): LocalAppendState {
+    if (state.kind !== 'local' || !isTempName(state.file, 'append') || !Number.isSafeInteger(state.size) || state.size < 0) {
+      throw new TypeError('not the state of a local append-style upload');
+    }
+    assertValidKey(state.key);
+    return state as LocalAppendState;
+  }
+
+  /** The temp file must exist and hold at least the recorded bytes (less means lost data: the upload is unusable). */
+  private async checkAppendFile(state: LocalAppendState, file: string): Promise<void> {
+    let size: number;
+    try {
+      size = (await stat(file)).size;
+    } catch (err) {
+      if (isMissing(err)) throw new StorageNotFoundError(state.key);
+      throw err;
+    }
+    if (size < state.size) {
+      throw new Error(`append-style upload for ${state.key} has ${size} of its ${state.size} bytes; abort it`);
+    }
+  }
+}
+
+function isMissing(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR';
+}

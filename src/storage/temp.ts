@@ -1,0 +1,79 @@
+// Temp files of the datasources in one folder (DATA_DIR/tmp, same filesystem as the uploads so that publishing is a
+// rename), named by what they hold, and the start-up sweep that removes what a dead process left behind.
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, unlink } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * put-*    a put() in progress: never survives its process (a crash before the rename leaves it unpublished), so
+ *          every one found at start-up is stale.
+ * append-* the bytes of an append-style upload (local), kept across restarts until completed or aborted.
+ * spool-*  the not-yet-sent tail of an S3 append-style upload, kept likewise.
+ */
+export type TempKind = 'put' | 'append' | 'spool';
+
+const TEMP_NAME = /^(put|append|spool)-[a-z0-9]{26}\.tmp$/;
+
+export function newTempName(kind: TempKind): string {
+  return `${kind}-${randomBytes(16).toString('hex').slice(0, 26)}.tmp`;
+}
+
+/** True for a name produced by newTempName(kind): what an AppendState may point at (no path tricks). */
+export function isTempName(name: unknown, kind: TempKind): name is string {
+  return typeof name === 'string' && TEMP_NAME.test(name) && name.startsWith(`${kind}-`);
+}
+
+/**
+ * Removes the temp files of puts that were in progress when an earlier process died. Append and spool files are
+ * kept: they belong to chunked uploads that may still continue (aborting those is the upload records' job).
+ * Call it once at start-up, before accepting uploads. Returns the names removed.
+ */
+export async function sweepTempFiles(tmpDir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(tmpDir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!isTempName(name, 'put')) continue;
+    await unlinkIfPresent(path.join(tmpDir, name));
+    removed.push(name);
+  }
+  return removed;
+}
+
+export async function unlinkIfPresent(file: string): Promise<void> {
+  try {
+    await unlink(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+}
+
+/** fsync of a directory, which makes the creation, rename or removal of its entries durable. */
+export async function fsyncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * mkdir -p of `dir`; when `durable`, also fsyncs the parent of every folder it created, so that the new folders
+ * themselves survive a crash (the caller fsyncs `dir` after putting its entry in it).
+ */
+export async function ensureDirectory(dir: string, durable: boolean): Promise<void> {
+  const firstCreated = await mkdir(dir, { recursive: true });
+  if (!durable || firstCreated === undefined) return;
+  const created: string[] = [];
+  for (let current = dir; ; current = path.dirname(current)) {
+    created.push(current);
+    if (current === firstCreated || path.dirname(current) === current) break;
+  }
+  for (const folder of created) await fsyncDirectory(path.dirname(folder));
+}

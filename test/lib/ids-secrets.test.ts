@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { newId, newSecretToken, randomString } from '../../src/lib/ids.js';
+import { Secrets, loadOrCreateSecret } from '../../src/lib/secrets.js';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+describe('ids', () => {
+  it('draws from the alphabet at the requested length', () => {
+    const s = randomString(1000, 'ab');
+    assert.equal(s.length, 1000);
+    assert.match(s, /^[ab]+$/);
+    // Both letters appear: a uniform draw of 1000 from 2 never gives one letter only in practice (p = 2^-999).
+    assert.ok(s.includes('a') && s.includes('b'));
+  });
+  it('makes distinct ids and tokens', () => {
+    const ids = new Set(Array.from({ length: 2000 }, newId));
+    assert.equal(ids.size, 2000);
+    for (const id of ids) assert.match(id, /^[a-z][a-z0-9]{24}$/);
+    assert.match(newSecretToken(), /^[A-Za-z0-9_-]{43}$/);
+  });
+  it('refuses an alphabet it cannot draw from', () => {
+    assert.throws(() => randomString(4, 'a'), RangeError);
+  });
+});
+
+describe('Secrets', () => {
+  const secrets = new Secrets('x'.repeat(40));
+  it('hashes with a key: same input same hash, another secret another hash', () => {
+    assert.equal(secrets.hash('token'), secrets.hash('token'));
+    assert.notEqual(secrets.hash('token'), new Secrets('y'.repeat(40)).hash('token'));
+    assert.match(secrets.hash('token'), /^[0-9a-f]{64}$/);
+  });
+  it('encrypts and decrypts; tampering is detected', () => {
+    const sealed = secrets.encrypt('hello');
+    assert.notEqual(sealed, secrets.encrypt('hello'));
+    assert.equal(secrets.decrypt(sealed), 'hello');
+    const raw = Buffer.from(sealed, 'base64url');
+    raw[raw.length - 1]! ^= 1;
+    assert.throws(() => secrets.decrypt(raw.toString('base64url')));
+  });
+  it('signs tokens for a purpose until they expire', () => {
+    const token = secrets.sign('file-access', { fileId: 'abc' }, 2000);
+    assert.deepEqual(secrets.verify('file-access', token, 1999), { fileId: 'abc' });
+    assert.equal(secrets.verify('file-access', token, 2000), null, 'expired');
+    assert.equal(secrets.verify('url-access', token, 1000), null, 'other purpose');
+    assert.equal(secrets.verify('file-access', token.slice(0, -2) + 'AA', 1000), null, 'forged');
+    assert.equal(new Secrets('z'.repeat(40)).verify('file-access', token, 1000), null, 'other secret');
+    assert.equal(secrets.verify('file-access', 'garbage', 1000), null);
+  });
+  it('generates a secret once and keeps it in the data folder', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'chute-secret-'));
+    try {
+      const first = loadOrCreateSecret(dir);
+      assert.ok(first.length >= 32);
+      assert.equal(loadOrCreateSecret(dir), first);
+      assert.equal((await readFile(path.join(dir, 'secret'), 'utf8')).trim(), first);
+      assert.equal((await stat(path.join(dir, 'secret'))).mode & 0o777, 0o600);
+      assert.equal(loadOrCreateSecret(dir, 'from-env'.repeat(5)), 'from-env'.repeat(5));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

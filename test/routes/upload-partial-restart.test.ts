@@ -1,0 +1,123 @@
+// Chunked uploads do not survive a restart (the spec's states table): at start-up the temp data of unfinished
+// sessions is removed, their tokens stop working, and assemblies left PENDING or PROCESSING become FAILED. And since
+// sessions live in the database, two instances sharing it (and the storage) can take turns with the chunks.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { it } from 'node:test';
+import { newId } from '../../src/lib/ids.js';
+import { createPostgresDatabase, forEachDatabase, startTestServer, type TestServer } from '../support/server.js';
+import { appendTempFiles, sendChunk, sessionCount, uploadAndVerify, waitForAssembly } from './upload-partial-support.js';
+
+async function insertIncomplete(server: TestServer, userId: string, status: 'PENDING' | 'PROCESSING' | 'COMPLETE'): Promise<string> {
+  const id = newId();
+  const now = server.ctx.clock.now();
+  await server.ctx.db
+    .insertInto('incomplete_files')
+    .values({
+      id,
+      user_id: userId,
+      file_id: null,
+      status,
+      chunks_total: 2,
+      chunks_complete: 0,
+      metadata: JSON.stringify({ name: `${id}.bin`, type: 'application/octet-stream', size: 10, url: null }),
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  return id;
+}
+
+forEachDatabase('chunked uploads across a restart', (engine) => {
+  it('discards open and assembling sessions with their temp data; PENDING/PROCESSING records become FAILED', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-restart-'));
+    const database = engine === 'postgres' ? await createPostgresDatabase() : undefined;
+    try {
+      const first = await startTestServer({ engine, dataDir, databaseUrl: database?.url });
+      const admin = await first.setup();
+      const file = randomBytes(5000);
+      const { record: completed } = await uploadAndVerify(first, admin.token, file, [2000]);
+
+      const open = await sendChunk(first, admin.token, { file, start: 0, end: 999 });
+      assert.equal(open.status, 200);
+      // A second upload whose last chunk had been accepted and whose bytes were already published when the process
+      // died, before the file record was written.
+      const crashed = await sendChunk(first, admin.token, { file, start: 0, end: 999 });
+      const crashedHash = first.ctx.secrets.hash(crashed.body.partialToken);
+      const pendingId = await insertIncomplete(first, admin.id, 'PENDING');
+      const session = await first.ctx.db
+        .updateTable('partial_uploads')
+        .set({ state: 'assembling', token_hash: null, reserved_name: 'crashed.bin', incomplete_file_id: pendingId })
+        .where('token_hash', '=', crashedHash)
+        .returning(['storage_key'])
+        .executeTakeFirstOrThrow();
+      await first.ctx.storage.put(session.storage_key, Readable.from([file]), { contentType: 'application/octet-stream' });
+      const processingId = await insertIncomplete(first, admin.id, 'PROCESSING');
+      assert.equal(await sessionCount(first), 2);
+      assert.equal((await appendTempFiles(dataDir)).length, 2);
+      await first.close();
+
+      const second = await startTestServer({ engine, dataDir, databaseUrl: database?.url });
+      try {
+        assert.equal(await sessionCount(second), 0);
+        assert.deepEqual(await appendTempFiles(dataDir), []);
+        assert.equal(await second.ctx.storage.stat(session.storage_key), null, 'unrecorded published bytes are removed');
+        const refused = await sendChunk(second, admin.token, { file, start: 1000, end: 1999, token: open.body.partialToken });
+        assert.equal(refused.status, 400);
+        assert.equal(refused.body.code, 1003);
+
+        const records = await second.json('GET', '/api/user/files/incomplete', { auth: admin.token });
+        const status = (id: string) => records.body.find((r: { id: string }) => r.id === id)?.status;
+        assert.equal(status(pendingId), 'FAILED');
+        assert.equal(status(processingId), 'FAILED');
+        assert.equal(status(completed.id), 'COMPLETE', 'finished records are left alone');
+        // The completed file is still served.
+        assert.equal((await second.fetch(`/api/user/files/${completed.fileId}`, { headers: { authorization: admin.token } })).status, 200);
+        // And chunked uploads work again from byte 0.
+        await uploadAndVerify(second, admin.token, file, [1000, 1000]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await database?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('any instance sharing the database and storage can take the next chunk', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-instances-'));
+    const database = engine === 'postgres' ? await createPostgresDatabase() : undefined;
+    try {
+      const a = await startTestServer({ engine, dataDir, databaseUrl: database?.url });
+      const b = await startTestServer({ engine, dataDir, databaseUrl: database?.url });
+      try {
+        const admin = await a.setup();
+        const file = randomBytes(90_000);
+        let token: string | undefined;
+        const instances = [a, b, a, b, a];
+        for (const [i, instance] of instances.entries()) {
+          const start = i * 18_000;
+          const res = await sendChunk(instance, admin.token, { file, start, end: start + 17_999, token });
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+          token = res.body.partialToken;
+          if (i === instances.length - 1) {
+            const record = await waitForAssembly(b, admin.token, res.body.incompleteFileId);
+            assert.equal(record.status, 'COMPLETE');
+            const served = await b.fetch(`/raw/${res.body.files[0].name}`);
+            assert.ok(Buffer.from(await served.arrayBuffer()).equals(file));
+          }
+        }
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    } finally {
+      await database?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,174 @@
+// What only the local datasource does: its folders, the start-up sweep of dead puts, crash leftovers of appends,
+// forged append states, the fsync switch, and the storage configuration's error messages.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { createDatasource, type Datasource } from '../../src/storage/index.js';
+import { LocalDatasource } from '../../src/storage/local.js';
+import { forEachDatabase, startTestServer } from '../support/server.js';
+
+const text = (s: string) => Readable.from([Buffer.from(s)]);
+
+async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString();
+}
+
+const otherFilesystem = await otherFilesystemThanTmp();
+
+describe('local datasource', () => {
+  let dataDir: string;
+  before(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-local-'));
+  });
+  after(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps objects as files under DATA_DIR/uploads, sub-folders for keys with /', async () => {
+    const storage = await createDatasource(loadConfig({ DATA_DIR: dataDir }));
+    await storage.put('a/b/c.txt', text('nested'), { contentType: 'text/plain' });
+    assert.equal(await readFile(path.join(dataDir, 'uploads', 'a', 'b', 'c.txt'), 'utf8'), 'nested');
+    await storage.delete('a/b/c.txt');
+    await assert.rejects(stat(path.join(dataDir, 'uploads', 'a', 'b', 'c.txt')), { code: 'ENOENT' });
+  });
+
+  it('uses UPLOADS_DIR when set, and works with UPLOADS_FSYNC=false', async () => {
+    const uploads = path.join(dataDir, 'elsewhere', 'files');
+    const storage = await createDatasource(loadConfig({ DATA_DIR: dataDir, UPLOADS_DIR: uploads, UPLOADS_FSYNC: 'false' }));
+    await storage.put('x.bin', text('fast'), { contentType: 'text/plain' });
+    assert.equal(await readFile(path.join(uploads, 'x.bin'), 'utf8'), 'fast');
+    let state = await storage.beginAppend('y.bin', { contentType: 'text/plain' });
+    state = await storage.append(state, text('ab'));
+    state = await storage.append(state, text('cd'));
+    await storage.completeAppend(state);
+    assert.equal(await readFile(path.join(uploads, 'y.bin'), 'utf8'), 'abcd');
+  });
+
+  it('removes the temp files of puts a dead process left behind at start-up, and keeps append uploads', async () => {
+    const storage = await createDatasource(loadConfig({ DATA_DIR: dataDir }));
+    let state = await storage.beginAppend('kept.bin', { contentType: 'text/plain' });
+    state = await storage.append(state, text('still going'));
+    const tmp = path.join(dataDir, 'tmp');
+    const stale = `put-${'a'.repeat(26)}.tmp`;
+    await writeFile(path.join(tmp, stale), randomBytes(1000));
+    await writeFile(path.join(tmp, 'someone-elses-file'), 'not ours');
+    await createDatasource(loadConfig({ DATA_DIR: dataDir }));
+    const left = await readdir(tmp);
+    assert.ok(!left.includes(stale), 'the stale put temp file is removed');
+    assert.ok(left.includes('someone-elses-file'), 'files that are not put temp files are kept');
+    // The append-style upload survives the restart and still completes.
+    const restarted = await createDatasource(loadConfig({ DATA_DIR: dataDir }));
+    state = await restarted.append(JSON.parse(JSON.stringify(state)), text('!'));
+    await restarted.completeAppend(state);
+    assert.equal(await readAll(await restarted.get('kept.bin')), 'still going!');
+    await rm(path.join(tmp, 'someone-elses-file'));
+  });
+
+  it('never publishes bytes past the recorded size (a crash mid-append), and refuses a truncated upload', async () => {
+    const storage = (await createDatasource(loadConfig({ DATA_DIR: dataDir }))) as LocalDatasource;
+    let state = await storage.beginAppend('crash.bin', { contentType: 'text/plain' });
+    state = await storage.append(state, text('good'));
+    const file = path.join(storage.tmpDir, String(state.file));
+    await writeFile(file, 'goodGARBAGE');
+    state = await storage.append(state, text('+more'));
+    await storage.completeAppend(state);
+    assert.equal(await readAll(await storage.get('crash.bin')), 'good+more');
+
+    let lost = await storage.beginAppend('lost.bin', { contentType: 'text/plain' });
+    lost = await storage.append(lost, text('0123456789'));
+    await writeFile(path.join(storage.tmpDir, String(lost.file)), '01234');
+    await assert.rejects(storage.append(lost, text('x')), /has 5 of its 10 bytes/);
+    await assert.rejects(storage.completeAppend(lost), /has 5 of its 10 bytes/);
+    await storage.abortAppend(lost);
+  });
+
+  it('refuses append states that point outside the temp folder or belong to another datasource', async () => {
+    const storage: Datasource = await createDatasource(loadConfig({ DATA_DIR: dataDir }));
+    const state = await storage.beginAppend('forged.bin', { contentType: 'text/plain' });
+    for (const forged of [
+      { ...state, file: '../uploads/forged.bin' },
+      { ...state, file: '/etc/passwd' },
+      { ...state, kind: 's3' },
+      { ...state, key: '../x' },
+      { ...state, size: -1 },
+    ]) {
+      await assert.rejects(storage.append(forged, text('x')), Error, JSON.stringify(forged));
+      await assert.rejects(storage.completeAppend(forged), Error, JSON.stringify(forged));
+      await assert.rejects(storage.abortAppend(forged), Error, JSON.stringify(forged));
+    }
+    await storage.abortAppend(state);
+  });
+
+  it('keeps temp files inside UPLOADS_DIR when it is on another filesystem', { skip: !otherFilesystem && 'no /dev/shm on another filesystem than the temp folder' }, async () => {
+    const uploads = await mkdtemp(path.join('/dev/shm', 'chute-uploads-'));
+    try {
+      const storage = (await createDatasource(loadConfig({ DATA_DIR: dataDir, UPLOADS_DIR: uploads }))) as LocalDatasource;
+      assert.equal(storage.tmpDir, path.join(uploads, '.chute-tmp'));
+      await storage.put('across.txt', text('renamed within one filesystem'), { contentType: 'text/plain' });
+      assert.equal(await readFile(path.join(uploads, 'across.txt'), 'utf8'), 'renamed within one filesystem');
+    } finally {
+      await rm(uploads, { recursive: true, force: true });
+    }
+  });
+});
+
+async function otherFilesystemThanTmp(): Promise<boolean> {
+  try {
+    return (await stat('/dev/shm')).isDirectory() && (await stat('/dev/shm')).dev !== (await stat(os.tmpdir())).dev;
+  } catch {
+    return false;
+  }
+}
+
+describe('storage configuration', () => {
+  const problems = (env: Record<string, string>) => {
+    try {
+      loadConfig(env);
+    } catch (err) {
+      assert.ok(err instanceof ConfigError);
+      return err.problems;
+    }
+    assert.fail('the configuration was accepted');
+  };
+
+  it('defaults to a local folder with fsync on', () => {
+    const config = loadConfig({});
+    assert.equal(config.DATASOURCE, 'local');
+    assert.equal(config.UPLOADS_FSYNC, true);
+    assert.equal(config.S3_PART_SIZE, 8 * 1024 * 1024);
+  });
+
+  it('names each bad value', () => {
+    assert.match(problems({ DATASOURCE: 'ftp' })[0]!, /^DATASOURCE="ftp": .*local.*s3/);
+    assert.deepEqual(problems({ DATASOURCE: 's3' }), ['S3_BUCKET="": is required when DATASOURCE=s3']);
+    assert.deepEqual(problems({ DATASOURCE: 's3', S3_BUCKET: 'files', S3_ACCESS_KEY_ID: 'AK' }), [
+      'S3_SECRET_ACCESS_KEY="": is required with the other S3 key (set both or neither)',
+    ]);
+    assert.match(problems({ UPLOADS_FSYNC: 'maybe' })[0]!, /^UPLOADS_FSYNC="maybe": /);
+    assert.match(problems({ S3_ENDPOINT: 'not a url' })[0]!, /^S3_ENDPOINT="not a url": /);
+    assert.match(problems({ S3_FORCE_PATH_STYLE: 'sure' })[0]!, /^S3_FORCE_PATH_STYLE="sure": /);
+    assert.match(problems({ S3_PREFIX: '../up' })[0]!, /^S3_PREFIX="..\/up": must be a relative path/);
+    assert.match(problems({ S3_PART_SIZE: '1mb' })[0]!, /^S3_PART_SIZE="1mb": must be between 5mb and 5gb/);
+    assert.equal(loadConfig({ S3_PREFIX: 'chute' }).S3_PREFIX, 'chute/');
+  });
+});
+
+forEachDatabase('storage in the running app', (engine) => {
+  it('ctx.storage is the configured local datasource, created at start-up', async () => {
+    const server = await startTestServer({ engine });
+    try {
+      assert.equal(server.ctx.storage.kind, 'local');
+      await server.ctx.storage.put('ctx.txt', text('via ctx'), { contentType: 'text/plain' });
+      assert.equal(await readFile(path.join(server.dataDir, 'uploads', 'ctx.txt'), 'utf8'), 'via ctx');
+    } finally {
+      await server.close();
+    }
+  });
+});

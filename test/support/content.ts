@@ -1,0 +1,61 @@
+// Test data for the content features (short URLs, folders, tags): extra users, quotas and file rows written
+// straight into the database (and their bytes into storage when a test needs them), for tests that do not exercise
+// uploading itself.
+import { Readable } from 'node:stream';
+import { newId, randomString } from '../../src/lib/ids.js';
+import { insertUser, revealToken } from '../../src/services/accounts.js';
+import { setUserQuota } from '../../src/services/quotas.js';
+import type { TestServer, TestUser } from './server.js';
+
+/** A USER account with its API token. */
+export async function createTestUser(server: TestServer, username: string): Promise<TestUser> {
+  const row = await insertUser(server.ctx, server.ctx.db, { username, passwordHash: null, role: 'USER' });
+  return { id: row.id, username, password: '', token: revealToken(server.ctx, row), cookie: '' };
+}
+
+export async function setUrlQuota(server: TestServer, userId: string, maxUrls: number): Promise<void> {
+  await setUserQuota(server.ctx, server.ctx.db, userId, { filesQuota: 'BY_BYTES', maxBytes: null, maxFiles: null, maxUrls });
+}
+
+export interface TestFile {
+  id: string;
+  name: string;
+  storageKey: string;
+}
+
+/** A file row owned by `userId` (optionally in a folder, with a password); `bytes` are also stored under its key. */
+export async function insertTestFile(
+  server: TestServer,
+  userId: string,
+  options: { folderId?: string; originalName?: string; bytes?: string | Buffer; password?: string; type?: string } = {},
+): Promise<TestFile> {
+  const now = Date.now();
+  const name = `${randomString(10)}.txt`;
+  const storageKey = `test/${name}`;
+  const bytes = options.bytes === undefined ? undefined : Buffer.from(options.bytes);
+  if (bytes !== undefined) {
+    await server.ctx.storage.put(storageKey, Readable.from([bytes]), { contentType: 'text/plain' });
+  }
+  const id = newId();
+  await server.ctx.db
+    .insertInto('files')
+    .values({
+      id,
+      name,
+      original_name: options.originalName ?? name,
+      type: options.type ?? 'text/plain',
+      size: bytes?.length ?? 0,
+      views: 0,
+      max_views: null,
+      favorite: 0,
+      password: options.password ?? null,
+      deletes_at: null,
+      folder_id: options.folderId ?? null,
+      user_id: userId,
+      storage_key: storageKey,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  return { id, name, storageKey };
+}
