@@ -54,9 +54,18 @@ export class LocalDatasource implements Datasource {
   async put(key: string, body: Readable, _info: { contentType: string }): Promise<ObjectInfo> {
     const target = this.pathOf(key);
     const temp = path.join(this.tmpDir, newTempName('put'));
+    // The temp file is opened before any byte flows: with a lazily opened stream, a body that fails at once could be
+    // cleaned up before the open completed, and the open would then leave an orphan temp file behind.
+    let handle;
     try {
-      // `flush` fsyncs the file before the stream closes; pipeline resolves only after that close.
-      const out = createWriteStream(temp, { flags: 'wx', flush: this.fsync });
+      handle = await open(temp, 'wx');
+    } catch (err) {
+      body.destroy();
+      throw err;
+    }
+    try {
+      // The stream owns the handle. `flush` fsyncs it before the stream closes; pipeline resolves only after that.
+      const out = createWriteStream('', { fd: handle, flush: this.fsync });
       await pipeline(body, out);
       await this.publish(temp, target);
       return { size: out.bytesWritten };
