@@ -2,7 +2,8 @@
 // Runs the test suite with node:test through tsx: every test/**/*.test.ts (Node 20's --test does not expand globs),
 // or the files given as arguments. Database tests also run on PostgreSQL when TEST_DATABASE_URL is set.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 function findTests(dir) {
@@ -21,10 +22,24 @@ if (!process.env.TEST_DATABASE_URL) {
   console.log('# NOTICE: TEST_DATABASE_URL is not set: database tests run on SQLite only; the PostgreSQL run is SKIPPED.');
   console.log('#         Set TEST_DATABASE_URL=postgres://user@host:5432/db to run them on PostgreSQL too.');
 }
+// Browser tests (test/web) drive the built dashboard. Build it first (a couple of seconds with Vite) into a folder of
+// this run's own, so that runs side by side never serve each other's half-written build.
+let dashboardDir = null;
+if (files.some((f) => f.replaceAll(path.sep, '/').includes('test/web/'))) {
+  dashboardDir = mkdtempSync(path.join(os.tmpdir(), 'chute-web-dist-'));
+  const build = spawnSync(
+    'npx',
+    ['vite', 'build', '--config', 'web/vite.config.ts', '--outDir', dashboardDir, '--emptyOutDir', '--logLevel', 'warn'],
+    { stdio: 'inherit' },
+  );
+  if (build.status !== 0) process.exit(build.status ?? 1);
+  process.env.TEST_DASHBOARD_DIR = dashboardDir;
+}
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 const result = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
   { stdio: 'inherit' },
 );
+if (dashboardDir) rmSync(dashboardDir, { recursive: true, force: true });
 process.exit(result.status ?? 1);

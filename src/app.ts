@@ -5,6 +5,7 @@ import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from './context.js';
+import { registerDashboard } from './http/dashboard.js';
 import { registerErrorHandlers } from './http/errors.js';
 import { rewritePublicPrefixes } from './http/links.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -90,5 +91,7 @@ export async function buildApp(ctx: Omit<AppContext, 'log'>, options: BuildAppOp
   await registerRateLimit(app, fullCtx);
 
   for (const routes of ROUTES) await routes(app, fullCtx);
+  // The web dashboard's pages and assets (web/, built into web/dist).
+  await registerDashboard(app, fullCtx);
   return { app, ctx: fullCtx };
 }

@@ -36,6 +36,8 @@ const envSchema = z.object({
   REDIS_URL: z.string().url().optional(),
   /** Prefix of every Redis key Chute writes (to share one Redis between applications). */
   REDIS_PREFIX: z.string().min(1).default('chute:'),
+  /** Folder of the built dashboard (index.html and assets/); default web/dist in the installation. */
+  DASHBOARD_DIR: z.string().min(1).optional(),
   // Storage (src/storage): where uploaded bytes live.
   DATASOURCE: z.enum(['local', 's3']).default('local'),
   /** Folder of the local datasource; default DATA_DIR/uploads. */

@@ -1,0 +1,60 @@
+// The first run and sign-in pages in a real browser: setup while the server is new, sign out, sign in (wrong
+// password shown in words), and the redirect of a visitor to the sign-in page and back.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { DASHBOARD_ENV, describeBrowser, openPage, PHONE, screenshot, signIn, useBrowser } from '../support/browser.js';
+import { useTestServer } from '../support/server.js';
+
+describeBrowser('dashboard: first run and sign-in', () => {
+  const server = useTestServer({ engine: 'sqlite', env: DASHBOARD_ENV });
+  const browser = useBrowser();
+
+  it('a new server shows the setup page, which creates the super administrator and signs them in', async () => {
+    const { page, context, errors } = await openPage(browser(), server().url);
+    await page.goto('/');
+    await page.waitForURL(/\/auth\/setup$/);
+    await screenshot(page, 'setup');
+    await page.getByLabel(/^Username/).fill('owner');
+    await page.getByLabel(/^Password/).fill('owner-password');
+    await page.getByLabel(/^Repeat the password/).fill('owner-password');
+    await page.getByRole('button', { name: 'Create the account' }).click();
+    await page.waitForURL(/\/dashboard$/);
+    await page.getByRole('heading', { name: 'Hello, owner' }).waitFor();
+    const setup = await server().json('GET', '/api/setup');
+    assert.equal(setup.body.firstSetup, false);
+    await screenshot(page, 'overview');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('a visitor is sent to sign in and back to the page they asked for; a wrong password is said in words', async () => {
+    const { page, context, errors } = await openPage(browser(), server().url, { viewport: PHONE });
+    await page.goto('/dashboard/files');
+    await page.waitForURL(/\/auth\/login\?next=%2Fdashboard%2Ffiles$/);
+    await page.getByLabel(/^Username/).fill('owner');
+    await page.getByLabel(/^Password/).fill('wrong-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('Wrong username or password.').waitFor();
+    await screenshot(page, 'login-error-phone');
+    await page.getByLabel(/^Password/).fill('owner-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/dashboard\/files$/);
+    // The setup page is closed once setup is done.
+    await page.goto('/auth/setup');
+    await page.waitForURL(/\/dashboard$/);
+    // The wrong password's 400 and the visitor's 401 from GET /api/user are expected; nothing else may fail.
+    assert.deepEqual(errors.filter((e) => e !== 'http 400: POST /api/auth/login' && e !== 'http 401: GET /api/user'), []);
+    await context.close();
+  });
+
+  it('signing out ends the session', async () => {
+    const { page, context } = await openPage(browser(), server().url);
+    await signIn(page, 'owner', 'owner-password');
+    await page.getByTestId('account-menu').click();
+    await page.getByRole('menuitem', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/auth\/login$/);
+    await page.goto('/dashboard');
+    await page.waitForURL(/\/auth\/login/);
+    await context.close();
+  });
+});

@@ -1,0 +1,79 @@
+// Sign in: username and password, then the TOTP code when the account has one ({totp: true} answer).
+import { Alert, Anchor, Button, PasswordInput, PinInput, Stack, Text, TextInput } from '@mantine/core';
+import { useState, type FormEvent } from 'react';
+import { api } from '../../api/client';
+import { errorMessage } from '../../lib/notify';
+import { useSession } from '../../lib/session';
+import { Link, navigate, useLocation } from '../../router';
+import { AuthFrame } from './AuthFrame';
+
+/** Only same-site dashboard paths are followed after sign-in (no open redirect). */
+function safeNext(next: string | null): string {
+  return next && next.startsWith('/dashboard') && !next.startsWith('//') ? next : '/dashboard';
+}
+
+export function LoginPage() {
+  const { server, refresh } = useSession();
+  const { search } = useLocation();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const [needsCode, setNeedsCode] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event?: FormEvent) => {
+    event?.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const answer = await api<{ totp?: true }>('/api/auth/login', {
+        method: 'POST',
+        body: needsCode ? { username, password, code } : { username, password },
+      });
+      if (answer.totp) {
+        setNeedsCode(true);
+        return;
+      }
+      await refresh();
+      navigate(safeNext(search.get('next')), { replace: true });
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <AuthFrame title="Sign in" subtitle={needsCode ? 'Enter the 6-digit code from your authenticator app.' : undefined}>
+      <form onSubmit={submit}>
+        <Stack>
+          {error ? (
+            <Alert color="red" role="alert">
+              {error}
+            </Alert>
+          ) : null}
+          {needsCode ? (
+            <PinInput length={6} type="number" oneTimeCode value={code} onChange={setCode} aria-label="Authentication code" autoFocus />
+          ) : (
+            <>
+              <TextInput label="Username" required autoComplete="username" value={username} onChange={(e) => setUsername(e.currentTarget.value)} autoFocus />
+              <PasswordInput label="Password" required autoComplete="current-password" value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
+            </>
+          )}
+          <Button type="submit" loading={busy}>
+            Sign in
+          </Button>
+          {server && (server.registrationEnabled || server.invitesEnabled) ? (
+            <Text size="sm" ta="center">
+              No account yet?{' '}
+              <Anchor component={Link} to="/auth/register">
+                Register
+              </Anchor>
+            </Text>
+          ) : null}
+        </Stack>
+      </form>
+    </AuthFrame>
+  );
+}
