@@ -21,6 +21,7 @@ import { publicFolderRoutes } from './routes/public-folders.js';
 import { redirectRoutes } from './routes/redirect.js';
 import { registerRoutes } from './routes/register.js';
 import { serverSettingsRoutes } from './routes/server-settings.js';
+import { serverStatsRoutes } from './routes/server-stats.js';
 import { setupRoutes } from './routes/setup.js';
 import { tagRoutes } from './routes/tags.js';
 import { uploadPartialRoutes } from './routes/upload-partial.js';
@@ -56,6 +57,7 @@ const ROUTES: RouteModule[] = [
   usersRoutes,
   invitesRoutes,
   serverSettingsRoutes,
+  serverStatsRoutes,
 ];
 
 export interface BuildAppOptions {
