@@ -1,10 +1,13 @@
-// The caller's files: list/search, one file (read, edit, delete), bulk edits and deletes, recent files, statistics,
-// and trading a file's password for an access token.
+// The caller's files: list/search, one file (read, edit, delete, its bytes for the owner's previews), bulk edits and
+// deletes, recent files, statistics, and trading a file's password for an access token.
 import { z } from 'zod';
 import { caller, optionalUser, requireUser } from '../http/auth.js';
 import { publicBaseUrl } from '../http/links.js';
 import { AUTHENTICATED } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
+import { contentDisposition } from '../lib/content-disposition.js';
+import { contentRange, parseRange, unsatisfiedRange } from '../lib/byte-range.js';
+import { servingPolicy } from '../lib/media-types.js';
 import { Id, IsoDateTime } from '../schemas/common.js';
 import { FileSchema } from '../schemas/file.js';
 import { unlockFile } from '../services/file-serving.js';
@@ -16,6 +19,7 @@ import {
   fileStats,
   findManagedFile,
   listFiles,
+  readManagedFileBytes,
   recentFiles,
   toFileDto,
   toFileDtos,
@@ -27,6 +31,8 @@ const security = AUTHENTICATED;
 const tags = ['files'];
 const fileParams = z.object({ id: z.string().min(1).max(1024).describe('file id or served name') });
 const booleanText = z.enum(['true', 'false']).transform((v) => v === 'true');
+/** As for /raw: the owner's copy of uploaded bytes never runs as a page of ours either. */
+const OWNER_RAW_CSP = "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'";
 
 export const userFilesRoutes: RouteModule = (app, ctx) => {
   const auth = requireUser(ctx);
@@ -175,7 +181,8 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
     {
       preValidation: auth,
       schema: {
-        summary: 'Edit a file: rename, favourite, originalName, password (null clears), maxViews (null or 0 clears), type',
+        summary: 'Edit a file: rename, favourite, originalName, password (null clears), maxViews (null or 0 clears), type, '
+          + 'deletesAt (a future date; null keeps the file)',
         tags,
         security,
         params: fileParams,
@@ -186,13 +193,58 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
           password: z.string().max(1024).nullable().optional(),
           maxViews: z.number().int().min(0).max(2_147_483_647).nullable().optional(),
           type: z.string().min(1).max(255).optional(),
+          deletesAt: IsoDateTime.nullable().optional(),
         }),
         response: { 200: FileSchema },
       },
     },
     async (request) => {
-      const row = await updateFile(ctx, caller(request).user, request.params.id, request.body);
+      const { deletesAt, ...patch } = request.body;
+      const row = await updateFile(ctx, caller(request).user, request.params.id, {
+        ...patch,
+        ...(deletesAt === undefined ? {} : { deletesAt: deletesAt === null ? null : Date.parse(deletesAt) }),
+      });
       return (await toFileDtos(ctx, publicBaseUrl(ctx, request), [row]))[0]!;
+    },
+  );
+
+  app.get(
+    '/api/user/files/:id/raw',
+    {
+      preValidation: auth,
+      schema: {
+        summary: "The bytes of one of the caller's files for previews and downloads: no view counted, no password asked",
+        description: 'Ranges are answered (206); ?download serves it as an attachment. The dashboard uses this for '
+          + 'thumbnails, so that looking at one\'s own files neither counts views nor uses up a file with max views.',
+        tags,
+        security,
+        params: fileParams,
+        querystring: z.object({ download: z.string().optional().describe('present: serve as an attachment') }),
+      },
+    },
+    async (request, reply) => {
+      const file = await findManagedFile(ctx, caller(request).user, request.params.id);
+      const policy = servingPolicy(file.type);
+      const attachment = request.query.download !== undefined || !policy.inline;
+      // Set only once the answer is decided, so that an error answer does not carry them.
+      const representationHeaders = {
+        'accept-ranges': 'bytes',
+        // Bytes never change under an id, so the browser may keep them (privately: they are the caller's).
+        'cache-control': 'private, max-age=3600',
+        'content-disposition': contentDisposition(attachment ? 'attachment' : 'inline', file.original_name ?? file.name),
+        'x-content-type-options': 'nosniff',
+        'content-security-policy': OWNER_RAW_CSP,
+      };
+      const range = parseRange(request.headers.range, file.size);
+      if (range.kind === 'unsatisfiable') {
+        return reply.code(416).headers(representationHeaders).header('content-range', unsatisfiedRange(file.size)).send();
+      }
+      const partial = range.kind === 'partial' ? range : undefined;
+      const body = file.size === 0 ? '' : await readManagedFileBytes(ctx, file, partial);
+      reply.headers(representationHeaders).header('content-type', policy.contentType);
+      reply.header('content-length', String(partial ? partial.end - partial.start + 1 : file.size));
+      if (partial) reply.code(206).header('content-range', contentRange(partial.start, partial.end, file.size));
+      return reply.send(body);
     },
   );
 

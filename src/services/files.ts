@@ -2,6 +2,7 @@
 // deleting one or many, recent files and statistics. Another user's file is answered like a missing one (4000);
 // ADMIN and SUPERADMIN may manage everyone's files. Deleting a file deletes its bytes too.
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Database, FileRow, UserRow } from '../db/types.js';
@@ -11,6 +12,7 @@ import { toIso } from '../lib/clock.js';
 import { mimeEssence } from '../lib/media-types.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { FileDto } from '../schemas/file.js';
+import { StorageNotFoundError, type ByteRange } from '../storage/datasource.js';
 import { assertUsableFileName } from './upload-options.js';
 
 type Caller = Pick<UserRow, 'id' | 'role'>;
@@ -270,9 +272,17 @@ export interface FilePatch {
   password?: string | null | undefined;
   maxViews?: number | null | undefined;
   type?: string | undefined;
+  /** When the file is deleted (epoch ms, in the future), or null to keep it. */
+  deletesAt?: number | null | undefined;
 }
 
-/** PATCH /api/user/files/:id. A taken name -> 1014, a bad one -> 1007/1009, a bad originalName -> 1008, type -> 1065. */
+/** Latest accepted expiry: year 9999 (as for uploads). */
+const MAX_DELETES_AT_MS = 253402300799999;
+
+/**
+ * PATCH /api/user/files/:id. A taken name -> 1014, a bad one -> 1007/1009, a bad originalName -> 1008, type -> 1065,
+ * an expiry that is not in the future -> 1000.
+ */
 export async function updateFile(ctx: AppContext, caller: Caller, idOrName: string, patch: FilePatch): Promise<FileRow> {
   const row = await findManagedFile(ctx, caller, idOrName);
   const changes: Partial<FileRow> = {};
@@ -297,6 +307,11 @@ export async function updateFile(ctx: AppContext, caller: Caller, idOrName: stri
     if (type === null || patch.type.includes(';')) throw new ApiError(1065, JSON.stringify(patch.type));
     changes.type = type;
   }
+  if (patch.deletesAt !== undefined) {
+    if (patch.deletesAt !== null && patch.deletesAt <= ctx.clock.now()) throw new ApiError(1000, 'deletesAt must be in the future');
+    if (patch.deletesAt !== null && patch.deletesAt > MAX_DELETES_AT_MS) throw new ApiError(1000, 'deletesAt is too far in the future');
+    changes.deletes_at = patch.deletesAt;
+  }
   if (Object.keys(changes).length === 0) return row;
   changes.updated_at = ctx.clock.now();
   try {
@@ -306,6 +321,19 @@ export async function updateFile(ctx: AppContext, caller: Caller, idOrName: stri
     throw err;
   }
   return { ...row, ...changes };
+}
+
+/**
+ * The bytes of a file the caller manages (all of them, or one range), for the owner's previews and downloads: no
+ * view is counted and no password asked. Bytes missing from storage -> 4000.
+ */
+export async function readManagedFileBytes(ctx: AppContext, row: Pick<FileRow, 'storage_key'>, range?: ByteRange): Promise<Readable> {
+  try {
+    return await ctx.storage.get(row.storage_key, range);
+  } catch (err) {
+    if (err instanceof StorageNotFoundError) throw new ApiError(4000, undefined, { cause: err });
+    throw err;
+  }
 }
 
 /** DELETE /api/user/files/:id: the record and its bytes. */
