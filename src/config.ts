@@ -25,6 +25,11 @@ const envSchema = z.object({
     .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// or postgresql:// URL')
     .optional(),
   SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /**
+   * Names this instance among several sharing a database; default: an id generated once and kept in DATA_DIR. Only
+   * instances that share one DATA_DIR need to set it (each its own).
+   */
+  INSTANCE_ID: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -').optional(),
   /** Trust X-Forwarded-* headers (set when running behind a reverse proxy). */
   TRUST_PROXY: booleanFromEnv.default(false),
   /** Public base URL used in returned links, e.g. https://files.example.com. Derived from the request when unset. */

@@ -13,6 +13,8 @@ export interface AppContext {
   db: Db;
   engine: Engine;
   clock: Clock;
+  /** This instance among several sharing the database (INSTANCE_ID, or an id kept in DATA_DIR). */
+  instanceId: string;
   secrets: Secrets;
   settings: SettingsService;
   /** Where file bytes live (local folder or S3), see src/storage. */

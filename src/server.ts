@@ -10,6 +10,8 @@ import { openDatabase, type DatabaseHandle } from './db/index.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { App } from './http/types.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { loadOrCreateDataDirValue } from './lib/data-dir-values.js';
+import { randomString } from './lib/ids.js';
 import { loadOrCreateSecret, Secrets } from './lib/secrets.js';
 import { deleteExpiredFiles } from './services/files.js';
 import { Jobs } from './services/jobs.js';
@@ -35,10 +37,13 @@ export interface StartOptions {
   startJobs?: boolean;
 }
 
+const INSTANCE_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
 export async function createChute(config: Config, options: StartOptions = {}): Promise<Chute> {
   const dataDir = path.resolve(config.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
   const secrets = new Secrets(loadOrCreateSecret(dataDir, config.SECRET));
+  const instanceId = config.INSTANCE_ID ?? loadOrCreateDataDirValue(dataDir, 'instance-id', () => randomString(12, INSTANCE_ID_ALPHABET), (v) => /^[a-z0-9]{12}$/.test(v));
   const lockedSettings = settingsFromEnv(config.env);
   const database = openDatabase({ databaseUrl: config.DATABASE_URL, sqlitePath: path.join(dataDir, 'chute.db') });
   let storage: Datasource | undefined;
@@ -49,14 +54,15 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     const settings = new SettingsService(database.db, clock, lockedSettings);
     await settings.refresh();
     const { app, ctx } = await buildApp(
-      { config: { ...config, DATA_DIR: dataDir }, db: database.db, engine: database.engine, clock, secrets, settings, storage },
+      { config: { ...config, DATA_DIR: dataDir }, db: database.db, engine: database.engine, clock, instanceId, secrets, settings, storage },
       { logger: options.logger ?? { level: config.LOG_LEVEL } },
     );
     const jobs = new Jobs(app.log);
     jobs.every('refresh-settings', 5_000, () => settings.refresh());
     jobs.every('purge-expired-sessions', 3_600_000, () => purgeExpiredSessions(ctx));
     jobs.every('discard-idle-partial-uploads', 60_000, () => discardIdlePartialUploads(ctx));
-    // Chunked uploads do not survive a restart: their temp data goes, their assemblies become FAILED.
+    // Chunked uploads do not survive a restart of the instance that holds them: their temp data goes, their assemblies
+    // become FAILED. Other instances' uploads carry on.
     await discardUnfinishedPartialUploads(ctx);
     jobs.every('delete-expired-files', 60_000, () => deleteExpiredFiles(ctx));
     await app.ready();

@@ -207,6 +207,8 @@ export interface PartialUploadsTable {
   append_state: string;
   reserved_name: string | null;
   incomplete_file_id: string | null;
+  /** The instance that received the latest chunk (AppContext.instanceId); null for rows from before 0006. */
+  instance_id: string | null;
   created_at: Millis;
   updated_at: Millis;
 }

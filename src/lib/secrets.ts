@@ -1,27 +1,14 @@
 // Everything derived from the instance SECRET: keyed hashes for looking up tokens and sessions without storing them,
 // authenticated encryption for values we must show back (the API token, TOTP secrets), and signed short-lived tokens.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFileSync, writeFileSync, mkdirSync, renameSync } from 'node:fs';
-import path from 'node:path';
+import { loadOrCreateDataDirValue } from './data-dir-values.js';
 
 const SECRET_FILE = 'secret';
 
 /** The SECRET from the environment, or one generated once and kept in DATA_DIR so restarts keep sessions valid. */
 export function loadOrCreateSecret(dataDir: string, fromEnv?: string): string {
   if (fromEnv) return fromEnv;
-  const file = path.join(dataDir, SECRET_FILE);
-  try {
-    const existing = readFileSync(file, 'utf8').trim();
-    if (existing.length >= 32) return existing;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${secret}\n`, { mode: 0o600, flush: true });
-  renameSync(temp, file);
-  return readFileSync(file, 'utf8').trim();
+  return loadOrCreateDataDirValue(dataDir, SECRET_FILE, () => randomBytes(48).toString('base64url'), (v) => v.length >= 32);
 }
 
 export class Secrets {

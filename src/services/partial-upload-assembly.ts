@@ -117,17 +117,28 @@ export async function discardIdlePartialUploads(ctx: AppContext): Promise<number
 }
 
 /**
- * At start-up: unfinished sessions do not survive a restart (the spec's states table). Discards every session with
- * its temp data and turns incomplete files left PENDING or PROCESSING into FAILED. Call it before accepting requests.
+ * At start-up: unfinished sessions do not survive a restart of the instance holding them (the spec's states table).
+ * Discards this instance's sessions (and those from before instances were recorded) with their temp data, and turns
+ * incomplete files left PENDING or PROCESSING without any session into FAILED. Sessions other instances sharing the
+ * database hold are left to them. Call it before accepting requests.
  */
 export async function discardUnfinishedPartialUploads(ctx: AppContext): Promise<{ sessions: number; failed: number }> {
-  const rows = await ctx.db.selectFrom('partial_uploads').selectAll().execute();
+  const rows = await ctx.db
+    .selectFrom('partial_uploads')
+    .selectAll()
+    .where((eb) => eb.or([eb('instance_id', '=', ctx.instanceId), eb('instance_id', 'is', null)]))
+    .execute();
   let sessions = 0;
   for (const row of rows) if (await discardSession(ctx, row)) sessions++;
+  // An assembly's session row lives until its record is COMPLETE or FAILED, so a PENDING or PROCESSING record
+  // without one was orphaned by a crash.
   const failed = await ctx.db
     .updateTable('incomplete_files')
     .set({ status: 'FAILED', updated_at: ctx.clock.now() })
     .where('status', 'in', ['PENDING', 'PROCESSING'])
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('partial_uploads').select('partial_uploads.id').whereRef('partial_uploads.incomplete_file_id', '=', 'incomplete_files.id'))),
+    )
     .executeTakeFirst();
   return { sessions, failed: Number(failed.numUpdatedRows) };
 }

@@ -163,6 +163,7 @@ export async function receiveFirstChunk(ctx: AppContext, input: FirstChunkInput)
     append_state: JSON.stringify(appendState),
     reserved_name: null,
     incomplete_file_id: null,
+    instance_id: ctx.instanceId,
     created_at: now,
     updated_at: now,
   };
@@ -213,7 +214,8 @@ export async function receiveNextChunk(ctx: AppContext, input: NextChunkInput): 
   const now = ctx.clock.now();
   const consumed = await ctx.db
     .updateTable('partial_uploads')
-    .set({ token_hash: null, token_expires_at: null, state: 'receiving', updated_at: now })
+    // The instance taking the chunk now holds the upload (its temp data, and its assembly after the last chunk).
+    .set({ token_hash: null, token_expires_at: null, state: 'receiving', instance_id: ctx.instanceId, updated_at: now })
     .where('id', '=', session.id)
     .where('token_hash', '=', session.token_hash)
     .where('state', '=', 'open')

@@ -1,6 +1,7 @@
 // Chunked uploads do not survive a restart (the spec's states table): at start-up the temp data of unfinished
 // sessions is removed, their tokens stop working, and assemblies left PENDING or PROCESSING become FAILED. And since
-// sessions live in the database, two instances sharing it (and the storage) can take turns with the chunks.
+// sessions live in the database, two instances sharing it (and the storage) can take turns with the chunks, and a
+// restart of one discards only the uploads it holds.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -115,6 +116,68 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
         await a.close();
         await b.close();
       }
+    } finally {
+      await database?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('restarting one instance discards only its own unfinished uploads; the others carry on', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-instance-restart-'));
+    const database = engine === 'postgres' ? await createPostgresDatabase() : undefined;
+    // Both share one DATA_DIR here (and so one SQLite file), which is why they need INSTANCE_ID to tell them apart.
+    const start = (id: string) => startTestServer({ engine, dataDir, databaseUrl: database?.url, env: { INSTANCE_ID: id } });
+    const a = await start('alpha');
+    let b = await start('beta');
+    try {
+      const admin = await a.setup();
+      const kept = randomBytes(30_000);
+      const lost = randomBytes(30_000);
+      const first = await sendChunk(a, admin.token, { file: kept, start: 0, end: 9_999 });
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      const other = await sendChunk(b, admin.token, { file: lost, start: 0, end: 9_999 });
+      assert.equal(other.status, 200, JSON.stringify(other.body));
+      assert.equal((await appendTempFiles(dataDir)).length, 2);
+
+      await b.close();
+      b = await start('beta');
+
+      // beta's upload is gone with its temp data ...
+      assert.equal((await appendTempFiles(dataDir)).length, 1);
+      const refused = await sendChunk(b, admin.token, { file: lost, start: 10_000, end: 19_999, token: other.body.partialToken });
+      assert.equal(refused.status, 400);
+      assert.equal(refused.body.code, 1003);
+      // ... alpha's carries on (its next chunk may even go to the restarted beta) and arrives byte for byte.
+      const second = await sendChunk(b, admin.token, { file: kept, start: 10_000, end: 19_999, token: first.body.partialToken });
+      assert.equal(second.status, 200, JSON.stringify(second.body));
+      const last = await sendChunk(a, admin.token, { file: kept, start: 20_000, end: 29_999, token: second.body.partialToken });
+      assert.equal(last.status, 200, JSON.stringify(last.body));
+      const record = await waitForAssembly(a, admin.token, last.body.incompleteFileId);
+      assert.equal(record.status, 'COMPLETE');
+      const served = await a.fetch(`/raw/${last.body.files[0].name}`);
+      assert.ok(Buffer.from(await served.arrayBuffer()).equals(kept));
+    } finally {
+      await a.close();
+      await b.close();
+      await database?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps its instance id in DATA_DIR across restarts unless INSTANCE_ID names one', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-instance-id-'));
+    const database = engine === 'postgres' ? await createPostgresDatabase() : undefined;
+    try {
+      const first = await startTestServer({ engine, dataDir, databaseUrl: database?.url });
+      const generated = first.ctx.instanceId;
+      await first.close();
+      assert.match(generated, /^[a-z0-9]{12}$/);
+      const again = await startTestServer({ engine, dataDir, databaseUrl: database?.url });
+      assert.equal(again.ctx.instanceId, generated);
+      await again.close();
+      const named = await startTestServer({ engine, dataDir, databaseUrl: database?.url, env: { INSTANCE_ID: 'web-2' } });
+      assert.equal(named.ctx.instanceId, 'web-2');
+      await named.close();
     } finally {
       await database?.drop();
       await rm(dataDir, { recursive: true, force: true });
