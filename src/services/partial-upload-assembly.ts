@@ -85,6 +85,16 @@ export async function discardSession(ctx: AppContext, session: PartialUploadRow)
     .where('state', '=', session.state)
     .executeTakeFirst();
   if (Number(deleted.numDeletedRows) !== 1) return false;
+  await releasePartialUploadData(ctx, session);
+  if (session.incomplete_file_id) await failIncompleteFile(ctx, session.incomplete_file_id, 'the upload was interrupted');
+  return true;
+}
+
+/**
+ * Removes the bytes of a session whose row is already gone (discarded, or deleted with its user): its temp data, and
+ * for one that was assembling, its published bytes unless a file record already owns them.
+ */
+export async function releasePartialUploadData(ctx: AppContext, session: PartialUploadRow): Promise<void> {
   try {
     await ctx.storage.abortAppend(JSON.parse(session.append_state) as AppendState);
   } catch (err) {
@@ -94,8 +104,6 @@ export async function discardSession(ctx: AppContext, session: PartialUploadRow)
     const owner = await ctx.db.selectFrom('files').select('id').where('storage_key', '=', session.storage_key).executeTakeFirst();
     if (!owner) await ctx.storage.delete(session.storage_key);
   }
-  if (session.incomplete_file_id) await failIncompleteFile(ctx, session.incomplete_file_id, 'the upload was interrupted');
-  return true;
 }
 
 /** The idle-cleanup job: discards open sessions idle for 30 minutes (and busy ones left by a dead process). */

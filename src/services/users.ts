@@ -14,6 +14,7 @@ import { hashPassword } from '../lib/passwords.js';
 import type { QuotaInput, UserDto } from '../schemas/user.js';
 import { insertUser, loadUserDto, loadUserDtos, parseAvatar } from './accounts.js';
 import { deleteStoredBytes } from './files.js';
+import { releasePartialUploadData } from './partial-upload-assembly.js';
 import { resolveQuotaInput, setUserQuota, type QuotaLimits } from './quotas.js';
 
 /** Whether `actor` may edit or delete `target` (acting on oneself is checked by the operation). */
@@ -206,9 +207,12 @@ export async function deleteUser(
       // Files keep working without an owner (the foreign key sets it null); short URLs would cascade, so keep them too.
       await trx.updateTable('urls').set({ user_id: null }).where('user_id', '=', id).execute();
     }
+    // Their unfinished chunked uploads go with them (the rows by cascade); their bytes are released after the commit.
+    const partialUploads = await trx.selectFrom('partial_uploads').selectAll().where('user_id', '=', id).execute();
     await trx.deleteFrom('users').where('id', '=', id).execute();
-    return { user, storageKeys, deletedUrls };
+    return { user, storageKeys, deletedUrls, partialUploads };
   });
+  for (const session of result.partialUploads) await releasePartialUploadData(ctx, session);
   // After the commit: a failure here leaves unreferenced bytes behind (logged), never a file row without its bytes.
   for (let i = 0; i < result.storageKeys.length; i += 16) {
     await Promise.all(result.storageKeys.slice(i, i + 16).map((key) => deleteStoredBytes(ctx, key)));
