@@ -1,0 +1,166 @@
+// The "Shorten a link" card: a destination and, behind "More options", a custom name, a visit limit, a password and
+// whether the link works yet. The new short link is shown and copied to the clipboard at once.
+import { Alert, Anchor, Button, Card, Collapse, Flex, Group, NumberInput, PasswordInput, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { IconChevronDown, IconChevronUp, IconLink } from '@tabler/icons-react';
+import { useState, type FormEvent } from 'react';
+import { errorMessage } from '../../lib/notify';
+import { CopyLinkButton, copyText } from './CopyLinkButton';
+import { normaliseDestination, shortenUrl, urlFieldError, vanityError, type ShortUrl } from './url-api';
+
+type FieldErrors = Partial<Record<'destination' | 'vanity' | 'maxViews', string>>;
+
+export function ShortenForm({ onCreated }: { onCreated: (url: ShortUrl) => void }) {
+  const [destination, setDestination] = useState('');
+  const [vanity, setVanity] = useState('');
+  const [maxViews, setMaxViews] = useState<number | string>('');
+  const [password, setPassword] = useState('');
+  const [enabled, setEnabled] = useState(true);
+  const [showOptions, setShowOptions] = useState(false);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [failure, setFailure] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [created, setCreated] = useState<{ url: ShortUrl; copied: boolean } | null>(null);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const dest = normaliseDestination(destination);
+    const found: FieldErrors = {};
+    if ('error' in dest) found.destination = dest.error;
+    const badVanity = vanityError(vanity.trim());
+    if (badVanity) found.vanity = badVanity;
+    setErrors(found);
+    setFailure(null);
+    if (Object.keys(found).length > 0 || 'error' in dest) {
+      if (found.vanity || found.maxViews) setShowOptions(true);
+      return;
+    }
+    setBusy(true);
+    try {
+      const url = await shortenUrl({
+        destination: dest.value,
+        vanity: vanity.trim() || undefined,
+        maxViews: typeof maxViews === 'number' ? maxViews : undefined,
+        password: password || undefined,
+        enabled,
+      });
+      const copied = await copyText(url.url);
+      setCreated({ url, copied });
+      setDestination('');
+      setVanity('');
+      setMaxViews('');
+      setPassword('');
+      setEnabled(true);
+      onCreated(url);
+    } catch (err) {
+      const field = urlFieldError(err);
+      if (field) {
+        setErrors({ [field.field]: field.message });
+        if (field.field !== 'destination') setShowOptions(true);
+      } else setFailure(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Card withBorder padding="md">
+      <form onSubmit={(event) => void submit(event)} noValidate aria-label="Shorten a link">
+        <Stack gap="sm">
+          <Text fw={600}>Shorten a link</Text>
+          <Flex direction={{ base: 'column', xs: 'row' }} align={{ base: 'stretch', xs: 'flex-start' }} gap="xs">
+            <TextInput
+              style={{ flex: 1, minWidth: 0 }}
+              label="Destination"
+              placeholder="https://example.com/a/long/address"
+              required
+              inputMode="url"
+              autoComplete="off"
+              value={destination}
+              onChange={(e) => setDestination(e.currentTarget.value)}
+              error={errors.destination}
+            />
+            <Button type="submit" mt={{ base: 0, xs: 25 }} loading={busy} leftSection={<IconLink size={16} />}>
+              Shorten
+            </Button>
+          </Flex>
+          <div>
+            <Button
+              variant="subtle"
+              size="compact-sm"
+              px={4}
+              onClick={() => setShowOptions((v) => !v)}
+              aria-expanded={showOptions}
+              rightSection={showOptions ? <IconChevronUp size={14} /> : <IconChevronDown size={14} />}
+            >
+              More options
+            </Button>
+          </div>
+          <Collapse in={showOptions}>
+            <Stack gap="sm">
+              <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">
+                <TextInput
+                  label="Custom name"
+                  description="Instead of a random code"
+                  placeholder="my-link"
+                  autoComplete="off"
+                  value={vanity}
+                  onChange={(e) => setVanity(e.currentTarget.value)}
+                  error={errors.vanity}
+                />
+                <NumberInput
+                  label="Visit limit"
+                  description="The link stops working after this many"
+                  placeholder="No limit"
+                  min={1}
+                  allowDecimal={false}
+                  allowNegative={false}
+                  value={maxViews}
+                  onChange={setMaxViews}
+                  error={errors.maxViews}
+                />
+                <PasswordInput
+                  label="Password"
+                  description="Visitors must enter it first"
+                  placeholder="None"
+                  autoComplete="new-password"
+                  value={password}
+                  onChange={(e) => setPassword(e.currentTarget.value)}
+                />
+              </SimpleGrid>
+              <Switch
+                label="Enabled"
+                description="A disabled link answers “not found” until you enable it"
+                checked={enabled}
+                onChange={(e) => setEnabled(e.currentTarget.checked)}
+              />
+            </Stack>
+          </Collapse>
+          {failure ? (
+            <Alert color="red" role="alert" title="The link was not shortened">
+              {failure}
+            </Alert>
+          ) : null}
+          {created ? <CreatedLink url={created.url} copied={created.copied} /> : null}
+        </Stack>
+      </form>
+    </Card>
+  );
+}
+
+function CreatedLink({ url, copied }: { url: ShortUrl; copied: boolean }) {
+  return (
+    <Alert color="teal" title="Your short link" data-testid="short-link-result">
+      <Group gap="xs" wrap="nowrap" justify="space-between">
+        <Anchor href={url.url} target="_blank" rel="noreferrer" fw={600} style={{ minWidth: 0, overflowWrap: 'anywhere' }}>
+          {url.url}
+        </Anchor>
+        <CopyLinkButton value={url.url} what="short link" />
+      </Group>
+      <Text size="xs" c="dimmed" mt={4} style={{ overflowWrap: 'anywhere' }}>
+        {copied ? 'Copied to the clipboard. ' : ''}
+        {url.enabled ? '' : 'It is disabled: it will work once you enable it. '}
+        Leads to {url.destination}
+      </Text>
+    </Alert>
+  );
+}

@@ -1,0 +1,165 @@
+// Editing a short link: destination, custom name (cleared: back to its random code), visit limit, enabled, and its
+// password kept, changed or removed. Only what changed is sent.
+import { Alert, Button, Group, Modal, NumberInput, PasswordInput, SegmentedControl, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
+import { useState, type FormEvent } from 'react';
+import { errorMessage, notifySuccess } from '../../lib/notify';
+import { normaliseDestination, updateUrl, urlFieldError, vanityError, type ShortUrl, type ShortUrlPatch } from './url-api';
+
+type PasswordChoice = 'keep' | 'set' | 'remove';
+type FieldErrors = Partial<Record<'destination' | 'vanity' | 'maxViews' | 'password', string>>;
+
+export function UrlEditModal({ url, onClose, onSaved }: { url: ShortUrl | null; onClose: () => void; onSaved: (url: ShortUrl) => void }) {
+  const phone = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
+  return (
+    <Modal opened={url !== null} onClose={onClose} title="Edit short link" fullScreen={phone} size="lg">
+      {url ? <EditForm key={url.id} url={url} onClose={onClose} onSaved={onSaved} /> : null}
+    </Modal>
+  );
+}
+
+function EditForm({ url, onClose, onSaved }: { url: ShortUrl; onClose: () => void; onSaved: (url: ShortUrl) => void }) {
+  const [destination, setDestination] = useState(url.destination);
+  const [vanity, setVanity] = useState(url.vanity ?? '');
+  const [maxViews, setMaxViews] = useState<number | string>(url.maxViews ?? '');
+  const [enabled, setEnabled] = useState(url.enabled);
+  const [passwordChoice, setPasswordChoice] = useState<PasswordChoice>(url.passwordProtected ? 'keep' : 'set');
+  const [password, setPassword] = useState('');
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [failure, setFailure] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const found: FieldErrors = {};
+    const dest = normaliseDestination(destination);
+    if ('error' in dest) found.destination = dest.error;
+    const badVanity = vanityError(vanity.trim());
+    if (badVanity) found.vanity = badVanity;
+    if (url.passwordProtected && passwordChoice === 'set' && !password) found.password = 'Enter the new password, or keep the current one.';
+    setErrors(found);
+    setFailure(null);
+    if (Object.keys(found).length > 0 || 'error' in dest) return;
+
+    const patch: ShortUrlPatch = {};
+    if (dest.value !== url.destination) patch.destination = dest.value;
+    const newVanity = vanity.trim() || null;
+    if (newVanity !== url.vanity) patch.vanity = newVanity;
+    const newMax = typeof maxViews === 'number' ? maxViews : null;
+    if (newMax !== url.maxViews) patch.maxViews = newMax;
+    if (enabled !== url.enabled) patch.enabled = enabled;
+    if (passwordChoice === 'remove') patch.password = null;
+    else if (passwordChoice === 'set' && password) patch.password = password;
+    if (Object.keys(patch).length === 0) {
+      onClose();
+      return;
+    }
+    setBusy(true);
+    try {
+      const saved = await updateUrl(url.id, patch);
+      notifySuccess('The short link was saved.');
+      onSaved(saved);
+    } catch (err) {
+      const field = urlFieldError(err);
+      if (field) setErrors({ [field.field]: field.message });
+      else setFailure(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={(event) => void submit(event)} noValidate>
+      <Stack gap="sm">
+        <TextInput
+          label="Destination"
+          required
+          inputMode="url"
+          autoComplete="off"
+          value={destination}
+          onChange={(e) => setDestination(e.currentTarget.value)}
+          error={errors.destination}
+          data-autofocus
+        />
+        <TextInput
+          label="Custom name"
+          description={`Leave empty to use its random code (${url.code})`}
+          autoComplete="off"
+          value={vanity}
+          onChange={(e) => setVanity(e.currentTarget.value)}
+          error={errors.vanity}
+        />
+        <NumberInput
+          label="Visit limit"
+          description={`Visited ${url.views} ${url.views === 1 ? 'time' : 'times'} so far. Leave empty for no limit.`}
+          placeholder="No limit"
+          min={1}
+          allowDecimal={false}
+          allowNegative={false}
+          value={maxViews}
+          onChange={setMaxViews}
+          error={errors.maxViews}
+        />
+        <Switch
+          label="Enabled"
+          description="A disabled link answers “not found”"
+          checked={enabled}
+          onChange={(e) => setEnabled(e.currentTarget.checked)}
+        />
+        {url.passwordProtected ? (
+          <Stack gap={6}>
+            <Text size="sm" fw={500} id="url-password-choice">
+              Password
+            </Text>
+            <SegmentedControl
+              aria-labelledby="url-password-choice"
+              value={passwordChoice}
+              onChange={(v) => setPasswordChoice(v as PasswordChoice)}
+              data={[
+                { value: 'keep', label: 'Keep' },
+                { value: 'set', label: 'Change' },
+                { value: 'remove', label: 'Remove' },
+              ]}
+            />
+            {passwordChoice === 'set' ? (
+              <PasswordInput
+                label="New password"
+                autoComplete="new-password"
+                value={password}
+                onChange={(e) => setPassword(e.currentTarget.value)}
+                error={errors.password}
+              />
+            ) : null}
+            {passwordChoice === 'remove' ? (
+              <Text size="xs" c="dimmed">
+                Anyone with the link will be sent straight to the destination.
+              </Text>
+            ) : null}
+          </Stack>
+        ) : (
+          <PasswordInput
+            label="Password"
+            description="Optional: visitors must enter it first"
+            placeholder="None"
+            autoComplete="new-password"
+            value={password}
+            onChange={(e) => setPassword(e.currentTarget.value)}
+          />
+        )}
+        {failure ? (
+          <Alert color="red" role="alert" title="Not saved">
+            {failure}
+          </Alert>
+        ) : null}
+        <Group justify="flex-end" gap="xs" mt="xs">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={busy}>
+            Save
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

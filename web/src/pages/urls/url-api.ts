@@ -1,0 +1,124 @@
+// Short URLs as the URLs page sees them (src/routes/urls.ts), and the API's refusals turned into form field errors.
+import { api, ApiRequestError } from '../../api/client';
+
+export interface ShortUrl {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  code: string;
+  vanity: string | null;
+  destination: string;
+  views: number;
+  maxViews: number | null;
+  passwordProtected: boolean;
+  enabled: boolean;
+  userId: string | null;
+  /** The short link: <base><urlsRoute>/<vanity or code>. */
+  url: string;
+}
+
+export interface UrlListPage {
+  page: ShortUrl[];
+  total: number;
+  pages: number;
+}
+
+export interface NewShortUrl {
+  destination: string;
+  vanity?: string;
+  enabled: boolean;
+  maxViews?: number;
+  password?: string;
+}
+
+/** PATCH body: a missing property stays as it is, null clears vanity, maxViews or password. */
+export interface ShortUrlPatch {
+  destination?: string;
+  vanity?: string | null;
+  enabled?: boolean;
+  maxViews?: number | null;
+  password?: string | null;
+}
+
+export const URLS_PER_PAGE = 20;
+
+export function listUrls(query: { page: number; search: string }, signal: AbortSignal): Promise<UrlListPage> {
+  return api<UrlListPage>('/api/user/urls', {
+    signal,
+    query: { page: query.page, perPage: URLS_PER_PAGE, searchQuery: query.search || undefined },
+  });
+}
+
+/** Max views and the password travel as headers on this endpoint (the same ones ShareX sends). */
+export function shortenUrl(input: NewShortUrl): Promise<ShortUrl> {
+  const headers: Record<string, string> = {};
+  if (input.maxViews !== undefined) headers['x-service-max-views'] = String(input.maxViews);
+  if (input.password) headers['x-service-password'] = input.password;
+  return api<ShortUrl>('/api/user/urls', {
+    method: 'POST',
+    headers,
+    body: { destination: input.destination, vanity: input.vanity, enabled: input.enabled },
+  });
+}
+
+export function updateUrl(id: string, patch: ShortUrlPatch): Promise<ShortUrl> {
+  return api<ShortUrl>(`/api/user/urls/${encodeURIComponent(id)}`, { method: 'PATCH', body: patch });
+}
+
+export function deleteUrl(id: string): Promise<ShortUrl> {
+  return api<ShortUrl>(`/api/user/urls/${encodeURIComponent(id)}`, { method: 'DELETE' });
+}
+
+/**
+ * What a person typed as a destination, made into the absolute link the server wants: "example.com/page" is taken
+ * to mean https://example.com/page. Returns an error sentence instead when it cannot be a web address.
+ */
+export function normaliseDestination(input: string): { value: string } | { error: string } {
+  const text = input.trim();
+  if (!text) return { error: 'Enter the address the short link should lead to.' };
+  const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`;
+  let parsed: URL;
+  try {
+    parsed = new URL(withScheme);
+  } catch {
+    return { error: 'That is not a web address. It should look like https://example.com/page.' };
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return { error: 'Only web addresses (http:// or https://) can be shortened.' };
+  }
+  if (!parsed.hostname.includes('.') && parsed.hostname !== 'localhost') {
+    return { error: 'That address has no domain. It should look like https://example.com/page.' };
+  }
+  return { value: parsed.href };
+}
+
+const VANITY_RE = /^[A-Za-z0-9._~-]{1,64}$/;
+
+/** The same rule as the server's: one path segment of letters, digits and . _ ~ - */
+export function vanityError(vanity: string): string | null {
+  if (!vanity) return null;
+  if (!VANITY_RE.test(vanity) || vanity === '.' || vanity === '..') {
+    return 'Use up to 64 letters, digits, dots, dashes, underscores or tildes (no spaces or slashes).';
+  }
+  return null;
+}
+
+/** Which form field an API refusal is about, in words; null when it is not about one field. */
+export function urlFieldError(err: unknown): { field: 'destination' | 'vanity' | 'maxViews'; message: string } | null {
+  if (!(err instanceof ApiRequestError)) return null;
+  if (err.code === 1041 || err.code === 1042) {
+    return { field: 'vanity', message: 'That name is already used by another short link. Choose a different one.' };
+  }
+  const text = err.serverText ?? '';
+  if (err.code === 1000 && text.includes('destination')) {
+    return { field: 'destination', message: 'Only web addresses (http:// or https://) can be shortened.' };
+  }
+  if (err.code === 1000 && text.includes('vanity')) return { field: 'vanity', message: vanityError('/') ?? '' };
+  if (err.code === 1001 && text.includes('max-views')) return { field: 'maxViews', message: 'Enter a whole number of 1 or more.' };
+  return null;
+}
+
+/** "3", or "3 of 10" when the link has a visit limit. */
+export function visitsText(url: Pick<ShortUrl, 'views' | 'maxViews'>): string {
+  return url.maxViews === null ? String(url.views) : `${url.views} of ${url.maxViews}`;
+}
