@@ -1,0 +1,145 @@
+// "Add files" to a folder: search the person's files, tick some (across pages), and move them in with one request.
+// A file can be in one folder at a time, so a file in another folder is moved out of it (the list says where it is).
+import { Alert, Button, Checkbox, Group, Modal, Pagination, ScrollArea, Skeleton, Stack, Text, TextInput } from '@mantine/core';
+import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
+import { IconSearch } from '@tabler/icons-react';
+import { useEffect, useMemo, useState } from 'react';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { formatBytes, formatDate } from '../../lib/format';
+import { errorMessage, notifySuccess } from '../../lib/notify';
+import { useApi } from '../../lib/use-api';
+import { listFolders, moveFilesToFolder, searchFiles, type Folder } from './folder-api';
+import { FileTypeIcon } from './FileTypeIcon';
+
+export function AddFilesModal({ folder, onClose, onAdded }: { folder: Folder | null; onClose: () => void; onAdded: () => void }) {
+  const phone = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
+  return (
+    <Modal opened={folder !== null} onClose={onClose} title={folder ? `Add files to “${folder.name}”` : ''} fullScreen={phone} size="lg">
+      {folder ? <AddFilesBody key={folder.id} folder={folder} phone={phone} onClose={onClose} onAdded={onAdded} /> : null}
+    </Modal>
+  );
+}
+
+function AddFilesBody({ folder, phone, onClose, onAdded }: { folder: Folder; phone: boolean; onClose: () => void; onAdded: () => void }) {
+  const [search, setSearch] = useState('');
+  const [debounced] = useDebouncedValue(search.trim(), 300);
+  const [page, setPage] = useState(1);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+
+  useEffect(() => setPage(1), [debounced]);
+  const files = useApi((signal) => searchFiles({ page, search: debounced }, signal), [page, debounced]);
+  const folders = useApi((signal) => listFolders('all', signal), []);
+  const folderNames = useMemo(() => new Map((folders.data ?? []).map((f) => [f.id, f.name])), [folders.data]);
+
+  const toggle = (id: string) =>
+    setSelected((previous) => {
+      const next = new Set(previous);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+
+  const add = async () => {
+    setBusy(true);
+    setFailure(null);
+    try {
+      const { count } = await moveFilesToFolder(folder.id, [...selected]);
+      notifySuccess(`${count} ${count === 1 ? 'file' : 'files'} added to “${folder.name}”.`);
+      onAdded();
+    } catch (err) {
+      setFailure(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const data = files.data;
+  return (
+    <Stack gap="sm">
+      <TextInput
+        aria-label="Search your files by name"
+        placeholder="Search your files by name"
+        leftSection={<IconSearch size={16} />}
+        type="search"
+        value={search}
+        onChange={(e) => setSearch(e.currentTarget.value)}
+        data-autofocus
+      />
+      {files.error ? <ErrorAlert error={files.error} onRetry={files.reload} title="Could not load your files" /> : null}
+      {!data && files.loading ? (
+        <Stack gap={6}>
+          {Array.from({ length: 5 }, (_, i) => (
+            <Skeleton key={i} h={44} />
+          ))}
+        </Stack>
+      ) : null}
+      {data && data.total === 0 ? (
+        <Text size="sm" c="dimmed" ta="center" py="lg">
+          {debounced ? `No file name has “${debounced}” in it.` : 'You have no files yet. Upload some first, then add them here.'}
+        </Text>
+      ) : null}
+      {data && data.page.length > 0 ? (
+        <ScrollArea.Autosize mah={phone ? undefined : 420} type="auto" offsetScrollbars>
+          <Stack gap={4} style={{ opacity: files.loading ? 0.6 : 1 }} role="group" aria-label="Your files">
+            {data.page.map((file) => {
+              const here = file.folderId === folder.id;
+              const elsewhere = file.folderId !== null && !here ? folderNames.get(file.folderId) ?? 'another folder' : null;
+              return (
+                <Group key={file.id} gap="sm" wrap="nowrap" py={4} px={4}>
+                  <Checkbox
+                    aria-label={`Add ${file.name}`}
+                    checked={here || selected.has(file.id)}
+                    disabled={here}
+                    onChange={() => toggle(file.id)}
+                  />
+                  <FileTypeIcon type={file.type} size={32} />
+                  <Stack gap={0} style={{ minWidth: 0, flex: 1 }}>
+                    <Text size="sm" fw={500} truncate="end" title={file.name}>
+                      {file.name}
+                    </Text>
+                    <Text size="xs" c="dimmed" truncate="end">
+                      {formatBytes(file.size)} · {formatDate(file.createdAt)}
+                      {here ? ' · already in this folder' : elsewhere ? ` · in “${elsewhere}”, will move` : ''}
+                    </Text>
+                  </Stack>
+                </Group>
+              );
+            })}
+          </Stack>
+        </ScrollArea.Autosize>
+      ) : null}
+      {data && data.pages > 1 ? (
+        <Group justify="center">
+          <Pagination
+            size="sm"
+            total={data.pages}
+            value={page}
+            onChange={setPage}
+            siblings={0}
+            getControlProps={(control) => ({ 'aria-label': `${control} page` })}
+          />
+        </Group>
+      ) : null}
+      {failure ? (
+        <Alert color="red" role="alert" title="The files were not added">
+          {failure}
+        </Alert>
+      ) : null}
+      <Group justify="space-between" gap="xs">
+        <Text size="sm" c="dimmed">
+          {selected.size === 0 ? 'Tick the files to add' : `${selected.size} selected`}
+        </Text>
+        <Group gap="xs">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button disabled={selected.size === 0} loading={busy} onClick={() => void add()}>
+            {selected.size > 1 ? `Add ${selected.size} files` : 'Add file'}
+          </Button>
+        </Group>
+      </Group>
+    </Stack>
+  );
+}

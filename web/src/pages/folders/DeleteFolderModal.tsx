@@ -1,0 +1,88 @@
+// Deleting a folder, saying what happens to what is in it: its files are kept (unfiled) unless the person chooses to
+// delete them too; folders inside it are deleted with it, or moved up a level.
+import { Alert, Button, Group, Modal, Radio, Stack, Text } from '@mantine/core';
+import { useEffect, useState } from 'react';
+import { errorMessage, notifySuccess } from '../../lib/notify';
+import { deleteFolder, type Folder } from './folder-api';
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+export function DeleteFolderModal({ folder, onClose, onDeleted }: { folder: Folder | null; onClose: () => void; onDeleted: (folder: Folder) => void }) {
+  const [files, setFiles] = useState<'keep' | 'delete'>('keep');
+  const [children, setChildren] = useState<'delete' | 'lift'>('delete');
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+
+  useEffect(() => {
+    setFiles('keep');
+    setChildren('delete');
+    setFailure(null);
+  }, [folder]);
+
+  const remove = async () => {
+    if (!folder) return;
+    setBusy(true);
+    try {
+      const result = await deleteFolder(folder.id, { files, children });
+      const parts = [`Folder “${folder.name}” deleted`];
+      if (result.folders > 1) parts.push(`with ${plural(result.folders - 1, 'folder', 'folders')} inside it`);
+      let message = `${parts.join(' ')}.`;
+      if (result.keptFiles > 0) message += ` ${plural(result.keptFiles, 'file was', 'files were')} kept; find them under Files.`;
+      if (result.deletedFiles > 0) message += ` ${plural(result.deletedFiles, 'file was', 'files were')} deleted.`;
+      notifySuccess(message);
+      onDeleted(folder);
+    } catch (err) {
+      setFailure(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const nested = folder !== null && folder.childCount > 0;
+  const filesBelow = nested && children === 'delete' ? ' (and in the folders inside it)' : '';
+  return (
+    <Modal opened={folder !== null} onClose={onClose} title={folder ? `Delete “${folder.name}”?` : ''} centered>
+      {folder ? (
+        <Stack gap="md">
+          <Text size="sm">
+            It holds {plural(folder.fileCount, 'file', 'files')}
+            {nested ? ` and ${plural(folder.childCount, 'folder', 'folders')}` : ''}.
+            {folder.public ? ' Its public link will stop working.' : ''}
+          </Text>
+          <Radio.Group label={`The files in it${filesBelow}`} value={files} onChange={(v) => setFiles(v as 'keep' | 'delete')}>
+            <Stack gap={8} mt={6}>
+              <Radio value="keep" label="Keep them" description="They stay in your files, outside any folder, with their links" />
+              <Radio
+                value="delete"
+                color="red"
+                label="Delete them too"
+                description="Their links stop working and they cannot be brought back"
+              />
+            </Stack>
+          </Radio.Group>
+          {nested ? (
+            <Radio.Group label="The folders inside it" value={children} onChange={(v) => setChildren(v as 'delete' | 'lift')}>
+              <Stack gap={8} mt={6}>
+                <Radio value="delete" label="Delete them with it" />
+                <Radio value="lift" label="Move them up one level" description="They and their files stay as they are" />
+              </Stack>
+            </Radio.Group>
+          ) : null}
+          {failure ? (
+            <Alert color="red" role="alert">
+              {failure}
+            </Alert>
+          ) : null}
+          <Group justify="flex-end" gap="xs">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button color="red" loading={busy} onClick={() => void remove()}>
+              {files === 'delete' ? 'Delete folder and files' : 'Delete folder'}
+            </Button>
+          </Group>
+        </Stack>
+      ) : null}
+    </Modal>
+  );
+}

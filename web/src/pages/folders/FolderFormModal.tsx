@@ -1,0 +1,100 @@
+// Creating a folder (at the top or inside another) and editing one: its name, whether it is public, and whether
+// visitors may upload into it.
+import { Alert, Button, Group, Modal, Stack, Switch, TextInput } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
+import { useState, type FormEvent } from 'react';
+import { errorMessage, notifySuccess } from '../../lib/notify';
+import { createFolder, updateFolder, type Folder } from './folder-api';
+
+export type FolderForm = { mode: 'create'; parent: { id: string; name: string } | null } | { mode: 'edit'; folder: Folder };
+
+export function FolderFormModal({ form, onClose, onSaved }: { form: FolderForm | null; onClose: () => void; onSaved: (folder: Folder) => void }) {
+  const phone = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
+  const title = !form ? '' : form.mode === 'edit' ? `Edit “${form.folder.name}”` : form.parent ? `New folder in “${form.parent.name}”` : 'New folder';
+  return (
+    <Modal opened={form !== null} onClose={onClose} title={title} fullScreen={phone}>
+      {form ? <FolderFormBody key={form.mode === 'edit' ? form.folder.id : 'new'} form={form} onClose={onClose} onSaved={onSaved} /> : null}
+    </Modal>
+  );
+}
+
+function FolderFormBody({ form, onClose, onSaved }: { form: FolderForm; onClose: () => void; onSaved: (folder: Folder) => void }) {
+  const current = form.mode === 'edit' ? form.folder : null;
+  const [name, setName] = useState(current?.name ?? '');
+  const [isPublic, setPublic] = useState(current?.public ?? false);
+  const [allowUploads, setAllowUploads] = useState(current?.allowUploads ?? false);
+  const [nameError, setNameError] = useState<string | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const trimmed = name.trim();
+    setNameError(trimmed ? (trimmed.length > 255 ? 'Use at most 255 characters.' : null) : 'Give the folder a name.');
+    setFailure(null);
+    if (!trimmed || trimmed.length > 255) return;
+    setBusy(true);
+    try {
+      const saved =
+        form.mode === 'create'
+          ? await createFolder({ name: trimmed, public: isPublic, allowUploads, parentId: form.parent?.id ?? null })
+          : await updateFolder(form.folder.id, {
+              ...(trimmed !== form.folder.name && { name: trimmed }),
+              ...(isPublic !== form.folder.public && { public: isPublic }),
+              ...(allowUploads !== form.folder.allowUploads && { allowUploads }),
+            });
+      notifySuccess(form.mode === 'create' ? `Folder “${saved.name}” created.` : 'The folder was saved.');
+      onSaved(saved);
+    } catch (err) {
+      setFailure(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={(event) => void submit(event)} noValidate>
+      <Stack gap="md">
+        <TextInput
+          label="Name"
+          required
+          autoComplete="off"
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+          error={nameError}
+          data-autofocus
+        />
+        <Switch
+          label="Public"
+          description="Anyone with the folder's link can see its files and download them as a zip"
+          checked={isPublic}
+          onChange={(e) => setPublic(e.currentTarget.checked)}
+        />
+        <Switch
+          label="Accept uploads from visitors"
+          description={
+            isPublic || allowUploads
+              ? 'Anyone with the link can add files on its public page; they become yours and count against your storage'
+              : 'Make the folder public first: visitors upload on its public page'
+          }
+          disabled={!isPublic && !allowUploads}
+          checked={allowUploads}
+          onChange={(e) => setAllowUploads(e.currentTarget.checked)}
+        />
+        {failure ? (
+          <Alert color="red" role="alert" title="Not saved">
+            {failure}
+          </Alert>
+        ) : null}
+        <Group justify="flex-end" gap="xs">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={busy}>
+            {form.mode === 'create' ? 'Create folder' : 'Save'}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

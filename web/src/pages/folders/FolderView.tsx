@@ -1,0 +1,298 @@
+// One open folder (/dashboard/folders?folder=<id>): where it is, sharing (public link, visitor uploads), the folders
+// inside it, and its files, each of which can be taken out of the folder.
+import {
+  ActionIcon,
+  Anchor,
+  Badge,
+  Breadcrumbs,
+  Button,
+  Card,
+  Center,
+  Divider,
+  Group,
+  Menu,
+  Skeleton,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+  ThemeIcon,
+  Tooltip,
+} from '@mantine/core';
+import {
+  IconChevronDown,
+  IconDownload,
+  IconExternalLink,
+  IconFiles,
+  IconFolderMinus,
+  IconFolderPlus,
+  IconLock,
+  IconPencil,
+  IconPlus,
+  IconTrash,
+} from '@tabler/icons-react';
+import { useState } from 'react';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { PageHeader } from '../../components/PageHeader';
+import { formatBytes, formatDate } from '../../lib/format';
+import { notifyError, notifySuccess } from '../../lib/notify';
+import { useApi } from '../../lib/use-api';
+import { Link } from '../../router';
+import { CopyLinkButton } from '../urls/CopyLinkButton';
+import { AddFilesModal } from './AddFilesModal';
+import { contentsText, FolderCards, folderHref, type FolderActions } from './FolderCards';
+import { getFolder, publicFolderLink, removeFileFromFolder, updateFolder, zipPath, type Folder, type FolderDetail, type FolderFile } from './folder-api';
+import { FileTypeIcon } from './FileTypeIcon';
+
+interface FolderViewProps {
+  id: string;
+  version: number;
+  actions: FolderActions;
+  onNewFolder: (parent: Folder) => void;
+}
+
+export function FolderView({ id, version, actions, onNewFolder }: FolderViewProps) {
+  const detail = useApi((signal) => getFolder(id, signal), [id, version]);
+  const [adding, setAdding] = useState(false);
+  const folder = detail.data?.id === id ? detail.data : undefined;
+
+  if (detail.error && !folder) {
+    return (
+      <Stack gap="sm">
+        <FolderCrumbs folder={null} />
+        <ErrorAlert error={detail.error} onRetry={detail.reload} title="Could not open this folder" />
+      </Stack>
+    );
+  }
+  if (!folder) {
+    return (
+      <Stack gap="md" aria-busy="true" aria-label="Loading the folder">
+        <Skeleton h={20} w={200} />
+        <Skeleton h={40} w={300} />
+        <Skeleton h={110} />
+        <Skeleton h={200} />
+      </Stack>
+    );
+  }
+
+  const removeFile = async (file: FolderFile) => {
+    try {
+      await removeFileFromFolder(folder.id, file.id);
+      detail.setData((previous) =>
+        previous ? { ...previous, fileCount: previous.fileCount - 1, files: previous.files.filter((f) => f.id !== file.id) } : previous!,
+      );
+      notifySuccess(`${file.name} was taken out of the folder. It is still in your files.`);
+    } catch (err) {
+      notifyError(err);
+    }
+  };
+
+  return (
+    <Stack gap="md">
+      <FolderCrumbs folder={folder} />
+      <PageHeader
+        title={folder.name}
+        description={`${contentsText(folder)} · created ${formatDate(folder.createdAt)}`}
+        actions={
+          <>
+            <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
+              Add files
+            </Button>
+            <Button variant="default" leftSection={<IconDownload size={16} />} component="a" href={zipPath(folder.id)} download>
+              Download zip
+            </Button>
+            <Menu position="bottom-end" withArrow>
+              <Menu.Target>
+                <Button variant="default" rightSection={<IconChevronDown size={14} />}>
+                  More
+                </Button>
+              </Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Item leftSection={<IconFolderPlus size={16} />} onClick={() => onNewFolder(folder)}>
+                  New folder inside
+                </Menu.Item>
+                <Menu.Item leftSection={<IconPencil size={16} />} onClick={() => actions.onEdit(folder)}>
+                  Rename
+                </Menu.Item>
+                <Menu.Divider />
+                <Menu.Item color="red" leftSection={<IconTrash size={16} />} onClick={() => actions.onDelete(folder)}>
+                  Delete folder
+                </Menu.Item>
+              </Menu.Dropdown>
+            </Menu>
+          </>
+        }
+      />
+      <SharingCard folder={folder} onChanged={detail.reload} />
+      {folder.children.length > 0 ? (
+        <Stack gap="xs">
+          <Text fw={600}>Folders inside</Text>
+          <FolderCards folders={folder.children} actions={actions} />
+        </Stack>
+      ) : null}
+      <Stack gap="xs">
+        <Text fw={600}>
+          Files{' '}
+          <Text span c="dimmed" fw={400} size="sm">
+            ({folder.files.length})
+          </Text>
+        </Text>
+        {folder.files.length === 0 ? (
+          <EmptyFiles onAdd={() => setAdding(true)} />
+        ) : (
+          <Card withBorder padding={0}>
+            {folder.files.map((file, index) => (
+              <div key={file.id}>
+                {index > 0 ? <Divider /> : null}
+                <FileRow file={file} onRemove={() => void removeFile(file)} />
+              </div>
+            ))}
+          </Card>
+        )}
+      </Stack>
+      <AddFilesModal
+        folder={adding ? folder : null}
+        onClose={() => setAdding(false)}
+        onAdded={() => {
+          setAdding(false);
+          detail.reload();
+        }}
+      />
+    </Stack>
+  );
+}
+
+function FolderCrumbs({ folder }: { folder: FolderDetail | null }) {
+  return (
+    <Breadcrumbs separatorMargin={6} aria-label="Where this folder is" style={{ flexWrap: 'wrap', rowGap: 4 }}>
+      <Anchor component={Link} to="/dashboard/folders" size="sm">
+        Folders
+      </Anchor>
+      {(folder?.parents ?? []).map((parent) => (
+        <Anchor key={parent.id} component={Link} to={folderHref(parent.id)} size="sm">
+          {parent.name}
+        </Anchor>
+      ))}
+      {folder ? (
+        <Text size="sm" c="dimmed" aria-current="page">
+          {folder.name}
+        </Text>
+      ) : null}
+    </Breadcrumbs>
+  );
+}
+
+/** Public or private, the public link to copy or open, and visitor uploads. */
+function SharingCard({ folder, onChanged }: { folder: Folder; onChanged: () => void }) {
+  const [busy, setBusy] = useState<'public' | 'uploads' | null>(null);
+  const link = publicFolderLink(folder.id);
+  const change = async (what: 'public' | 'uploads', value: boolean) => {
+    setBusy(what);
+    try {
+      await updateFolder(folder.id, what === 'public' ? { public: value } : { allowUploads: value });
+      if (what === 'public') notifySuccess(value ? 'The folder is public: anyone with its link can see it.' : 'The folder is private again.');
+      else notifySuccess(value ? 'Visitors can now upload into the folder.' : 'The folder no longer takes uploads from visitors.');
+      onChanged();
+    } catch (err) {
+      notifyError(err);
+    } finally {
+      setBusy(null);
+    }
+  };
+  return (
+    <Card withBorder padding="md">
+      <Stack gap="sm">
+        <Switch
+          label="Public"
+          description={
+            folder.public
+              ? 'Anyone with the link below can see the files and download them as a zip.'
+              : 'Only you can see this folder. Make it public to share all of it with one link.'
+          }
+          checked={folder.public}
+          disabled={busy !== null}
+          onChange={(e) => void change('public', e.currentTarget.checked)}
+        />
+        {folder.public ? (
+          <Group gap="xs" wrap="nowrap">
+            <TextInput
+              aria-label="Public link"
+              value={link}
+              readOnly
+              style={{ flex: 1, minWidth: 0 }}
+              onFocus={(e) => e.currentTarget.select()}
+            />
+            <CopyLinkButton value={link} what="public link" />
+            <Tooltip label="Open the public page" withArrow>
+              <ActionIcon variant="subtle" color="gray" component="a" href={link} target="_blank" rel="noreferrer" aria-label="Open the public page">
+                <IconExternalLink size={16} />
+              </ActionIcon>
+            </Tooltip>
+          </Group>
+        ) : null}
+        <Switch
+          label="Accept uploads from visitors"
+          description={
+            folder.public || folder.allowUploads
+              ? 'Anyone with the link can add files on the public page; they become yours and count against your storage.'
+              : 'Make the folder public first: visitors upload on its public page.'
+          }
+          checked={folder.allowUploads}
+          disabled={busy !== null || (!folder.public && !folder.allowUploads)}
+          onChange={(e) => void change('uploads', e.currentTarget.checked)}
+        />
+      </Stack>
+    </Card>
+  );
+}
+
+function FileRow({ file, onRemove }: { file: FolderFile; onRemove: () => void }) {
+  const secondary = [formatBytes(file.size), formatDate(file.createdAt)];
+  if (file.originalName && file.originalName !== file.name) secondary.unshift(file.originalName);
+  return (
+    <Group gap="sm" wrap="nowrap" px="sm" py={8} data-testid="folder-file">
+      <FileTypeIcon type={file.type} />
+      <Stack gap={0} style={{ minWidth: 0, flex: 1 }}>
+        <Group gap={6} wrap="nowrap">
+          <Anchor href={file.url} target="_blank" rel="noreferrer" size="sm" fw={500} truncate="end" title={file.name}>
+            {file.name}
+          </Anchor>
+          {file.password ? (
+            <Badge size="xs" variant="light" color="violet" leftSection={<IconLock size={10} />} style={{ flexShrink: 0 }}>
+              Password
+            </Badge>
+          ) : null}
+        </Group>
+        <Text size="xs" c="dimmed" truncate="end">
+          {secondary.join(' · ')}
+        </Text>
+      </Stack>
+      <Tooltip label="Take out of the folder" withArrow>
+        <ActionIcon variant="subtle" color="gray" aria-label={`Remove ${file.name} from the folder`} onClick={onRemove}>
+          <IconFolderMinus size={18} />
+        </ActionIcon>
+      </Tooltip>
+    </Group>
+  );
+}
+
+function EmptyFiles({ onAdd }: { onAdd: () => void }) {
+  return (
+    <Card withBorder padding="xl">
+      <Center>
+        <Stack align="center" gap={6} maw={420}>
+          <ThemeIcon size={44} radius="xl" variant="light">
+            <IconFiles size={22} />
+          </ThemeIcon>
+          <Text fw={600}>No files in this folder yet</Text>
+          <Text size="sm" c="dimmed" ta="center">
+            Add files you have already uploaded, or choose this folder in the upload options next time.
+          </Text>
+          <Button variant="light" mt={4} leftSection={<IconPlus size={16} />} onClick={onAdd}>
+            Add files
+          </Button>
+        </Stack>
+      </Center>
+    </Card>
+  );
+}
