@@ -1,6 +1,175 @@
-// PLACEHOLDER: replaced by the page's real implementation.
+// Tags: the person's labels for files, with how many files carry each; create, rename/recolour, delete.
+// Files are tagged on the Files page; deleting a tag leaves the files as they are.
+import { ActionIcon, Alert, Button, Card, Center, Divider, Group, Modal, Skeleton, Stack, Text, TextInput, ThemeIcon, Tooltip } from '@mantine/core';
+import { IconPencil, IconPlus, IconSearch, IconTags, IconTrash } from '@tabler/icons-react';
+import { useEffect, useState } from 'react';
+import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { formatDate } from '../../lib/format';
+import { errorMessage, notifySuccess } from '../../lib/notify';
+import { useApi } from '../../lib/use-api';
+import { deleteTag, listTags, TAG_SWATCHES, type Tag } from './tag-api';
+import { TagBadge, TagFormModal, type TagForm } from './TagFormModal';
+
+/** Above this many tags a filter field is shown. */
+const FILTER_FROM = 8;
+
+const filesText = (n: number) => (n === 0 ? 'No files' : `${n} ${n === 1 ? 'file' : 'files'}`);
 
 export function TagsPage() {
-  return <PageHeader title="Tags" description="Not built yet." />;
+  const tags = useApi((signal) => listTags(signal), []);
+  const [form, setForm] = useState<TagForm | null>(null);
+  const [deleting, setDeleting] = useState<Tag | null>(null);
+  const [filter, setFilter] = useState('');
+  const all = tags.data ?? [];
+  const shown = filter.trim() ? all.filter((t) => t.name.toLowerCase().includes(filter.trim().toLowerCase())) : all;
+  const newTag = () => setForm({ mode: 'create', color: TAG_SWATCHES[all.length % TAG_SWATCHES.length]! });
+
+  return (
+    <Stack gap="md">
+      <PageHeader
+        title="Tags"
+        description="Coloured labels for your files. Tag files on the Files page, then filter by tag there."
+        actions={
+          <Button leftSection={<IconPlus size={16} />} onClick={newTag}>
+            New tag
+          </Button>
+        }
+      />
+      {tags.error ? <ErrorAlert error={tags.error} onRetry={tags.reload} title="Could not load your tags" /> : null}
+      {!tags.data && tags.loading ? (
+        <Stack gap="xs" aria-busy="true" aria-label="Loading tags">
+          {Array.from({ length: 4 }, (_, i) => (
+            <Skeleton key={i} h={52} />
+          ))}
+        </Stack>
+      ) : null}
+      {tags.data && all.length === 0 ? (
+        <Card withBorder padding="xl">
+          <Center>
+            <Stack align="center" gap={6} maw={420}>
+              <ThemeIcon size={44} radius="xl" variant="light">
+                <IconTags size={22} />
+              </ThemeIcon>
+              <Text fw={600}>No tags yet</Text>
+              <Text size="sm" c="dimmed" ta="center">
+                Make tags such as “work” or “screenshots”, give each a colour, and put them on files to find them again
+                quickly.
+              </Text>
+              <Button variant="light" mt={4} leftSection={<IconPlus size={16} />} onClick={newTag}>
+                New tag
+              </Button>
+            </Stack>
+          </Center>
+        </Card>
+      ) : null}
+      {all.length > FILTER_FROM ? (
+        <TextInput
+          aria-label="Filter tags"
+          placeholder="Filter tags"
+          leftSection={<IconSearch size={16} />}
+          type="search"
+          value={filter}
+          onChange={(e) => setFilter(e.currentTarget.value)}
+          w={{ base: '100%', xs: 300 }}
+        />
+      ) : null}
+      {all.length > 0 && shown.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          No tag name has “{filter.trim()}” in it.
+        </Text>
+      ) : null}
+      {shown.length > 0 ? (
+        <Card withBorder padding={0}>
+          {shown.map((tag, index) => (
+            <div key={tag.id}>
+              {index > 0 ? <Divider /> : null}
+              <Group gap="sm" wrap="nowrap" px="sm" py="xs" data-testid="tag-row">
+                <Stack gap={2} style={{ minWidth: 0, flex: 1 }} align="flex-start">
+                  <TagBadge name={tag.name} color={tag.color} />
+                  <Text size="xs" c="dimmed">
+                    {filesText(tag.files)} · created {formatDate(tag.createdAt)}
+                  </Text>
+                </Stack>
+                <Group gap={2} wrap="nowrap">
+                  <Tooltip label="Edit" withArrow>
+                    <ActionIcon variant="subtle" color="gray" aria-label={`Edit tag ${tag.name}`} onClick={() => setForm({ mode: 'edit', tag })}>
+                      <IconPencil size={16} />
+                    </ActionIcon>
+                  </Tooltip>
+                  <Tooltip label="Delete" withArrow>
+                    <ActionIcon variant="subtle" color="red" aria-label={`Delete tag ${tag.name}`} onClick={() => setDeleting(tag)}>
+                      <IconTrash size={16} />
+                    </ActionIcon>
+                  </Tooltip>
+                </Group>
+              </Group>
+            </div>
+          ))}
+        </Card>
+      ) : null}
+
+      <TagFormModal
+        form={form}
+        onClose={() => setForm(null)}
+        onSaved={() => {
+          setForm(null);
+          tags.reload();
+        }}
+      />
+      <DeleteTagModal
+        tag={deleting}
+        onClose={() => setDeleting(null)}
+        onDeleted={() => {
+          setDeleting(null);
+          tags.reload();
+        }}
+      />
+    </Stack>
+  );
+}
+
+function DeleteTagModal({ tag, onClose, onDeleted }: { tag: Tag | null; onClose: () => void; onDeleted: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<string | null>(null);
+  useEffect(() => setFailure(null), [tag]);
+  const remove = async () => {
+    if (!tag) return;
+    setBusy(true);
+    try {
+      await deleteTag(tag.id);
+      notifySuccess(`Tag “${tag.name}” deleted.`);
+      onDeleted();
+    } catch (err) {
+      setFailure(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <Modal opened={tag !== null} onClose={onClose} title={tag ? `Delete tag “${tag.name}”?` : ''} centered>
+      {tag ? (
+        <Stack gap="sm">
+          <Text size="sm">
+            {tag.files === 0
+              ? 'No files carry this tag.'
+              : `It is taken off the ${filesText(tag.files).toLowerCase()} that carry it; the files themselves stay as they are.`}
+          </Text>
+          {failure ? (
+            <Alert color="red" role="alert">
+              {failure}
+            </Alert>
+          ) : null}
+          <Group justify="flex-end" gap="xs">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button color="red" loading={busy} onClick={() => void remove()}>
+              Delete tag
+            </Button>
+          </Group>
+        </Stack>
+      ) : null}
+    </Modal>
+  );
 }

@@ -1,0 +1,131 @@
+// Creating or editing a tag: a name and a colour (swatches, a picker, or a typed hex value), with a preview.
+import { Alert, Badge, Button, ColorInput, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
+import { useState, type FormEvent } from 'react';
+import { errorMessage, notifySuccess } from '../../lib/notify';
+import { createTag, HEX_COLOR_RE, isNameTaken, TAG_SWATCHES, updateTag, type Tag } from './tag-api';
+
+export type TagForm = { mode: 'create'; color: string } | { mode: 'edit'; tag: Tag };
+
+export function TagFormModal({ form, onClose, onSaved }: { form: TagForm | null; onClose: () => void; onSaved: (tag: Tag) => void }) {
+  const phone = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
+  const title = !form ? '' : form.mode === 'edit' ? `Edit tag “${form.tag.name}”` : 'New tag';
+  return (
+    <Modal opened={form !== null} onClose={onClose} title={title} fullScreen={phone}>
+      {form ? <TagFormBody key={form.mode === 'edit' ? form.tag.id : 'new'} form={form} onClose={onClose} onSaved={onSaved} /> : null}
+    </Modal>
+  );
+}
+
+export function TagBadge({ name, color }: { name: string; color: string }) {
+  return (
+    <Badge color={color} autoContrast variant="filled" tt="none" size="lg" radius="sm" style={{ maxWidth: '100%' }}>
+      {name}
+    </Badge>
+  );
+}
+
+function TagFormBody({ form, onClose, onSaved }: { form: TagForm; onClose: () => void; onSaved: (tag: Tag) => void }) {
+  const current = form.mode === 'edit' ? form.tag : null;
+  const [name, setName] = useState(current?.name ?? '');
+  const [color, setColor] = useState(current?.color ?? (form.mode === 'create' ? form.color : TAG_SWATCHES[0]!));
+  const [nameError, setNameError] = useState<string | null>(null);
+  const [colorError, setColorError] = useState<string | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const validColor = HEX_COLOR_RE.test(color);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const trimmed = name.trim();
+    const badName = !trimmed ? 'Give the tag a name.' : trimmed.length > 64 ? 'Use at most 64 characters.' : null;
+    setNameError(badName);
+    setColorError(validColor ? null : 'Pick a colour, or type one like #228be6.');
+    setFailure(null);
+    if (badName || !validColor) return;
+    setBusy(true);
+    try {
+      const saved =
+        form.mode === 'create'
+          ? await createTag({ name: trimmed, color })
+          : await updateTag(form.tag.id, {
+              ...(trimmed !== form.tag.name && { name: trimmed }),
+              ...(color.toLowerCase() !== form.tag.color && { color }),
+            });
+      notifySuccess(form.mode === 'create' ? `Tag “${saved.name}” created.` : 'The tag was saved.');
+      onSaved(saved);
+    } catch (err) {
+      if (isNameTaken(err)) setNameError(`You already have a tag called “${trimmed}”.`);
+      else setFailure(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={(event) => void submit(event)} noValidate>
+      <Stack gap="md">
+        <TextInput
+          label="Name"
+          required
+          maxLength={64}
+          autoComplete="off"
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+          error={nameError}
+          data-autofocus
+        />
+        <ColorInput
+          label="Colour"
+          format="hex"
+          withEyeDropper={false}
+          swatches={TAG_SWATCHES}
+          swatchesPerRow={7}
+          value={color}
+          onChange={setColor}
+          error={colorError}
+          popoverProps={{ withinPortal: true }}
+        />
+        <Group gap="xs" wrap="wrap" role="group" aria-label="Quick colours">
+          {TAG_SWATCHES.map((swatch) => (
+            <button
+              key={swatch}
+              type="button"
+              aria-pressed={color.toLowerCase() === swatch}
+              aria-label={`Colour ${swatch}`}
+              onClick={() => setColor(swatch)}
+              style={{
+                width: 26,
+                height: 26,
+                borderRadius: '50%',
+                background: swatch,
+                cursor: 'pointer',
+                border: color.toLowerCase() === swatch ? '3px solid var(--mantine-color-text)' : '1px solid var(--mantine-color-default-border)',
+                padding: 0,
+              }}
+            />
+          ))}
+        </Group>
+        <Group gap="xs">
+          <Text size="sm" c="dimmed">
+            Preview
+          </Text>
+          <TagBadge name={name.trim() || 'Tag name'} color={validColor ? color : '#868e96'} />
+        </Group>
+        {failure ? (
+          <Alert color="red" role="alert" title="Not saved">
+            {failure}
+          </Alert>
+        ) : null}
+        <Group justify="flex-end" gap="xs">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button type="submit" loading={busy}>
+            {form.mode === 'create' ? 'Create tag' : 'Save'}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

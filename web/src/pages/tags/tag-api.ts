@@ -1,0 +1,59 @@
+// Tags as the Tags page sees them (src/routes/tags.ts).
+import { api, ApiRequestError } from '../../api/client';
+
+export interface Tag {
+  id: string;
+  name: string;
+  /** #rrggbb (or #rgb), lower case */
+  color: string;
+  userId: string;
+  createdAt: string;
+  updatedAt: string;
+  /** How many of the user's files carry it. */
+  files: number;
+}
+
+export interface TagInput {
+  name: string;
+  color: string;
+}
+
+/** Mantine's palette (shade 6), offered as swatches; a new tag takes the next one in turn. */
+export const TAG_SWATCHES = [
+  '#228be6',
+  '#12b886',
+  '#fab005',
+  '#fa5252',
+  '#7950f2',
+  '#fd7e14',
+  '#15aabf',
+  '#e64980',
+  '#40c057',
+  '#be4bdb',
+  '#4c6ef5',
+  '#82c91e',
+  '#868e96',
+];
+
+export const HEX_COLOR_RE = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
+
+export function listTags(signal: AbortSignal): Promise<Tag[]> {
+  return api<Tag[]>('/api/user/tags', { signal });
+}
+
+export function createTag(input: TagInput): Promise<Tag> {
+  return api<Tag>('/api/user/tags', { method: 'POST', body: input });
+}
+
+export function updateTag(id: string, patch: Partial<TagInput>): Promise<Tag> {
+  return api<Tag>(`/api/user/tags/${encodeURIComponent(id)}`, { method: 'PATCH', body: patch });
+}
+
+export function deleteTag(id: string): Promise<Tag> {
+  return api<Tag>(`/api/user/tags/${encodeURIComponent(id)}`, { method: 'DELETE' });
+}
+
+/** The name is taken by another of the person's tags (1033 on create, 1034 on rename). */
+export function isNameTaken(err: unknown): boolean {
+  return err instanceof ApiRequestError && (err.code === 1033 || err.code === 1034);
+}
