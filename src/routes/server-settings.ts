@@ -1,5 +1,5 @@
 // Server settings: GET/PATCH /api/server/settings for admins (with the keys the environment locks), and
-// GET /api/server/public, what a login or register page needs before anyone is logged in.
+// GET /api/server/public, what a login or register page (and the upload page: chunk sizes) needs before anyone is logged in.
 import { z } from 'zod';
 import { requireAdmin } from '../http/auth.js';
 import { AUTHENTICATED } from '../http/openapi.js';
@@ -85,7 +85,7 @@ export const serverSettingsRoutes: RouteModule = (app, ctx) => {
     '/api/server/public',
     {
       schema: {
-        summary: 'What a login or register page needs, without logging in',
+        summary: 'What a login or register page (and the upload page) needs, without logging in',
         tags,
         response: {
           200: z.object({
@@ -93,13 +93,24 @@ export const serverSettingsRoutes: RouteModule = (app, ctx) => {
             registrationEnabled: z.boolean(),
             invitesEnabled: z.boolean(),
             firstSetup: z.boolean().describe('true until the first user (a SUPERADMIN) exists'),
+            chunksEnabled: z.boolean().describe('the dashboard uploads large files in chunks (POST /api/upload/partial)'),
+            chunksThreshold: z.number().int().describe('files larger than this many bytes go in chunks'),
+            chunksSize: z.number().int().describe('bytes per chunk'),
           }),
         },
       },
     },
     async () => {
-      const { siteTitle, registrationEnabled, invitesEnabled } = ctx.settings.get();
-      return { siteTitle, registrationEnabled, invitesEnabled, firstSetup: await isFirstSetup(ctx) };
+      const { siteTitle, registrationEnabled, invitesEnabled, chunksEnabled, chunksThreshold, chunksSize } = ctx.settings.get();
+      return {
+        siteTitle,
+        registrationEnabled,
+        invitesEnabled,
+        firstSetup: await isFirstSetup(ctx),
+        chunksEnabled,
+        chunksThreshold,
+        chunksSize,
+      };
     },
   );
 };

@@ -32,6 +32,11 @@ const bytes = z.union([z.number().int().min(1), z.string()]).transform((v, ctx) 
   return parsed;
 });
 
+/** A byte size between `min` and `max` (inclusive). */
+function bytesBetween(min: number, max: number, hint: string) {
+  return bytes.refine((v) => v >= min && v <= max, hint);
+}
+
 type EnvKind = 'boolean' | 'number' | 'string' | 'list' | 'nullable-string';
 
 interface SettingDefinition<S extends z.ZodType> {
@@ -66,6 +71,9 @@ export const SETTING_DEFINITIONS = {
   filesRoute: setting(routePrefix, '/u', 'FILES_ROUTE', 'string', 'Path prefix of share links for files'),
   urlsRoute: setting(routePrefix, '/go', 'URLS_ROUTE', 'string', 'Path prefix of short URL redirects'),
   urlsLength: setting(z.number().int().min(3).max(64), 6, 'URLS_LENGTH', 'number', 'Length of short URL codes'),
+  chunksEnabled: setting(z.boolean(), true, 'CHUNKS_ENABLED', 'boolean', 'The dashboard uploads large files in chunks (POST /api/upload/partial)'),
+  chunksThreshold: setting(bytes, 95 * 1024 ** 2, 'CHUNKS_THRESHOLD', 'string', 'Files larger than this are uploaded in chunks by the dashboard, in bytes (or 95mb ...)'),
+  chunksSize: setting(bytesBetween(64 * 1024, 1024 ** 3, 'must be between 64kb and 1gb'), 25 * 1024 ** 2, 'CHUNKS_SIZE', 'string', 'Size of each chunk the dashboard sends, in bytes (or 25mb ...); keep it under the request size limit of any proxy in front of Chute'),
   ratelimitEnabled: setting(z.boolean(), true, 'RATELIMIT_ENABLED', 'boolean', 'Limit uploads and logins per client'),
   ratelimitMax: setting(z.number().int().min(1).max(1_000_000), 60, 'RATELIMIT_MAX', 'number', 'Requests allowed per window'),
   ratelimitWindow: setting(z.number().int().min(1).max(86_400), 60, 'RATELIMIT_WINDOW', 'number', 'Window in seconds'),

@@ -6,6 +6,9 @@ import { SETTING_DEFINITIONS, SETTING_KEYS } from '../../src/services/settings.j
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { assertError, createUserViaApi, NO_RATE_LIMIT } from './users-support.js';
 
+/** The chunked-upload settings of GET /api/server/public by default (test/routes/chunk-settings.test.ts tests them). */
+const DEFAULT_CHUNKS = { chunksEnabled: true, chunksThreshold: 95 * 1024 ** 2, chunksSize: 25 * 1024 ** 2 };
+
 forEachDatabase('server settings', (engine) => {
   const server = useTestServer({ engine, env: { ...NO_RATE_LIMIT, URLS_LENGTH: '9' } });
   let root: TestUser;
@@ -17,7 +20,13 @@ forEachDatabase('server settings', (engine) => {
   it('GET /api/server/public answers firstSetup true before setup, without logging in', async () => {
     const res = await server().json('GET', '/api/server/public');
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body, { siteTitle: 'Chute', registrationEnabled: false, invitesEnabled: false, firstSetup: true });
+    assert.deepEqual(res.body, {
+      siteTitle: 'Chute',
+      registrationEnabled: false,
+      invitesEnabled: false,
+      firstSetup: true,
+      ...DEFAULT_CHUNKS,
+    });
   });
 
   describe('after setup', () => {
@@ -59,7 +68,13 @@ forEachDatabase('server settings', (engine) => {
       assert.deepEqual(res.body.settings.filesDisabledExtensions, ['exe', 'bat']);
       assert.equal(server().ctx.settings.get().filesMaxFileSize, 10 * 1024 * 1024);
       const pub = await server().json('GET', '/api/server/public');
-      assert.deepEqual(pub.body, { siteTitle: 'Team Files', registrationEnabled: true, invitesEnabled: false, firstSetup: false });
+      assert.deepEqual(pub.body, {
+        siteTitle: 'Team Files',
+        registrationEnabled: true,
+        invitesEnabled: false,
+        firstSetup: false,
+        ...DEFAULT_CHUNKS,
+      });
       const registered = await server().json('POST', '/api/auth/register', { body: { username: 'walk-in', password: 'pw' } });
       assert.equal(registered.status, 200);
       // Only what was sent changes.

@@ -56,6 +56,10 @@ export interface PublicServerInfo {
   registrationEnabled: boolean;
   invitesEnabled: boolean;
   firstSetup: boolean;
+  /** The upload page sends files larger than chunksThreshold bytes in chunks of chunksSize bytes. */
+  chunksEnabled: boolean;
+  chunksThreshold: number;
+  chunksSize: number;
 }
 
 export const isAdmin = (user: Pick<User, 'role'> | null | undefined): boolean =>
