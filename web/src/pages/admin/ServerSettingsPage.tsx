@@ -1,6 +1,207 @@
-// PLACEHOLDER: replaced by the page's real implementation.
+// Server settings (admins only): every key of GET /api/server/settings in groups, with the input its value needs;
+// keys locked by environment variables shown disabled. Saving sends only the changed keys; a refused save (1022)
+// names each failing field and stores nothing.
+import { Alert, Anchor, Button, Card, Divider, Group, Paper, Skeleton, Stack, Text, Title } from '@mantine/core';
+import { IconDeviceFloppy, IconLock } from '@tabler/icons-react';
+import { Fragment, useEffect, useMemo, useState } from 'react';
+import { ApiRequestError } from '../../api/client';
+import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { notifySuccess } from '../../lib/notify';
+import { useSession } from '../../lib/session';
+import { useApi } from '../../lib/use-api';
+import { serverSettings, updateServerSettings, type ServerSettingsAnswer, type SettingValue } from './admin-api';
+import { adminErrorMessage, fieldIssues } from './admin-errors';
+import { SettingField } from './SettingField';
+import { fromDraft, groupSettings, kindOf, labelOf, sameDraft, toDraft, type Draft, type SettingKind } from './settings-fields';
+
+function draftsOf(answer: ServerSettingsAnswer, kinds: Record<string, SettingKind>): Record<string, Draft> {
+  return Object.fromEntries(Object.entries(answer.settings).map(([key, value]) => [key, toDraft(kinds[key] ?? 'text', value)]));
+}
 
 export function ServerSettingsPage() {
-  return <PageHeader title="Server settings" description="Not built yet." />;
+  const { refresh } = useSession();
+  const loaded = useApi((signal) => serverSettings(signal), []);
+  const answer = loaded.data;
+  const kinds = useMemo<Record<string, SettingKind>>(
+    () =>
+      answer
+        ? Object.fromEntries(Object.entries(answer.settings).map(([k, v]) => [k, kindOf(k, v, answer.fields[k]?.description ?? '')]))
+        : {},
+    [answer],
+  );
+  const saved = useMemo(() => (answer ? draftsOf(answer, kinds) : {}), [answer, kinds]);
+  const [drafts, setDrafts] = useState<Record<string, Draft>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [saveError, setSaveError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    setDrafts(saved);
+    setErrors({});
+  }, [saved]);
+
+  // A link to one group (/dashboard/admin/settings#settings-registration) scrolls to it once the page has loaded.
+  const hasAnswer = answer !== undefined;
+  useEffect(() => {
+    if (hasAnswer && window.location.hash.startsWith('#settings-')) {
+      document.getElementById(window.location.hash.slice(1))?.scrollIntoView();
+    }
+  }, [hasAnswer]);
+
+  const locked = new Set(answer?.locked ?? []);
+  const changedKeys = Object.keys(saved).filter((key) => !locked.has(key) && !sameDraft(drafts[key], saved[key]));
+  const groups = answer ? groupSettings(Object.keys(answer.settings)) : [];
+
+  const change = (key: string, value: Draft) => {
+    setDrafts((d) => ({ ...d, [key]: value }));
+    setErrors((e) => {
+      const { [key]: _gone, ...rest } = e;
+      return rest;
+    });
+  };
+
+  const save = async () => {
+    const patch: Record<string, SettingValue> = {};
+    const problems: Record<string, string> = {};
+    for (const key of changedKeys) {
+      const result = fromDraft(kinds[key] ?? 'text', drafts[key] ?? '');
+      if ('problem' in result) problems[key] = result.problem;
+      else patch[key] = result.value;
+    }
+    setErrors(problems);
+    setSaveError(null);
+    if (Object.keys(problems).length > 0) {
+      setSaveError('Nothing was saved. Correct the fields marked in red.');
+      return;
+    }
+    setBusy(true);
+    try {
+      const next = await updateServerSettings(patch);
+      loaded.setData(next);
+      const count = Object.keys(patch).length;
+      notifySuccess(count === 1 ? `${labelOf(Object.keys(patch)[0]!)} was saved.` : `${count} settings were saved.`, 'Settings saved');
+      // The site title and the registration switches are part of what every page knows about the server.
+      void refresh();
+    } catch (err) {
+      const issues = err instanceof ApiRequestError && err.code === 1022 ? fieldIssues(err) : {};
+      if (Object.keys(issues).length > 0) {
+        setErrors(issues);
+        const names = Object.keys(issues).map(labelOf).join(', ');
+        setSaveError(`Nothing was saved: ${names} ${Object.keys(issues).length === 1 ? 'is' : 'are'} not valid. See the fields marked in red.`);
+      } else {
+        setSaveError(adminErrorMessage(err));
+      }
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Stack gap="md" pb={changedKeys.length > 0 ? 80 : 0}>
+      <PageHeader
+        title="Server settings"
+        description="They take effect at once, for every user. Settings marked with a lock are set by environment variables."
+      />
+      {loaded.error && !answer ? <ErrorAlert error={loaded.error} onRetry={loaded.reload} /> : null}
+      {!answer && !loaded.error ? (
+        <Stack>
+          {Array.from({ length: 3 }, (_, i) => (
+            <Skeleton key={i} h={180} />
+          ))}
+        </Stack>
+      ) : null}
+      {saveError ? (
+        <Alert color="red" role="alert" title="The settings were not saved">
+          {saveError}
+        </Alert>
+      ) : null}
+      {answer && answer.locked.length > 0 ? (
+        <Alert color="orange" variant="light" icon={<IconLock size={18} />}>
+          {answer.locked.length === 1 ? 'One setting is' : `${answer.locked.length} settings are`} set by environment variables and
+          cannot be changed here: change the variable and restart Chute.
+        </Alert>
+      ) : null}
+      {answer && groups.length > 1 ? (
+        <Group gap="xs" wrap="wrap" aria-label="Setting groups" component="nav">
+          {groups.map((group) => (
+            <Anchor key={group.id} href={`#settings-${group.id}`} size="sm">
+              {group.title}
+            </Anchor>
+          ))}
+        </Group>
+      ) : null}
+      {answer
+        ? groups.map((group) => (
+            <Card
+              withBorder
+              key={group.id}
+              id={`settings-${group.id}`}
+              component="section"
+              aria-labelledby={`settings-${group.id}-title`}
+              style={{ scrollMarginTop: 72 }}
+            >
+              <Title order={3} size="h4" id={`settings-${group.id}-title`}>
+                {group.title}
+              </Title>
+              {group.description ? (
+                <Text size="sm" c="dimmed">
+                  {group.description}
+                </Text>
+              ) : null}
+              <Stack gap="sm" mt="md">
+                {group.keys.map((key, index) => (
+                  <Fragment key={key}>
+                    {index > 0 ? <Divider /> : null}
+                    <SettingField
+                      settingKey={key}
+                      kind={kinds[key] ?? 'text'}
+                      description={answer.fields[key]?.description ?? ''}
+                      env={answer.fields[key]?.env ?? ''}
+                      locked={locked.has(key)}
+                      changed={changedKeys.includes(key)}
+                      value={drafts[key] ?? saved[key] ?? ''}
+                      error={errors[key]}
+                      onChange={(value) => change(key, value)}
+                    />
+                  </Fragment>
+                ))}
+              </Stack>
+            </Card>
+          ))
+        : null}
+      {changedKeys.length > 0 ? (
+        <Paper
+          withBorder
+          shadow="md"
+          p="sm"
+          radius="md"
+          style={{ position: 'sticky', bottom: 'var(--mantine-spacing-md)', zIndex: 5 }}
+          role="region"
+          aria-label="Unsaved changes"
+        >
+          <Group justify="space-between" wrap="wrap" gap="xs">
+            <Text size="sm" fw={500}>
+              {changedKeys.length === 1 ? '1 unsaved change' : `${changedKeys.length} unsaved changes`}
+            </Text>
+            <Group gap="xs">
+              <Button
+                variant="default"
+                onClick={() => {
+                  setDrafts(saved);
+                  setErrors({});
+                  setSaveError(null);
+                }}
+              >
+                Discard
+              </Button>
+              <Button leftSection={<IconDeviceFloppy size={18} />} onClick={() => void save()} loading={busy}>
+                Save changes
+              </Button>
+            </Group>
+          </Group>
+        </Paper>
+      ) : null}
+    </Stack>
+  );
 }

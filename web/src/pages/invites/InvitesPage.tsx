@@ -1,6 +1,266 @@
-// PLACEHOLDER: replaced by the page's real implementation.
+// Invites (admins only, /dashboard/admin/invites): codes that let someone register while registration is closed.
+// List them with their uses, expiry and creator; create one and copy its link; delete one.
+import {
+  ActionIcon,
+  Alert,
+  Anchor,
+  Badge,
+  Button,
+  Card,
+  Center,
+  CopyButton,
+  Group,
+  Modal,
+  Skeleton,
+  Stack,
+  Table,
+  Text,
+  Tooltip,
+  VisuallyHidden,
+} from '@mantine/core';
+import { IconCheck, IconCopy, IconMailPlus, IconTrash } from '@tabler/icons-react';
+import { useState } from 'react';
+import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { formatDate } from '../../lib/format';
+import { notifySuccess } from '../../lib/notify';
+import { useSession } from '../../lib/session';
+import { useApi } from '../../lib/use-api';
+import { Link } from '../../router';
+import { adminErrorMessage } from '../admin/admin-errors';
+import { CreateInviteModal } from './CreateInviteModal';
+import { deleteInvite, inviteLink, inviteState, listInvites, type Invite, type InviteState } from './invite-api';
+
+const STATE_BADGES: Record<InviteState, { label: string; color: string }> = {
+  active: { label: 'Active', color: 'teal' },
+  expired: { label: 'Expired', color: 'gray' },
+  'used-up': { label: 'Used up', color: 'gray' },
+};
+
+function StateBadge({ invite }: { invite: Invite }) {
+  const state = STATE_BADGES[inviteState(invite)];
+  return (
+    <Badge color={state.color} variant="light" radius="sm">
+      {state.label}
+    </Badge>
+  );
+}
+
+const usesText = (invite: Invite) => (invite.maxUses === null ? `${invite.uses} of unlimited` : `${invite.uses} of ${invite.maxUses}`);
+const expiryText = (invite: Invite) => (invite.expiresAt === null ? 'Never' : formatDate(invite.expiresAt));
+
+function InviteActions({ invite, onDelete }: { invite: Invite; onDelete: () => void }) {
+  return (
+    <Group gap={4} wrap="nowrap" justify="flex-end">
+      <CopyButton value={inviteLink(invite.code)}>
+        {({ copied, copy }) => (
+          <Tooltip label={copied ? 'Link copied' : 'Copy the invite link'}>
+            <ActionIcon
+              variant="subtle"
+              color={copied ? 'teal' : undefined}
+              onClick={() => {
+                copy();
+                notifySuccess('The invite link is in your clipboard.', 'Link copied');
+              }}
+              aria-label={`Copy the link of invite ${invite.code}`}
+            >
+              {copied ? <IconCheck size={18} /> : <IconCopy size={18} />}
+            </ActionIcon>
+          </Tooltip>
+        )}
+      </CopyButton>
+      <Tooltip label="Delete the invite">
+        <ActionIcon variant="subtle" color="red" onClick={onDelete} aria-label={`Delete invite ${invite.code}`}>
+          <IconTrash size={18} />
+        </ActionIcon>
+      </Tooltip>
+    </Group>
+  );
+}
+
+function Code({ invite }: { invite: Invite }) {
+  return (
+    <Text ff="monospace" fw={600} size="sm">
+      {invite.code}
+    </Text>
+  );
+}
 
 export function InvitesPage() {
-  return <PageHeader title="Invites" description="Not built yet." />;
+  const { server } = useSession();
+  const invites = useApi((signal) => listInvites(signal), []);
+  const [creating, setCreating] = useState(false);
+  const [removal, setRemoval] = useState<{ opened: boolean; invite: Invite | null }>({ opened: false, invite: null });
+  const [busy, setBusy] = useState(false);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+  const enabled = server?.invitesEnabled ?? false;
+  const list = invites.data ?? [];
+  const askDelete = (invite: Invite) => {
+    setDeleteError(null);
+    setRemoval({ opened: true, invite });
+  };
+
+  const remove = async () => {
+    const invite = removal.invite;
+    if (!invite) return;
+    setBusy(true);
+    setDeleteError(null);
+    try {
+      await deleteInvite(invite.id);
+      invites.setData((prev) => (prev ?? []).filter((i) => i.id !== invite.id));
+      notifySuccess(`Invite ${invite.code} no longer works.`, 'Invite deleted');
+      setRemoval((r) => ({ ...r, opened: false }));
+    } catch (err) {
+      setDeleteError(adminErrorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Stack gap="md">
+      <PageHeader
+        title="Invites"
+        description="Codes that let someone create an account, even while registration is closed."
+        actions={
+          <Button leftSection={<IconMailPlus size={18} />} onClick={() => setCreating(true)} disabled={!enabled}>
+            Create invite
+          </Button>
+        }
+      />
+      {server && !enabled ? (
+        <Alert color="yellow" title="Invites are turned off">
+          New invites cannot be made and existing ones do not work. Turn on <b>Invites</b> in the{' '}
+          <Anchor component={Link} to="/dashboard/admin/settings#settings-registration" inherit>
+            server settings
+          </Anchor>{' '}
+          to use them.
+        </Alert>
+      ) : null}
+      {server?.registrationEnabled ? (
+        <Alert color="blue" variant="light">
+          Registration is open: anyone can create an account without an invite.
+        </Alert>
+      ) : null}
+      {invites.error ? <ErrorAlert error={invites.error} onRetry={invites.reload} /> : null}
+      {invites.loading && !invites.data ? (
+        <Stack gap="xs">
+          {Array.from({ length: 3 }, (_, i) => (
+            <Skeleton key={i} h={48} />
+          ))}
+        </Stack>
+      ) : null}
+      {invites.data && list.length === 0 ? (
+        <Card withBorder py="xl">
+          <Center>
+            <Stack align="center" gap={6}>
+              <IconMailPlus size={32} stroke={1.5} />
+              <Text fw={600}>No invites yet</Text>
+              <Text size="sm" c="dimmed" ta="center">
+                {enabled ? 'Create one and send its link to the person you want to invite.' : 'Turn invites on first, then create one here.'}
+              </Text>
+            </Stack>
+          </Center>
+        </Card>
+      ) : null}
+      {list.length > 0 ? (
+        <>
+          <Card withBorder p={0} visibleFrom="sm">
+            <Table.ScrollContainer minWidth={720}>
+              <Table verticalSpacing="sm" highlightOnHover>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>Code</Table.Th>
+                    <Table.Th>Status</Table.Th>
+                    <Table.Th>Used</Table.Th>
+                    <Table.Th>Expires</Table.Th>
+                    <Table.Th>Created by</Table.Th>
+                    <Table.Th>Created</Table.Th>
+                    <Table.Th>
+                      <VisuallyHidden>Actions</VisuallyHidden>
+                    </Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {list.map((invite) => (
+                    <Table.Tr key={invite.id} data-testid={`invite-row-${invite.code}`}>
+                      <Table.Td>
+                        <Code invite={invite} />
+                      </Table.Td>
+                      <Table.Td>
+                        <StateBadge invite={invite} />
+                      </Table.Td>
+                      <Table.Td>
+                        <Text size="sm">{usesText(invite)}</Text>
+                      </Table.Td>
+                      <Table.Td>
+                        <Text size="sm">{expiryText(invite)}</Text>
+                      </Table.Td>
+                      <Table.Td>
+                        <Text size="sm">{invite.inviter?.username ?? 'A deleted user'}</Text>
+                      </Table.Td>
+                      <Table.Td>
+                        <Text size="sm">{formatDate(invite.createdAt)}</Text>
+                      </Table.Td>
+                      <Table.Td>
+                        <InviteActions invite={invite} onDelete={() => askDelete(invite)} />
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          </Card>
+          <Stack gap="sm" hiddenFrom="sm">
+            {list.map((invite) => (
+              <Card withBorder padding="sm" key={invite.id} data-testid={`invite-card-${invite.code}`}>
+                <Group justify="space-between" wrap="nowrap">
+                  <Group gap="xs" wrap="nowrap">
+                    <Code invite={invite} />
+                    <StateBadge invite={invite} />
+                  </Group>
+                  <InviteActions invite={invite} onDelete={() => askDelete(invite)} />
+                </Group>
+                <Text size="xs" c="dimmed" mt={6}>
+                  Used {usesText(invite)} · expires {invite.expiresAt === null ? 'never' : formatDate(invite.expiresAt)}
+                </Text>
+                <Text size="xs" c="dimmed">
+                  By {invite.inviter?.username ?? 'a deleted user'}, {formatDate(invite.createdAt)}
+                </Text>
+              </Card>
+            ))}
+          </Stack>
+        </>
+      ) : null}
+
+      <CreateInviteModal
+        opened={creating}
+        onClose={() => setCreating(false)}
+        onCreated={(invite) => invites.setData((prev) => [invite, ...(prev ?? [])])}
+      />
+      <Modal
+        opened={removal.opened}
+        onClose={() => setRemoval((r) => ({ ...r, opened: false }))}
+        title={`Delete invite ${removal.invite?.code ?? ''}?`}
+        centered
+      >
+        <Stack>
+          {deleteError ? (
+            <Alert color="red" role="alert">
+              {deleteError}
+            </Alert>
+          ) : null}
+          <Text size="sm">Its link stops working at once. Accounts already created with it stay.</Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={() => setRemoval((r) => ({ ...r, opened: false }))}>
+              Cancel
+            </Button>
+            <Button color="red" loading={busy} onClick={() => void remove()}>
+              Delete invite
+            </Button>
+          </Group>
+        </Stack>
+      </Modal>
+    </Stack>
+  );
 }

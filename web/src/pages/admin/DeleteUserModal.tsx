@@ -1,0 +1,83 @@
+// Confirms deleting a user, and whether their files and short URLs go with them (otherwise they stay, owner-less).
+import { Alert, Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
+import { useEffect, useState } from 'react';
+import type { User } from '../../api/types';
+import { formatBytes } from '../../lib/format';
+import { notifySuccess } from '../../lib/notify';
+import { deleteUser, type UserUsage } from './admin-api';
+import { adminErrorMessage } from './admin-errors';
+
+export function DeleteUserModal({
+  opened,
+  target,
+  usage,
+  onClose,
+  onDeleted,
+}: {
+  opened: boolean;
+  target: User | null;
+  usage: UserUsage | undefined;
+  onClose: () => void;
+  onDeleted: (user: User) => void;
+}) {
+  const [withContent, setWithContent] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!opened) return;
+    setWithContent(false);
+    setError(null);
+  }, [opened]);
+
+  const confirm = async () => {
+    if (!target) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const result = await deleteUser(target.id, withContent);
+      const content = withContent ? ` with ${result.deletedFiles} file(s) and ${result.deletedUrls} short URL(s)` : '';
+      notifySuccess(`${target.username} was deleted${content}.`, 'User deleted');
+      onDeleted(target);
+      onClose();
+    } catch (err) {
+      setError(adminErrorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const content = usage
+    ? `${usage.files} file(s) (${formatBytes(usage.storageUsed)}) and ${usage.urls} short URL(s)`
+    : 'their files and short URLs';
+
+  return (
+    <Modal opened={opened} onClose={onClose} title={target ? `Delete ${target.username}?` : ''} centered>
+      <Stack>
+        {error ? (
+          <Alert color="red" role="alert">
+            {error}
+          </Alert>
+        ) : null}
+        <Text size="sm">
+          {target?.username} will no longer be able to sign in, and their sessions and API token stop working. This cannot be
+          undone.
+        </Text>
+        <Checkbox
+          label={`Also delete ${content}`}
+          description={withContent ? 'Their files are removed from storage and their links stop working.' : 'Otherwise they stay online, without an owner.'}
+          checked={withContent}
+          onChange={(e) => setWithContent(e.currentTarget.checked)}
+        />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button color="red" onClick={() => void confirm()} loading={busy}>
+            Delete user
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}

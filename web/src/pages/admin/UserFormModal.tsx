@@ -1,0 +1,254 @@
+// Create a user, or edit one: username, password, role (only the roles the signed-in admin may give), avatar and
+// quota. An edit sends only what changed.
+import { Alert, Avatar, Button, Divider, FileButton, Group, Modal, PasswordInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
+import { useEffect, useState, type FormEvent } from 'react';
+import { ApiRequestError } from '../../api/client';
+import type { Role, User } from '../../api/types';
+import { notifySuccess } from '../../lib/notify';
+import { createUser, updateUser, type UserInput } from './admin-api';
+import { adminErrorMessage, fieldIssues } from './admin-errors';
+import { NO_QUOTA, QuotaFields, quotaForm, quotaInput, quotaProblems, type QuotaForm } from './QuotaFields';
+import { canEditQuota, grantableRoles, ROLE_LABELS } from './roles';
+
+const AVATAR_MAX_BYTES = 1024 * 1024;
+
+type FieldErrors = Partial<Record<'username' | 'password' | 'role' | 'avatar' | keyof QuotaForm, string>>;
+
+function readAsDataUrl(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(reader.error ?? new Error('Could not read the picture.'));
+    reader.readAsDataURL(file);
+  });
+}
+
+/** Puts an API error on the field it is about, or returns it for the alert above the form. */
+function errorsOf(err: unknown): { fields: FieldErrors; form: string | null } {
+  const message = adminErrorMessage(err);
+  if (!(err instanceof ApiRequestError)) return { fields: {}, form: message };
+  switch (err.code) {
+    case 1039:
+    case 1040:
+      return { fields: { username: message }, form: null };
+    case 3007:
+    case 3008:
+    case 3015:
+      return { fields: { role: message }, form: null };
+    case 1056:
+      return { fields: { maxBytes: message }, form: null };
+    case 1057:
+      return { fields: { maxFiles: message }, form: null };
+    case 1000: {
+      const issues = fieldIssues(err);
+      const known = ['username', 'password', 'avatar', 'maxBytes', 'maxFiles', 'maxUrls'];
+      const fields: FieldErrors = {};
+      for (const [field, text] of Object.entries(issues)) if (known.includes(field)) fields[field as keyof FieldErrors] = text;
+      return Object.keys(fields).length > 0 ? { fields, form: null } : { fields: {}, form: message };
+    }
+    default:
+      return { fields: {}, form: message };
+  }
+}
+
+export function UserFormModal({
+  opened,
+  onClose,
+  actor,
+  target,
+  onSaved,
+}: {
+  opened: boolean;
+  onClose: () => void;
+  actor: User;
+  /** null: create a new user. */
+  target: User | null;
+  onSaved: (user: User) => void;
+}) {
+  const phone = useMediaQuery('(max-width: 36em)');
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [role, setRole] = useState<Role>('USER');
+  const [quota, setQuota] = useState<QuotaForm>(NO_QUOTA);
+  /** undefined: unchanged; null: removed; a data URL: the new picture. */
+  const [avatar, setAvatar] = useState<string | null | undefined>(undefined);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [formError, setFormError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    if (!opened) return;
+    setUsername(target?.username ?? '');
+    setPassword('');
+    setRole(target?.role ?? 'USER');
+    setQuota(quotaForm(target?.quota));
+    setAvatar(undefined);
+    setErrors({});
+    setFormError(null);
+  }, [opened, target]);
+
+  const self = target !== null && target.id === actor.id;
+  const roles = [...new Set<Role>([...(target ? [target.role] : []), ...grantableRoles(actor)])];
+  const quotaEditable = target === null || canEditQuota(actor, target);
+  const shownAvatar = avatar === undefined ? (target?.avatar ?? null) : avatar;
+
+  const chooseAvatar = async (file: File | null) => {
+    if (!file) return;
+    if (file.size > AVATAR_MAX_BYTES) {
+      setErrors((e) => ({ ...e, avatar: 'The picture is larger than 1 MB. Choose a smaller one.' }));
+      return;
+    }
+    setErrors((e) => ({ ...e, avatar: undefined }));
+    setAvatar(await readAsDataUrl(file));
+  };
+
+  /** The request body: everything for a new user, only the changes for an edit (null when nothing changed). */
+  const body = (): UserInput | null => {
+    const newQuota = quotaInput(quota);
+    if (!target) {
+      return { username: username.trim(), password, role, ...(newQuota ? { quota: newQuota } : {}), ...(avatar ? { avatar } : {}) };
+    }
+    const edit: UserInput = {};
+    if (username.trim() !== target.username) edit.username = username.trim();
+    if (password !== '') edit.password = password;
+    if (role !== target.role) edit.role = role;
+    if (avatar !== undefined) edit.avatar = avatar;
+    if (quotaEditable && JSON.stringify(newQuota) !== JSON.stringify(quotaInput(quotaForm(target.quota)))) edit.quota = newQuota;
+    return Object.keys(edit).length > 0 ? edit : null;
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const local: FieldErrors = { ...quotaProblems(quota) };
+    if (username.trim() === '') local.username = 'Enter a username.';
+    if (!target && password === '') local.password = 'Enter a password.';
+    setErrors(local);
+    setFormError(null);
+    if (Object.keys(local).length > 0) return;
+    const input = body();
+    if (input === null) {
+      onClose();
+      return;
+    }
+    setBusy(true);
+    try {
+      const { user } = target
+        ? await updateUser(target.id, input)
+        : await createUser(input as UserInput & { username: string; password: string });
+      notifySuccess(target ? `${user.username} was updated.` : `${user.username} can now sign in.`, target ? 'Saved' : 'User created');
+      onSaved(user);
+      onClose();
+    } catch (err) {
+      const found = errorsOf(err);
+      setErrors(found.fields);
+      setFormError(found.form);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Modal
+      opened={opened}
+      onClose={onClose}
+      title={target ? `Edit ${target.username}` : 'Create a user'}
+      fullScreen={phone}
+      size="lg"
+      centered
+    >
+      <form onSubmit={submit} noValidate>
+        <Stack>
+          {formError ? (
+            <Alert color="red" role="alert">
+              {formError}
+            </Alert>
+          ) : null}
+          {target ? (
+            <Group gap="sm" wrap="nowrap">
+              <Avatar src={shownAvatar} size={56} radius="xl" alt="">
+                {(username || target.username).slice(0, 2).toUpperCase()}
+              </Avatar>
+              <Stack gap={4}>
+                <Group gap="xs">
+                  <FileButton accept="image/png,image/jpeg,image/gif,image/webp" onChange={(file) => void chooseAvatar(file)}>
+                    {(props) => (
+                      <Button {...props} size="xs" variant="default">
+                        Choose a picture
+                      </Button>
+                    )}
+                  </FileButton>
+                  {shownAvatar ? (
+                    <Button size="xs" variant="subtle" color="red" onClick={() => setAvatar(null)}>
+                      Remove picture
+                    </Button>
+                  ) : null}
+                </Group>
+                <Text size="xs" c={errors.avatar ? 'red' : 'dimmed'} role={errors.avatar ? 'alert' : undefined}>
+                  {errors.avatar ?? 'PNG, JPEG, GIF or WebP, at most 1 MB.'}
+                </Text>
+              </Stack>
+            </Group>
+          ) : null}
+          <TextInput
+            label="Username"
+            required
+            autoComplete="off"
+            data-autofocus
+            value={username}
+            onChange={(e) => setUsername(e.currentTarget.value)}
+            error={errors.username}
+            maxLength={128}
+          />
+          <PasswordInput
+            label={target ? 'New password' : 'Password'}
+            required={!target}
+            autoComplete="new-password"
+            value={password}
+            onChange={(e) => setPassword(e.currentTarget.value)}
+            error={errors.password}
+            description={
+              target
+                ? self
+                  ? 'Leave empty to keep your password.'
+                  : 'Leave empty to keep the current password. A new one signs them out everywhere.'
+                : undefined
+            }
+          />
+          <Select
+            label="Role"
+            data={roles.map((r) => ({ value: r, label: ROLE_LABELS[r] }))}
+            value={role}
+            onChange={(value) => value && setRole(value as Role)}
+            allowDeselect={false}
+            disabled={roles.length < 2}
+            error={errors.role}
+            description={
+              actor.role !== 'SUPERADMIN'
+                ? 'Only a super administrator can make someone an administrator.'
+                : role === 'SUPERADMIN' && target?.role !== 'SUPERADMIN'
+                  ? 'Super administrators manage everything, and nobody else can change or delete them.'
+                  : undefined
+            }
+          />
+          <Divider label="Quota" labelPosition="left" />
+          {quotaEditable ? (
+            <QuotaFields value={quota} onChange={setQuota} errors={errors} />
+          ) : (
+            <Text size="sm" c="dimmed">
+              Only a super administrator can change their own quota.
+            </Text>
+          )}
+          <Group justify="flex-end" mt="sm">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={busy}>
+              {target ? 'Save' : 'Create user'}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,153 @@
+// How the server settings page shows each key of GET /api/server/settings: its group (by key prefix, so that a key
+// added to SETTING_DEFINITIONS shows up without a change here), a label, and the input that fits its value.
+import type { SettingValue } from './admin-api';
+import { parseSize, sizeText } from './sizes';
+
+export interface SettingGroup {
+  id: string;
+  title: string;
+  description?: string;
+  keys: string[];
+}
+
+/** Known groups in page order; a key whose prefix is none of these gets a group named after its prefix. */
+const KNOWN_GROUPS: Array<{ id: string; title: string; description: string; prefixes: string[] }> = [
+  { id: 'general', title: 'General', description: 'How the server presents itself.', prefixes: ['site'] },
+  {
+    id: 'registration',
+    title: 'Registration and invites',
+    description: 'Who may create an account without an administrator.',
+    prefixes: ['registration', 'invites'],
+  },
+  { id: 'files', title: 'Files', description: 'Uploads: names, sizes, types and expiry.', prefixes: ['files'] },
+  {
+    id: 'chunks',
+    title: 'Chunked uploads',
+    description: 'Large files go up from the dashboard in pieces.',
+    prefixes: ['chunks'],
+  },
+  { id: 'urls', title: 'Short URLs', description: 'Links and short URL codes.', prefixes: ['urls'] },
+  { id: 'ratelimit', title: 'Rate limits', description: 'Requests each client may make.', prefixes: ['ratelimit'] },
+];
+
+/** Labels for the keys Chute has today; other keys are labelled from their name. */
+const LABELS: Record<string, string> = {
+  siteTitle: 'Site title',
+  registrationEnabled: 'Open registration',
+  invitesEnabled: 'Invites',
+  invitesCodeLength: 'Invite code length',
+  filesNameLength: 'Random name length',
+  filesDefaultFormat: 'Default name format',
+  filesMaxFileSize: 'Largest file',
+  filesDefaultExpiration: 'Default expiry',
+  filesDisabledExtensions: 'Refused extensions',
+  filesRoute: 'File link prefix',
+  urlsRoute: 'Short URL prefix',
+  urlsLength: 'Short URL code length',
+  chunksEnabled: 'Upload large files in chunks',
+  chunksThreshold: 'Chunk above',
+  chunksSize: 'Chunk size',
+  ratelimitEnabled: 'Rate limiting',
+  ratelimitMax: 'Requests per window',
+  ratelimitWindow: 'Window (seconds)',
+  ratelimitAdminBypass: 'Administrators are not limited',
+};
+
+/** Choices of keys whose value is one of a fixed list (the API answers only the current value). */
+export const CHOICES: Record<string, Array<{ value: string; label: string }>> = {
+  filesDefaultFormat: [
+    { value: 'random', label: 'Random characters' },
+    { value: 'uuid', label: 'UUID' },
+    { value: 'date', label: 'Date and time' },
+    { value: 'name', label: 'Original name' },
+    { value: 'random-words', label: 'Random words' },
+  ],
+};
+
+export function prefixOf(key: string): string {
+  return /^[a-z]+/.exec(key)?.[0] ?? key;
+}
+
+function humanize(text: string): string {
+  const words = text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+export function labelOf(key: string): string {
+  return LABELS[key] ?? humanize(key);
+}
+
+/** The keys in groups, in the server's key order within each group. */
+export function groupSettings(keys: string[]): SettingGroup[] {
+  const groups = KNOWN_GROUPS.map(({ id, title, description }) => ({ id, title, description, keys: [] as string[] }));
+  const extra = new Map<string, SettingGroup>();
+  for (const key of keys) {
+    const prefix = prefixOf(key);
+    const known = KNOWN_GROUPS.findIndex((g) => g.prefixes.includes(prefix));
+    if (known >= 0) {
+      groups[known]!.keys.push(key);
+      continue;
+    }
+    let group = extra.get(prefix);
+    if (!group) {
+      group = { id: prefix, title: humanize(prefix), keys: [] };
+      extra.set(prefix, group);
+    }
+    group.keys.push(key);
+  }
+  return [...groups, ...extra.values()].filter((g) => g.keys.length > 0);
+}
+
+export type SettingKind = 'switch' | 'number' | 'size' | 'list' | 'choice' | 'optional-text' | 'text';
+
+/** The input for a key, from its current value and its description (sizes say "bytes", optional values "null"). */
+export function kindOf(key: string, value: SettingValue, description: string): SettingKind {
+  if (typeof value === 'boolean') return 'switch';
+  if (Array.isArray(value)) return 'list';
+  if (typeof value === 'number') return /\bbytes\b/i.test(description) ? 'size' : 'number';
+  if (CHOICES[key]) return 'choice';
+  if (value === null || /\bnull\b/.test(description)) return 'optional-text';
+  return 'text';
+}
+
+/** What the form holds while editing: sizes as typed text, numbers possibly empty. */
+export type Draft = boolean | number | '' | string | string[];
+
+export function toDraft(kind: SettingKind, value: SettingValue): Draft {
+  switch (kind) {
+    case 'size':
+      return typeof value === 'number' ? sizeText(value) : String(value ?? '');
+    case 'optional-text':
+    case 'text':
+    case 'choice':
+      return value === null ? '' : String(value);
+    case 'list':
+      return Array.isArray(value) ? value : [];
+    default:
+      return value as boolean | number;
+  }
+}
+
+/** The value to send, or a problem the page can name before asking the server. */
+export function fromDraft(kind: SettingKind, draft: Draft): { value: SettingValue } | { problem: string } {
+  switch (kind) {
+    case 'size': {
+      const text = String(draft).trim();
+      if (parseSize(text) === null) return { problem: 'Write a size such as 100mb, 2gb or a number of bytes.' };
+      return { value: /^\d+$/.test(text) ? Number(text) : text };
+    }
+    case 'number':
+      return draft === '' ? { problem: 'Enter a number.' } : { value: Number(draft) };
+    case 'optional-text':
+      return { value: String(draft).trim() === '' ? null : String(draft).trim() };
+    case 'text':
+    case 'choice':
+      return { value: String(draft) };
+    default:
+      return { value: draft as SettingValue };
+  }
+}
+
+export function sameDraft(a: Draft | undefined, b: Draft | undefined): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

@@ -1,0 +1,126 @@
+// Creates an invite (expiry and how many accounts it may create), then shows its link, ready to copy.
+import { Alert, Button, CopyButton, Group, Modal, NumberInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
+import { IconCheck, IconCopy } from '@tabler/icons-react';
+import { useEffect, useState, type FormEvent } from 'react';
+import { notifySuccess } from '../../lib/notify';
+import { adminErrorMessage } from '../admin/admin-errors';
+import { createInvite, inviteLink, type Invite } from './invite-api';
+
+const EXPIRIES = [
+  { value: 'never', label: 'Never' },
+  { value: '1h', label: 'In 1 hour' },
+  { value: '1d', label: 'In 1 day' },
+  { value: '7d', label: 'In 7 days' },
+  { value: '30d', label: 'In 30 days' },
+  { value: 'custom', label: 'On a date…' },
+];
+
+export function CreateInviteModal({ opened, onClose, onCreated }: { opened: boolean; onClose: () => void; onCreated: (invite: Invite) => void }) {
+  const phone = useMediaQuery('(max-width: 36em)');
+  const [expiry, setExpiry] = useState('7d');
+  const [date, setDate] = useState('');
+  const [maxUses, setMaxUses] = useState<number | ''>(1);
+  const [error, setError] = useState<string | null>(null);
+  const [dateError, setDateError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [created, setCreated] = useState<Invite | null>(null);
+
+  useEffect(() => {
+    if (!opened) return;
+    setExpiry('7d');
+    setDate('');
+    setMaxUses(1);
+    setError(null);
+    setDateError(null);
+    setCreated(null);
+  }, [opened]);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setError(null);
+    setDateError(null);
+    let expiresAt: string | null = expiry === 'never' ? null : expiry;
+    if (expiry === 'custom') {
+      const when = date ? new Date(date) : null;
+      if (!when || Number.isNaN(when.getTime())) {
+        setDateError('Choose the date and time the invite stops working.');
+        return;
+      }
+      if (when.getTime() <= Date.now()) {
+        setDateError('Choose a moment in the future.');
+        return;
+      }
+      expiresAt = when.toISOString();
+    }
+    setBusy(true);
+    try {
+      const invite = await createInvite({ expiresAt, maxUses: maxUses === '' ? null : maxUses });
+      setCreated(invite);
+      onCreated(invite);
+      notifySuccess(`Invite ${invite.code} is ready to share.`, 'Invite created');
+    } catch (err) {
+      setError(adminErrorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Modal opened={opened} onClose={onClose} title={created ? 'Invite created' : 'Create an invite'} fullScreen={phone} centered>
+      {created ? (
+        <Stack>
+          <Text size="sm">Send this link to the person you invite. It opens the registration page with the code filled in.</Text>
+          <TextInput label="Invite link" value={inviteLink(created.code)} readOnly onFocus={(e) => e.currentTarget.select()} data-testid="new-invite-link" />
+          <Group justify="flex-end">
+            <CopyButton value={inviteLink(created.code)}>
+              {({ copied, copy }) => (
+                <Button variant="light" color={copied ? 'teal' : undefined} leftSection={copied ? <IconCheck size={16} /> : <IconCopy size={16} />} onClick={copy}>
+                  {copied ? 'Copied' : 'Copy link'}
+                </Button>
+              )}
+            </CopyButton>
+            <Button onClick={onClose}>Done</Button>
+          </Group>
+        </Stack>
+      ) : (
+        <form onSubmit={submit} noValidate>
+          <Stack>
+            {error ? (
+              <Alert color="red" role="alert">
+                {error}
+              </Alert>
+            ) : null}
+            <Select label="Expires" data={EXPIRIES} value={expiry} onChange={(v) => v && setExpiry(v)} allowDeselect={false} />
+            {expiry === 'custom' ? (
+              <TextInput
+                type="datetime-local"
+                label="Expiry date and time"
+                value={date}
+                onChange={(e) => setDate(e.currentTarget.value)}
+                error={dateError}
+              />
+            ) : null}
+            <NumberInput
+              label="Accounts it may create"
+              description="Empty: any number, until it expires or is deleted."
+              min={1}
+              allowDecimal={false}
+              allowNegative={false}
+              value={maxUses}
+              onChange={(v) => setMaxUses(typeof v === 'number' ? v : v === '' ? '' : Number(v))}
+            />
+            <Group justify="flex-end" mt="sm">
+              <Button variant="default" onClick={onClose}>
+                Cancel
+              </Button>
+              <Button type="submit" loading={busy}>
+                Create invite
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      )}
+    </Modal>
+  );
+}
