@@ -1,0 +1,117 @@
+// The upload options a person picks on the upload page, kept in this browser (except the password), and turned into
+// the x-service-* headers of src/services/upload-options.ts.
+import { headerText } from './transport';
+
+export const EXPIRY_CHOICES = [
+  { value: 'default', label: 'Server default' },
+  { value: 'never', label: 'Never' },
+  { value: '1h', label: 'In 1 hour' },
+  { value: '1d', label: 'In 1 day' },
+  { value: '7d', label: 'In 7 days' },
+  { value: '30d', label: 'In 30 days' },
+  { value: 'custom', label: 'On a date…' },
+] as const;
+
+export const FORMAT_CHOICES = [
+  { value: 'default', label: 'Server default' },
+  { value: 'random', label: 'Random letters' },
+  { value: 'uuid', label: 'UUID' },
+  { value: 'date', label: 'Date and time' },
+  { value: 'name', label: 'Original file name' },
+  { value: 'random-words', label: 'Random words' },
+] as const;
+
+export type ExpiryChoice = (typeof EXPIRY_CHOICES)[number]['value'];
+export type FormatChoice = (typeof FORMAT_CHOICES)[number]['value'];
+
+export interface UploadOptions {
+  expiry: ExpiryChoice;
+  /** A datetime-local value (local time, no zone) when expiry is 'custom'. */
+  expiresOn: string;
+  format: FormatChoice;
+  password: string;
+  /** Empty: no limit. */
+  maxViews: number | '';
+  folderId: string | null;
+  keepOriginalName: boolean;
+}
+
+export const DEFAULT_OPTIONS: UploadOptions = {
+  expiry: 'default',
+  expiresOn: '',
+  format: 'default',
+  password: '',
+  maxViews: '',
+  folderId: null,
+  keepOriginalName: false,
+};
+
+const STORAGE_KEY = 'chute.upload.options';
+
+/** The options of the last visit (never the password). */
+export function loadOptions(): UploadOptions {
+  try {
+    const saved = JSON.parse(window.localStorage.getItem(STORAGE_KEY) ?? '{}') as Partial<UploadOptions>;
+    const options = { ...DEFAULT_OPTIONS, ...saved, password: '' };
+    if (!EXPIRY_CHOICES.some((c) => c.value === options.expiry)) options.expiry = 'default';
+    if (!FORMAT_CHOICES.some((c) => c.value === options.format)) options.format = 'default';
+    return options;
+  } catch {
+    return { ...DEFAULT_OPTIONS };
+  }
+}
+
+export function saveOptions(options: UploadOptions): void {
+  try {
+    const { password: _password, ...rest } = options;
+    window.localStorage.setItem(STORAGE_KEY, JSON.stringify(rest));
+  } catch {
+    // Private mode or a full storage: the options simply are not remembered.
+  }
+}
+
+/** Why the options cannot be used as they are, in words (null when they can). */
+export function optionsProblem(options: UploadOptions, now = Date.now()): string | null {
+  if (options.expiry === 'custom') {
+    const at = new Date(options.expiresOn).getTime();
+    if (!options.expiresOn || Number.isNaN(at)) return 'Choose the date the files expire on, or another expiry.';
+    if (at <= now) return 'The expiry date is in the past: choose a later one.';
+  }
+  if (options.maxViews !== '' && (!Number.isInteger(options.maxViews) || options.maxViews < 1)) {
+    return 'Max views must be a whole number of at least 1.';
+  }
+  return null;
+}
+
+/** The x-service-* headers for these options; throws an Error in words when they cannot be used. */
+export function optionHeaders(options: UploadOptions): Record<string, string> {
+  const problem = optionsProblem(options);
+  if (problem) throw new Error(problem);
+  const headers: Record<string, string> = {};
+  if (options.expiry === 'custom') headers['x-service-deletes-at'] = new Date(options.expiresOn).toISOString();
+  else if (options.expiry !== 'default') headers['x-service-deletes-at'] = options.expiry;
+  if (options.format !== 'default') headers['x-service-format'] = options.format;
+  if (options.password !== '') headers['x-service-password'] = headerText(options.password);
+  if (options.maxViews !== '') headers['x-service-max-views'] = String(options.maxViews);
+  if (options.folderId) headers['x-service-folder'] = options.folderId;
+  if (options.keepOriginalName) headers['x-service-original-name'] = 'true';
+  return headers;
+}
+
+/** A one-line summary of the options that differ from the defaults ("Expires in 7 days · Password · …"). */
+export function optionsSummary(options: UploadOptions, folderName: string | null): string[] {
+  const parts: string[] = [];
+  if (options.expiry === 'never') parts.push('Never expire');
+  else if (options.expiry === 'custom') {
+    const at = new Date(options.expiresOn);
+    parts.push(Number.isNaN(at.getTime()) ? 'Expiry date missing' : `Expire ${at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}`);
+  } else if (options.expiry !== 'default') {
+    parts.push(`Expire ${EXPIRY_CHOICES.find((c) => c.value === options.expiry)?.label.toLowerCase() ?? options.expiry}`);
+  }
+  if (options.format !== 'default') parts.push(`${FORMAT_CHOICES.find((c) => c.value === options.format)?.label ?? options.format} names`);
+  if (options.password) parts.push('Password');
+  if (options.maxViews !== '') parts.push(`${options.maxViews} view${options.maxViews === 1 ? '' : 's'} max`);
+  if (options.folderId) parts.push(`Folder: ${folderName ?? '…'}`);
+  if (options.keepOriginalName) parts.push('Original names kept');
+  return parts;
+}
