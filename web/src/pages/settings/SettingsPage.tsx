@@ -1,6 +1,45 @@
-// PLACEHOLDER: replaced by the page's real implementation.
+// The user's own settings, one tab each (the tab is kept in ?tab= so that a reload or a shared link opens it):
+// profile, view and embed settings, sessions, the API token, and uploader configurations to download.
+import { Stack, Tabs } from '@mantine/core';
+import { IconApi, IconDevices, IconDownload, IconPhotoCog, IconUser } from '@tabler/icons-react';
 import { PageHeader } from '../../components/PageHeader';
+import { setSearch, useLocation } from '../../router';
+import { ProfileSection } from './ProfileSection';
+import { SessionsSection } from './SessionsSection';
+import { TokenSection } from './TokenSection';
+import { UploadersSection } from './UploadersSection';
+import { ViewSettingsSection } from './ViewSettingsSection';
+
+const TABS = [
+  { value: 'profile', label: 'Profile', icon: <IconUser size={16} />, panel: <ProfileSection /> },
+  { value: 'view', label: 'View & embeds', icon: <IconPhotoCog size={16} />, panel: <ViewSettingsSection /> },
+  { value: 'sessions', label: 'Sessions', icon: <IconDevices size={16} />, panel: <SessionsSection /> },
+  { value: 'token', label: 'API token', icon: <IconApi size={16} />, panel: <TokenSection /> },
+  { value: 'uploaders', label: 'Uploaders', icon: <IconDownload size={16} />, panel: <UploadersSection /> },
+] as const;
 
 export function SettingsPage() {
-  return <PageHeader title="Settings" description="Not built yet." />;
+  const { search } = useLocation();
+  const asked = search.get('tab');
+  const tab = TABS.some((t) => t.value === asked) ? asked! : 'profile';
+
+  return (
+    <Stack gap={0} maw={1200}>
+      <PageHeader title="Settings" description="Your profile, how your links look, where you are signed in, and your uploaders." />
+      <Tabs value={tab} onChange={(value) => setSearch({ tab: value === 'profile' ? null : value })} keepMounted={false}>
+        <Tabs.List mb="md">
+          {TABS.map((t) => (
+            <Tabs.Tab key={t.value} value={t.value} leftSection={t.icon}>
+              {t.label}
+            </Tabs.Tab>
+          ))}
+        </Tabs.List>
+        {TABS.map((t) => (
+          <Tabs.Panel key={t.value} value={t.value}>
+            {t.panel}
+          </Tabs.Panel>
+        ))}
+      </Tabs>
+    </Stack>
+  );
 }

@@ -1,0 +1,255 @@
+// Profile: the avatar, the username and the password, each saved on its own with PATCH /api/user.
+import { Alert, Avatar, Button, Card, FileButton, Group, PasswordInput, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { IconPhoto, IconTrash } from '@tabler/icons-react';
+import { useEffect, useState, type FormEvent } from 'react';
+import { api } from '../../api/client';
+import type { CurrentUser } from '../../api/types';
+import { notifyError, notifySuccess } from '../../lib/notify';
+import { useSession, useUser } from '../../lib/session';
+import { prepareAvatar } from './avatar-image';
+import { ConfirmModal } from './ConfirmModal';
+import { settingsError, settingsErrorObject } from './messages';
+
+function patchUser(body: Record<string, unknown>): Promise<CurrentUser> {
+  return api<CurrentUser>('/api/user', { method: 'PATCH', body });
+}
+
+function AvatarCard() {
+  const user = useUser();
+  const { refresh } = useSession();
+  const [pending, setPending] = useState<string | null>(null);
+  const [preparing, setPreparing] = useState(false);
+  const [saving, setSaving] = useState(false);
+  const [confirmRemove, setConfirmRemove] = useState(false);
+
+  const pick = async (file: File | null) => {
+    if (!file) return;
+    setPreparing(true);
+    try {
+      setPending(await prepareAvatar(file));
+    } catch (err) {
+      notifyError(err, 'That image cannot be used');
+    } finally {
+      setPreparing(false);
+    }
+  };
+
+  const save = async (avatar: string | null) => {
+    setSaving(true);
+    try {
+      await patchUser({ avatar });
+      await refresh();
+      setPending(null);
+      setConfirmRemove(false);
+      notifySuccess(avatar === null ? 'Your avatar was removed.' : 'Your new avatar is saved.');
+    } catch (err) {
+      notifyError(settingsErrorObject(err), 'The avatar was not saved');
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const shown = pending ?? user.avatar ?? null;
+  return (
+    <Card withBorder padding="lg" radius="md">
+      <Title order={3} size="h4" mb="xs">
+        Avatar
+      </Title>
+      <Group align="center" gap="lg" wrap="nowrap">
+        <Avatar src={shown} size={96} radius={96} alt={pending ? 'New avatar (not saved yet)' : 'Your avatar'} data-testid="avatar-preview">
+          {user.username.slice(0, 2).toUpperCase()}
+        </Avatar>
+        <Stack gap="xs" style={{ minWidth: 0 }}>
+          {pending ? (
+            <>
+              <Text size="sm">This is how your new avatar looks. Save it?</Text>
+              <Group gap="xs">
+                <Button size="sm" onClick={() => void save(pending)} loading={saving}>
+                  Save avatar
+                </Button>
+                <Button size="sm" variant="default" onClick={() => setPending(null)} disabled={saving}>
+                  Cancel
+                </Button>
+              </Group>
+            </>
+          ) : (
+            <>
+              <Text size="sm" c="dimmed">
+                PNG, JPEG, GIF or WebP. Large pictures are scaled down to 512 pixels.
+              </Text>
+              <Group gap="xs">
+                <FileButton onChange={(file) => void pick(file)} accept="image/*">
+                  {(props) => (
+                    <Button {...props} size="sm" variant="light" leftSection={<IconPhoto size={16} />} loading={preparing}>
+                      {user.avatar ? 'Change avatar' : 'Upload an avatar'}
+                    </Button>
+                  )}
+                </FileButton>
+                {user.avatar ? (
+                  <Button size="sm" variant="subtle" color="red" leftSection={<IconTrash size={16} />} onClick={() => setConfirmRemove(true)}>
+                    Remove
+                  </Button>
+                ) : null}
+              </Group>
+            </>
+          )}
+        </Stack>
+      </Group>
+      <ConfirmModal
+        opened={confirmRemove}
+        title="Remove your avatar?"
+        confirmLabel="Remove avatar"
+        busy={saving}
+        onConfirm={() => void save(null)}
+        onClose={() => setConfirmRemove(false)}
+      >
+        <Text size="sm">Your initials are shown instead. You can upload a new picture at any time.</Text>
+      </ConfirmModal>
+    </Card>
+  );
+}
+
+function UsernameCard() {
+  const user = useUser();
+  const { refresh } = useSession();
+  const [username, setUsername] = useState(user.username);
+  const [error, setError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+
+  useEffect(() => setUsername(user.username), [user.username]);
+
+  const trimmed = username.trim();
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!trimmed) {
+      setError('Enter a username.');
+      return;
+    }
+    setSaving(true);
+    setError(null);
+    try {
+      await patchUser({ username: trimmed });
+      await refresh();
+      notifySuccess(`You are now ${trimmed}. Use this name when you sign in.`, 'Username changed');
+    } catch (err) {
+      setError(settingsError(err));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <Card withBorder padding="lg" radius="md" component="form" onSubmit={submit}>
+      <Title order={3} size="h4" mb="xs">
+        Username
+      </Title>
+      <Stack gap="sm">
+        <TextInput
+          label="Username"
+          description="You sign in with this name."
+          autoComplete="username"
+          maxLength={128}
+          value={username}
+          error={error}
+          onChange={(e) => {
+            setUsername(e.currentTarget.value);
+            setError(null);
+          }}
+        />
+        <Group justify="flex-end">
+          <Button type="submit" loading={saving} disabled={trimmed === user.username}>
+            Save username
+          </Button>
+        </Group>
+      </Stack>
+    </Card>
+  );
+}
+
+function PasswordCard() {
+  const user = useUser();
+  const { refresh } = useSession();
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [noPasswordYet, setNoPasswordYet] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+
+  const mismatch = repeat !== '' && next !== repeat;
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!next) {
+      setError('Enter the new password.');
+      return;
+    }
+    if (next !== repeat) {
+      setError('The new password and its repetition are not the same.');
+      return;
+    }
+    setSaving(true);
+    setError(null);
+    try {
+      await patchUser(noPasswordYet ? { password: next } : { password: next, currentPassword: current });
+      setCurrent('');
+      setNext('');
+      setRepeat('');
+      setNoPasswordYet(false);
+      await refresh();
+      notifySuccess('Use the new password the next time you sign in.', 'Password changed');
+    } catch (err) {
+      if ((err as { code?: number }).code === 1068) setNoPasswordYet(true);
+      setError(settingsError(err));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <Card withBorder padding="lg" radius="md" component="form" onSubmit={submit}>
+      <Title order={3} size="h4" mb="xs">
+        Password
+      </Title>
+      {/* Lets password managers file the new password under the right account. */}
+      <input type="text" name="username" autoComplete="username" value={user.username} readOnly hidden />
+      <Stack gap="sm">
+        {error ? (
+          <Alert color="red" role="alert" p="xs">
+            {error}
+          </Alert>
+        ) : null}
+        {noPasswordYet ? null : (
+          <PasswordInput label="Current password" required autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.currentTarget.value)} />
+        )}
+        <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+          <PasswordInput label="New password" required autoComplete="new-password" value={next} onChange={(e) => setNext(e.currentTarget.value)} />
+          <PasswordInput
+            label="Repeat the new password"
+            required
+            autoComplete="new-password"
+            value={repeat}
+            error={mismatch ? 'Not the same as the new password.' : null}
+            onChange={(e) => setRepeat(e.currentTarget.value)}
+          />
+        </SimpleGrid>
+        <Group justify="flex-end">
+          <Button type="submit" loading={saving} disabled={!next || !repeat || (!noPasswordYet && !current)}>
+            Change password
+          </Button>
+        </Group>
+      </Stack>
+    </Card>
+  );
+}
+
+export function ProfileSection() {
+  return (
+    <Stack gap="md">
+      <SimpleGrid cols={{ base: 1, md: 2 }} spacing="md">
+        <AvatarCard />
+        <UsernameCard />
+      </SimpleGrid>
+      <PasswordCard />
+    </Stack>
+  );
+}

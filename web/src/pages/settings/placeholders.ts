@@ -1,0 +1,48 @@
+// The {file.*} template variables of the view page text and the embed texts, filled exactly as the server fills them
+// (fillPlaceholders in src/services/view-page.ts), and sample files to preview them with.
+
+export interface SampleFile {
+  kind: 'image' | 'video' | 'text';
+  name: string;
+  originalName: string;
+  size: string;
+  type: string;
+  views: number;
+  createdAt: string;
+}
+
+/** A fixed moment for the samples, so that the preview does not change while nothing is typed. */
+const UPLOADED_AT = new Date(Date.now() - 3_600_000).toISOString();
+
+export const SAMPLE_FILES: Record<SampleFile['kind'], SampleFile> = {
+  image: { kind: 'image', name: 'Xy7kP2.png', originalName: 'holiday.png', size: '1.4 MB', type: 'image/png', views: 12, createdAt: UPLOADED_AT },
+  video: { kind: 'video', name: 'Qm3vT8.mp4', originalName: 'clip.mp4', size: '24.8 MB', type: 'video/mp4', views: 3, createdAt: UPLOADED_AT },
+  text: { kind: 'text', name: 'Lp9sW1.txt', originalName: 'notes.txt', size: '2.1 KB', type: 'text/plain', views: 1, createdAt: UPLOADED_AT },
+};
+
+export const PLACEHOLDERS: Array<{ key: string; meaning: string }> = [
+  { key: 'file.name', meaning: 'the name in the link' },
+  { key: 'file.originalName', meaning: 'the name it was uploaded with' },
+  { key: 'file.size', meaning: 'its size, such as 1.4 MB' },
+  { key: 'file.type', meaning: 'its type, such as image/png' },
+  { key: 'file.views', meaning: 'how often it was viewed' },
+  { key: 'file.createdAt', meaning: 'when it was uploaded (ISO 8601)' },
+];
+
+/** The template with the sample file's values; unknown {file.x} stay as written, like on the server. */
+export function fillPlaceholders(template: string, file: SampleFile): string {
+  const values: Record<string, string> = {
+    'file.name': file.name,
+    'file.originalName': file.originalName,
+    'file.size': file.size,
+    'file.type': file.type,
+    'file.views': String(file.views),
+    'file.createdAt': file.createdAt,
+  };
+  return template.replace(/\{(file\.[a-zA-Z]+)\}/g, (whole, key: string) => values[key] ?? whole);
+}
+
+/** The embed colour the server puts in theme-color: only #rgb to #rrggbbaa hex. */
+export function isEmbedColor(value: string): boolean {
+  return /^#[0-9a-fA-F]{3,8}$/.test(value);
+}
