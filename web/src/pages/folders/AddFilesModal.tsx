@@ -1,6 +1,6 @@
 // "Add files" to a folder: search the person's files, tick some (across pages), and move them in with one request.
 // A file can be in one folder at a time, so a file in another folder is moved out of it (the list says where it is).
-import { Alert, Button, Checkbox, Group, Modal, Pagination, ScrollArea, Skeleton, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Checkbox, Group, Modal, Pagination, Skeleton, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
 import { useEffect, useMemo, useState } from 'react';
@@ -81,34 +81,42 @@ function AddFilesBody({ folder, phone, onClose, onAdded }: { folder: Folder; pho
         </Text>
       ) : null}
       {data && data.page.length > 0 ? (
-        <ScrollArea.Autosize mah={phone ? undefined : 420} type="auto" offsetScrollbars>
+        <div style={{ maxHeight: phone ? undefined : 420, overflowY: 'auto', overflowX: 'hidden' }}>
           <Stack gap={4} style={{ opacity: files.loading ? 0.6 : 1 }} role="group" aria-label="Your files">
             {data.page.map((file) => {
               const here = file.folderId === folder.id;
               const elsewhere = file.folderId !== null && !here ? folderNames.get(file.folderId) ?? 'another folder' : null;
               return (
-                <Group key={file.id} gap="sm" wrap="nowrap" py={4} px={4}>
-                  <Checkbox
-                    aria-label={`Add ${file.name}`}
-                    checked={here || selected.has(file.id)}
-                    disabled={here}
-                    onChange={() => toggle(file.id)}
-                  />
-                  <FileTypeIcon type={file.type} size={32} />
-                  <Stack gap={0} style={{ minWidth: 0, flex: 1 }}>
-                    <Text size="sm" fw={500} truncate="end" title={file.name}>
-                      {file.name}
-                    </Text>
-                    <Text size="xs" c="dimmed" truncate="end">
-                      {formatBytes(file.size)} · {formatDate(file.createdAt)}
-                      {here ? ' · already in this folder' : elsewhere ? ` · in “${elsewhere}”, will move` : ''}
-                    </Text>
-                  </Stack>
-                </Group>
+                // The whole row ticks the box.
+                <label key={file.id} style={{ display: 'block', cursor: here ? 'default' : 'pointer' }}>
+                  <Group gap="sm" wrap="nowrap" py={4} px={4}>
+                    <Checkbox
+                      aria-label={`Add ${file.name}`}
+                      checked={here || selected.has(file.id)}
+                      disabled={here}
+                      onChange={() => toggle(file.id)}
+                    />
+                    <FileTypeIcon type={file.type} size={32} />
+                    <Stack gap={0} style={{ minWidth: 0, flex: 1 }}>
+                      <Text size="sm" fw={500} truncate="end" title={file.name}>
+                        {file.name}
+                      </Text>
+                      <Text size="xs" c="dimmed" truncate="end">
+                        {[
+                          here ? 'Already in this folder' : elsewhere ? `In “${elsewhere}”, moves here` : null,
+                          formatBytes(file.size),
+                          formatDate(file.createdAt),
+                        ]
+                          .filter(Boolean)
+                          .join(' · ')}
+                      </Text>
+                    </Stack>
+                  </Group>
+                </label>
               );
             })}
           </Stack>
-        </ScrollArea.Autosize>
+        </div>
       ) : null}
       {data && data.pages > 1 ? (
         <Group justify="center">

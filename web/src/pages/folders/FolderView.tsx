@@ -123,7 +123,7 @@ export function FolderView({ id, version, actions, onNewFolder }: FolderViewProp
           </>
         }
       />
-      <SharingCard folder={folder} onChanged={detail.reload} />
+      <SharingCard folder={folder} onSaved={(saved) => detail.setData((previous) => (previous ? { ...previous, ...saved } : previous!))} />
       {folder.children.length > 0 ? (
         <Stack gap="xs">
           <Text fw={600}>Folders inside</Text>
@@ -182,21 +182,24 @@ function FolderCrumbs({ folder }: { folder: FolderDetail | null }) {
   );
 }
 
-/** Public or private, the public link to copy or open, and visitor uploads. */
-function SharingCard({ folder, onChanged }: { folder: Folder; onChanged: () => void }) {
-  const [busy, setBusy] = useState<'public' | 'uploads' | null>(null);
+/** Public or private, the public link to copy or open, and visitor uploads. A switch moves at once, and back if the
+ * server refuses. */
+function SharingCard({ folder, onSaved }: { folder: Folder; onSaved: (saved: Folder) => void }) {
+  const [pending, setPending] = useState<{ public?: boolean; allowUploads?: boolean } | null>(null);
+  const isPublic = pending?.public ?? folder.public;
+  const allowUploads = pending?.allowUploads ?? folder.allowUploads;
   const link = publicFolderLink(folder.id);
-  const change = async (what: 'public' | 'uploads', value: boolean) => {
-    setBusy(what);
+  const change = async (patch: { public: boolean } | { allowUploads: boolean }) => {
+    setPending(patch);
     try {
-      await updateFolder(folder.id, what === 'public' ? { public: value } : { allowUploads: value });
-      if (what === 'public') notifySuccess(value ? 'The folder is public: anyone with its link can see it.' : 'The folder is private again.');
-      else notifySuccess(value ? 'Visitors can now upload into the folder.' : 'The folder no longer takes uploads from visitors.');
-      onChanged();
+      const saved = await updateFolder(folder.id, patch);
+      onSaved(saved);
+      if ('public' in patch) notifySuccess(patch.public ? 'The folder is public: anyone with its link can see it.' : 'The folder is private again.');
+      else notifySuccess(patch.allowUploads ? 'Visitors can now upload into the folder.' : 'The folder no longer takes uploads from visitors.');
     } catch (err) {
       notifyError(err);
     } finally {
-      setBusy(null);
+      setPending(null);
     }
   };
   return (
@@ -205,15 +208,15 @@ function SharingCard({ folder, onChanged }: { folder: Folder; onChanged: () => v
         <Switch
           label="Public"
           description={
-            folder.public
+            isPublic
               ? 'Anyone with the link below can see the files and download them as a zip.'
               : 'Only you can see this folder. Make it public to share all of it with one link.'
           }
-          checked={folder.public}
-          disabled={busy !== null}
-          onChange={(e) => void change('public', e.currentTarget.checked)}
+          checked={isPublic}
+          disabled={pending !== null}
+          onChange={(e) => void change({ public: e.currentTarget.checked })}
         />
-        {folder.public ? (
+        {isPublic ? (
           <Group gap="xs" wrap="nowrap">
             <TextInput
               aria-label="Public link"
@@ -233,13 +236,13 @@ function SharingCard({ folder, onChanged }: { folder: Folder; onChanged: () => v
         <Switch
           label="Accept uploads from visitors"
           description={
-            folder.public || folder.allowUploads
+            isPublic || allowUploads
               ? 'Anyone with the link can add files on the public page; they become yours and count against your storage.'
               : 'Make the folder public first: visitors upload on its public page.'
           }
-          checked={folder.allowUploads}
-          disabled={busy !== null || (!folder.public && !folder.allowUploads)}
-          onChange={(e) => void change('uploads', e.currentTarget.checked)}
+          checked={allowUploads}
+          disabled={pending !== null || (!isPublic && !allowUploads)}
+          onChange={(e) => void change({ allowUploads: e.currentTarget.checked })}
         />
       </Stack>
     </Card>

@@ -92,7 +92,7 @@ function TagFormBody({ form, onClose, onSaved }: { form: TagForm; onClose: () =>
               key={swatch}
               type="button"
               aria-pressed={color.toLowerCase() === swatch}
-              aria-label={`Colour ${swatch}`}
+              aria-label={`Pick ${swatch}`}
               onClick={() => setColor(swatch)}
               style={{
                 width: 26,
