@@ -61,6 +61,12 @@ export function ServerSettingsPage() {
     });
   };
 
+  /** Takes the keyboard (and the eye) to the first field that needs correcting. */
+  const focusFirst = (invalid: Record<string, string>) => {
+    const first = groups.flatMap((g) => g.keys).find((key) => key in invalid);
+    if (first) requestAnimationFrame(() => document.getElementById(`setting-${first}`)?.focus());
+  };
+
   const save = async () => {
     const patch: Record<string, SettingValue> = {};
     const problems: Record<string, string> = {};
@@ -73,6 +79,7 @@ export function ServerSettingsPage() {
     setSaveError(null);
     if (Object.keys(problems).length > 0) {
       setSaveError('Nothing was saved. Correct the fields marked in red.');
+      focusFirst(problems);
       return;
     }
     setBusy(true);
@@ -89,6 +96,7 @@ export function ServerSettingsPage() {
         setErrors(issues);
         const names = Object.keys(issues).map(labelOf).join(', ');
         setSaveError(`Nothing was saved: ${names} ${Object.keys(issues).length === 1 ? 'is' : 'are'} not valid. See the fields marked in red.`);
+        focusFirst(issues);
       } else {
         setSaveError(adminErrorMessage(err));
       }

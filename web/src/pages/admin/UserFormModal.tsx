@@ -88,6 +88,14 @@ export function UserFormModal({
     setFormError(null);
   }, [opened, target]);
 
+  /** Editing a field takes its error away. */
+  const clear = (...fields: Array<keyof FieldErrors>) =>
+    setErrors((e) => (fields.some((f) => e[f]) ? Object.fromEntries(Object.entries(e).filter(([k]) => !fields.includes(k as keyof FieldErrors))) : e));
+  const changeQuota = (next: QuotaForm) => {
+    setQuota(next);
+    clear(...(Object.keys(next) as Array<keyof QuotaForm>).filter((k) => next[k] !== quota[k]));
+  };
+
   const self = target !== null && target.id === actor.id;
   const roles = [...new Set<Role>([...(target ? [target.role] : []), ...grantableRoles(actor)])];
   const quotaEditable = target === null || canEditQuota(actor, target);
@@ -196,7 +204,10 @@ export function UserFormModal({
             autoComplete="off"
             data-autofocus
             value={username}
-            onChange={(e) => setUsername(e.currentTarget.value)}
+            onChange={(e) => {
+              setUsername(e.currentTarget.value);
+              clear('username');
+            }}
             error={errors.username}
             maxLength={128}
           />
@@ -205,7 +216,10 @@ export function UserFormModal({
             required={!target}
             autoComplete="new-password"
             value={password}
-            onChange={(e) => setPassword(e.currentTarget.value)}
+            onChange={(e) => {
+              setPassword(e.currentTarget.value);
+              clear('password');
+            }}
             error={errors.password}
             description={
               target
@@ -219,7 +233,10 @@ export function UserFormModal({
             label="Role"
             data={roles.map((r) => ({ value: r, label: ROLE_LABELS[r] }))}
             value={role}
-            onChange={(value) => value && setRole(value as Role)}
+            onChange={(value) => {
+              if (value) setRole(value as Role);
+              clear('role');
+            }}
             allowDeselect={false}
             disabled={roles.length < 2}
             error={errors.role}
@@ -233,7 +250,7 @@ export function UserFormModal({
           />
           <Divider label="Quota" labelPosition="left" />
           {quotaEditable ? (
-            <QuotaFields value={quota} onChange={setQuota} errors={errors} />
+            <QuotaFields value={quota} onChange={changeQuota} errors={errors} />
           ) : (
             <Text size="sm" c="dimmed">
               Only a super administrator can change their own quota.

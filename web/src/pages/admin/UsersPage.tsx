@@ -31,7 +31,7 @@ import { useApi } from '../../lib/use-api';
 import { setSearch, useLocation } from '../../router';
 import { listUsers, usersUsage, type UserUsage } from './admin-api';
 import { DeleteUserModal } from './DeleteUserModal';
-import { quotaSummary } from './QuotaFields';
+import { limitText, quotaSummary } from './QuotaFields';
 import { cannotDeleteReason, cannotEditReason, RoleBadge, ROLE_LABELS } from './roles';
 import { UserFormModal } from './UserFormModal';
 
@@ -68,7 +68,7 @@ function Storage({ user, usage }: { user: User; usage: UserUsage | undefined }) 
   return (
     <Stack gap={4} miw={110}>
       <Text size="sm">
-        {formatBytes(usage.storageUsed)} <Text span c="dimmed" size="xs">of {formatBytes(limit)}</Text>
+        {formatBytes(usage.storageUsed)} <Text span c="dimmed" size="xs">of {limitText(limit)}</Text>
       </Text>
       <Progress value={percent} size="sm" color={percent >= 90 ? 'red' : 'blue'} aria-label={`${Math.round(percent)}% of the quota used`} />
     </Stack>
@@ -125,8 +125,8 @@ export function UsersPage() {
   }, [debounced]);
 
   const list = useApi((signal) => listUsers({ page, perpage: PER_PAGE, search: debounced, role }, signal), [page, debounced, role]);
-  const ids = list.data?.users.map((u) => u.id) ?? [];
-  const usage = useApi((signal) => usersUsage(ids, signal), [ids.join(',')]);
+  // Reloaded with every load of the list, so that a deletion or a new quota shows fresh numbers.
+  const usage = useApi((signal) => usersUsage(list.data?.users.map((u) => u.id) ?? [], signal), [list.data]);
   const usageOf = (id: string) => usage.data?.usage.find((u) => u.userId === id);
 
   const saved = (user: User) => {
