@@ -93,6 +93,9 @@ describeBrowser('dashboard: administration', () => {
     await page.getByTestId('user-row-admin').getByRole('button', { name: 'Edit admin' }).waitFor();
     assert.equal(await page.getByTestId('user-row-admin').getByRole('button', { name: 'Edit admin' }).isDisabled(), true);
     assert.equal(await page.getByTestId('user-row-admin').getByRole('button', { name: 'Delete admin' }).isDisabled(), true);
+    // The reason is in the tooltip.
+    await page.getByTestId('user-row-admin').getByRole('button', { name: 'Edit admin' }).hover();
+    await page.getByRole('tooltip', { name: 'Only this super administrator can change their account' }).waitFor();
     await page.getByRole('button', { name: 'Create user' }).click();
     const dialog = page.getByRole('dialog', { name: 'Create a user' });
     assert.equal(await dialog.getByLabel(/^Role/).isDisabled(), true);

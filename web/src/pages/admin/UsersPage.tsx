@@ -21,7 +21,7 @@ import {
 } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconPencil, IconSearch, IconTrash, IconUserPlus, IconUsers } from '@tabler/icons-react';
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type MouseEvent } from 'react';
 import type { Role, User } from '../../api/types';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
@@ -86,18 +86,24 @@ function Files({ user, usage }: { user: User; usage: UserUsage | undefined }) {
   );
 }
 
+/**
+ * Edit and delete, each shown disabled (with the reason in its tooltip) when the role rules forbid it. They stay
+ * focusable (aria-disabled rather than disabled), so that the reason is reachable by keyboard and pointer alike.
+ */
 function RowActions({ actor, user, onEdit, onDelete }: { actor: User; user: User; onEdit: () => void; onDelete: () => void }) {
   const editBlocked = cannotEditReason(actor, user);
   const deleteBlocked = cannotDeleteReason(actor, user);
+  const blockable = (reason: string | null, action: () => void) =>
+    reason === null ? { onClick: action } : { 'data-disabled': true, 'aria-disabled': true, onClick: (e: MouseEvent) => e.preventDefault() };
   return (
     <Group gap={4} wrap="nowrap" justify="flex-end">
       <Tooltip label={editBlocked ?? `Edit ${user.username}`}>
-        <ActionIcon variant="subtle" aria-label={`Edit ${user.username}`} onClick={onEdit} disabled={editBlocked !== null}>
+        <ActionIcon variant="subtle" aria-label={`Edit ${user.username}`} {...blockable(editBlocked, onEdit)}>
           <IconPencil size={18} />
         </ActionIcon>
       </Tooltip>
       <Tooltip label={deleteBlocked ?? `Delete ${user.username}`}>
-        <ActionIcon variant="subtle" color="red" aria-label={`Delete ${user.username}`} onClick={onDelete} disabled={deleteBlocked !== null}>
+        <ActionIcon variant="subtle" color="red" aria-label={`Delete ${user.username}`} {...blockable(deleteBlocked, onDelete)}>
           <IconTrash size={18} />
         </ActionIcon>
       </Tooltip>
