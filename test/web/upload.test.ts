@@ -75,11 +75,19 @@ async function until<T>(what: string, check: () => Promise<T | undefined | false
   throw new Error(`never happened: ${what}`);
 }
 
-/** Slows this page's uploads down (Chromium's network emulation), so that a cancel lands mid-upload. */
-async function throttleUploads(context: BrowserContext, page: Page, bytesPerSecond: number): Promise<void> {
+/**
+ * Slows this page's uploads down (Chromium's network emulation), so that a cancel lands mid-upload and the speed can
+ * be seen; returns the function that lifts the limit.
+ */
+async function throttleUploads(context: BrowserContext, page: Page, bytesPerSecond: number): Promise<() => Promise<void>> {
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
+  const limit = (upload: number) =>
+    cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: upload });
+  await limit(bytesPerSecond);
+  return async () => {
+    await limit(-1);
+  };
 }
 
 describeBrowser('dashboard: upload', () => {
@@ -127,7 +135,7 @@ describeBrowser('dashboard: upload', () => {
     const { page, context, errors } = opened;
     await openUploadPage(opened);
     // 512 KiB/s: the 4 MiB file takes seconds, so the cancel lands while a chunk is on its way.
-    await throttleUploads(context, page, 512 * KB);
+    const unthrottle = await throttleUploads(context, page, 512 * KB);
     const incompleteBefore = (await server().json('GET', '/api/user/files/incomplete', { auth: admin.token })).body;
     const file = randomBytes(4 * MB);
     await chooseFiles(page, [{ name: 'cancel-me.bin', buffer: file }]);
@@ -141,10 +149,163 @@ describeBrowser('dashboard: upload', () => {
     assert.deepEqual((await server().json('GET', '/api/user/files/incomplete', { auth: admin.token })).body, incompleteBefore);
     assert.deepEqual(await appendTempFiles(server().dataDir), [], 'no chunk bytes are left in the temp folder');
 
-    await throttleUploads(context, page, -1);
+    await unthrottle();
     await row(page, 'cancel-me.bin').getByRole('button', { name: 'Retry' }).click();
     await waitForStatus(page, 'cancel-me.bin', 'Done');
     assert.ok((await download(await linkOf(page, 'cancel-me.bin'))).equals(file));
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('a file over the size limit fails in words, whole or in chunks; once the limit is raised, retry uploads it', async () => {
+    const opened = await openPage(browser(), server().url, { viewport: PHONE });
+    const { page, context, errors } = opened;
+    await openUploadPage(opened);
+    const setLimit = async (filesMaxFileSize: string) => {
+      const res = await server().json('PATCH', '/api/server/settings', { auth: admin.token, body: { filesMaxFileSize } });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    };
+    await setLimit('100kb');
+    try {
+      const whole = randomBytes(300 * KB);
+      const chunked = randomBytes(3 * MB + 5);
+      await chooseFiles(page, [
+        { name: 'too-big.bin', buffer: whole },
+        { name: 'too-big-chunked.bin', buffer: chunked },
+      ]);
+      const words = 'That file is larger than this server allows (the limit is 100 KiB).';
+      await waitForStatus(page, 'too-big.bin', 'Failed');
+      await waitForStatus(page, 'too-big-chunked.bin', 'Failed');
+      assert.equal(await row(page, 'too-big.bin').getByRole('alert').textContent(), words);
+      assert.equal(await row(page, 'too-big-chunked.bin').getByRole('alert').textContent(), words);
+      await screenshot(page, 'upload-failed-phone');
+
+      await setLimit('1gb');
+      await row(page, 'too-big.bin').getByRole('button', { name: 'Retry' }).click();
+      await row(page, 'too-big-chunked.bin').getByRole('button', { name: 'Retry' }).click();
+      await waitForStatus(page, 'too-big.bin', 'Done');
+      await waitForStatus(page, 'too-big-chunked.bin', 'Done');
+      assert.ok((await download(await linkOf(page, 'too-big.bin'))).equals(whole));
+      assert.ok((await download(await linkOf(page, 'too-big-chunked.bin'))).equals(chunked));
+      assert.deepEqual(errors.sort(), ['http 413: POST /api/upload', 'http 413: POST /api/upload/partial']);
+    } finally {
+      await setLimit('1gb');
+      await context.close();
+    }
+  });
+
+  it('sends the chosen options with whole and chunked uploads: expiry, name format, password, max views, folder, original name', async () => {
+    const folder = await server().json('POST', '/api/user/folders', { auth: admin.token, body: { name: 'Holiday' } });
+    assert.equal(folder.status, 200);
+    const opened = await openPage(browser(), server().url, { colorScheme: 'dark' });
+    const { page, context, errors } = opened;
+    await openUploadPage(opened);
+    await page.getByRole('button', { name: /Upload options/ }).click();
+    const pick = async (label: string, option: string) => {
+      await page.getByRole('textbox', { name: label, exact: true }).click();
+      await page.getByRole('option', { name: option, exact: true }).click();
+    };
+    await pick('Expires', 'In 1 day');
+    await pick('Name format', 'UUID');
+    await pick('Folder', 'Holiday');
+    await page.getByLabel('Password', { exact: true }).fill('open sesame');
+    await page.getByLabel('Max views').fill('3');
+    await page.getByLabel('Keep original file name').check();
+    const summary = page.getByRole('button', { name: /Upload options/ });
+    assert.match((await summary.textContent()) ?? '', /Expire in 1 day · UUID names · Password · 3 views max · Folder: Holiday · Original names kept/);
+    await screenshot(page, 'upload-options-dark');
+
+    const started = Date.now();
+    await chooseFiles(page, [
+      { name: 'options-small.txt', buffer: Buffer.from('with options'), mimeType: 'text/plain' },
+      { name: 'options-large.bin', buffer: randomBytes(2 * MB + 1) },
+    ]);
+    await waitForStatus(page, 'options-small.txt', 'Done');
+    await waitForStatus(page, 'options-large.bin', 'Done');
+    const res = await server().json('GET', `/api/user/files?folder=${folder.body.id}`, { auth: admin.token });
+    assert.equal(res.status, 200);
+    const files = res.body.page as any[];
+    assert.deepEqual(files.map((f) => f.originalName).sort(), ['options-large.bin', 'options-small.txt']);
+    for (const file of files) {
+      assert.match(file.name, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(txt|bin)$/, 'a UUID name');
+      assert.equal(file.password, true);
+      assert.equal(file.maxViews, 3);
+      assert.equal(file.folderId, folder.body.id);
+      const deletesAt = Date.parse(file.deletesAt);
+      assert.ok(deletesAt >= started + 86_400_000 - 60_000 && deletesAt <= Date.now() + 86_400_000, `expires in a day: ${file.deletesAt}`);
+    }
+    // The password protects the link.
+    const link = await linkOf(page, 'options-small.txt');
+    assert.notEqual((await fetch(link.replace('/u/', '/raw/'))).status, 200);
+    // The options are remembered for the next visit, except the password.
+    await page.reload();
+    await page.getByRole('button', { name: /Upload options/ }).filter({ hasText: 'UUID names' }).waitFor();
+    assert.doesNotMatch((await summary.textContent()) ?? '', /Password/);
+    await page.evaluate(() => window.localStorage.clear());
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('text typed in the Text tab goes up as a file with its name; files pasted anywhere join the queue; pasted text opens the Text tab', async () => {
+    const opened = await openPage(browser(), server().url);
+    const { page, context, errors } = opened;
+    await openUploadPage(opened);
+    await page.getByRole('tab', { name: 'Text' }).click();
+    const code = 'def hello():\n    print("héllo, wörld")\n';
+    await page.getByLabel('Text or code').fill(code);
+    await page.getByLabel('File name', { exact: true }).fill('hello.py');
+    await screenshot(page, 'upload-text');
+    await page.getByRole('button', { name: 'Upload text' }).click();
+    await waitForStatus(page, 'hello.py', 'Done');
+    const served = await fetch(await linkOf(page, 'hello.py'));
+    assert.equal(await served.text(), code);
+    assert.match(served.headers.get('content-type') ?? '', /^text\/plain/);
+    assert.equal(await page.getByLabel('Text or code').inputValue(), '', 'the box is emptied for the next paste');
+
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]);
+    await page.evaluate((bytes) => {
+      const data = new DataTransfer();
+      data.items.add(new File([new Uint8Array(bytes)], 'image.png', { type: 'image/png' }));
+      document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    }, [...png]);
+    const pasted = page.getByRole('listitem', { name: /^pasted-\d{8}-\d{6}\.png$/ });
+    await pasted.getByTestId('upload-status').filter({ hasText: /^Done$/ }).waitFor();
+    const pastedLink = await pasted.getByTestId('upload-link').textContent();
+    assert.ok((await download(pastedLink!)).equals(png));
+
+    await page.getByRole('tab', { name: 'Files' }).click();
+    await page.evaluate(() => {
+      const data = new DataTransfer();
+      data.setData('text/plain', 'pasted words');
+      document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+    });
+    assert.equal(await page.getByLabel('Text or code').inputValue(), 'pasted words');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('shows speed and time left while files go up, and looks finished on a phone in the dark', async () => {
+    const opened = await openPage(browser(), server().url, { viewport: PHONE, colorScheme: 'dark' });
+    const { page, context, errors } = opened;
+    await openUploadPage(opened);
+    await screenshot(page, 'upload-empty-phone-dark');
+    await throttleUploads(context, page, 256 * KB);
+    await chooseFiles(page, [
+      { name: 'holiday-video-with-a-long-name.mp4', buffer: randomBytes(3 * MB), mimeType: 'video/mp4' },
+      { name: 'notes.txt', buffer: Buffer.from('notes'), mimeType: 'text/plain' },
+    ]);
+    await waitForStatus(page, 'notes.txt', 'Done');
+    const video = row(page, 'holiday-video-with-a-long-name.mp4');
+    await video.getByText(/of 3\.0 MB · [\d.]+ [KM]B\/s · [\d.]+ (s|min) left · chunk [123] of 3/).waitFor();
+    await page.getByText(/of 3\.0 MB · [\d.]+ [KM]B\/s · [\d.]+ (s|min) left/).first().waitFor();
+    await screenshot(page, 'upload-progress-phone-dark');
+    await page.getByRole('button', { name: 'Cancel all' }).click();
+    await waitForStatus(page, 'holiday-video-with-a-long-name.mp4', 'Cancelled');
+    await page.setViewportSize(DESKTOP);
+    await page.getByRole('link', { name: 'Upload' }).first().waitFor();
+    // Let the navigation finish sliding in before the picture.
+    await page.waitForTimeout(400);
+    await screenshot(page, 'upload-desktop-dark');
     assert.deepEqual(errors, []);
     await context.close();
   });

@@ -1,9 +1,9 @@
 // Upload: drop, pick or paste files (or type text), choose the options, and watch them go up; small files go in one
 // request, large ones in chunks (the server's chunk settings). When all are done, their links are copied.
-import { Button, Group, Paper, Stack, Tabs, Text, ThemeIcon } from '@mantine/core';
+import { Paper, Stack, Tabs, Text, ThemeIcon } from '@mantine/core';
 import { Dropzone } from '@mantine/dropzone';
 import { notifications } from '@mantine/notifications';
-import { IconClipboardText, IconCloudUpload, IconFileUpload, IconFolderOpen, IconUpload, IconX } from '@tabler/icons-react';
+import { IconClipboardText, IconCloudUpload, IconFileUpload, IconUpload, IconX } from '@tabler/icons-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../../api/client';
 import { PageHeader } from '../../components/PageHeader';
@@ -74,7 +74,6 @@ export function UploadPage() {
   const [textName, setTextName] = useState('');
   const optionsRef = useRef(options);
   optionsRef.current = options;
-  const openRef = useRef<() => void>(null);
 
   const folders = useApi((signal) => api<Folder[]>('/api/user/folders', { signal }), []);
   const choices = useMemo(() => folderChoices(folders.data ?? []), [folders.data]);
@@ -177,7 +176,6 @@ export function UploadPage() {
           <Tabs.Panel value="files">
             <Dropzone
               onDrop={addFiles}
-              openRef={openRef}
               multiple
               useFsAccessApi={false}
               activateOnClick
@@ -201,8 +199,11 @@ export function UploadPage() {
                     <IconCloudUpload size={30} />
                   </ThemeIcon>
                 </Dropzone.Idle>
-                <Text fw={600} size="lg">
+                <Text fw={600} size="lg" visibleFrom="sm">
                   Drag files here or click to choose
+                </Text>
+                <Text fw={600} size="lg" hiddenFrom="sm">
+                  Tap to choose files
                 </Text>
                 <Text size="sm" c="dimmed" maw={460}>
                   As many as you like. You can also paste files or screenshots anywhere on this page.
@@ -210,11 +211,6 @@ export function UploadPage() {
                 </Text>
               </Stack>
             </Dropzone>
-            <Group justify="center" mt="sm" hiddenFrom="sm">
-              <Button variant="light" leftSection={<IconFolderOpen size={16} />} onClick={() => openRef.current?.()}>
-                Choose files
-              </Button>
-            </Group>
           </Tabs.Panel>
           <Tabs.Panel value="text">
             <TextUpload

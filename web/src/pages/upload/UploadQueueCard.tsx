@@ -114,16 +114,18 @@ export function UploadQueueCard({ items, actions }: { items: UploadItem[]; actio
           ) : null}
         </Group>
       </Group>
-      <Progress
-        value={overall}
-        size="md"
-        radius="xl"
-        aria-label="Overall progress"
-        color={t.working === 0 && t.done > 0 ? 'teal' : undefined}
-        animated={t.working > 0}
-        striped={t.working > 0}
-        mb="md"
-      />
+      {t.counted > 0 ? (
+        <Progress
+          value={overall}
+          size="md"
+          radius="xl"
+          aria-label="Overall progress"
+          color={t.working === 0 ? 'teal' : undefined}
+          animated={t.working > 0}
+          striped={t.working > 0}
+          mb="md"
+        />
+      ) : null}
       <Stack component="ul" gap="xs" p={0} m={0} style={{ listStyle: 'none' }} aria-label="Uploads">
         {items.map((item) => (
           <UploadRow key={item.id} item={item} actions={actions} />
@@ -181,12 +183,9 @@ function UploadRow({ item, actions }: { item: UploadItem; actions: QueueActions 
             <Text fw={500} size="sm" truncate title={name} style={{ minWidth: 0 }}>
               {name}
             </Text>
-            <Group gap={4} wrap="nowrap" style={{ flexShrink: 0 }}>
-              <Badge variant="light" color={status.color} size="sm" data-testid="upload-status">
-                {item.status === 'uploading' ? `${progress}%` : status.label}
-              </Badge>
-              <RowActions item={item} name={name} actions={actions} />
-            </Group>
+            <Badge variant="light" color={status.color} size="sm" data-testid="upload-status" style={{ flexShrink: 0 }}>
+              {item.status === 'uploading' ? `${progress}%` : status.label}
+            </Badge>
           </Group>
           {showProgress ? (
             <Progress
@@ -199,9 +198,14 @@ function UploadRow({ item, actions }: { item: UploadItem; actions: QueueActions 
               aria-label={`Progress of ${name}`}
             />
           ) : null}
-          <Text size="xs" c="dimmed">
-            {detailOf(item)}
-          </Text>
+          <Group justify="space-between" wrap="nowrap" gap="xs" align="center" mih={22}>
+            <Text size="xs" c="dimmed" style={{ minWidth: 0 }}>
+              {detailOf(item)}
+            </Text>
+            <Group gap={4} wrap="nowrap" style={{ flexShrink: 0 }}>
+              <RowActions item={item} name={name} actions={actions} />
+            </Group>
+          </Group>
           {item.status === 'failed' && item.error ? (
             <Text size="sm" c="red" role="alert">
               {item.error}
