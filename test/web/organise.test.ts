@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { uploadOne } from '../routes/files-support.js';
+import { setUrlQuota } from '../support/content.js';
 import { DASHBOARD_ENV, describeBrowser, openPage, PHONE, screenshot, signIn, useBrowser } from '../support/browser.js';
 import { useTestServer, type TestUser } from '../support/server.js';
 
@@ -81,6 +82,13 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
     await page.getByText('That name is already used by another short link. Choose a different one.').waitFor();
     assert.equal((await urlsOf()).total, 1);
 
+    // Over the quota: said in words, not as the server's text.
+    await setUrlQuota(server(), admin.id, 1);
+    await page.getByLabel(/^Custom name/).fill('');
+    await page.getByRole('button', { name: 'Shorten' }).click();
+    await page.getByRole('alert').getByText('You have reached your limit of 1 short link. Delete some to make room').waitFor();
+    await setUrlQuota(server(), admin.id, 1000);
+
     // Edit: a new destination, no visit limit, a password.
     await page.getByRole('button', { name: 'Edit docs' }).click();
     const dialog = page.getByRole('dialog', { name: 'Edit short link' });
@@ -115,7 +123,7 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
     await page.getByText('No short links yet').waitFor();
     assert.equal((await urlsOf()).total, 0);
 
-    assert.deepEqual(unexpected(errors, ['http 400: POST /api/user/urls']), []);
+    assert.deepEqual(unexpected(errors, ['http 400: POST /api/user/urls', 'http 403: POST /api/user/urls']), []);
     await context.close();
   });
 

@@ -4,6 +4,7 @@ import { Alert, Button, Checkbox, Group, Modal, Pagination, Skeleton, Stack, Tex
 import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
 import { useEffect, useMemo, useState } from 'react';
+import { ApiRequestError } from '../../api/client';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { formatBytes, formatDate } from '../../lib/format';
 import { errorMessage, notifySuccess } from '../../lib/notify';
@@ -49,7 +50,9 @@ function AddFilesBody({ folder, phone, onClose, onAdded }: { folder: Folder; pho
       notifySuccess(`${count} ${count === 1 ? 'file' : 'files'} added to “${folder.name}”.`);
       onAdded();
     } catch (err) {
-      setFailure(errorMessage(err));
+      setFailure(
+        err instanceof ApiRequestError && err.code === 1028 ? 'Those files are already in this folder.' : errorMessage(err),
+      );
     } finally {
       setBusy(false);
     }

@@ -2,8 +2,8 @@
 import { Alert, Badge, Button, ColorInput, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
-import { errorMessage, notifySuccess } from '../../lib/notify';
-import { createTag, HEX_COLOR_RE, isNameTaken, TAG_SWATCHES, updateTag, type Tag } from './tag-api';
+import { notifySuccess } from '../../lib/notify';
+import { createTag, HEX_COLOR_RE, isNameTaken, TAG_SWATCHES, updateTag, tagErrorMessage, type Tag } from './tag-api';
 
 export type TagForm = { mode: 'create'; color: string } | { mode: 'edit'; tag: Tag };
 
@@ -56,7 +56,7 @@ function TagFormBody({ form, onClose, onSaved }: { form: TagForm; onClose: () =>
       onSaved(saved);
     } catch (err) {
       if (isNameTaken(err)) setNameError(`You already have a tag called “${trimmed}”.`);
-      else setFailure(errorMessage(err));
+      else setFailure(tagErrorMessage(err));
     } finally {
       setBusy(false);
     }

@@ -6,9 +6,9 @@ import { useEffect, useState } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { formatDate } from '../../lib/format';
-import { errorMessage, notifySuccess } from '../../lib/notify';
+import { notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
-import { deleteTag, listTags, TAG_SWATCHES, type Tag } from './tag-api';
+import { deleteTag, listTags, TAG_SWATCHES, tagErrorMessage, type Tag } from './tag-api';
 import { TagBadge, TagFormModal, type TagForm } from './TagFormModal';
 
 /** Above this many tags a filter field is shown. */
@@ -141,7 +141,7 @@ function DeleteTagModal({ tag, onClose, onDeleted }: { tag: Tag | null; onClose:
       notifySuccess(`Tag “${tag.name}” deleted.`);
       onDeleted();
     } catch (err) {
-      setFailure(errorMessage(err));
+      setFailure(tagErrorMessage(err));
     } finally {
       setBusy(false);
     }

@@ -1,5 +1,6 @@
 // Tags as the Tags page sees them (src/routes/tags.ts).
 import { api, ApiRequestError } from '../../api/client';
+import { errorMessage } from '../../lib/notify';
 
 export interface Tag {
   id: string;
@@ -56,4 +57,10 @@ export function deleteTag(id: string): Promise<Tag> {
 /** The name is taken by another of the person's tags (1033 on create, 1034 on rename). */
 export function isNameTaken(err: unknown): boolean {
   return err instanceof ApiRequestError && (err.code === 1033 || err.code === 1034);
+}
+
+/** A refusal in words (a tag deleted meanwhile, in another tab). */
+export function tagErrorMessage(err: unknown): string {
+  if (err instanceof ApiRequestError && err.code === 9002) return 'That tag no longer exists. Reload the page to see your tags as they are now.';
+  return errorMessage(err);
 }

@@ -3,9 +3,8 @@
 import { Alert, Anchor, Button, Card, Collapse, Flex, Group, NumberInput, PasswordInput, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { IconChevronDown, IconChevronUp, IconLink } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
-import { errorMessage } from '../../lib/notify';
 import { CopyLinkButton, copyText } from './CopyLinkButton';
-import { normaliseDestination, shortenUrl, urlFieldError, vanityError, type ShortUrl } from './url-api';
+import { normaliseDestination, shortenUrl, urlErrorMessage, urlFieldError, vanityError, type ShortUrl } from './url-api';
 
 type FieldErrors = Partial<Record<'destination' | 'vanity' | 'maxViews', string>>;
 
@@ -56,7 +55,7 @@ export function ShortenForm({ onCreated }: { onCreated: (url: ShortUrl) => void 
       if (field) {
         setErrors({ [field.field]: field.message });
         if (field.field !== 'destination') setShowOptions(true);
-      } else setFailure(errorMessage(err));
+      } else setFailure(urlErrorMessage(err));
     } finally {
       setBusy(false);
     }

@@ -3,8 +3,8 @@
 import { Alert, Button, Group, Modal, NumberInput, PasswordInput, SegmentedControl, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
-import { errorMessage, notifySuccess } from '../../lib/notify';
-import { normaliseDestination, updateUrl, urlFieldError, vanityError, type ShortUrl, type ShortUrlPatch } from './url-api';
+import { notifySuccess } from '../../lib/notify';
+import { normaliseDestination, updateUrl, urlErrorMessage, urlFieldError, vanityError, type ShortUrl, type ShortUrlPatch } from './url-api';
 
 type PasswordChoice = 'keep' | 'set' | 'remove';
 type FieldErrors = Partial<Record<'destination' | 'vanity' | 'maxViews' | 'password', string>>;
@@ -62,7 +62,7 @@ function EditForm({ url, onClose, onSaved }: { url: ShortUrl; onClose: () => voi
     } catch (err) {
       const field = urlFieldError(err);
       if (field) setErrors({ [field.field]: field.message });
-      else setFailure(errorMessage(err));
+      else setFailure(urlErrorMessage(err));
     } finally {
       setBusy(false);
     }

@@ -6,11 +6,11 @@ import { IconLink, IconSearch } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
-import { errorMessage, notifySuccess } from '../../lib/notify';
+import { notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { setSearch, useLocation } from '../../router';
 import { ShortenForm } from './ShortenForm';
-import { deleteUrl, listUrls, URLS_PER_PAGE, type ShortUrl } from './url-api';
+import { deleteUrl, listUrls, urlErrorMessage, URLS_PER_PAGE, type ShortUrl } from './url-api';
 import { UrlEditModal } from './UrlEditModal';
 import { UrlList } from './UrlList';
 
@@ -153,7 +153,7 @@ function DeleteUrlModal({ url, onClose, onDeleted }: { url: ShortUrl | null; onC
       notifySuccess('The short link was deleted.');
       onDeleted();
     } catch (err) {
-      setFailure(errorMessage(err));
+      setFailure(urlErrorMessage(err));
     } finally {
       setBusy(false);
     }

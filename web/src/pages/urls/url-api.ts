@@ -1,5 +1,6 @@
 // Short URLs as the URLs page sees them (src/routes/urls.ts), and the API's refusals turned into form field errors.
 import { api, ApiRequestError } from '../../api/client';
+import { errorMessage } from '../../lib/notify';
 
 export interface ShortUrl {
   id: string;
@@ -116,6 +117,17 @@ export function urlFieldError(err: unknown): { field: 'destination' | 'vanity' |
   if (err.code === 1000 && text.includes('vanity')) return { field: 'vanity', message: vanityError('/') ?? '' };
   if (err.code === 1001 && text.includes('max-views')) return { field: 'maxViews', message: 'Enter a whole number of 1 or more.' };
   return null;
+}
+
+/** A refusal in words, for what is not about one field (a link deleted meanwhile in another tab, the quota). */
+export function urlErrorMessage(err: unknown): string {
+  if (err instanceof ApiRequestError && err.code === 9002) return 'That short link no longer exists. Reload the page to see your links as they are now.';
+  if (err instanceof ApiRequestError && err.code === 3012) {
+    const limit = /allows (\d+)/.exec(err.serverText ?? '')?.[1];
+    const links = limit === undefined ? 'short links' : `${limit} short ${limit === '1' ? 'link' : 'links'}`;
+    return `You have reached your limit of ${links}. Delete some to make room, or ask an administrator for more.`;
+  }
+  return errorMessage(err);
 }
 
 /** "3", or "3 of 10" when the link has a visit limit. */
