@@ -105,6 +105,13 @@ describeBrowser('dashboard: upload', () => {
     await openUploadPage(opened);
     await screenshot(page, 'upload-empty');
     const requests = countUploads(page);
+    // The answers about the assembly are held back (not changed) until the test has seen the chunked file wait for it.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/user/files/incomplete', async (route) => {
+      await held;
+      await route.continue();
+    });
     const small = randomBytes(200 * KB);
     const large = randomBytes(4 * MB + 123);
     await chooseFiles(page, [
@@ -112,6 +119,11 @@ describeBrowser('dashboard: upload', () => {
       { name: 'large.bin', buffer: large },
     ]);
     await waitForStatus(page, 'small.bin', 'Done');
+    await waitForStatus(page, 'large.bin', 'Assembling');
+    await row(page, 'large.bin').getByText(/all chunks sent; waiting for the server to put the file together \(PENDING\)/).waitFor();
+    await screenshot(page, 'upload-assembling');
+    assert.equal(await page.getByText(/on your clipboard/).count(), 0, 'nothing is announced before every file is done');
+    release();
     await waitForStatus(page, 'large.bin', 'Done');
     assert.equal(await page.getByRole('progressbar', { name: 'Overall progress' }).getAttribute('aria-valuenow'), '100');
     await page.getByTestId('upload-summary').filter({ hasText: '2 files uploaded' }).waitFor();
@@ -306,6 +318,36 @@ describeBrowser('dashboard: upload', () => {
     // Let the navigation finish sliding in before the picture.
     await page.waitForTimeout(400);
     await screenshot(page, 'upload-desktop-dark');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('chunked uploads from elsewhere still being assembled are shown with their status until COMPLETE', async () => {
+    // A record as the assembler writes it for an upload of another client (an uploader app, an earlier visit).
+    const id = 'assemblyfromelsewhere01';
+    const now = Date.now();
+    const metadata = { name: 'from-sharex.mkv', type: 'video/x-matroska', size: 300 * MB, url: `${server().url}/u/from-sharex.mkv` };
+    await server().ctx.db
+      .insertInto('incomplete_files')
+      .values({ id, user_id: admin.id, file_id: null, status: 'PROCESSING', chunks_total: 12, chunks_complete: 5, metadata: JSON.stringify(metadata), created_at: now, updated_at: now })
+      .execute();
+    const opened = await openPage(browser(), server().url, { viewport: PHONE });
+    const { page, context, errors } = opened;
+    await openUploadPage(opened);
+    const record = page.getByRole('list', { name: 'Files being assembled' }).getByRole('listitem', { name: 'from-sharex.mkv' });
+    await record.getByText('Assembling', { exact: true }).waitFor();
+    await record.getByText('300 MB · 12 chunks').waitFor();
+    await screenshot(page, 'upload-assembling-elsewhere-phone');
+
+    await server().ctx.db.updateTable('incomplete_files').set({ status: 'COMPLETE', chunks_complete: 12 }).where('id', '=', id).execute();
+    await record.getByText('Complete', { exact: true }).waitFor();
+    assert.equal(await record.getByRole('link', { name: 'from-sharex.mkv' }).getAttribute('href'), metadata.url);
+    await record.getByRole('button', { name: 'Dismiss from-sharex.mkv' }).click();
+    await record.waitFor({ state: 'detached' });
+    await until('the record is removed', async () => {
+      const list = (await server().json('GET', '/api/user/files/incomplete', { auth: admin.token })).body as Array<{ id: string }>;
+      return !list.some((r) => r.id === id);
+    });
     assert.deepEqual(errors, []);
     await context.close();
   });
