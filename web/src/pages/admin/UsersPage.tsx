@@ -6,7 +6,6 @@ import {
   Badge,
   Button,
   Card,
-  Center,
   Group,
   Pagination,
   Progress,
@@ -31,6 +30,7 @@ import { useApi } from '../../lib/use-api';
 import { setSearch, useLocation } from '../../router';
 import { listUsers, usersUsage, type UserUsage } from './admin-api';
 import { DeleteUserModal } from './DeleteUserModal';
+import { EmptyState } from './EmptyState';
 import { limitText, quotaSummary } from './QuotaFields';
 import { cannotDeleteReason, cannotEditReason, RoleBadge, ROLE_LABELS } from './roles';
 import { UserFormModal } from './UserFormModal';
@@ -185,17 +185,11 @@ export function UsersPage() {
       ) : null}
 
       {list.data && users.length === 0 ? (
-        <Card withBorder py="xl">
-          <Center>
-            <Stack align="center" gap={6}>
-              <IconUsers size={32} stroke={1.5} />
-              <Text fw={600}>{filtered ? 'No user matches' : 'No users yet'}</Text>
-              <Text size="sm" c="dimmed" ta="center">
-                {filtered ? 'Try another part of the name, or every role.' : 'Create an account, or send someone an invite.'}
-              </Text>
-            </Stack>
-          </Center>
-        </Card>
+        <EmptyState
+          icon={IconUsers}
+          title={filtered ? 'No user matches' : 'No users yet'}
+          hint={filtered ? 'Try another part of the name, or every role.' : 'Create an account, or send someone an invite.'}
+        />
       ) : null}
 
       {users.length > 0 ? (

@@ -7,7 +7,6 @@ import {
   Badge,
   Button,
   Card,
-  Center,
   CopyButton,
   Group,
   Modal,
@@ -28,6 +27,7 @@ import { useSession } from '../../lib/session';
 import { useApi } from '../../lib/use-api';
 import { Link } from '../../router';
 import { adminErrorMessage } from '../admin/admin-errors';
+import { EmptyState } from '../admin/EmptyState';
 import { CreateInviteModal } from './CreateInviteModal';
 import { deleteInvite, inviteLink, inviteState, listInvites, type Invite, type InviteState } from './invite-api';
 
@@ -151,17 +151,11 @@ export function InvitesPage() {
         </Stack>
       ) : null}
       {invites.data && list.length === 0 ? (
-        <Card withBorder py="xl">
-          <Center>
-            <Stack align="center" gap={6}>
-              <IconMailPlus size={32} stroke={1.5} />
-              <Text fw={600}>No invites yet</Text>
-              <Text size="sm" c="dimmed" ta="center">
-                {enabled ? 'Create one and send its link to the person you want to invite.' : 'Turn invites on first, then create one here.'}
-              </Text>
-            </Stack>
-          </Center>
-        </Card>
+        <EmptyState
+          icon={IconMailPlus}
+          title="No invites yet"
+          hint={enabled ? 'Create one and send its link to the person you want to invite.' : 'Turn invites on first, then create one here.'}
+        />
       ) : null}
       {list.length > 0 ? (
         <>
