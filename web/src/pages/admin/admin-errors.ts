@@ -57,6 +57,7 @@ export function sentence(text: string): string {
   t = t.replace(/^Too small: expected string to have >=(\d+) characters?$/i, 'Must not be empty');
   t = t.replace(/^Invalid input: expected (\w+), received \w+$/i, 'Must be a $1');
   t = t.replace(/^set by the environment variable (\w+)$/i, 'Set by the environment variable $1; change it there');
+  t = t.replace(/^is /, 'This value is ');
   return t.charAt(0).toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? '' : '.');
 }
 
