@@ -156,7 +156,12 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
     await picker.getByRole('checkbox', { name: `Add ${first.name}` }).check();
     await picker.getByRole('button', { name: 'Add file' }).click();
     await picker.waitFor({ state: 'hidden' });
-    await page.getByTestId('folder-file').filter({ hasText: first.name }).waitFor();
+    const fileRow = page.getByTestId('folder-file').filter({ hasText: first.name });
+    assert.equal(
+      await fileRow.getByRole('link', { name: first.name, exact: true }).getAttribute('href'),
+      `/dashboard/files?folder=${folder.id}&file=${first.id}`,
+      'the name opens the file on the Files page',
+    );
     const folderFiles = async () =>
       (await server().json('GET', `/api/user/folders/${folder.id}`, { auth: admin.token })).body.files.map((f: { id: string }) => f.id);
     assert.deepEqual(await folderFiles(), [first.id]);
@@ -234,7 +239,8 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
     const file = await uploadOne(server(), admin.token, 'tagged', { name: 'tagged.txt', type: 'text/plain' });
     assert.equal((await server().json('POST', `/api/user/files/${file.id}/tags/${tags[0].id}`, { auth: admin.token })).status, 200);
     await page.reload();
-    await page.getByTestId('tag-row').filter({ hasText: 'work' }).getByText(/^1 file/).waitFor();
+    const count = page.getByTestId('tag-row').filter({ hasText: 'work' }).getByRole('link', { name: '1 file' });
+    assert.equal(await count.getAttribute('href'), `/dashboard/files?tags=${tags[0].id}`, 'the count opens the Files page filtered by the tag');
 
     // Rename and recolour (typed as a hex value).
     await page.getByRole('button', { name: 'Edit tag work' }).click();

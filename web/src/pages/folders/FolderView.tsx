@@ -37,7 +37,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { formatBytes, formatDate } from '../../lib/format';
 import { notifyError, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
-import { Link } from '../../router';
+import { Link, navigate } from '../../router';
 import { CopyLinkButton } from '../urls/CopyLinkButton';
 import { AddFilesModal } from './AddFilesModal';
 import { contentsText, FolderCards, folderHref, type FolderActions } from './FolderCards';
@@ -113,6 +113,9 @@ export function FolderView({ id, version, actions, onNewFolder }: FolderViewProp
                 </Menu.Item>
                 <Menu.Item leftSection={<IconPencil size={16} />} onClick={() => actions.onEdit(folder)}>
                   Rename
+                </Menu.Item>
+                <Menu.Item leftSection={<IconFiles size={16} />} onClick={() => navigate(`/dashboard/files?folder=${encodeURIComponent(folder.id)}`)}>
+                  Show on the Files page
                 </Menu.Item>
                 <Menu.Divider />
                 <Menu.Item color="red" leftSection={<IconTrash size={16} />} onClick={() => actions.onDelete(folder)}>
@@ -249,15 +252,18 @@ function SharingCard({ folder, onSaved }: { folder: Folder; onSaved: (saved: Fol
   );
 }
 
+/** A file of the folder: its name opens it on the Files page (details, tags, password ...); copy or open its share
+ * link; take it out of the folder. */
 function FileRow({ file, onRemove }: { file: FolderFile; onRemove: () => void }) {
   const secondary = [formatBytes(file.size), formatDate(file.createdAt)];
   if (file.originalName && file.originalName !== file.name) secondary.unshift(file.originalName);
+  const detail = `/dashboard/files?folder=${encodeURIComponent(file.folderId ?? '')}&file=${encodeURIComponent(file.id)}`;
   return (
     <Group gap="sm" wrap="nowrap" px="sm" py={8} data-testid="folder-file">
       <FileTypeIcon type={file.type} />
       <Stack gap={0} style={{ minWidth: 0, flex: 1 }}>
         <Group gap={6} wrap="nowrap">
-          <Anchor href={file.url} target="_blank" rel="noreferrer" size="sm" fw={500} truncate="end" title={file.name}>
+          <Anchor component={Link} to={detail} size="sm" fw={500} truncate="end" title={file.name}>
             {file.name}
           </Anchor>
           {file.password ? (
@@ -270,11 +276,27 @@ function FileRow({ file, onRemove }: { file: FolderFile; onRemove: () => void })
           {secondary.join(' · ')}
         </Text>
       </Stack>
-      <Tooltip label="Take out of the folder" withArrow>
-        <ActionIcon variant="subtle" color="gray" aria-label={`Remove ${file.name} from the folder`} onClick={onRemove}>
-          <IconFolderMinus size={18} />
-        </ActionIcon>
-      </Tooltip>
+      <Group gap={2} wrap="nowrap">
+        <CopyLinkButton value={file.url} what={`link of ${file.name}`} />
+        <Tooltip label="Open the share link" withArrow>
+          <ActionIcon
+            variant="subtle"
+            color="gray"
+            component="a"
+            href={file.url}
+            target="_blank"
+            rel="noreferrer"
+            aria-label={`Open the share link of ${file.name}`}
+          >
+            <IconExternalLink size={16} />
+          </ActionIcon>
+        </Tooltip>
+        <Tooltip label="Take out of the folder" withArrow>
+          <ActionIcon variant="subtle" color="gray" aria-label={`Remove ${file.name} from the folder`} onClick={onRemove}>
+            <IconFolderMinus size={18} />
+          </ActionIcon>
+        </Tooltip>
+      </Group>
     </Group>
   );
 }

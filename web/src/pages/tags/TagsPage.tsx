@@ -1,6 +1,6 @@
 // Tags: the person's labels for files, with how many files carry each; create, rename/recolour, delete.
 // Files are tagged on the Files page; deleting a tag leaves the files as they are.
-import { ActionIcon, Alert, Button, Card, Center, Divider, Group, Modal, Skeleton, Stack, Text, TextInput, ThemeIcon, Tooltip } from '@mantine/core';
+import { ActionIcon, Alert, Anchor, Button, Card, Center, Divider, Group, Modal, Skeleton, Stack, Text, TextInput, ThemeIcon, Tooltip } from '@mantine/core';
 import { IconPencil, IconPlus, IconSearch, IconTags, IconTrash } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -8,6 +8,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { formatDate } from '../../lib/format';
 import { notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
+import { Link } from '../../router';
 import { deleteTag, listTags, TAG_SWATCHES, tagErrorMessage, type Tag } from './tag-api';
 import { TagBadge, TagFormModal, type TagForm } from './TagFormModal';
 
@@ -88,7 +89,14 @@ export function TagsPage() {
                 <Stack gap={2} style={{ minWidth: 0, flex: 1 }} align="flex-start">
                   <TagBadge name={tag.name} color={tag.color} />
                   <Text size="xs" c="dimmed">
-                    {filesText(tag.files)} · created {formatDate(tag.createdAt)}
+                    {tag.files > 0 ? (
+                      <Anchor component={Link} to={`/dashboard/files?tags=${encodeURIComponent(tag.id)}`} size="xs">
+                        {filesText(tag.files)}
+                      </Anchor>
+                    ) : (
+                      filesText(tag.files)
+                    )}{' '}
+                    · created {formatDate(tag.createdAt)}
                   </Text>
                 </Stack>
                 <Group gap={2} wrap="nowrap">
