@@ -53,6 +53,21 @@ function shareXJsonValue(template: string, answer: unknown): unknown {
     .reduce<unknown>((value, key) => (value as Record<string, unknown>)[key], answer);
 }
 
+/** The few browser globals the page functions below use (the tests compile without the DOM library). */
+interface BrowserGlobals {
+  document: { querySelectorAll(selector: string): ArrayLike<object>; querySelector(selector: string): object | null };
+  getComputedStyle(element: object): { opacity: string; borderLeftColor: string };
+  navigator: { clipboard: { readText(): Promise<string> } };
+}
+
+/** Waits for an opening dialog to finish its transition, so that a screenshot shows it whole. */
+async function dialogSettled(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const w = globalThis as unknown as BrowserGlobals;
+    return Array.from(w.document.querySelectorAll('.mantine-Modal-content')).every((el) => w.getComputedStyle(el).opacity === '1');
+  });
+}
+
 async function download(page: Page, buttonName: string): Promise<{ name: string; text: string }> {
   const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: buttonName }).click()]);
   const saved = await file.path();
@@ -186,6 +201,8 @@ describeBrowser('dashboard: user settings', () => {
 
     await page.getByRole('button', { name: 'Remove' }).click();
     await page.getByRole('dialog', { name: 'Remove your avatar?' }).waitFor();
+    await dialogSettled(page);
+    await screenshot(page, 'settings-avatar-remove-phone-dark');
     await page.getByRole('button', { name: 'Remove avatar' }).click();
     await page.getByText('Your avatar was removed.').waitFor();
     assert.equal((await server().json('GET', '/api/user', { auth: bob.token })).body.user.avatar ?? null, null);
@@ -216,8 +233,11 @@ describeBrowser('dashboard: user settings', () => {
     const colour = page.getByLabel(/^Colour/);
     await colour.fill('#ff0000');
     await page.keyboard.press('Escape');
-    // (Browser code as text: the tests are compiled without the DOM types.)
-    await page.waitForFunction(`getComputedStyle(document.querySelector('[data-testid="embed-card"]')).borderLeftColor === 'rgb(255, 0, 0)'`);
+    await page.waitForFunction(() => {
+      const w = globalThis as unknown as BrowserGlobals;
+      const card = w.document.querySelector('[data-testid="embed-card"]');
+      return card !== null && w.getComputedStyle(card).borderLeftColor === 'rgb(255, 0, 0)';
+    });
     await colour.fill('red-ish');
     await page.getByText('Use a hex colour such as #5865f2.').waitFor();
     assert.equal(await page.getByRole('button', { name: 'Save view settings' }).isDisabled(), true);
@@ -361,7 +381,7 @@ describeBrowser('dashboard: user settings', () => {
     await page.getByRole('button', { name: 'Show the token' }).click();
     assert.equal(await field.inputValue(), erin.token);
     await page.getByRole('button', { name: 'Copy the token' }).click();
-    assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), erin.token);
+    assert.equal(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).navigator.clipboard.readText()), erin.token);
     await page.getByRole('button', { name: 'Hide the token' }).click();
     assert.doesNotMatch(await field.inputValue(), new RegExp(erin.token));
     await screenshot(page, 'settings-token');
@@ -369,6 +389,7 @@ describeBrowser('dashboard: user settings', () => {
     await page.getByRole('button', { name: 'Regenerate token' }).click();
     const dialog = page.getByRole('dialog', { name: 'Make a new API token?' });
     await dialog.getByText('The current token stops working at once.').waitFor();
+    await dialogSettled(page);
     await screenshot(page, 'settings-token-confirm');
     await dialog.getByRole('button', { name: 'Regenerate token' }).click();
     await page.getByText('New API token made').waitFor();

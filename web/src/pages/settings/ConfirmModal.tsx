@@ -1,6 +1,6 @@
 // A yes/no question before something that cannot be undone (revoking sessions, a new token, removing the avatar).
+// Short enough to stay a centred dialog on a phone too.
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
 import type { ReactNode } from 'react';
 
 export interface ConfirmModalProps {
@@ -14,9 +14,8 @@ export interface ConfirmModalProps {
 }
 
 export function ConfirmModal({ opened, title, children, confirmLabel, busy, onConfirm, onClose }: ConfirmModalProps) {
-  const phone = useMediaQuery('(max-width: 36em)');
   return (
-    <Modal opened={opened} onClose={onClose} title={<Text fw={600}>{title}</Text>} fullScreen={phone} centered>
+    <Modal opened={opened} onClose={onClose} title={<Text fw={600}>{title}</Text>} centered>
       <Stack>
         <div>{children}</div>
         <Group justify="flex-end" gap="sm">

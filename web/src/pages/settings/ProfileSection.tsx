@@ -55,11 +55,11 @@ function AvatarCard() {
       <Title order={3} size="h4" mb="xs">
         Avatar
       </Title>
-      <Group align="center" gap="lg" wrap="nowrap">
-        <Avatar src={shown} size={96} radius={96} alt={pending ? 'New avatar (not saved yet)' : 'Your avatar'} data-testid="avatar-preview">
+      <Group align="center" gap="md">
+        <Avatar src={shown} size={80} radius={80} alt={pending ? 'New avatar (not saved yet)' : 'Your avatar'} data-testid="avatar-preview">
           {user.username.slice(0, 2).toUpperCase()}
         </Avatar>
-        <Stack gap="xs" style={{ minWidth: 0 }}>
+        <Stack gap="xs" style={{ flex: '1 1 170px', minWidth: 0 }}>
           {pending ? (
             <>
               <Text size="sm">This is how your new avatar looks. Save it?</Text>

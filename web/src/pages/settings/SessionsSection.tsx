@@ -61,7 +61,7 @@ function SessionRow({ session, current, onRevoke }: { session: SessionInfo; curr
           </div>
         </Group>
         {onRevoke ? (
-          <Button size="xs" variant="light" color="red" onClick={onRevoke} aria-label={`Sign out ${words}, signed in ${formatDate(session.createdAt)}`}>
+          <Button size="xs" variant="light" color="red" onClick={onRevoke} style={{ flexShrink: 0 }} aria-label={`Sign out ${words}, signed in ${formatDate(session.createdAt)}`}>
             Sign out
           </Button>
         ) : null}

@@ -1,6 +1,7 @@
 // The user's own settings, one tab each (the tab is kept in ?tab= so that a reload or a shared link opens it):
 // profile, view and embed settings, sessions, the API token, and uploader configurations to download.
 import { Stack, Tabs } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { IconApi, IconDevices, IconDownload, IconPhotoCog, IconUser } from '@tabler/icons-react';
 import { PageHeader } from '../../components/PageHeader';
 import { setSearch, useLocation } from '../../router';
@@ -22,11 +23,13 @@ export function SettingsPage() {
   const { search } = useLocation();
   const asked = search.get('tab');
   const tab = TABS.some((t) => t.value === asked) ? asked! : 'profile';
+  // On a phone the five tabs wrap: as pills they read as a set of buttons rather than a broken underline.
+  const phone = useMediaQuery('(max-width: 36em)');
 
   return (
     <Stack gap={0} maw={1200}>
       <PageHeader title="Settings" description="Your profile, how your links look, where you are signed in, and your uploaders." />
-      <Tabs value={tab} onChange={(value) => setSearch({ tab: value === 'profile' ? null : value })} keepMounted={false}>
+      <Tabs variant={phone ? 'pills' : 'default'} value={tab} onChange={(value) => setSearch({ tab: value === 'profile' ? null : value })} keepMounted={false}>
         <Tabs.List mb="md">
           {TABS.map((t) => (
             <Tabs.Tab key={t.value} value={t.value} leftSection={t.icon}>

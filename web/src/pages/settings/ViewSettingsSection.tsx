@@ -4,6 +4,7 @@ import {
   Box,
   Button,
   Card,
+  Collapse,
   ColorInput,
   Group,
   SegmentedControl,
@@ -16,6 +17,7 @@ import {
   Title,
   UnstyledButton,
 } from '@mantine/core';
+import { useMediaQuery } from '@mantine/hooks';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
 import type { CurrentUser, UserViewSettings } from '../../api/types';
@@ -91,6 +93,55 @@ function FlagSwitch({ form, flag, label, description, onChange, disabled }: {
       disabled={disabled}
       onChange={(e) => onChange(flag, e.currentTarget.checked)}
     />
+  );
+}
+
+/** The {file.*} variables, each a button that inserts it; folded away on a phone, where it would be a long scroll. */
+function TemplateVariables({ onInsert }: { onInsert: (key: string) => void }) {
+  const phone = useMediaQuery('(max-width: 36em)', false, { getInitialValueInEffect: false });
+  const [open, setOpen] = useState(!phone);
+  return (
+    <Card withBorder padding="lg" radius="md">
+      <Group justify="space-between" gap="xs">
+        <Title order={3} size="h4">
+          Template variables
+        </Title>
+        <Button variant="subtle" size="xs" onClick={() => setOpen((o) => !o)} aria-expanded={open}>
+          {open ? 'Hide' : 'Show'}
+        </Button>
+      </Group>
+      <Text size="sm" c="dimmed">
+        The page text, title, description and site name may hold these; each file fills in its own values.
+      </Text>
+      <Collapse in={open}>
+        <Text size="sm" c="dimmed" mt={4} mb="sm">
+          Click one to insert it where you were typing.
+        </Text>
+        <Stack gap={6}>
+          {PLACEHOLDERS.map((p) => (
+            <Group key={p.key} gap="xs" wrap="nowrap" align="baseline">
+              <UnstyledButton
+                onClick={() => onInsert(p.key)}
+                aria-label={`Insert {${p.key}}`}
+                style={{
+                  fontFamily: 'var(--mantine-font-family-monospace)',
+                  fontSize: 13,
+                  padding: '1px 6px',
+                  borderRadius: 4,
+                  background: 'var(--mantine-color-default-hover)',
+                  whiteSpace: 'nowrap',
+                }}
+              >
+                {`{${p.key}}`}
+              </UnstyledButton>
+              <Text size="sm" c="dimmed">
+                {p.meaning}
+              </Text>
+            </Group>
+          ))}
+        </Stack>
+      </Collapse>
+    </Card>
   );
 }
 
@@ -237,8 +288,8 @@ export function ViewSettingsSection() {
                 description="Other files are posted as a plain link."
                 onChange={setFlag}
               />
-              <TextInput label="Title" placeholder="{file.originalName}" maxLength={1000} {...textProps('embedTitle')} />
-              <Textarea label="Description" placeholder="{file.size} · uploaded {file.createdAt}" autosize minRows={2} maxRows={5} maxLength={2000} {...textProps('embedDescription')} />
+              <TextInput label="Title" placeholder="For example: {file.originalName}" maxLength={1000} {...textProps('embedTitle')} />
+              <Textarea label="Description" placeholder="For example: {file.size} · {file.type}" autosize minRows={2} maxRows={5} maxLength={2000} {...textProps('embedDescription')} />
               <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
                 <TextInput label="Site name" description={`Empty: ${server?.siteTitle ?? 'the site title'}`} maxLength={1000} {...textProps('embedSiteName')} />
                 <ColorInput
@@ -255,31 +306,7 @@ export function ViewSettingsSection() {
             </Stack>
           </Card>
 
-          <Card withBorder padding="lg" radius="md">
-            <Title order={3} size="h4">
-              Template variables
-            </Title>
-            <Text size="sm" c="dimmed" mb="sm">
-              The page text, title, description and site name may hold these; each file fills in its own values. Click one
-              to insert it where you were typing.
-            </Text>
-            <Stack gap={6}>
-              {PLACEHOLDERS.map((p) => (
-                <Group key={p.key} gap="xs" wrap="nowrap" align="baseline">
-                  <UnstyledButton
-                    onClick={() => insert(p.key)}
-                    aria-label={`Insert {${p.key}}`}
-                    style={{ fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 13, padding: '1px 6px', borderRadius: 4, background: 'var(--mantine-color-default-hover)', whiteSpace: 'nowrap' }}
-                  >
-                    {`{${p.key}}`}
-                  </UnstyledButton>
-                  <Text size="sm" c="dimmed">
-                    {p.meaning}
-                  </Text>
-                </Group>
-              ))}
-            </Stack>
-          </Card>
+          <TemplateVariables onInsert={insert} />
         </Stack>
 
         <Box>
