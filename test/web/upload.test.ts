@@ -75,6 +75,17 @@ async function until<T>(what: string, check: () => Promise<T | undefined | false
   throw new Error(`never happened: ${what}`);
 }
 
+/** Pastes a file or text on the page, as Ctrl+V does outside any field (the tests' tsconfig has no DOM types). */
+async function paste(page: Page, what: { file?: { name: string; type: string; bytes: number[] }; text?: string }): Promise<void> {
+  await page.evaluate(`(() => {
+    const what = ${JSON.stringify(what)};
+    const data = new DataTransfer();
+    if (what.file) data.items.add(new File([new Uint8Array(what.file.bytes)], what.file.name, { type: what.file.type }));
+    if (what.text) data.setData('text/plain', what.text);
+    document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  })()`);
+}
+
 /**
  * Slows this page's uploads down (Chromium's network emulation), so that a cancel lands mid-upload and the speed can
  * be seen; returns the function that lifts the limit.
@@ -136,7 +147,7 @@ describeBrowser('dashboard: upload', () => {
     assert.ok((await download(largeLink)).equals(large), 'the chunked file is served byte for byte');
 
     await page.getByText('All 2 links are on your clipboard, one per line.').waitFor();
-    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), `${smallLink}\n${largeLink}`);
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), `${smallLink}\n${largeLink}`);
     await screenshot(page, 'upload-done');
     assert.deepEqual(errors, []);
     await context.close();
@@ -253,7 +264,7 @@ describeBrowser('dashboard: upload', () => {
     await page.reload();
     await page.getByRole('button', { name: /Upload options/ }).filter({ hasText: 'UUID names' }).waitFor();
     assert.doesNotMatch((await summary.textContent()) ?? '', /Password/);
-    await page.evaluate(() => window.localStorage.clear());
+    await page.evaluate('window.localStorage.clear()');
     assert.deepEqual(errors, []);
     await context.close();
   });
@@ -275,22 +286,14 @@ describeBrowser('dashboard: upload', () => {
     assert.equal(await page.getByLabel('Text or code').inputValue(), '', 'the box is emptied for the next paste');
 
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]);
-    await page.evaluate((bytes) => {
-      const data = new DataTransfer();
-      data.items.add(new File([new Uint8Array(bytes)], 'image.png', { type: 'image/png' }));
-      document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-    }, [...png]);
+    await paste(page, { file: { name: 'image.png', type: 'image/png', bytes: [...png] } });
     const pasted = page.getByRole('listitem', { name: /^pasted-\d{8}-\d{6}\.png$/ });
     await pasted.getByTestId('upload-status').filter({ hasText: /^Done$/ }).waitFor();
     const pastedLink = await pasted.getByTestId('upload-link').textContent();
     assert.ok((await download(pastedLink!)).equals(png));
 
     await page.getByRole('tab', { name: 'Files' }).click();
-    await page.evaluate(() => {
-      const data = new DataTransfer();
-      data.setData('text/plain', 'pasted words');
-      document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
-    });
+    await paste(page, { text: 'pasted words' });
     assert.equal(await page.getByLabel('Text or code').inputValue(), 'pasted words');
     assert.deepEqual(errors, []);
     await context.close();

@@ -181,6 +181,7 @@ export function UploadPage() {
               activateOnClick
               radius="md"
               inputProps={{ 'aria-label': 'Choose files to upload' }}
+              role="button"
               aria-label="Drop files here, or press Enter to choose files"
             >
               <Stack align="center" justify="center" gap="xs" mih={{ base: 150, sm: 190 }} style={{ pointerEvents: 'none' }} ta="center">
