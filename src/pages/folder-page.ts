@@ -1,56 +1,88 @@
-// The public page of a folder (/folder/<id>): its files with their links, its public child folders, a zip download,
-// and an upload form when the owner accepts anonymous uploads.
+// The public page of a folder (/folder/<id>): its files as a grid of tiles (a thumbnail for images anyone may load,
+// a type icon otherwise) linking to each file's view page, its public child folders, the zip download, and a plain
+// upload form (posted to the page itself, no script) when the owner accepts anonymous uploads.
+import { html, joinHtml, type SafeHtml } from '../lib/html.js';
 import { formatByteSize } from '../lib/sizes.js';
-import type { PublicFolderDto } from '../schemas/folder.js';
-import { escapeHtml } from '../lib/html.js';
-import { renderPage, type RenderedPage } from './layout.js';
+import { fileIconName, icon } from './icons.js';
+import { formatDay, renderPage, type RenderedPage } from './layout.js';
 
-const UPLOAD_SCRIPT = `
-const form = document.getElementById('upload');
-const message = document.getElementById('upload-message');
-form.addEventListener('submit', async (event) => {
-  event.preventDefault();
-  message.textContent = 'Uploading...';
-  try {
-    const res = await fetch(form.dataset.action, { method: 'POST', body: new FormData(form) });
-    const body = await res.json();
-    if (!res.ok) { message.textContent = body.error || 'Upload failed.'; return; }
-    window.location.reload();
-  } catch (err) {
-    message.textContent = 'Could not reach the server.';
-  }
-});
-`;
+export interface FolderPageFile {
+  /** The served name (its view page is /view/<name>). */
+  name: string;
+  /** What the visitor reads: the original name when there is one. */
+  displayName: string;
+  type: string;
+  size: number;
+  createdAt: number;
+  password: boolean;
+  /** Whether the tile may show the image itself (an image without password or view limit: loading it costs nothing). */
+  thumbnail: boolean;
+}
 
-export function renderFolderPage(options: { siteTitle: string; folder: PublicFolderDto; uploadPath: string }): RenderedPage {
-  const { folder } = options;
-  const parent = folder.parent
-    ? `<p><a href="/folder/${encodeURIComponent(folder.parent.id)}">&larr; ${escapeHtml(folder.parent.name)}</a></p>`
+export interface FolderPageInput {
+  siteTitle: string;
+  folder: { id: string; name: string; allowUploads: boolean };
+  parent: { id: string; name: string } | null;
+  children: Array<{ id: string; name: string }>;
+  files: FolderPageFile[];
+  /** How many files the visitor has just uploaded (after the upload form's redirect). */
+  uploaded?: number | undefined;
+}
+
+const folderPath = (id: string) => `/folder/${encodeURIComponent(id)}`;
+
+function extensionOf(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return dot > 0 && name.length - dot <= 6 ? name.slice(dot + 1) : '';
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+function fileTile(file: FolderPageFile): SafeHtml {
+  const raw = `/raw/${encodeURIComponent(file.name)}`;
+  const thumb = file.password
+    ? html`<div class="thumb">${icon('lock', 36)}</div>`
+    : file.thumbnail
+      ? html`<div class="thumb"><img src="${raw}" alt="" loading="lazy" decoding="async"></div>`
+      : html`<div class="thumb"><div>${icon(fileIconName(file.type), 40)}<span class="ext">${extensionOf(file.displayName)}</span></div></div>`;
+  const facts = [formatByteSize(file.size), ...(file.password ? ['password'] : [])].join(' · ');
+  return html`<li class="tile"><a href="/view/${encodeURIComponent(file.name)}">${thumb}<div class="tile-body"><span class="tile-name">${file.displayName}</span><span class="tile-meta">${facts} · ${formatDay(file.createdAt)}</span></div></a></li>`;
+}
+
+export function renderFolderPage(input: FolderPageInput): RenderedPage {
+  const { folder, files, children } = input;
+  const parent = input.parent
+    ? html`<a class="crumb" href="${folderPath(input.parent.id)}">${icon('back', 16)}${input.parent.name}</a>`
     : '';
-  const children = folder.children
-    .map((c) => `<li><a href="/folder/${encodeURIComponent(c.id)}">${escapeHtml(c.name)}/</a></li>`)
-    .join('\n');
-  const rows = folder.files
-    .map(
-      (f) => `<tr><td><a href="${escapeHtml(f.url)}">${escapeHtml(f.originalName ?? f.name)}</a>${f.password ? ' <span class="muted">(password)</span>' : ''}</td>`
-        + `<td>${escapeHtml(formatByteSize(f.size))}</td><td>${escapeHtml(f.type)}</td><td>${escapeHtml(f.createdAt.slice(0, 10))}</td></tr>`,
-    )
-    .join('\n');
+  const counts = [plural(files.length, 'file', 'files'), ...(children.length > 0 ? [plural(children.length, 'folder', 'folders')] : [])].join(' · ');
+  const zip = files.length > 0 || children.length > 0
+    ? html`<a class="button" href="/api/folders/${encodeURIComponent(folder.id)}/zip">${icon('download', 18)}Download all (.zip)</a>`
+    : '';
+  const notice = input.uploaded !== undefined && input.uploaded > 0
+    ? html`<p class="notice" role="status">${plural(input.uploaded, 'file', 'files')} uploaded. Thank you!</p>`
+    : '';
+  const childList = children.length > 0
+    ? html`<ul class="children" aria-label="Folders">${joinHtml(children.map((c) => html`<li><a href="${folderPath(c.id)}">${icon('folder', 18)}${c.name}</a></li>`))}</ul>`
+    : '';
+  const grid = files.length > 0
+    ? html`<ul class="grid" aria-label="Files">${joinHtml(files.map(fileTile))}</ul>`
+    : html`<p class="empty">This folder has no files${folder.allowUploads ? ' yet: be the first to add one below' : ''}.</p>`;
   const upload = folder.allowUploads
-    ? `<h2>Upload</h2>
-<form id="upload" data-action="${escapeHtml(options.uploadPath)}" enctype="multipart/form-data">
-<input type="file" name="file" multiple required aria-label="Files">
-<button type="submit">Upload</button>
+    ? html`<section class="card upload" aria-labelledby="upload-title">
+<h2 id="upload-title">Add files to this folder</h2>
+<form method="post" action="${folderPath(folder.id)}" enctype="multipart/form-data">
+<label for="upload-files">Choose files</label>
+<input id="upload-files" type="file" name="file" multiple required>
+<button class="button" type="submit">${icon('upload', 18)}Upload</button>
 </form>
-<p id="upload-message" role="status"></p>`
+</section>`
     : '';
-  return renderPage({
-    title: `${folder.name} - ${options.siteTitle}`,
-    body: `${parent}<h1>${escapeHtml(folder.name)}</h1>
-<p><a href="${escapeHtml(folder.zipUrl)}">Download all as zip</a></p>
-${children ? `<ul>\n${children}\n</ul>` : ''}
-${rows ? `<table><thead><tr><th>Name</th><th>Size</th><th>Type</th><th>Added</th></tr></thead><tbody>\n${rows}\n</tbody></table>` : '<p class="muted">This folder has no files.</p>'}
-${upload}`,
-    ...(folder.allowUploads ? { script: UPLOAD_SCRIPT } : {}),
-  });
+  const body = html`${parent}<div class="folder-head"><div><h1>${folder.name}</h1><p class="muted small">${counts}</p></div>${zip}</div>
+${notice}
+${childList}
+${grid}
+${upload}`;
+  return renderPage({ title: `${folder.name} - ${input.siteTitle}`, siteTitle: input.siteTitle, body });
 }

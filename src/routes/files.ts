@@ -4,12 +4,17 @@
 // /u/<name> answers browsers (Accept: text/html) and embed crawlers with the view page when the owner turned it on
 // (view.enabled, or view.embed for crawlers), and with a password form for a locked file; everyone else (curl,
 // players, <img>, range requests, ?download) gets the bytes exactly like /raw/<name>.
+//
+// The password form is plain HTML posted back to its own address (POST /u/<name> or /view/<name>): the right
+// password answers 303 to the same address with ?token=, a wrong one the form again with the reason in words.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { pipeline } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
-import { FILES_ROUTE_INTERNAL, publicBaseUrl } from '../http/links.js';
+import { fileLink, FILES_ROUTE_INTERNAL, publicBaseUrl } from '../http/links.js';
+import { acceptFormBodies, limitPasswordForms, pageErrorHandler, sendPage } from '../http/pages.js';
 import type { RouteModule } from '../http/types.js';
 import { contentRange, parseRange, unsatisfiedRange } from '../lib/byte-range.js';
 import { httpDate, ifRangeAllows, isNotModified } from '../lib/conditional.js';
@@ -24,9 +29,10 @@ import {
   isUnlocked,
   ownerViewSettings,
   readTextPreview,
+  unlockFile,
   type ServedFile,
 } from '../services/file-serving.js';
-import { renderPasswordPage, renderViewPage, TEXT_PREVIEW_BYTES, type RenderedPage } from '../services/view-page.js';
+import { renderPasswordPage, renderViewPage, TEXT_PREVIEW_BYTES, viewPageDetails } from '../services/view-page.js';
 import { StorageNotFoundError } from '../storage/datasource.js';
 
 /** Uploaded bytes never run as a page of ours, even when a browser is told to show them in place. */
@@ -81,19 +87,28 @@ async function sendFileBytes(ctx: AppContext, request: ServeRequest, reply: Fast
   };
   if (request.method === 'HEAD') return respond().send();
 
+  // The bytes are opened before the view is counted: a counted view then always gets them, even when a concurrent
+  // last view deletes them right after (an open file stays readable; an S3 GET under way goes on).
+  let body: Readable | null = null;
+  if (file.size > 0) {
+    try {
+      body = await ctx.storage.get(file.storage_key, partial ?? undefined);
+    } catch (err) {
+      if (err instanceof StorageNotFoundError) throw new ApiError(4000, undefined, { cause: err });
+      throw err;
+    }
+  }
   // A view is a GET of the file from its start; a ranged continuation is the same view going on.
-  const { last } = partial === null || partial.start === 0 ? await countView(ctx, file) : { last: false };
-  if (file.size === 0) {
+  let last = false;
+  try {
+    if (partial === null || partial.start === 0) ({ last } = await countView(ctx, file));
+  } catch (err) {
+    body?.destroy();
+    throw err;
+  }
+  if (body === null) {
     if (last) await finishLastView(ctx, file);
     return respond().send('');
-  }
-  let body;
-  try {
-    body = await ctx.storage.get(file.storage_key, partial ?? undefined);
-  } catch (err) {
-    if (last) await finishLastView(ctx, file);
-    if (err instanceof StorageNotFoundError) throw new ApiError(4000, undefined, { cause: err });
-    throw err;
   }
   if (!last) return respond().send(body);
   // The last view: the bytes go before the client holds the last byte (and also if it goes away early).
@@ -103,24 +118,12 @@ async function sendFileBytes(ctx: AppContext, request: ServeRequest, reply: Fast
   return respond().send(held);
 }
 
-function sendPage(reply: FastifyReply, page: RenderedPage, status = 200): FastifyReply {
-  return reply
-    .code(status)
-    .headers({
-      'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': page.csp,
-      'x-content-type-options': 'nosniff',
-      'cache-control': 'private, no-store',
-      'referrer-policy': 'same-origin',
-    })
-    .send(page.html);
-}
-
 /** The view page of a file (the password form while it is locked). Text shown on the page counts as a view. */
 async function sendViewPage(ctx: AppContext, request: ServeRequest, reply: FastifyReply, file: ServedFile): Promise<FastifyReply> {
   const settings = ctx.settings.get();
-  if (!isUnlocked(ctx, file, request.query.token)) return sendPage(reply, renderPasswordPage(file, settings.siteTitle, 'view'), 403);
+  if (!isUnlocked(ctx, file, request.query.token)) return sendPage(reply, renderPasswordPage(file, settings.siteTitle), 403);
   const view = await ownerViewSettings(ctx, file.user_id);
+  const details = await viewPageDetails(ctx, file, view);
   let preview: { text: string; truncated: boolean } | undefined;
   if (mediaKind(file.type) === 'text' && !view.disableTextFiles) {
     const { last } = await countView(ctx, file);
@@ -136,6 +139,7 @@ async function sendViewPage(ctx: AppContext, request: ServeRequest, reply: Fasti
     siteTitle: settings.siteTitle,
     baseUrl: publicBaseUrl(ctx, request),
     token: request.query.token,
+    ...details,
     ...(preview ? { text: preview.text, textTruncated: preview.truncated } : {}),
   });
   return sendPage(reply, page);
@@ -152,8 +156,10 @@ async function wantsPage(ctx: AppContext, request: ServeRequest, file: ServedFil
   return view.enabled === true || (crawler && view.embed === true);
 }
 
-export const fileServingRoutes: RouteModule = (app, ctx) => {
+export const fileServingRoutes: RouteModule = async (app, ctx) => {
   const schema = (summary: string) => ({ summary, tags: ['files'], params, querystring });
+  // Browsers asking for a page get errors (missing, expired) as a page in words; everyone else JSON.
+  const errorHandler = pageErrorHandler(ctx);
 
   app.route({
     method: ['GET', 'HEAD'],
@@ -166,6 +172,7 @@ export const fileServingRoutes: RouteModule = (app, ctx) => {
     method: ['GET', 'HEAD'],
     url: `${FILES_ROUTE_INTERNAL}/:name`,
     schema: schema('The share link: the view page for browsers when the owner enabled it, otherwise the bytes'),
+    errorHandler,
     handler: async (request, reply) => {
       const file = await findServedFile(ctx, request.params.name);
       if (await wantsPage(ctx, request, file)) return sendViewPage(ctx, request, reply, file);
@@ -175,7 +182,48 @@ export const fileServingRoutes: RouteModule = (app, ctx) => {
 
   app.get(
     '/view/:name',
-    { schema: schema('The view page of a file: shown inline when it is an image, video, audio or text, with embed tags') },
+    { schema: schema('The view page of a file: shown inline when it is an image, video, audio or text, with embed tags'), errorHandler },
     async (request, reply) => sendViewPage(ctx, request, reply, await findServedFile(ctx, request.params.name)),
   );
+
+  // The password form's post, on both addresses that show it; the redirect goes back to the address it came from.
+  // Guesses: 10 a minute per address over both (argon2 is slow on purpose; guessers should be too).
+  await app.register(async (plugin) => {
+    acceptFormBodies(plugin);
+    limitPasswordForms(plugin, ctx, 'file-password-form');
+    const scope = plugin.withTypeProvider<ZodTypeProvider>();
+    const forms = [
+      { url: '/view/:name', back: (name: string) => `/view/${encodeURIComponent(name)}` },
+      { url: `${FILES_ROUTE_INTERNAL}/:name`, back: (name: string) => fileLink(ctx, '', name) },
+    ];
+    for (const form of forms) {
+      scope.post(
+        form.url,
+        {
+          schema: {
+            summary: "The password form of a protected file's page: the right password -> 303 to the page with ?token=",
+            description: 'application/x-www-form-urlencoded, for browsers. A wrong password answers the form again (403) saying so.',
+            tags: ['files'],
+            params,
+            consumes: ['application/x-www-form-urlencoded'],
+            body: z.object({ password: z.string().max(1024).optional() }),
+          },
+          errorHandler: pageErrorHandler(ctx, (error, request, reply) => {
+            const name = (request.params as { name?: string }).name ?? '';
+            const siteTitle = ctx.settings.get().siteTitle;
+            if (error.code === 3005 || error.code === 1000) return sendPage(reply, renderPasswordPage({ name }, siteTitle, 'wrong'), 403);
+            if (error.statusCode === 429) return sendPage(reply, renderPasswordPage({ name }, siteTitle, 'limited'), 429);
+            return undefined;
+          }),
+        },
+        async (request, reply) => {
+          const file = await findServedFile(ctx, request.params.name);
+          const password = request.body.password ?? '';
+          if (password === '') return sendPage(reply, renderPasswordPage(file, ctx.settings.get().siteTitle, 'empty'), 403);
+          const { token } = await unlockFile(ctx, file.name, password, null);
+          return reply.code(303).header('cache-control', 'no-store').header('location', `${form.back(file.name)}?token=${encodeURIComponent(token)}`).send();
+        },
+      );
+    }
+  });
 };

@@ -1,17 +1,22 @@
 // Public folders for anonymous visitors: the page /folder/<id>, the same content as JSON, the zip download, and
-// uploading into a folder whose owner allows it. A folder that is not open answers 3002; a missing one 4001.
+// uploading into a folder whose owner allows it (as JSON, or from the page's plain form: POST /folder/<id>, which
+// answers 303 back to the page). A folder that is not open answers 3002; a missing one 4001.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { cutOffRequestBody } from '../http/cut-off-body.js';
 import { ApiError } from '../http/errors.js';
 import { fileLink, publicBaseUrl } from '../http/links.js';
 import { uploadFileParts } from '../http/multipart.js';
+import { pageErrorHandler, pageErrorText, sendPage } from '../http/pages.js';
 import { uploadRateLimit } from '../http/rate-limit.js';
 import type { RouteModule } from '../http/types.js';
 import { toIso } from '../lib/clock.js';
+import { mediaKind } from '../lib/media-types.js';
+import { renderErrorPage } from '../pages/error-page.js';
 import { renderFolderPage } from '../pages/folder-page.js';
 import { Id } from '../schemas/common.js';
-import { UploadResponseSchema } from '../schemas/file.js';
+import { UploadResponseSchema, type UploadResponse } from '../schemas/file.js';
 import { PublicFolderSchema, type PublicFolderDto } from '../schemas/folder.js';
 import { findPublicFolder, findUploadFolder, getPublicFolder } from '../services/folders.js';
 import { parseUploadOptions } from '../services/upload-options.js';
@@ -47,6 +52,45 @@ async function publicFolderDto(ctx: AppContext, base: string, id: string): Promi
   };
 }
 
+/** Stores a visitor's files in the folder (with the server defaults); a refused upload is cut off rather than read. */
+async function uploadIntoFolder(ctx: AppContext, folderId: string, request: FastifyRequest, reply: FastifyReply): Promise<UploadResponse> {
+  try {
+    const folder = await findUploadFolder(ctx, folderId);
+    if (!request.isMultipart()) throw new ApiError(1061, 'send multipart/form-data with parts named file');
+    // Visitors choose nothing but the bytes: the owner's folder, the server's default name format and expiry.
+    const options = { ...parseUploadOptions({}, ctx.settings.get(), ctx.clock.now()), folderId: folder.id, keepOriginalName: true };
+    return await uploadFiles(ctx, {
+      user: { id: folder.user_id },
+      options,
+      baseUrl: publicBaseUrl(ctx, request),
+      files: uploadFileParts(request, MAX_ANONYMOUS_FILES),
+    });
+  } catch (err) {
+    // Refused (closed folder, size, quota): answer now and close rather than read the rest of the body.
+    cutOffRequestBody(request, reply);
+    throw err;
+  }
+}
+
+/** Why an upload from the folder page failed, in words. */
+function uploadFailure(error: ApiError): string {
+  switch (error.code) {
+    case 5000:
+    case 5001:
+      return 'A file is larger than this server accepts.';
+    case 5002:
+      return "The folder's owner has no storage space left for these files.";
+    case 3002:
+      return 'This folder does not accept uploads.';
+    case 1006:
+      return 'This type of file is not accepted here.';
+    case 1061:
+      return 'Choose at least one file to upload.';
+    default:
+      return pageErrorText(error).message;
+  }
+}
+
 export const publicFolderRoutes: RouteModule = (app, ctx) => {
   app.get(
     '/api/folders/:id',
@@ -69,19 +113,65 @@ export const publicFolderRoutes: RouteModule = (app, ctx) => {
 
   app.get(
     '/folder/:id',
-    { schema: { summary: 'The page of a public folder', tags, params: FolderIdParams } },
+    {
+      schema: {
+        summary: 'The page of a public folder',
+        tags,
+        params: FolderIdParams,
+        querystring: z.object({ uploaded: z.string().max(10).optional().describe('files just uploaded from the page (a notice)') }),
+      },
+      errorHandler: pageErrorHandler(ctx),
+    },
     async (request, reply) => {
-      const folder = await publicFolderDto(ctx, publicBaseUrl(ctx, request), request.params.id);
+      const view = await getPublicFolder(ctx, request.params.id);
+      const uploaded = Number.parseInt(request.query.uploaded ?? '', 10);
       const page = renderFolderPage({
         siteTitle: ctx.settings.get().siteTitle,
-        folder,
-        uploadPath: `/api/folders/${encodeURIComponent(folder.id)}/upload`,
+        folder: { id: view.folder.id, name: view.folder.name, allowUploads: view.folder.allow_uploads === 1 },
+        parent: view.parent,
+        children: view.children,
+        files: view.files.map((f) => ({
+          name: f.name,
+          displayName: f.original_name ?? f.name,
+          type: f.type,
+          size: f.size,
+          createdAt: f.created_at,
+          password: f.password !== null,
+          // Loading an image counts a view: never for a file whose views are limited.
+          thumbnail: mediaKind(f.type) === 'image' && f.password === null && f.max_views === null,
+        })),
+        uploaded: Number.isFinite(uploaded) ? uploaded : undefined,
       });
-      return reply
-        .header('content-security-policy', page.csp)
-        .header('x-content-type-options', 'nosniff')
-        .type('text/html; charset=utf-8')
-        .send(page.html);
+      return sendPage(reply, page, 200, 'private, no-cache');
+    },
+  );
+
+  app.post(
+    '/folder/:id',
+    {
+      config: { rateLimit: uploadRateLimit(ctx) },
+      schema: {
+        summary: "The upload form of a public folder's page: files stored as with /api/folders/:id/upload, then 303 to the page",
+        description: 'Multipart parts named file, for browsers. Failures answer a page saying what went wrong.',
+        tags,
+        params: FolderIdParams,
+        consumes: ['multipart/form-data'],
+      },
+      errorHandler: pageErrorHandler(ctx, (error, request, reply) => {
+        const { id } = request.params as { id: string };
+        const page = renderErrorPage({
+          siteTitle: ctx.settings.get().siteTitle,
+          title: 'The upload did not work',
+          message: uploadFailure(error),
+          back: { href: `/folder/${encodeURIComponent(id)}`, label: 'Back to the folder' },
+        });
+        return sendPage(reply, page, error.statusCode);
+      }),
+    },
+    async (request, reply) => {
+      const result = await uploadIntoFolder(ctx, request.params.id, request, reply);
+      const location = `/folder/${encodeURIComponent(request.params.id)}?uploaded=${result.files.length}`;
+      return reply.code(303).header('cache-control', 'no-store').header('location', location).send();
     },
   );
 
@@ -98,23 +188,6 @@ export const publicFolderRoutes: RouteModule = (app, ctx) => {
         response: { 200: UploadResponseSchema },
       },
     },
-    async (request, reply) => {
-      try {
-        const folder = await findUploadFolder(ctx, request.params.id);
-        if (!request.isMultipart()) throw new ApiError(1061, 'send multipart/form-data with parts named file');
-        // Visitors choose nothing but the bytes: the owner's folder, the server's default name format and expiry.
-        const options = { ...parseUploadOptions({}, ctx.settings.get(), ctx.clock.now()), folderId: folder.id, keepOriginalName: true };
-        return await uploadFiles(ctx, {
-          user: { id: folder.user_id },
-          options,
-          baseUrl: publicBaseUrl(ctx, request),
-          files: uploadFileParts(request, MAX_ANONYMOUS_FILES),
-        });
-      } catch (err) {
-        // Refused (closed folder, size, quota): answer now and close rather than read the rest of the body.
-        cutOffRequestBody(request, reply);
-        throw err;
-      }
-    },
+    async (request, reply) => uploadIntoFolder(ctx, request.params.id, request, reply),
   );
 };

@@ -1,21 +1,29 @@
 // GET /go/<code or vanity>: the short URL redirect. No authentication on this path: one indexed UPDATE answers it.
+// A protected link answers a password form, posted back to the link (POST /go/<slug>): the right password -> 303 to
+// the link with ?token=, which then redirects; a wrong one -> the form again, saying so.
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { URLS_ROUTE_INTERNAL } from '../http/links.js';
+import { urlLink, URLS_ROUTE_INTERNAL } from '../http/links.js';
+import { acceptFormBodies, limitPasswordForms, pageErrorHandler, sendPage } from '../http/pages.js';
 import type { RouteModule } from '../http/types.js';
 import { renderUrlPasswordPage } from '../pages/url-password-page.js';
-import { followShortUrl, peekShortUrl } from '../services/urls.js';
+import { followShortUrl, peekShortUrl, unlockUrl } from '../services/urls.js';
 import { ApiError } from '../http/errors.js';
 
-export const redirectRoutes: RouteModule = (app, ctx) => {
+const params = z.object({ slug: z.string().min(1).max(200) });
+
+export const redirectRoutes: RouteModule = async (app, ctx) => {
   app.get(
     `${URLS_ROUTE_INTERNAL}/:slug`,
     {
       schema: {
         summary: 'Follow a short URL (302); a password page for protected ones, 404 when disabled, missing or used up',
         tags: ['urls'],
-        params: z.object({ slug: z.string().min(1).max(200) }),
+        params,
         querystring: z.object({ token: z.string().max(2000).optional().describe('from POST /api/user/urls/:id/password') }),
       },
+      // A browser following a dead link reads why on a page; other clients get the JSON error.
+      errorHandler: pageErrorHandler(ctx),
     },
     async (request, reply) => {
       // HEAD (link checkers, chat previews) answers the same without spending a view.
@@ -25,14 +33,43 @@ export const redirectRoutes: RouteModule = (app, ctx) => {
       if (outcome.kind === 'redirect') {
         return reply.header('cache-control', 'no-store').redirect(outcome.destination, 302);
       }
-      const page = renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle, urlId: outcome.urlId });
-      return reply
-        .code(401)
-        .header('cache-control', 'no-store')
-        .header('content-security-policy', page.csp)
-        .header('x-content-type-options', 'nosniff')
-        .type('text/html; charset=utf-8')
-        .send(page.html);
+      return sendPage(reply, renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle }), 401);
     },
   );
+
+  await app.register(async (plugin) => {
+    acceptFormBodies(plugin);
+    // Guesses: 10 a minute per address, like the API's unlock endpoint (POST /api/user/urls/:id/password).
+    limitPasswordForms(plugin, ctx, 'url-password-form');
+    plugin.withTypeProvider<ZodTypeProvider>().post(
+      `${URLS_ROUTE_INTERNAL}/:slug`,
+      {
+        schema: {
+          summary: "The password form of a protected short URL: the right password -> 303 to the link with ?token=",
+          description: 'application/x-www-form-urlencoded, for browsers. A wrong password answers the form again (403) saying so.',
+          tags: ['urls'],
+          params,
+          consumes: ['application/x-www-form-urlencoded'],
+          body: z.object({ password: z.string().max(1024).optional() }),
+        },
+        errorHandler: pageErrorHandler(ctx, (error, _request, reply) => {
+          const siteTitle = ctx.settings.get().siteTitle;
+          if (error.code === 3005 || error.code === 1000) return sendPage(reply, renderUrlPasswordPage({ siteTitle, failure: 'wrong' }), 403);
+          if (error.statusCode === 429) return sendPage(reply, renderUrlPasswordPage({ siteTitle, failure: 'limited' }), 429);
+          return undefined;
+        }),
+      },
+      async (request, reply) => {
+        const { slug } = request.params;
+        const outcome = await peekShortUrl(ctx, slug);
+        if (outcome.kind === 'missing') throw new ApiError(9002, 'no such short URL');
+        const back = urlLink(ctx, '', slug);
+        if (outcome.kind === 'redirect') return reply.code(303).header('cache-control', 'no-store').header('location', back).send();
+        const password = request.body.password ?? '';
+        if (password === '') return sendPage(reply, renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle, failure: 'empty' }), 403);
+        const { token } = await unlockUrl(ctx, outcome.urlId, password);
+        return reply.code(303).header('cache-control', 'no-store').header('location', `${back}?token=${encodeURIComponent(token)}`).send();
+      },
+    );
+  });
 };

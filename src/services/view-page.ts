@@ -1,13 +1,18 @@
 // The server-rendered view page of a file (/view/<name>, and /u/<name> for browsers when the owner turned the view
-// page on): the file shown inline when it is an image, video, audio or text, with OpenGraph/Twitter embed tags as the
-// owner's view settings ask. Every value is escaped; the only script is our own, allowed by a per-page nonce.
-import { randomBytes } from 'node:crypto';
+// page on): the file shown inline when it is an image, video, audio or text, its size, type and date, a download
+// button, and OpenGraph/Twitter embed tags as the owner's view settings ask. Every value is escaped; nothing runs.
+import type { AppContext } from '../context.js';
 import { toIso } from '../lib/clock.js';
 import { html, joinHtml, SafeHtml } from '../lib/html.js';
 import { mediaKind, type MediaKind } from '../lib/media-types.js';
 import { formatByteSize } from '../lib/sizes.js';
+import { colorDot, fileIconName, icon } from '../pages/icons.js';
+import { formatDay, renderPage, type RenderedPage } from '../pages/layout.js';
+import { renderPasswordPage as renderPasswordForm, unlockFailure } from '../pages/password-page.js';
 import type { UserViewSettings } from '../schemas/user.js';
 import type { ServedFile } from './file-serving.js';
+
+export type { RenderedPage } from '../pages/layout.js';
 
 /** Bytes of a text file shown on its page. */
 export const TEXT_PREVIEW_BYTES = 64 * 1024;
@@ -24,26 +29,48 @@ export interface ViewPageInput {
   text?: string | undefined;
   /** Whether the text was cut at TEXT_PREVIEW_BYTES. */
   textTruncated?: boolean;
+  /** The file's tags, when the owner shows them (view.showTags). */
+  tags?: ViewPageTag[] | undefined;
+  /** The file's folder, when the owner shows it (view.showFolder) and the file is in one. */
+  folder?: ViewPageFolder | undefined;
 }
 
-export interface RenderedPage {
-  html: string;
-  /** The Content-Security-Policy of the page (its script nonce). */
-  csp: string;
+export interface ViewPageTag {
+  name: string;
+  color: string;
 }
 
-function pageCsp(nonce: string): string {
-  return [
-    "default-src 'none'",
-    "img-src 'self' data:",
-    "media-src 'self'",
-    "style-src 'unsafe-inline'",
-    `script-src 'nonce-${nonce}'`,
-    "connect-src 'self'",
-    "form-action 'self'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
+export interface ViewPageFolder {
+  id: string;
+  name: string;
+  /** Public folders are linked to their page. */
+  public: boolean;
+}
+
+/** The tags and folder the owner's view settings show on the page (nothing is read for settings that are off). */
+export async function viewPageDetails(
+  ctx: AppContext,
+  file: Pick<ServedFile, 'id' | 'folder_id'>,
+  view: UserViewSettings,
+): Promise<{ tags?: ViewPageTag[]; folder?: ViewPageFolder }> {
+  const [tags, folder] = await Promise.all([
+    view.showTags
+      ? ctx.db
+          .selectFrom('file_tags')
+          .innerJoin('tags', 'tags.id', 'file_tags.tag_id')
+          .select(['tags.name', 'tags.color'])
+          .where('file_tags.file_id', '=', file.id)
+          .orderBy('tags.name')
+          .execute()
+      : undefined,
+    view.showFolder && file.folder_id !== null
+      ? ctx.db.selectFrom('folders').select(['id', 'name', 'public']).where('id', '=', file.folder_id).executeTakeFirst()
+      : undefined,
+  ]);
+  return {
+    ...(tags ? { tags } : {}),
+    ...(folder ? { folder: { id: folder.id, name: folder.name, public: folder.public === 1 } } : {}),
+  };
 }
 
 /** {file.name}-style placeholders of the embed texts. */
@@ -93,61 +120,73 @@ function embedTags(input: ViewPageInput, kind: MediaKind): SafeHtml {
   return joinHtml(tags);
 }
 
-function layout(title: string, head: SafeHtml, body: SafeHtml, nonce: string, align: string): string {
-  return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>${head}
-<style nonce="${nonce}">
-body{margin:0;font:15px/1.5 system-ui,sans-serif;background:#111;color:#eee}
-main{max-width:1100px;margin:0 auto;padding:24px;text-align:${align}}
-img,video{max-width:100%;max-height:80vh}
-pre{text-align:left;background:#1c1c1c;padding:16px;overflow:auto;white-space:pre-wrap;word-break:break-word}
-a{color:#8ab4f8}.meta{color:#aaa;font-size:13px}
-</style></head>
-<body><main>${body}</main></body></html>
-`.value;
+/** What the page shows in place of the file. */
+function fileContent(input: ViewPageInput, kind: MediaKind, displayName: string): SafeHtml {
+  const { file, view } = input;
+  const src = rawPath(file, input.token);
+  if (kind === 'image') return html`<div class="media"><img src="${src}" alt="${displayName}"></div>`;
+  if (kind === 'video') return html`<div class="media"><video src="${src}" controls playsinline preload="metadata"></video></div>`;
+  if (kind === 'audio') return html`<audio src="${src}" controls preload="metadata"></audio>`;
+  if (kind === 'text' && input.text !== undefined && !view.disableTextFiles) {
+    const cut = input.textTruncated
+      ? html`<p class="muted small">Only the first ${formatByteSize(TEXT_PREVIEW_BYTES)} are shown. Download the file to read all of it.</p>`
+      : '';
+    return html`<pre>${input.text}</pre>${cut}`;
+  }
+  return html`<div class="placeholder">${icon(fileIconName(file.type), 40)}<span>No preview of this file here. Download it to open it.</span></div>`;
+}
+
+function fileFacts(input: ViewPageInput): SafeHtml {
+  const { file, view } = input;
+  const facts: SafeHtml[] = [html`<li>${formatByteSize(file.size)}</li>`];
+  if (view.showMimetype) facts.push(html`<li>${file.type}</li>`);
+  facts.push(html`<li>Uploaded ${formatDay(file.created_at)}</li>`);
+  if (file.deletes_at !== null) facts.push(html`<li>Expires ${formatDay(file.deletes_at)}</li>`);
+  if (input.folder) {
+    const name = input.folder.public ? html`<a href="/folder/${encodeURIComponent(input.folder.id)}">${input.folder.name}</a>` : html`${input.folder.name}`;
+    facts.push(html`<li>In ${name}</li>`);
+  }
+  return html`<ul class="meta">${joinHtml(facts)}</ul>`;
 }
 
 /** The view page of a file the visitor may see. */
 export function renderViewPage(input: ViewPageInput): RenderedPage {
-  const nonce = randomBytes(16).toString('base64');
   const { file, view } = input;
   const kind = mediaKind(file.type);
-  const src = rawPath(file, input.token);
-  let content: SafeHtml;
-  if (kind === 'image') content = html`<img src="${src}" alt="${file.name}">`;
-  else if (kind === 'video') content = html`<video src="${src}" controls preload="metadata"></video>`;
-  else if (kind === 'audio') content = html`<audio src="${src}" controls preload="metadata"></audio>`;
-  else if (kind === 'text' && input.text !== undefined && !view.disableTextFiles) {
-    content = html`<pre>${input.text}</pre>${input.textTruncated ? html`<p class="meta">(the first ${formatByteSize(TEXT_PREVIEW_BYTES)} are shown)</p>` : ''}`;
-  } else content = html`<p>${file.name} (${formatByteSize(file.size)})</p>`;
   const displayName = file.original_name ?? file.name;
-  const body = html`<h1>${displayName}</h1>
-${view.content ? html`<p>${fillPlaceholders(view.content, file)}</p>` : ''}
-${content}
-<p class="meta">${formatByteSize(file.size)}${view.showMimetype ? html` · ${file.type}` : ''} · <a href="${rawPath(file, input.token, true)}">download</a></p>`;
   const align = view.align === 'left' || view.align === 'right' ? view.align : 'center';
-  return { html: layout(displayName, embedTags(input, kind), body, nonce, align), csp: pageCsp(nonce) };
+  const tags = input.tags && input.tags.length > 0
+    ? html`<ul class="tags" aria-label="Tags">${joinHtml(input.tags.map((t) => html`<li class="tag">${colorDot(t.color)}${t.name}</li>`))}</ul>`
+    : '';
+  const openOriginal = kind === 'image' || kind === 'video' || kind === 'audio' || (kind === 'text' && !view.disableTextFiles)
+    ? html`<a class="button secondary" href="${rawPath(file, input.token)}">${icon('open', 18)}Open original</a>`
+    : '';
+  const body = html`<article class="card stack align-${align}">
+<header>
+<h1>${displayName}</h1>
+${fileFacts(input)}
+</header>
+${view.content ? html`<p class="content-text">${fillPlaceholders(view.content, file)}</p>` : ''}
+${fileContent(input, kind, displayName)}
+${tags}
+<div class="actions"><a class="button" href="${rawPath(file, input.token, true)}">${icon('download', 18)}Download</a>${openOriginal}</div>
+</article>`;
+  return renderPage({ title: displayName, siteTitle: input.siteTitle, head: embedTags(input, kind), body });
 }
 
-/** The page a browser gets for a password-protected file: a form that trades the password for an access token. */
-export function renderPasswordPage(file: Pick<ServedFile, 'name'>, siteTitle: string, target: 'view' | 'raw'): RenderedPage {
-  const nonce = randomBytes(16).toString('base64');
-  const script = new SafeHtml(`
-const form = document.getElementById('unlock');
-form.addEventListener('submit', async (event) => {
-  event.preventDefault();
-  const res = await fetch(${JSON.stringify(`/api/user/files/${encodeURIComponent(file.name)}/password`).replace(/</g, '\\u003c')}, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ password: form.password.value }),
+/**
+ * The page a browser gets for a password-protected file: a form posted back to the same address, which answers the
+ * right password with a redirect carrying an access token (see routes/files.ts).
+ */
+export function renderPasswordPage(file: Pick<ServedFile, 'name'>, siteTitle: string, failure?: 'wrong' | 'empty' | 'limited'): RenderedPage {
+  // The served name only (it is in the address already): the original name may say more than its owner wants to.
+  const displayName = file.name;
+  return renderPasswordForm({
+    siteTitle,
+    title: `Password required - ${siteTitle}`,
+    heading: 'This file is password protected',
+    description: html`Enter the password to open <strong>${displayName}</strong>.`,
+    buttonLabel: 'Open file',
+    error: failure ? unlockFailure(failure) : undefined,
   });
-  if (!res.ok) { document.getElementById('error').textContent = 'Wrong password.'; return; }
-  const { token } = await res.json();
-  location.href = ${JSON.stringify(`/${target}/${encodeURIComponent(file.name)}?token=`).replace(/</g, '\\u003c')} + encodeURIComponent(token);
-});`);
-  const body = html`<h1>${file.name}</h1><p>This file is password protected.</p>
-<form id="unlock"><input type="password" name="password" autocomplete="current-password" required autofocus>
-<button type="submit">Open</button></form><p id="error" class="meta"></p>
-<script nonce="${nonce}">${script}</script>`;
-  return { html: layout(`${file.name} · ${siteTitle}`, new SafeHtml('<meta name="robots" content="noindex">'), body, nonce, 'center'), csp: pageCsp(nonce) };
 }

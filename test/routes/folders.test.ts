@@ -258,7 +258,7 @@ forEachDatabase('folders', (engine) => {
     assert.ok(!html.includes('<script>alert(1)</script>'));
     assert.ok(html.includes('&lt;script&gt;alert(1)&lt;/script&gt; &amp; co'));
     assert.ok(!html.includes('<img src=x'));
-    assert.ok(html.includes(`/u/${file.name}`));
+    assert.ok(html.includes(`/view/${file.name}`));
     assert.ok(html.includes(`/folder/${shown.body.id}`));
     assert.ok(!html.includes(hidden.body.id));
   });

@@ -233,7 +233,9 @@ forEachDatabase('short URLs', (engine) => {
     assert.match(page.headers.get('content-security-policy') ?? '', /default-src 'none'/);
     const html = await page.text();
     assert.ok(!html.includes('example.com/secret'), 'the page must not reveal the destination');
-    assert.ok(html.includes(`/api/user/urls/${res.body.id}/password`));
+    // A plain form posted back to the link itself (no script): see test/routes/public-pages.test.ts.
+    assert.ok(html.includes('<form class="unlock" method="post">'));
+    assert.doesNotMatch(html, /<script/);
     assert.ok(html.includes('&lt;b&gt;&quot;Chute&quot;&lt;/b&gt;'), 'the site title is escaped');
     assert.ok(!html.includes('<b>"Chute"</b>'));
 

@@ -1,0 +1,280 @@
+// The server-rendered public pages in a real browser, at desktop and phone widths, light and dark: a file's view page
+// (an image that fits the screen, a text file whose HTML-looking content stays text), the password forms of a file
+// and of a short URL (a wrong password said in words, the right one reaching the content or the destination), and a
+// public folder (its files as tiles, the zip, uploading from the page). No script may run from anything uploaded.
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { deflateSync, crc32 } from 'node:zlib';
+import type { Page } from 'playwright-core';
+import { DASHBOARD_ENV, DESKTOP, describeBrowser, openPage, PHONE, screenshot, useBrowser } from '../support/browser.js';
+import { useTestServer, type TestUser } from '../support/server.js';
+
+// What the page's own globals look like inside page.evaluate() callbacks (the tests compile without the DOM types).
+interface PageImage {
+  complete: boolean;
+  naturalWidth: number;
+  getBoundingClientRect(): { right: number };
+}
+declare const document: { documentElement: { scrollWidth: number }; querySelectorAll(selector: string): Iterable<PageImage> };
+declare const window: { innerWidth: number; __pwned?: unknown };
+declare function getComputedStyle(element: unknown): { overflowY: string };
+
+/** A real PNG of width x height (a colour gradient), so that the browser has an image to fit. */
+function gradientPng(width: number, height: number): Buffer {
+  const rows = Buffer.alloc((width * 3 + 1) * height);
+  for (let y = 0; y < height; y++) {
+    const row = y * (width * 3 + 1);
+    for (let x = 0; x < width; x++) {
+      rows[row + 1 + x * 3] = Math.round((x / width) * 255);
+      rows[row + 2 + x * 3] = Math.round((y / height) * 200) + 30;
+      rows[row + 3 + x * 3] = 190;
+    }
+  }
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+    const out = Buffer.alloc(body.length + 8);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), body.length + 4);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+/** Text that would run if it were ever treated as markup. */
+const HOSTILE_TEXT = '<script>window.__pwned = "script"</script>\n<img src=x onerror="window.__pwned = \'img\'">\n<b>not bold</b> & done\n';
+const HOSTILE_NAME = '<img src=x onerror=window.__pwned=1>notes.txt';
+
+const VARIANTS = [
+  { label: 'desktop-light', viewport: DESKTOP, colorScheme: 'light' },
+  { label: 'desktop-dark', viewport: DESKTOP, colorScheme: 'dark' },
+  { label: 'phone-light', viewport: PHONE, colorScheme: 'light' },
+  { label: 'phone-dark', viewport: PHONE, colorScheme: 'dark' },
+] as const;
+
+interface Uploaded {
+  id: string;
+  name: string;
+  url: string;
+}
+
+describeBrowser('public pages: file view, password forms, public folder', () => {
+  const server = useTestServer({ engine: 'sqlite', env: { ...DASHBOARD_ENV, SITE_TITLE: 'Pixel <Drop>' } });
+  const browser = useBrowser();
+  let owner: TestUser;
+  let image: Uploaded;
+  let text: Uploaded;
+  let locked: Uploaded;
+  let shortCode: string;
+  let folderId: string;
+
+  async function uploadFile(content: Buffer | string, name: string, type: string, headers: Record<string, string> = {}): Promise<Uploaded> {
+    const form = new FormData();
+    form.append('file', new Blob([content], { type }), name);
+    const res = await server().fetch('/api/upload', { method: 'POST', headers: { authorization: owner.token, 'x-service-original-name': 'true', ...headers }, body: form });
+    const body = (await res.json()) as { files: Uploaded[] };
+    assert.equal(res.status, 200, JSON.stringify(body));
+    return body.files[0]!;
+  }
+
+  before(async () => {
+    owner = await server().setup('owner', 'owner-password');
+    const view = await server().json('PATCH', '/api/user', {
+      auth: owner.token,
+      body: { view: { showMimetype: true, showFolder: true, showTags: true, content: 'Shared by {file.originalName}, <b>{file.size}</b>' } },
+    });
+    assert.equal(view.status, 200);
+    const folder = await server().json('POST', '/api/user/folders', {
+      auth: owner.token,
+      body: { name: '<b>Trip</b> & "friends"', public: true, allowUploads: true },
+    });
+    assert.equal(folder.status, 200, JSON.stringify(folder.body));
+    folderId = folder.body.id;
+    const inFolder = { 'x-service-folder': folderId };
+    image = await uploadFile(gradientPng(1600, 900), 'mountain-panorama.png', 'image/png', inFolder);
+    text = await uploadFile(HOSTILE_TEXT, HOSTILE_NAME, 'text/plain', inFolder);
+    await uploadFile(gradientPng(400, 600), 'portrait.png', 'image/png', inFolder);
+    await uploadFile(Buffer.alloc(2048, 1), 'backup.zip', 'application/zip', inFolder);
+    locked = await uploadFile('the secret plans', 'plans.txt', 'text/plain', { ...inFolder, 'x-service-password': 'open sesame' });
+    const tag = await server().json('POST', '/api/user/tags', { auth: owner.token, body: { name: 'holiday', color: '#e8590c' } });
+    assert.equal(tag.status, 200, JSON.stringify(tag.body));
+    const tagged = await server().json('PUT', `/api/user/files/${image.id}/tags`, { auth: owner.token, body: { tags: [tag.body.id] } });
+    assert.equal(tagged.status, 200, JSON.stringify(tagged.body));
+    const url = await server().json('POST', '/api/user/urls', {
+      auth: owner.token,
+      headers: { 'x-service-password': 'letmein' },
+      body: { destination: `${server().url}/view/${image.name}` },
+    });
+    assert.equal(url.status, 200, JSON.stringify(url.body));
+    shortCode = url.body.code;
+  });
+
+  /** Neither the page nor its images may be wider than the window (no sideways scrolling on a phone). */
+  async function assertFitsWidth(page: Page): Promise<void> {
+    const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+    assert.ok(scrollWidth <= innerWidth, `the page scrolls sideways: ${scrollWidth} > ${innerWidth}`);
+  }
+
+  async function assertNothingRan(page: Page): Promise<void> {
+    assert.equal(await page.evaluate(() => window.__pwned), undefined);
+    assert.equal(await page.locator('script').count(), 0, 'the public pages carry no script at all');
+  }
+
+  it('the view page of an image shows it whole, within the window, with its facts, tags, folder and a download button', async () => {
+    for (const variant of VARIANTS) {
+      const { page, context, errors } = await openPage(browser(), server().url, variant);
+      await page.goto(`/view/${image.name}`);
+      await page.getByRole('heading', { name: 'mountain-panorama.png' }).waitFor();
+      await page.getByText('Pixel <Drop>', { exact: true }).waitFor();
+      const img = page.getByRole('img', { name: 'mountain-panorama.png' });
+      await img.waitFor();
+      const shown = await img.evaluate((el: PageImage) => ({ loaded: el.complete && el.naturalWidth === 1600, right: el.getBoundingClientRect().right }));
+      assert.ok(shown.loaded, 'the image loaded');
+      assert.ok(shown.right <= variant.viewport.width, `the image fits the window (${shown.right} > ${variant.viewport.width})`);
+      await assertFitsWidth(page);
+      await page.getByText('image/png').waitFor();
+      await page.getByText(/^Uploaded \d+ \w{3} \d{4}$/).waitFor();
+      await page.getByText('holiday').waitFor();
+      await page.getByText('Shared by mountain-panorama.png, <b>').waitFor();
+      const folderLink = page.getByRole('link', { name: '<b>Trip</b> & "friends"' });
+      assert.equal(await folderLink.getAttribute('href'), `/folder/${folderId}`);
+      const download = page.getByRole('link', { name: 'Download' });
+      assert.equal(await download.getAttribute('href'), `/raw/${image.name}?download`);
+      await assertNothingRan(page);
+      await screenshot(page, `public-view-image-${variant.label}`);
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+  });
+
+  it('a text file with markup in it and in its name is shown as text in a scrollable box; nothing of it runs', async () => {
+    for (const variant of VARIANTS) {
+      const { page, context, errors } = await openPage(browser(), server().url, variant);
+      await page.goto(`/view/${text.name}`);
+      await page.getByRole('heading', { name: HOSTILE_NAME }).waitFor();
+      const pre = page.locator('pre');
+      assert.equal(await pre.textContent(), HOSTILE_TEXT);
+      assert.equal(await pre.locator('*').count(), 0, 'the text made no elements');
+      assert.equal(await pre.evaluate((el) => getComputedStyle(el).overflowY), 'auto');
+      await assertFitsWidth(page);
+      await assertNothingRan(page);
+      await screenshot(page, `public-view-text-${variant.label}`);
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+  });
+
+  it('a protected file asks for its password: a wrong one is said in words, the right one shows the file', async () => {
+    for (const variant of VARIANTS) {
+      const { page, context, errors } = await openPage(browser(), server().url, variant);
+      await page.goto(`/view/${locked.name}`);
+      await page.getByRole('heading', { name: 'This file is password protected' }).waitFor();
+      assert.equal(await page.getByText('the secret plans').count(), 0);
+      await page.getByLabel('Password').fill('not it');
+      await page.getByRole('button', { name: 'Open file' }).click();
+      await page.getByRole('alert').getByText('Wrong password. Check it and try again.').waitFor();
+      await assertFitsWidth(page);
+      await screenshot(page, `public-file-password-wrong-${variant.label}`);
+      await page.getByLabel('Password').fill('open sesame');
+      await page.getByRole('button', { name: 'Open file' }).click();
+      await page.getByText('the secret plans').waitFor();
+      assert.match(new URL(page.url()).pathname, new RegExp(`^/view/${locked.name}$`));
+      // The download button carries the access token, so it works too.
+      const download = await page.getByRole('link', { name: 'Download' }).getAttribute('href');
+      assert.match(download ?? '', new RegExp(`^/raw/${locked.name}\\?token=[^&]+&download$`));
+      const bytes = await page.request.get(download!);
+      assert.equal(await bytes.text(), 'the secret plans');
+      if (variant.label === 'phone-light') await screenshot(page, 'public-file-password-open-phone-light');
+      assert.deepEqual(errors, [`http 403: GET /view/${locked.name}`, `http 403: POST /view/${locked.name}`]);
+      await context.close();
+    }
+  });
+
+  it('a protected short URL asks for its password: a wrong one is said in words, the right one follows the link', async () => {
+    for (const variant of VARIANTS) {
+      const { page, context, errors } = await openPage(browser(), server().url, variant);
+      await page.goto(`/go/${shortCode}`);
+      await page.getByRole('heading', { name: 'This link is password protected' }).waitFor();
+      assert.ok(!(await page.content()).includes(image.name), 'the page does not give the destination away');
+      await page.getByLabel('Password').fill('wrong guess');
+      await page.getByRole('button', { name: 'Open link' }).click();
+      await page.getByRole('alert').getByText('Wrong password. Check it and try again.').waitFor();
+      await assertFitsWidth(page);
+      await screenshot(page, `public-url-password-wrong-${variant.label}`);
+      await page.getByLabel('Password').fill('letmein');
+      await page.getByRole('button', { name: 'Open link' }).click();
+      await page.waitForURL(`**/view/${image.name}`);
+      await page.getByRole('img', { name: 'mountain-panorama.png' }).waitFor();
+      assert.deepEqual(errors, [`http 401: GET /go/${shortCode}`, `http 403: POST /go/${shortCode}`]);
+      await context.close();
+    }
+  });
+
+  it('the public folder shows its files as tiles with thumbnails or type icons, each linking to its page', async () => {
+    for (const variant of VARIANTS) {
+      const { page, context, errors } = await openPage(browser(), server().url, variant);
+      await page.goto(`/folder/${folderId}`);
+      await page.getByRole('heading', { name: '<b>Trip</b> & "friends"' }).waitFor();
+      const tiles = page.getByRole('list', { name: 'Files' }).getByRole('listitem');
+      assert.equal(await tiles.count(), 5);
+      for (const name of ['mountain-panorama.png', 'portrait.png', 'backup.zip', 'plans.txt', HOSTILE_NAME]) {
+        await tiles.filter({ hasText: name }).waitFor();
+      }
+      // Images show themselves (loaded); the protected file shows no bytes of its own.
+      const thumbs = page.locator('.thumb img');
+      assert.equal(await thumbs.count(), 2);
+      await page.waitForFunction(() => [...document.querySelectorAll('.thumb img')].every((i) => i.complete && i.naturalWidth > 0));
+      assert.equal(await tiles.filter({ hasText: 'plans.txt' }).locator('img').count(), 0);
+      assert.equal(await page.getByRole('link', { name: /Download all/ }).getAttribute('href'), `/api/folders/${folderId}/zip`);
+      await assertFitsWidth(page);
+      await assertNothingRan(page);
+      await screenshot(page, `public-folder-${variant.label}`);
+      if (variant.label === 'phone-light') {
+        await tiles.filter({ hasText: 'portrait.png' }).getByRole('link').click();
+        await page.getByRole('heading', { name: 'portrait.png' }).waitFor();
+        await assertFitsWidth(page);
+        await screenshot(page, 'public-view-portrait-phone-light');
+      }
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+  });
+
+  it('a visitor uploads into the folder from its page, without any script', async () => {
+    const { page, context, errors } = await openPage(browser(), server().url, { viewport: PHONE, colorScheme: 'light' });
+    await page.goto(`/folder/${folderId}`);
+    await page.getByLabel('Choose files').setInputFiles([
+      { name: 'from-a-visitor.txt', mimeType: 'text/plain', buffer: Buffer.from('hello from the page') },
+      { name: 'second.txt', mimeType: 'text/plain', buffer: Buffer.from('two') },
+    ]);
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByRole('status').getByText('2 files uploaded.').waitFor();
+    await page.getByRole('list', { name: 'Files' }).getByText('from-a-visitor.txt').waitFor();
+    await screenshot(page, 'public-folder-uploaded-phone-light');
+    const detail = await server().json('GET', `/api/user/folders/${folderId}`, { auth: owner.token });
+    assert.equal(detail.body.fileCount, 7);
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
+  it('dead links explain themselves in words', async () => {
+    const { page, context } = await openPage(browser(), server().url, { viewport: PHONE, colorScheme: 'dark' });
+    await page.goto('/view/no-such-file.png');
+    await page.getByRole('heading', { name: 'File not found' }).waitFor();
+    await screenshot(page, 'public-not-found-phone-dark');
+    await page.goto('/go/nosuchlink');
+    await page.getByRole('heading', { name: 'Link not found' }).waitFor();
+    await page.goto('/folder/nosuchfolder');
+    await page.getByRole('heading', { name: 'Folder not found' }).waitFor();
+    await context.close();
+  });
+});
