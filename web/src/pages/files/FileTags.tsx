@@ -1,0 +1,104 @@
+// The tags of one file in the detail panel: remove one with its ×, add one by name (a new name creates the tag).
+import { Autocomplete, Badge, Button, CloseButton, Group, Stack, Text } from '@mantine/core';
+import { IconPlus } from '@tabler/icons-react';
+import { useState, type FormEvent } from 'react';
+import { api } from '../../api/client';
+import { notifyFileError } from './messages';
+import type { FileItem, FileTag, Tag } from './types';
+
+export function FileTags({
+  file,
+  tags,
+  onChanged,
+  onTagCreated,
+}: {
+  file: FileItem;
+  /** All the user's tags (undefined while loading). */
+  tags: Tag[] | undefined;
+  onChanged: (tags: FileTag[]) => void;
+  /** A new tag was created: the page reloads its tag list. */
+  onTagCreated: () => void;
+}) {
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const onFile = new Set(file.tags.map((t) => t.id));
+  const available = (tags ?? []).filter((t) => !onFile.has(t.id));
+
+  async function add(name: string) {
+    const wanted = name.trim();
+    if (!wanted) return;
+    setBusy(true);
+    try {
+      let tag: Pick<Tag, 'id'> | undefined = (tags ?? []).find((t) => t.name.toLowerCase() === wanted.toLowerCase());
+      if (!tag) {
+        tag = await api<Tag>('/api/user/tags', { method: 'POST', body: { name: wanted } });
+        onTagCreated();
+      }
+      const res = await api<{ tags: FileTag[] }>(`/api/user/files/${encodeURIComponent(file.id)}/tags/${encodeURIComponent(tag.id)}`, { method: 'POST' });
+      onChanged(res.tags);
+      setText('');
+    } catch (err) {
+      notifyFileError(err, 'Could not add the tag');
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function remove(tag: FileTag) {
+    try {
+      const res = await api<{ tags: FileTag[] }>(`/api/user/files/${encodeURIComponent(file.id)}/tags/${encodeURIComponent(tag.id)}`, { method: 'DELETE' });
+      onChanged(res.tags);
+    } catch (err) {
+      notifyFileError(err, 'Could not remove the tag');
+    }
+  }
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    void add(text);
+  }
+
+  return (
+    <Stack gap="xs">
+      {file.tags.length > 0 ? (
+        <Group gap={6} data-testid="file-tags">
+          {file.tags.map((tag) => (
+            <Badge
+              tt="none"
+              key={tag.id}
+              variant="light"
+              color={tag.color}
+              size="lg"
+              pr={3}
+              rightSection={<CloseButton size="xs" variant="transparent" aria-label={`Remove tag ${tag.name}`} onClick={() => void remove(tag)} />}
+            >
+              {tag.name}
+            </Badge>
+          ))}
+        </Group>
+      ) : (
+        <Text size="sm" c="dimmed">
+          No tags yet.
+        </Text>
+      )}
+      <form onSubmit={submit}>
+        <Group gap="xs" align="flex-end" wrap="nowrap">
+          <Autocomplete
+            style={{ flex: 1 }}
+            label="Add a tag"
+            placeholder={available.length > 0 ? 'Pick a tag or type a new name' : 'Type a new tag name'}
+            data={available.map((t) => t.name)}
+            value={text}
+            onChange={setText}
+            onOptionSubmit={(value) => void add(value)}
+            maxLength={64}
+            comboboxProps={{ withinPortal: true }}
+          />
+          <Button type="submit" variant="default" loading={busy} disabled={!text.trim()} leftSection={<IconPlus size={14} />}>
+            Add
+          </Button>
+        </Group>
+      </form>
+    </Stack>
+  );
+}
