@@ -2,7 +2,7 @@
 // signed out (DELETE /api/user/sessions {sessionId}), or all of them at once ({all: true}).
 import { Badge, Button, Card, Group, Paper, Skeleton, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { IconDeviceDesktop, IconDeviceMobile, IconLogout, IconTerminal2 } from '@tabler/icons-react';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { api } from '../../api/client';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { formatDate } from '../../lib/format';
@@ -73,6 +73,10 @@ function SessionRow({ session, current, onRevoke }: { session: SessionInfo; curr
 export function SessionsSection() {
   const sessions = useApi((signal) => api<SessionList>('/api/user/sessions', { signal }), []);
   const [revoking, setRevoking] = useState<SessionInfo | 'all' | null>(null);
+  // What the dialog asks about, kept while it fades out after the answer.
+  const asked = useRef<SessionInfo | 'all'>('all');
+  if (revoking) asked.current = revoking;
+  const question = asked.current;
   const [busy, setBusy] = useState(false);
 
   const revoke = async () => {
@@ -132,18 +136,16 @@ export function SessionsSection() {
       )}
       <ConfirmModal
         opened={revoking !== null}
-        title={revoking === 'all' ? 'Sign out all other sessions?' : 'Sign out this session?'}
-        confirmLabel={revoking === 'all' ? 'Sign them out' : 'Sign it out'}
+        title={question === 'all' ? 'Sign out all other sessions?' : 'Sign out this session?'}
+        confirmLabel={question === 'all' ? 'Sign them out' : 'Sign it out'}
         busy={busy}
         onConfirm={() => void revoke()}
         onClose={() => setRevoking(null)}
       >
         <Text size="sm">
-          {revoking === 'all'
+          {question === 'all'
             ? `${data?.other.length ?? 0} other ${data?.other.length === 1 ? 'session is' : 'sessions are'} signed out at once. This browser stays signed in.`
-            : revoking
-              ? `${describeSession(revoking)}, signed in ${formatDate(revoking.createdAt)}, is signed out at once and has to sign in again.`
-              : null}
+            : `${describeSession(question)}, signed in ${formatDate(question.createdAt)}, is signed out at once and has to sign in again.`}
         </Text>
         <Text size="sm" c="dimmed" mt="xs">
           Apps that use your API token (ShareX, scripts) are not affected: regenerate the token to stop them.
