@@ -57,7 +57,8 @@ export const userRoutes: RouteModule = (app, ctx) => {
       },
     },
     async (request) => {
-      const updated = await updateProfile(ctx, caller(request).user, request.body);
+      const { user, session } = caller(request);
+      const updated = await updateProfile(ctx, user, request.body, session?.id ?? null);
       return { user: await loadUserDto(ctx, updated), token: revealToken(ctx, updated) };
     },
   );

@@ -184,7 +184,16 @@ export interface ProfileUpdate {
 }
 
 /** Applies PATCH /api/user: missing properties stay, view merges key by key, a taken username -> 1039. */
-export async function updateProfile(ctx: AppContext, user: UserRow, patch: ProfileUpdate): Promise<UserRow> {
+/**
+ * PATCH /api/user. A new password also signs out every other session of the user (a stolen session must not outlive
+ * the password change meant to lock its thief out); `currentSessionId` is the one making the change, which stays.
+ */
+export async function updateProfile(
+  ctx: AppContext,
+  user: UserRow,
+  patch: ProfileUpdate,
+  currentSessionId: string | null = null,
+): Promise<UserRow> {
   const changes: Partial<UserRow> = {};
   if (patch.username !== undefined && patch.username !== user.username) changes.username = patch.username;
   if (patch.password !== undefined) {
@@ -201,7 +210,13 @@ export async function updateProfile(ctx: AppContext, user: UserRow, patch: Profi
   if (Object.keys(changes).length === 0) return user;
   changes.updated_at = ctx.clock.now();
   try {
-    await ctx.db.updateTable('users').set(changes).where('id', '=', user.id).execute();
+    await ctx.db.transaction().execute(async (trx) => {
+      await trx.updateTable('users').set(changes).where('id', '=', user.id).execute();
+      if (changes.password === undefined) return;
+      let others = trx.deleteFrom('sessions').where('user_id', '=', user.id);
+      if (currentSessionId) others = others.where('id', '!=', currentSessionId);
+      await others.execute();
+    });
   } catch (err) {
     if (isUniqueViolation(err, 'username')) throw new ApiError(1039);
     throw err;

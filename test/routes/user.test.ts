@@ -87,6 +87,26 @@ forEachDatabase('GET/PATCH /api/user', (engine) => {
     await server().login('carol', 'second-password');
   });
 
+  it('a new password signs out every other session; the one that changed it stays, the API token keeps working', async () => {
+    const password = 'second-password';
+    const here = await server().login('carol', password);
+    const elsewhere = await server().login('carol', password);
+    const changed = await server().json('PATCH', '/api/user', { auth: here, body: { password: 'third-password', currentPassword: password } });
+    assert.equal(changed.status, 200);
+    assert.equal((await server().json('GET', '/api/user', { auth: here })).status, 200);
+    const signedOut = await server().json('GET', '/api/user', { auth: elsewhere });
+    assert.equal(signedOut.status, 401);
+    assert.equal((await server().json('GET', '/api/user', { auth: admin.token })).status, 200);
+    // Through the token there is no session of the caller's own: every session goes.
+    const again = await server().json('PATCH', '/api/user', { auth: admin.token, body: { password } });
+    assert.equal(again.status, 200);
+    assert.equal((await server().json('GET', '/api/user', { auth: here })).status, 401);
+    // Other changes leave sessions alone.
+    const session = await server().login('carol', password);
+    await server().json('PATCH', '/api/user', { auth: admin.token, body: { view: { embed: true } } });
+    assert.equal((await server().json('GET', '/api/user', { auth: session })).status, 200);
+  });
+
   it('sets an avatar from base64, refuses non-images, removes it with null', async () => {
     const set = await server().json('PATCH', '/api/user', { auth: admin.token, body: { avatar: PNG_1X1 } });
     assert.equal(set.status, 200);
