@@ -1,8 +1,9 @@
 // Deleting a folder, saying what happens to what is in it: its files are kept (unfiled) unless the person chooses to
 // delete them too; folders inside it are deleted with it, or moved up a level.
-import { Alert, Button, Group, Modal, Radio, Stack, Text } from '@mantine/core';
+import { Modal, Radio, Stack, Text } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { errorMessage, notifySuccess } from '../../lib/notify';
+import { ModalActions } from '../urls/page-parts';
 import { deleteFolder, type Folder } from './folder-api';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -68,19 +69,14 @@ export function DeleteFolderModal({ folder, onClose, onDeleted }: { folder: Fold
               </Stack>
             </Radio.Group>
           ) : null}
-          {failure ? (
-            <Alert color="red" role="alert">
-              {failure}
-            </Alert>
-          ) : null}
-          <Group justify="flex-end" gap="xs">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button color="red" loading={busy} onClick={() => void remove()}>
-              {files === 'delete' ? 'Delete folder and files' : 'Delete folder'}
-            </Button>
-          </Group>
+          <ModalActions
+            failure={failure}
+            onCancel={onClose}
+            busy={busy}
+            label={files === 'delete' ? 'Delete folder and files' : 'Delete folder'}
+            danger
+            onConfirm={() => void remove()}
+          />
         </Stack>
       ) : null}
     </Modal>

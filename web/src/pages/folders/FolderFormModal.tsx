@@ -1,9 +1,10 @@
 // Creating a folder (at the top or inside another) and editing one: its name, whether it is public, and whether
 // visitors may upload into it.
-import { Alert, Button, Group, Modal, Stack, Switch, TextInput } from '@mantine/core';
+import { Modal, Stack, Switch, TextInput } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
 import { errorMessage, notifySuccess } from '../../lib/notify';
+import { ModalActions } from '../urls/page-parts';
 import { createFolder, updateFolder, type Folder } from './folder-api';
 
 export type FolderForm = { mode: 'create'; parent: { id: string; name: string } | null } | { mode: 'edit'; folder: Folder };
@@ -81,19 +82,13 @@ function FolderFormBody({ form, onClose, onSaved }: { form: FolderForm; onClose:
           checked={allowUploads}
           onChange={(e) => setAllowUploads(e.currentTarget.checked)}
         />
-        {failure ? (
-          <Alert color="red" role="alert" title="Not saved">
-            {failure}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end" gap="xs">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={busy}>
-            {form.mode === 'create' ? 'Create folder' : 'Save'}
-          </Button>
-        </Group>
+        <ModalActions
+          failure={failure}
+          failureTitle="Not saved"
+          onCancel={onClose}
+          busy={busy}
+          label={form.mode === 'create' ? 'Create folder' : 'Save'}
+        />
       </Stack>
     </form>
   );

@@ -7,7 +7,6 @@ import {
   Breadcrumbs,
   Button,
   Card,
-  Center,
   Divider,
   Group,
   Menu,
@@ -16,7 +15,6 @@ import {
   Switch,
   Text,
   TextInput,
-  ThemeIcon,
   Tooltip,
 } from '@mantine/core';
 import {
@@ -39,6 +37,7 @@ import { notifyError, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { Link, navigate } from '../../router';
 import { CopyLinkButton } from '../urls/CopyLinkButton';
+import { EmptyCard } from '../urls/page-parts';
 import { AddFilesModal } from './AddFilesModal';
 import { contentsText, FolderCards, folderHref, type FolderActions } from './FolderCards';
 import { getFolder, publicFolderLink, removeFileFromFolder, updateFolder, zipPath, type Folder, type FolderDetail, type FolderFile } from './folder-api';
@@ -303,21 +302,16 @@ function FileRow({ file, onRemove }: { file: FolderFile; onRemove: () => void })
 
 function EmptyFiles({ onAdd }: { onAdd: () => void }) {
   return (
-    <Card withBorder padding="xl">
-      <Center>
-        <Stack align="center" gap={6} maw={420}>
-          <ThemeIcon size={44} radius="xl" variant="light">
-            <IconFiles size={22} />
-          </ThemeIcon>
-          <Text fw={600}>No files in this folder yet</Text>
-          <Text size="sm" c="dimmed" ta="center">
-            Add files you have already uploaded, or choose this folder in the upload options next time.
-          </Text>
-          <Button variant="light" mt={4} leftSection={<IconPlus size={16} />} onClick={onAdd}>
-            Add files
-          </Button>
-        </Stack>
-      </Center>
-    </Card>
+    <EmptyCard
+      icon={<IconFiles size={22} />}
+      title="No files in this folder yet"
+      action={
+        <Button variant="light" leftSection={<IconPlus size={16} />} onClick={onAdd}>
+          Add files
+        </Button>
+      }
+    >
+      Add files you have already uploaded, or choose this folder in the upload options next time.
+    </EmptyCard>
   );
 }

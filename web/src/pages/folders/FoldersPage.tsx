@@ -1,6 +1,6 @@
 // Folders: the top-level folders as cards, or one open folder (?folder=<id>). Creating, editing, making public and
 // deleting are shared by both views; a change bumps `version`, which reloads what is shown.
-import { Button, Card, Center, SimpleGrid, Skeleton, Stack, Text, ThemeIcon } from '@mantine/core';
+import { Button, SimpleGrid, Skeleton, Stack } from '@mantine/core';
 import { IconFolderPlus, IconFolders } from '@tabler/icons-react';
 import { useState } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -8,6 +8,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { notifyError, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { navigate, useLocation } from '../../router';
+import { EmptyCard } from '../urls/page-parts';
 import { DeleteFolderModal } from './DeleteFolderModal';
 import { FolderCards, folderHref, type FolderActions } from './FolderCards';
 import { FolderFormModal, type FolderForm } from './FolderFormModal';
@@ -88,23 +89,18 @@ function FolderIndex({ version, actions, onNewFolder }: { version: number; actio
         </SimpleGrid>
       ) : null}
       {folders.data && folders.data.length === 0 ? (
-        <Card withBorder padding="xl">
-          <Center>
-            <Stack align="center" gap={6} maw={440}>
-              <ThemeIcon size={44} radius="xl" variant="light">
-                <IconFolders size={22} />
-              </ThemeIcon>
-              <Text fw={600}>No folders yet</Text>
-              <Text size="sm" c="dimmed" ta="center">
-                Create a folder, then add files to it here or pick it in the upload options. A public folder can be shared
-                with one link, and can even take uploads from the people you share it with.
-              </Text>
-              <Button variant="light" mt={4} leftSection={<IconFolderPlus size={16} />} onClick={onNewFolder}>
-                New folder
-              </Button>
-            </Stack>
-          </Center>
-        </Card>
+        <EmptyCard
+          icon={<IconFolders size={22} />}
+          title="No folders yet"
+          action={
+            <Button variant="light" leftSection={<IconFolderPlus size={16} />} onClick={onNewFolder}>
+              New folder
+            </Button>
+          }
+        >
+          Create a folder, then add files to it here or pick it in the upload options. A public folder can be shared with
+          one link, and can even take uploads from the people you share it with.
+        </EmptyCard>
       ) : null}
       {folders.data && folders.data.length > 0 ? <FolderCards folders={folders.data} actions={actions} /> : null}
     </Stack>

@@ -1,8 +1,9 @@
 // Creating or editing a tag: a name and a colour (swatches, a picker, or a typed hex value), with a preview.
-import { Alert, Badge, Button, ColorInput, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { Badge, ColorInput, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
 import { notifySuccess } from '../../lib/notify';
+import { ModalActions } from '../urls/page-parts';
 import { createTag, HEX_COLOR_RE, isNameTaken, TAG_SWATCHES, updateTag, tagErrorMessage, type Tag } from './tag-api';
 
 export type TagForm = { mode: 'create'; color: string } | { mode: 'edit'; tag: Tag };
@@ -112,19 +113,13 @@ function TagFormBody({ form, onClose, onSaved }: { form: TagForm; onClose: () =>
           </Text>
           <TagBadge name={name.trim() || 'Tag name'} color={validColor ? color : '#868e96'} />
         </Group>
-        {failure ? (
-          <Alert color="red" role="alert" title="Not saved">
-            {failure}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end" gap="xs">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={busy}>
-            {form.mode === 'create' ? 'Create tag' : 'Save'}
-          </Button>
-        </Group>
+        <ModalActions
+          failure={failure}
+          failureTitle="Not saved"
+          onCancel={onClose}
+          busy={busy}
+          label={form.mode === 'create' ? 'Create tag' : 'Save'}
+        />
       </Stack>
     </form>
   );

@@ -1,6 +1,6 @@
 // Tags: the person's labels for files, with how many files carry each; create, rename/recolour, delete.
 // Files are tagged on the Files page; deleting a tag leaves the files as they are.
-import { ActionIcon, Alert, Anchor, Button, Card, Center, Divider, Group, Modal, Skeleton, Stack, Text, TextInput, ThemeIcon, Tooltip } from '@mantine/core';
+import { ActionIcon, Anchor, Button, Card, Divider, Group, Modal, Skeleton, Stack, Text, TextInput, Tooltip } from '@mantine/core';
 import { IconPencil, IconPlus, IconSearch, IconTags, IconTrash } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -9,6 +9,7 @@ import { formatDate } from '../../lib/format';
 import { notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { Link } from '../../router';
+import { EmptyCard, ModalActions } from '../urls/page-parts';
 import { deleteTag, listTags, TAG_SWATCHES, tagErrorMessage, type Tag } from './tag-api';
 import { TagBadge, TagFormModal, type TagForm } from './TagFormModal';
 
@@ -46,23 +47,17 @@ export function TagsPage() {
         </Stack>
       ) : null}
       {tags.data && all.length === 0 ? (
-        <Card withBorder padding="xl">
-          <Center>
-            <Stack align="center" gap={6} maw={420}>
-              <ThemeIcon size={44} radius="xl" variant="light">
-                <IconTags size={22} />
-              </ThemeIcon>
-              <Text fw={600}>No tags yet</Text>
-              <Text size="sm" c="dimmed" ta="center">
-                Make tags such as “work” or “screenshots”, give each a colour, and put them on files to find them again
-                quickly.
-              </Text>
-              <Button variant="light" mt={4} leftSection={<IconPlus size={16} />} onClick={newTag}>
-                New tag
-              </Button>
-            </Stack>
-          </Center>
-        </Card>
+        <EmptyCard
+          icon={<IconTags size={22} />}
+          title="No tags yet"
+          action={
+            <Button variant="light" leftSection={<IconPlus size={16} />} onClick={newTag}>
+              New tag
+            </Button>
+          }
+        >
+          Make tags such as “work” or “screenshots”, give each a colour, and put them on files to find them again quickly.
+        </EmptyCard>
       ) : null}
       {all.length > FILTER_FROM ? (
         <TextInput
@@ -163,19 +158,7 @@ function DeleteTagModal({ tag, onClose, onDeleted }: { tag: Tag | null; onClose:
               ? 'No files carry this tag.'
               : `It is taken off the ${filesText(tag.files).toLowerCase()} that carry it; the files themselves stay as they are.`}
           </Text>
-          {failure ? (
-            <Alert color="red" role="alert">
-              {failure}
-            </Alert>
-          ) : null}
-          <Group justify="flex-end" gap="xs">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button color="red" loading={busy} onClick={() => void remove()}>
-              Delete tag
-            </Button>
-          </Group>
+          <ModalActions failure={failure} onCancel={onClose} busy={busy} label="Delete tag" danger onConfirm={() => void remove()} />
         </Stack>
       ) : null}
     </Modal>

@@ -1,12 +1,11 @@
 // The "Shorten a link" card: a destination and, behind "More options", a custom name, a visit limit, a password and
 // whether the link works yet. The new short link is shown and copied to the clipboard at once.
-import { Alert, Anchor, Button, Card, Collapse, Flex, Group, NumberInput, PasswordInput, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Collapse, Flex, Group, PasswordInput, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { IconChevronDown, IconChevronUp, IconLink } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { CopyLinkButton, copyText } from './CopyLinkButton';
-import { normaliseDestination, shortenUrl, urlErrorMessage, urlFieldError, vanityError, type ShortUrl } from './url-api';
-
-type FieldErrors = Partial<Record<'destination' | 'vanity' | 'maxViews', string>>;
+import { checkUrlFields, shortenUrl, urlErrorMessage, urlFieldError, type ShortUrl, type UrlFieldErrors } from './url-api';
+import { VisitLimitInput } from './VisitLimitInput';
 
 export function ShortenForm({ onCreated }: { onCreated: (url: ShortUrl) => void }) {
   const [destination, setDestination] = useState('');
@@ -15,29 +14,25 @@ export function ShortenForm({ onCreated }: { onCreated: (url: ShortUrl) => void 
   const [password, setPassword] = useState('');
   const [enabled, setEnabled] = useState(true);
   const [showOptions, setShowOptions] = useState(false);
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const [errors, setErrors] = useState<UrlFieldErrors>({});
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<{ url: ShortUrl; copied: boolean } | null>(null);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const dest = normaliseDestination(destination);
-    const found: FieldErrors = {};
-    if ('error' in dest) found.destination = dest.error;
-    const badVanity = vanityError(vanity.trim());
-    if (badVanity) found.vanity = badVanity;
-    setErrors(found);
+    const checked = checkUrlFields({ destination, vanity });
+    setErrors(checked.errors ?? {});
     setFailure(null);
-    if (Object.keys(found).length > 0 || 'error' in dest) {
-      if (found.vanity || found.maxViews) setShowOptions(true);
+    if (checked.errors) {
+      if (checked.errors.vanity) setShowOptions(true);
       return;
     }
     setBusy(true);
     try {
       const url = await shortenUrl({
-        destination: dest.value,
-        vanity: vanity.trim() || undefined,
+        destination: checked.destination,
+        vanity: checked.vanity ?? undefined,
         maxViews: typeof maxViews === 'number' ? maxViews : undefined,
         password: password || undefined,
         enabled,
@@ -106,13 +101,8 @@ export function ShortenForm({ onCreated }: { onCreated: (url: ShortUrl) => void 
                   onChange={(e) => setVanity(e.currentTarget.value)}
                   error={errors.vanity}
                 />
-                <NumberInput
-                  label="Visit limit"
+                <VisitLimitInput
                   description="The link stops working after this many"
-                  placeholder="No limit"
-                  min={1}
-                  allowDecimal={false}
-                  allowNegative={false}
                   value={maxViews}
                   onChange={setMaxViews}
                   error={errors.maxViews}

@@ -1,13 +1,14 @@
 // Editing a short link: destination, custom name (cleared: back to its random code), visit limit, enabled, and its
 // password kept, changed or removed. Only what changed is sent.
-import { Alert, Button, Group, Modal, NumberInput, PasswordInput, SegmentedControl, Stack, Switch, Text, TextInput } from '@mantine/core';
+import { Modal, PasswordInput, SegmentedControl, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
 import { notifySuccess } from '../../lib/notify';
-import { normaliseDestination, updateUrl, urlErrorMessage, urlFieldError, vanityError, type ShortUrl, type ShortUrlPatch } from './url-api';
+import { ModalActions } from './page-parts';
+import { checkUrlFields, updateUrl, urlErrorMessage, urlFieldError, type ShortUrl, type ShortUrlPatch, type UrlFieldErrors } from './url-api';
+import { VisitLimitInput } from './VisitLimitInput';
 
 type PasswordChoice = 'keep' | 'set' | 'remove';
-type FieldErrors = Partial<Record<'destination' | 'vanity' | 'maxViews' | 'password', string>>;
 
 export function UrlEditModal({ url, onClose, onSaved }: { url: ShortUrl | null; onClose: () => void; onSaved: (url: ShortUrl) => void }) {
   const phone = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
@@ -25,26 +26,22 @@ function EditForm({ url, onClose, onSaved }: { url: ShortUrl; onClose: () => voi
   const [enabled, setEnabled] = useState(url.enabled);
   const [passwordChoice, setPasswordChoice] = useState<PasswordChoice>(url.passwordProtected ? 'keep' : 'set');
   const [password, setPassword] = useState('');
-  const [errors, setErrors] = useState<FieldErrors>({});
+  const [errors, setErrors] = useState<UrlFieldErrors>({});
   const [failure, setFailure] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    const found: FieldErrors = {};
-    const dest = normaliseDestination(destination);
-    if ('error' in dest) found.destination = dest.error;
-    const badVanity = vanityError(vanity.trim());
-    if (badVanity) found.vanity = badVanity;
+    const checked = checkUrlFields({ destination, vanity });
+    const found: UrlFieldErrors = { ...checked.errors };
     if (url.passwordProtected && passwordChoice === 'set' && !password) found.password = 'Enter the new password, or keep the current one.';
     setErrors(found);
     setFailure(null);
-    if (Object.keys(found).length > 0 || 'error' in dest) return;
+    if (checked.errors || found.password) return;
 
     const patch: ShortUrlPatch = {};
-    if (dest.value !== url.destination) patch.destination = dest.value;
-    const newVanity = vanity.trim() || null;
-    if (newVanity !== url.vanity) patch.vanity = newVanity;
+    if (checked.destination !== url.destination) patch.destination = checked.destination;
+    if (checked.vanity !== url.vanity) patch.vanity = checked.vanity;
     const newMax = typeof maxViews === 'number' ? maxViews : null;
     if (newMax !== url.maxViews) patch.maxViews = newMax;
     if (enabled !== url.enabled) patch.enabled = enabled;
@@ -89,13 +86,8 @@ function EditForm({ url, onClose, onSaved }: { url: ShortUrl; onClose: () => voi
           onChange={(e) => setVanity(e.currentTarget.value)}
           error={errors.vanity}
         />
-        <NumberInput
-          label="Visit limit"
+        <VisitLimitInput
           description={`Visited ${url.views} ${url.views === 1 ? 'time' : 'times'} so far. Leave empty for no limit.`}
-          placeholder="No limit"
-          min={1}
-          allowDecimal={false}
-          allowNegative={false}
           value={maxViews}
           onChange={setMaxViews}
           error={errors.maxViews}
@@ -146,19 +138,7 @@ function EditForm({ url, onClose, onSaved }: { url: ShortUrl; onClose: () => voi
             onChange={(e) => setPassword(e.currentTarget.value)}
           />
         )}
-        {failure ? (
-          <Alert color="red" role="alert" title="Not saved">
-            {failure}
-          </Alert>
-        ) : null}
-        <Group justify="flex-end" gap="xs" mt="xs">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button type="submit" loading={busy}>
-            Save
-          </Button>
-        </Group>
+        <ModalActions failure={failure} failureTitle="Not saved" onCancel={onClose} busy={busy} label="Save" />
       </Stack>
     </form>
   );

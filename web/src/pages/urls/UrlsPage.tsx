@@ -1,6 +1,6 @@
 // URLs: shorten a link, and the caller's short links (GET /api/user/urls, paged and searched by the server), with
 // edit and delete. The search and the page number live in the query string (?q=, ?page=).
-import { Alert, Button, Card, Center, Group, Modal, Pagination, Skeleton, Stack, Text, TextInput, ThemeIcon } from '@mantine/core';
+import { Group, Modal, Pagination, Skeleton, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import { IconLink, IconSearch } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
@@ -9,6 +9,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { setSearch, useLocation } from '../../router';
+import { EmptyCard, ModalActions } from './page-parts';
 import { ShortenForm } from './ShortenForm';
 import { deleteUrl, listUrls, urlErrorMessage, URLS_PER_PAGE, type ShortUrl } from './url-api';
 import { UrlEditModal } from './UrlEditModal';
@@ -122,22 +123,15 @@ export function UrlsPage() {
 }
 
 function EmptyState({ searching, query }: { searching: boolean; query: string }) {
-  return (
-    <Card withBorder padding="xl">
-      <Center>
-        <Stack align="center" gap={6} maw={420}>
-          <ThemeIcon size={44} radius="xl" variant="light">
-            {searching ? <IconSearch size={22} /> : <IconLink size={22} />}
-          </ThemeIcon>
-          <Text fw={600}>{searching ? 'No short links match' : 'No short links yet'}</Text>
-          <Text size="sm" c="dimmed" ta="center">
-            {searching
-              ? `Nothing has “${query}” in its link, custom name or destination.`
-              : 'Paste a long address into “Destination” above and press Shorten. ShareX and other tools can shorten links too, with your API token.'}
-          </Text>
-        </Stack>
-      </Center>
-    </Card>
+  return searching ? (
+    <EmptyCard icon={<IconSearch size={22} />} title="No short links match">
+      Nothing has “{query}” in its link, custom name or destination.
+    </EmptyCard>
+  ) : (
+    <EmptyCard icon={<IconLink size={22} />} title="No short links yet">
+      Paste a long address into “Destination” above and press Shorten. ShareX and other tools can shorten links too,
+      with your API token.
+    </EmptyCard>
   );
 }
 
@@ -166,19 +160,7 @@ function DeleteUrlModal({ url, onClose, onDeleted }: { url: ShortUrl | null; onC
             <b>{url.url}</b> will stop working at once, for everyone who has it. Its {url.views}{' '}
             {url.views === 1 ? 'visit is' : 'visits are'} forgotten. This cannot be undone.
           </Text>
-          {failure ? (
-            <Alert color="red" role="alert">
-              {failure}
-            </Alert>
-          ) : null}
-          <Group justify="flex-end" gap="xs">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button color="red" loading={busy} onClick={() => void remove()}>
-              Delete
-            </Button>
-          </Group>
+          <ModalActions failure={failure} onCancel={onClose} busy={busy} label="Delete" danger onConfirm={() => void remove()} />
         </Stack>
       ) : null}
     </Modal>

@@ -74,7 +74,7 @@ export function deleteUrl(id: string): Promise<ShortUrl> {
  * What a person typed as a destination, made into the absolute link the server wants: "example.com/page" is taken
  * to mean https://example.com/page. Returns an error sentence instead when it cannot be a web address.
  */
-export function normaliseDestination(input: string): { value: string } | { error: string } {
+function normaliseDestination(input: string): { value: string } | { error: string } {
   const text = input.trim();
   if (!text) return { error: 'Enter the address the short link should lead to.' };
   const withScheme = /^[a-z][a-z0-9+.-]*:/i.test(text) ? text : `https://${text}`;
@@ -94,14 +94,29 @@ export function normaliseDestination(input: string): { value: string } | { error
 }
 
 const VANITY_RE = /^[A-Za-z0-9._~-]{1,64}$/;
+const VANITY_RULE = 'Use up to 64 letters, digits, dots, dashes, underscores or tildes (no spaces or slashes).';
 
 /** The same rule as the server's: one path segment of letters, digits and . _ ~ - */
-export function vanityError(vanity: string): string | null {
+function vanityError(vanity: string): string | null {
   if (!vanity) return null;
-  if (!VANITY_RE.test(vanity) || vanity === '.' || vanity === '..') {
-    return 'Use up to 64 letters, digits, dots, dashes, underscores or tildes (no spaces or slashes).';
-  }
-  return null;
+  return !VANITY_RE.test(vanity) || vanity === '.' || vanity === '..' ? VANITY_RULE : null;
+}
+
+export type UrlFieldErrors = Partial<Record<'destination' | 'vanity' | 'maxViews' | 'password', string>>;
+
+/** What the shorten and edit forms check before sending: the destination made absolute, the custom name (null: none). */
+export function checkUrlFields(input: {
+  destination: string;
+  vanity: string;
+}): { destination: string; vanity: string | null; errors?: undefined } | { errors: UrlFieldErrors } {
+  const destination = normaliseDestination(input.destination);
+  const vanity = input.vanity.trim();
+  const errors: UrlFieldErrors = {};
+  if ('error' in destination) errors.destination = destination.error;
+  const badVanity = vanityError(vanity);
+  if (badVanity) errors.vanity = badVanity;
+  if ('error' in destination || badVanity) return { errors };
+  return { destination: destination.value, vanity: vanity || null };
 }
 
 /** Which form field an API refusal is about, in words; null when it is not about one field. */
@@ -114,7 +129,7 @@ export function urlFieldError(err: unknown): { field: 'destination' | 'vanity' |
   if (err.code === 1000 && text.includes('destination')) {
     return { field: 'destination', message: 'Only web addresses (http:// or https://) can be shortened.' };
   }
-  if (err.code === 1000 && text.includes('vanity')) return { field: 'vanity', message: vanityError('/') ?? '' };
+  if (err.code === 1000 && text.includes('vanity')) return { field: 'vanity', message: VANITY_RULE };
   if (err.code === 1001 && text.includes('max-views')) return { field: 'maxViews', message: 'Enter a whole number of 1 or more.' };
   return null;
 }
