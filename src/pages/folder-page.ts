@@ -47,8 +47,8 @@ function fileTile(file: FolderPageFile): SafeHtml {
     : file.thumbnail
       ? html`<div class="thumb"><img src="${raw}" alt="" loading="lazy" decoding="async"></div>`
       : html`<div class="thumb"><div>${icon(fileIconName(file.type), 40)}<span class="ext">${extensionOf(file.displayName)}</span></div></div>`;
-  const facts = [formatByteSize(file.size), ...(file.password ? ['password'] : [])].join(' · ');
-  return html`<li class="tile"><a href="/view/${encodeURIComponent(file.name)}">${thumb}<div class="tile-body"><span class="tile-name">${file.displayName}</span><span class="tile-meta">${facts} · ${formatDay(file.createdAt)}</span></div></a></li>`;
+  const size = [formatByteSize(file.size), ...(file.password ? ['password protected'] : [])].join(' · ');
+  return html`<li class="tile"><a href="/view/${encodeURIComponent(file.name)}">${thumb}<div class="tile-body"><span class="tile-name">${file.displayName}</span><span class="tile-meta">${size}</span><span class="tile-meta">${formatDay(file.createdAt)}</span></div></a></li>`;
 }
 
 export function renderFolderPage(input: FolderPageInput): RenderedPage {
@@ -56,7 +56,9 @@ export function renderFolderPage(input: FolderPageInput): RenderedPage {
   const parent = input.parent
     ? html`<a class="crumb" href="${folderPath(input.parent.id)}">${icon('back', 16)}${input.parent.name}</a>`
     : '';
-  const counts = [plural(files.length, 'file', 'files'), ...(children.length > 0 ? [plural(children.length, 'folder', 'folders')] : [])].join(' · ');
+  const counts = files.length === 0 && children.length === 0
+    ? 'Empty'
+    : [plural(files.length, 'file', 'files'), ...(children.length > 0 ? [plural(children.length, 'folder', 'folders')] : [])].join(' · ');
   const zip = files.length > 0 || children.length > 0
     ? html`<a class="button" href="/api/folders/${encodeURIComponent(folder.id)}/zip">${icon('download', 18)}Download all (.zip)</a>`
     : '';

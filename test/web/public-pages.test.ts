@@ -15,7 +15,11 @@ interface PageImage {
   naturalWidth: number;
   getBoundingClientRect(): { right: number };
 }
-declare const document: { documentElement: { scrollWidth: number }; querySelectorAll(selector: string): Iterable<PageImage> };
+declare const document: {
+  documentElement: { scrollWidth: number };
+  querySelectorAll(selector: string): Iterable<PageImage>;
+  querySelector(selector: string): { duration: number } | null;
+};
 declare const window: { innerWidth: number; __pwned?: unknown };
 declare function getComputedStyle(element: unknown): { overflowY: string };
 
@@ -50,6 +54,26 @@ function gradientPng(width: number, height: number): Buffer {
   ]);
 }
 
+/** A real WAV: half a second of a 440 Hz tone. */
+function toneWav(seconds = 0.5, rate = 8000): Buffer {
+  const data = Buffer.alloc(Math.round(seconds * rate) * 2);
+  for (let i = 0; i < data.length / 2; i++) data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(data.length, 40);
+  return Buffer.concat([header, data]);
+}
+
 /** Text that would run if it were ever treated as markup. */
 const HOSTILE_TEXT = '<script>window.__pwned = "script"</script>\n<img src=x onerror="window.__pwned = \'img\'">\n<b>not bold</b> & done\n';
 const HOSTILE_NAME = '<img src=x onerror=window.__pwned=1>notes.txt';
@@ -74,8 +98,10 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
   let image: Uploaded;
   let text: Uploaded;
   let locked: Uploaded;
+  let audio: Uploaded;
   let shortCode: string;
   let folderId: string;
+  let childId: string;
 
   async function uploadFile(content: Buffer | string, name: string, type: string, headers: Record<string, string> = {}): Promise<Uploaded> {
     const form = new FormData();
@@ -99,11 +125,15 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
     });
     assert.equal(folder.status, 200, JSON.stringify(folder.body));
     folderId = folder.body.id;
+    const child = await server().json('POST', '/api/user/folders', { auth: owner.token, body: { name: 'Day 1', parentId: folderId, public: true } });
+    assert.equal(child.status, 200, JSON.stringify(child.body));
+    childId = child.body.id;
     const inFolder = { 'x-service-folder': folderId };
     image = await uploadFile(gradientPng(1600, 900), 'mountain-panorama.png', 'image/png', inFolder);
     text = await uploadFile(HOSTILE_TEXT, HOSTILE_NAME, 'text/plain', inFolder);
     await uploadFile(gradientPng(400, 600), 'portrait.png', 'image/png', inFolder);
     await uploadFile(Buffer.alloc(2048, 1), 'backup.zip', 'application/zip', inFolder);
+    audio = await uploadFile(toneWav(), 'tone.wav', 'audio/wav');
     locked = await uploadFile('the secret plans', 'plans.txt', 'text/plain', { ...inFolder, 'x-service-password': 'open sesame' });
     const tag = await server().json('POST', '/api/user/tags', { auth: owner.token, body: { name: 'holiday', color: '#e8590c' } });
     assert.equal(tag.status, 200, JSON.stringify(tag.body));
@@ -173,6 +203,19 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
     }
   });
 
+  it('an audio file plays in its page, as wide as the page', async () => {
+    for (const variant of [VARIANTS[0], VARIANTS[3]]) {
+      const { page, context, errors } = await openPage(browser(), server().url, variant);
+      await page.goto(`/view/${audio.name}`);
+      await page.getByRole('heading', { name: 'tone.wav' }).waitFor();
+      await page.waitForFunction(() => (document.querySelector('audio')?.duration ?? 0) > 0.4);
+      await assertFitsWidth(page);
+      await screenshot(page, `public-view-audio-${variant.label}`);
+      assert.deepEqual(errors, []);
+      await context.close();
+    }
+  });
+
   it('a protected file asks for its password: a wrong one is said in words, the right one shows the file', async () => {
     for (const variant of VARIANTS) {
       const { page, context, errors } = await openPage(browser(), server().url, variant);
@@ -235,10 +278,16 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
       await page.waitForFunction(() => [...document.querySelectorAll('.thumb img')].every((i) => i.complete && i.naturalWidth > 0));
       assert.equal(await tiles.filter({ hasText: 'plans.txt' }).locator('img').count(), 0);
       assert.equal(await page.getByRole('link', { name: /Download all/ }).getAttribute('href'), `/api/folders/${folderId}/zip`);
+      assert.equal(await page.getByRole('list', { name: 'Folders' }).getByRole('link', { name: 'Day 1' }).getAttribute('href'), `/folder/${childId}`);
       await assertFitsWidth(page);
       await assertNothingRan(page);
       await screenshot(page, `public-folder-${variant.label}`);
       if (variant.label === 'phone-light') {
+        await page.getByRole('link', { name: 'Day 1' }).click();
+        await page.getByRole('heading', { name: 'Day 1' }).waitFor();
+        await page.getByText('This folder has no files.').waitFor();
+        await screenshot(page, 'public-folder-child-phone-light');
+        await page.getByRole('link', { name: '<b>Trip</b> & "friends"' }).click();
         await tiles.filter({ hasText: 'portrait.png' }).getByRole('link').click();
         await page.getByRole('heading', { name: 'portrait.png' }).waitFor();
         await assertFitsWidth(page);
