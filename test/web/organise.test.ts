@@ -255,6 +255,7 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
 
     // A name that is taken is said next to the field.
     await page.getByRole('button', { name: 'New tag' }).first().click();
+    assert.equal(await create.getByLabel(/^Name/).inputValue(), '', 'a new tag starts from an empty form');
     await create.getByLabel(/^Name/).fill('office');
     await create.getByRole('button', { name: 'Create tag' }).click();
     await create.getByText('You already have a tag called “office”.').waitFor();

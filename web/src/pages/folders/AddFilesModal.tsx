@@ -9,13 +9,15 @@ import { ErrorAlert } from '../../components/ErrorAlert';
 import { formatBytes, formatDate } from '../../lib/format';
 import { errorMessage, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
+import { useLastValue } from '../urls/page-parts';
 import { listFolders, moveFilesToFolder, searchFiles, type Folder } from './folder-api';
 import { FileTypeIcon } from './FileTypeIcon';
 
-export function AddFilesModal({ folder, onClose, onAdded }: { folder: Folder | null; onClose: () => void; onAdded: () => void }) {
+export function AddFilesModal({ folder: requested, onClose, onAdded }: { folder: Folder | null; onClose: () => void; onAdded: () => void }) {
   const phone = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
+  const folder = useLastValue(requested);
   return (
-    <Modal opened={folder !== null} onClose={onClose} title={folder ? `Add files to “${folder.name}”` : ''} fullScreen={phone} size="lg">
+    <Modal opened={requested !== null} onClose={onClose} title={folder ? `Add files to “${folder.name}”` : ''} fullScreen={phone} size="lg">
       {folder ? <AddFilesBody key={folder.id} folder={folder} phone={phone} onClose={onClose} onAdded={onAdded} /> : null}
     </Modal>
   );

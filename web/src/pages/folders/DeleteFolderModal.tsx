@@ -3,22 +3,33 @@
 import { Modal, Radio, Stack, Text } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { errorMessage, notifySuccess } from '../../lib/notify';
-import { ModalActions } from '../urls/page-parts';
+import { ModalActions, useLastValue } from '../urls/page-parts';
 import { deleteFolder, type Folder } from './folder-api';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-export function DeleteFolderModal({ folder, onClose, onDeleted }: { folder: Folder | null; onClose: () => void; onDeleted: (folder: Folder) => void }) {
+export function DeleteFolderModal({
+  folder: requested,
+  onClose,
+  onDeleted,
+}: {
+  folder: Folder | null;
+  onClose: () => void;
+  onDeleted: (folder: Folder) => void;
+}) {
+  const folder = useLastValue(requested);
   const [files, setFiles] = useState<'keep' | 'delete'>('keep');
   const [children, setChildren] = useState<'delete' | 'lift'>('delete');
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
 
+  // Each folder starts from the safe choices (and not while the last one fades out).
   useEffect(() => {
+    if (requested === null) return;
     setFiles('keep');
     setChildren('delete');
     setFailure(null);
-  }, [folder]);
+  }, [requested]);
 
   const remove = async () => {
     if (!folder) return;
@@ -42,7 +53,7 @@ export function DeleteFolderModal({ folder, onClose, onDeleted }: { folder: Fold
   const nested = folder !== null && folder.childCount > 0;
   const filesBelow = nested && children === 'delete' ? ' (and in the folders inside it)' : '';
   return (
-    <Modal opened={folder !== null} onClose={onClose} title={folder ? `Delete “${folder.name}”?` : ''} centered>
+    <Modal opened={requested !== null} onClose={onClose} title={folder ? `Delete “${folder.name}”?` : ''} centered>
       {folder ? (
         <Stack gap="md">
           <Text size="sm">

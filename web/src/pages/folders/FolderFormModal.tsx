@@ -4,16 +4,25 @@ import { Modal, Stack, Switch, TextInput } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
 import { errorMessage, notifySuccess } from '../../lib/notify';
-import { ModalActions } from '../urls/page-parts';
+import { ModalActions, useLastValue } from '../urls/page-parts';
 import { createFolder, updateFolder, type Folder } from './folder-api';
 
 export type FolderForm = { mode: 'create'; parent: { id: string; name: string } | null } | { mode: 'edit'; folder: Folder };
 
-export function FolderFormModal({ form, onClose, onSaved }: { form: FolderForm | null; onClose: () => void; onSaved: (folder: Folder) => void }) {
+export function FolderFormModal({
+  form: requested,
+  onClose,
+  onSaved,
+}: {
+  form: FolderForm | null;
+  onClose: () => void;
+  onSaved: (folder: Folder) => void;
+}) {
   const phone = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
+  const form = useLastValue(requested);
   const title = !form ? '' : form.mode === 'edit' ? `Edit “${form.folder.name}”` : form.parent ? `New folder in “${form.parent.name}”` : 'New folder';
   return (
-    <Modal opened={form !== null} onClose={onClose} title={title} fullScreen={phone}>
+    <Modal opened={requested !== null} onClose={onClose} title={title} fullScreen={phone}>
       {form ? <FolderFormBody key={form.mode === 'edit' ? form.folder.id : 'new'} form={form} onClose={onClose} onSaved={onSaved} /> : null}
     </Modal>
   );

@@ -3,16 +3,17 @@ import { Badge, ColorInput, Group, Modal, Stack, Text, TextInput } from '@mantin
 import { useMediaQuery } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
 import { notifySuccess } from '../../lib/notify';
-import { ModalActions } from '../urls/page-parts';
+import { ModalActions, useLastValue } from '../urls/page-parts';
 import { createTag, HEX_COLOR_RE, isNameTaken, TAG_SWATCHES, updateTag, tagErrorMessage, type Tag } from './tag-api';
 
 export type TagForm = { mode: 'create'; color: string } | { mode: 'edit'; tag: Tag };
 
-export function TagFormModal({ form, onClose, onSaved }: { form: TagForm | null; onClose: () => void; onSaved: (tag: Tag) => void }) {
+export function TagFormModal({ form: requested, onClose, onSaved }: { form: TagForm | null; onClose: () => void; onSaved: (tag: Tag) => void }) {
   const phone = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
+  const form = useLastValue(requested);
   const title = !form ? '' : form.mode === 'edit' ? `Edit tag “${form.tag.name}”` : 'New tag';
   return (
-    <Modal opened={form !== null} onClose={onClose} title={title} fullScreen={phone}>
+    <Modal opened={requested !== null} onClose={onClose} title={title} fullScreen={phone}>
       {form ? <TagFormBody key={form.mode === 'edit' ? form.tag.id : 'new'} form={form} onClose={onClose} onSaved={onSaved} /> : null}
     </Modal>
   );

@@ -9,7 +9,7 @@ import { formatDate } from '../../lib/format';
 import { notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { Link } from '../../router';
-import { EmptyCard, ModalActions } from '../urls/page-parts';
+import { EmptyCard, ModalActions, useLastValue } from '../urls/page-parts';
 import { deleteTag, listTags, TAG_SWATCHES, tagErrorMessage, type Tag } from './tag-api';
 import { TagBadge, TagFormModal, type TagForm } from './TagFormModal';
 
@@ -132,10 +132,11 @@ export function TagsPage() {
   );
 }
 
-function DeleteTagModal({ tag, onClose, onDeleted }: { tag: Tag | null; onClose: () => void; onDeleted: () => void }) {
+function DeleteTagModal({ tag: requested, onClose, onDeleted }: { tag: Tag | null; onClose: () => void; onDeleted: () => void }) {
+  const tag = useLastValue(requested);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
-  useEffect(() => setFailure(null), [tag]);
+  useEffect(() => setFailure(null), [requested]);
   const remove = async () => {
     if (!tag) return;
     setBusy(true);
@@ -150,7 +151,7 @@ function DeleteTagModal({ tag, onClose, onDeleted }: { tag: Tag | null; onClose:
     }
   };
   return (
-    <Modal opened={tag !== null} onClose={onClose} title={tag ? `Delete tag “${tag.name}”?` : ''} centered>
+    <Modal opened={requested !== null} onClose={onClose} title={tag ? `Delete tag “${tag.name}”?` : ''} centered>
       {tag ? (
         <Stack gap="sm">
           <Text size="sm">

@@ -4,16 +4,17 @@ import { Modal, PasswordInput, SegmentedControl, Stack, Switch, Text, TextInput 
 import { useMediaQuery } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
 import { notifySuccess } from '../../lib/notify';
-import { ModalActions } from './page-parts';
+import { ModalActions, useLastValue } from './page-parts';
 import { checkUrlFields, updateUrl, urlErrorMessage, urlFieldError, type ShortUrl, type ShortUrlPatch, type UrlFieldErrors } from './url-api';
 import { VisitLimitInput } from './VisitLimitInput';
 
 type PasswordChoice = 'keep' | 'set' | 'remove';
 
-export function UrlEditModal({ url, onClose, onSaved }: { url: ShortUrl | null; onClose: () => void; onSaved: (url: ShortUrl) => void }) {
+export function UrlEditModal({ url: requested, onClose, onSaved }: { url: ShortUrl | null; onClose: () => void; onSaved: (url: ShortUrl) => void }) {
   const phone = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
+  const url = useLastValue(requested);
   return (
-    <Modal opened={url !== null} onClose={onClose} title="Edit short link" fullScreen={phone} size="lg">
+    <Modal opened={requested !== null} onClose={onClose} title="Edit short link" fullScreen={phone} size="lg">
       {url ? <EditForm key={url.id} url={url} onClose={onClose} onSaved={onSaved} /> : null}
     </Modal>
   );

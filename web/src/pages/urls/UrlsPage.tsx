@@ -3,13 +3,13 @@
 import { Group, Modal, Pagination, Skeleton, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import { IconLink, IconSearch } from '@tabler/icons-react';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { setSearch, useLocation } from '../../router';
-import { EmptyCard, ModalActions } from './page-parts';
+import { EmptyCard, ModalActions, useLastValue } from './page-parts';
 import { ShortenForm } from './ShortenForm';
 import { deleteUrl, listUrls, urlErrorMessage, URLS_PER_PAGE, type ShortUrl } from './url-api';
 import { UrlEditModal } from './UrlEditModal';
@@ -25,9 +25,13 @@ export function UrlsPage() {
   const [editing, setEditing] = useState<ShortUrl | null>(null);
   const [deleting, setDeleting] = useState<ShortUrl | null>(null);
 
+  // Typing settles into the address (and back to page 1); only a change of the typed text does that.
+  const lastSearch = useRef(debouncedSearch);
   useEffect(() => {
-    if (debouncedSearch !== query) setSearch({ q: debouncedSearch, page: null });
-  }, [debouncedSearch, query]);
+    if (debouncedSearch === lastSearch.current) return;
+    lastSearch.current = debouncedSearch;
+    setSearch({ q: debouncedSearch, page: null });
+  }, [debouncedSearch]);
 
   const list = useApi((signal) => listUrls({ page, search: query }, signal), [page, query]);
   const data = list.data;
@@ -135,10 +139,11 @@ function EmptyState({ searching, query }: { searching: boolean; query: string })
   );
 }
 
-function DeleteUrlModal({ url, onClose, onDeleted }: { url: ShortUrl | null; onClose: () => void; onDeleted: () => void }) {
+function DeleteUrlModal({ url: requested, onClose, onDeleted }: { url: ShortUrl | null; onClose: () => void; onDeleted: () => void }) {
+  const url = useLastValue(requested);
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<string | null>(null);
-  useEffect(() => setFailure(null), [url]);
+  useEffect(() => setFailure(null), [requested]);
   const remove = async () => {
     if (!url) return;
     setBusy(true);
@@ -153,7 +158,7 @@ function DeleteUrlModal({ url, onClose, onDeleted }: { url: ShortUrl | null; onC
     }
   };
   return (
-    <Modal opened={url !== null} onClose={onClose} title="Delete this short link?" centered>
+    <Modal opened={requested !== null} onClose={onClose} title="Delete this short link?" centered>
       {url ? (
         <Stack gap="sm">
           <Text size="sm" style={{ overflowWrap: 'anywhere' }}>

@@ -1,7 +1,8 @@
-// Pieces the URLs, Folders and Tags pages share: the empty-list card with its hint, and the foot of a form or
-// confirmation (what went wrong, in words, then Cancel and the action). Candidates for web/src/components/.
+// Pieces the URLs, Folders and Tags pages share: the empty-list card with its hint, the foot of a form or
+// confirmation (what went wrong, in words, then Cancel and the action), and what a closing modal keeps showing.
+// Candidates for web/src/components/.
 import { Alert, Button, Card, Center, Group, Stack, Text, ThemeIcon } from '@mantine/core';
-import type { ReactNode } from 'react';
+import { useRef, type ReactNode } from 'react';
 
 /** An empty list: an icon, what is (not) there, a hint of what to do, and optionally a button that does it. */
 export function EmptyCard({ icon, title, children, action }: { icon: ReactNode; title: string; children: ReactNode; action?: ReactNode }) {
@@ -53,4 +54,14 @@ export function ModalActions({ failure, failureTitle, onCancel, busy, label, onC
       </Group>
     </>
   );
+}
+
+/**
+ * The last value that was not null: a modal opened for `value` keeps showing it while it fades out after `value`
+ * went back to null, instead of going blank.
+ */
+export function useLastValue<T>(value: T | null): T | null {
+  const last = useRef(value);
+  if (value !== null) last.current = value;
+  return last.current;
 }
