@@ -47,7 +47,7 @@ function fileTile(file: FolderPageFile): SafeHtml {
     : file.thumbnail
       ? html`<div class="thumb"><img src="${raw}" alt="" loading="lazy" decoding="async"></div>`
       : html`<div class="thumb"><div>${icon(fileIconName(file.type), 40)}<span class="ext">${extensionOf(file.displayName)}</span></div></div>`;
-  const size = [formatByteSize(file.size), ...(file.password ? ['password protected'] : [])].join(' · ');
+  const size = [formatByteSize(file.size), ...(file.password ? ['locked'] : [])].join(' · ');
   return html`<li class="tile"><a href="/view/${encodeURIComponent(file.name)}">${thumb}<div class="tile-body"><span class="tile-name">${file.displayName}</span><span class="tile-meta">${size}</span><span class="tile-meta">${formatDay(file.createdAt)}</span></div></a></li>`;
 }
 

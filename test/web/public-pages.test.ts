@@ -125,7 +125,7 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
     });
     assert.equal(folder.status, 200, JSON.stringify(folder.body));
     folderId = folder.body.id;
-    const child = await server().json('POST', '/api/user/folders', { auth: owner.token, body: { name: 'Day 1', parentId: folderId, public: true } });
+    const child = await server().json('POST', '/api/user/folders', { auth: owner.token, body: { name: `Day 1: ${'a_very_long_name_without_spaces_'.repeat(3)}`, parentId: folderId, public: true } });
     assert.equal(child.status, 200, JSON.stringify(child.body));
     childId = child.body.id;
     const inFolder = { 'x-service-folder': folderId };
@@ -278,13 +278,14 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
       await page.waitForFunction(() => [...document.querySelectorAll('.thumb img')].every((i) => i.complete && i.naturalWidth > 0));
       assert.equal(await tiles.filter({ hasText: 'plans.txt' }).locator('img').count(), 0);
       assert.equal(await page.getByRole('link', { name: /Download all/ }).getAttribute('href'), `/api/folders/${folderId}/zip`);
-      assert.equal(await page.getByRole('list', { name: 'Folders' }).getByRole('link', { name: 'Day 1' }).getAttribute('href'), `/folder/${childId}`);
+      assert.equal(await page.getByRole('list', { name: 'Folders' }).getByRole('link', { name: /^Day 1: a_very_long/ }).getAttribute('href'), `/folder/${childId}`);
       await assertFitsWidth(page);
       await assertNothingRan(page);
       await screenshot(page, `public-folder-${variant.label}`);
       if (variant.label === 'phone-light') {
-        await page.getByRole('link', { name: 'Day 1' }).click();
-        await page.getByRole('heading', { name: 'Day 1' }).waitFor();
+        await page.getByRole('link', { name: /^Day 1: a_very_long/ }).click();
+        await page.getByRole('heading', { name: /^Day 1: a_very_long/ }).waitFor();
+        await assertFitsWidth(page);
         await page.getByText('This folder has no files.').waitFor();
         await screenshot(page, 'public-folder-child-phone-light');
         await page.getByRole('link', { name: '<b>Trip</b> & "friends"' }).click();
