@@ -99,6 +99,7 @@ interface BrowserGlobals {
   document: {
     querySelectorAll(selector: string): Iterable<{ complete: boolean; naturalWidth: number }>;
     documentElement: { scrollWidth: number };
+    getAnimations(): unknown[];
   };
   innerWidth: number;
   scrollTo(x: number, y: number): void;
@@ -116,14 +117,21 @@ async function thumbnailsLoaded(page: Page, expected?: number): Promise<void> {
   await page.getByRole('heading', { name: 'Files', exact: true }).scrollIntoViewIfNeeded();
 }
 
+/** Waits until no transition (a drawer sliding in, a section unfolding) is running. */
+async function settled(page: Page): Promise<void> {
+  await page.waitForFunction(() => (globalThis as unknown as BrowserGlobals).document.getAnimations().length === 0);
+}
+
 /** A full-page screenshot from the top (sticky bars drawn where they belong). */
 async function pageShot(page: Page, name: string): Promise<void> {
   await page.evaluate(() => (globalThis as unknown as BrowserGlobals).scrollTo(0, 0));
+  await settled(page);
   await screenshot(page, name);
 }
 
 /** What is on the screen (for the detail panel, which covers the screen rather than the page). */
 async function screenShot(page: Page, name: string): Promise<void> {
+  await settled(page);
   await mkdir(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
 }

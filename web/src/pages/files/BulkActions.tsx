@@ -3,7 +3,7 @@
 import { Anchor, Button, Group, Modal, Paper, Select, Text } from '@mantine/core';
 import { IconFolderSymlink, IconStar, IconStarOff, IconTrash, IconX } from '@tabler/icons-react';
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { api, ApiRequestError } from '../../api/client';
 import { Link } from '../../router';
 import { ConfirmModal } from './ConfirmModal';
 import classes from './files.module.css';
@@ -11,6 +11,8 @@ import { notifyFileError, notifySuccess, plural } from './messages';
 import type { Folder } from './types';
 
 const NO_FOLDER = '__none__';
+/** The selected files no longer exist (deleted elsewhere): the list must be reloaded. */
+const gone = (err: unknown): boolean => err instanceof ApiRequestError && err.code === 1026;
 
 export function BulkActions({
   ids,
@@ -23,8 +25,8 @@ export function BulkActions({
   folders: Folder[] | undefined;
   folderLabel: (folder: Folder) => string;
   onClear: () => void;
-  /** After a change: reload the list; `deleted` files leave the selection. */
-  onDone: (deleted: boolean) => void;
+  /** After a change (or when the files turned out to be gone): reload the list and clear the selection. */
+  onDone: () => void;
 }) {
   const [busy, setBusy] = useState<null | 'favorite' | 'unfavorite' | 'move' | 'delete'>(null);
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -37,9 +39,10 @@ export function BulkActions({
     try {
       const res = await api<{ count: number }>('/api/user/files/transaction', { method: 'PATCH', body: { files: ids, favorite: value } });
       notifySuccess(value ? `${plural(res.count, 'file')} added to favourites.` : `${plural(res.count, 'file')} removed from favourites.`);
-      onDone(false);
+      onDone();
     } catch (err) {
       notifyFileError(err, 'Could not change the favourites', value ? 'They already were favourites.' : 'None of them was a favourite.');
+      if (gone(err)) onDone();
     } finally {
       setBusy(null);
     }
@@ -54,9 +57,10 @@ export function BulkActions({
       notifySuccess(folder === null ? `${plural(res.count, 'file')} taken out of their folder.` : `${plural(res.count, 'file')} moved to ${res.name ?? 'the folder'}.`);
       setMoving(false);
       setTarget(null);
-      onDone(false);
+      onDone();
     } catch (err) {
       notifyFileError(err, 'Could not move the files', target !== NO_FOLDER ? 'They already were in that folder.' : 'They were not in a folder.');
+      if (gone(err)) onDone();
     } finally {
       setBusy(null);
     }
@@ -67,11 +71,11 @@ export function BulkActions({
       const res = await api<{ count: number }>('/api/user/files/transaction', { method: 'DELETE', body: { files: ids } });
       notifySuccess(`${plural(res.count, 'file')} deleted.`);
       setConfirmDelete(false);
-      onDone(true);
+      onDone();
     } catch (err) {
       notifyFileError(err, 'Could not delete the files');
       setConfirmDelete(false);
-      onDone(true);
+      onDone();
     } finally {
       setBusy(null);
     }

@@ -25,7 +25,7 @@ export function FavoriteButton({
         aria-pressed={file.favorite}
         onClick={onToggle}
       >
-        {file.favorite ? <IconStarFilled size={18} /> : <IconStar size={18} />}
+        {file.favorite ? <IconStarFilled size={18} color="var(--mantine-color-yellow-5)" /> : <IconStar size={18} />}
       </ActionIcon>
     </Tooltip>
   );

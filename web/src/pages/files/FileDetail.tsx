@@ -34,7 +34,7 @@ function Fact({ label, children }: { label: string; children: ReactNode }) {
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
-    <Stack gap="xs">
+    <Stack gap="md">
       <Divider />
       <Title order={4} size="h5">
         {title}
@@ -237,8 +237,8 @@ function FileDetailBody({
         </Button>
       </Group>
 
-      <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="sm" verticalSpacing="xs">
-        <Fact label="Link">{file.url}</Fact>
+      <Fact label="Link">{file.url}</Fact>
+      <SimpleGrid cols={2} spacing="sm" verticalSpacing="xs" mt={-6}>
         <Fact label="Type">{file.type}</Fact>
         <Fact label="Original name">{file.originalName ?? '-'}</Fact>
         <Fact label="Views">
@@ -249,15 +249,9 @@ function FileDetailBody({
         <Fact label="Expires">{file.deletesAt ? formatDate(file.deletesAt) : 'Never'}</Fact>
       </SimpleGrid>
 
-      <Section title="Name">
+      <Section title="Organise">
         <RenameForm file={file} patch={patch} />
-      </Section>
-
-      <Section title="Tags">
         <FileTags file={file} tags={tags} onChanged={(next: FileTag[]) => update({ ...file, tags: next })} onTagCreated={onTagCreated} />
-      </Section>
-
-      <Section title="Folder">
         <Select
           label="Folder"
           placeholder={folders && folders.length === 0 ? 'You have no folders yet' : 'No folder'}
@@ -272,12 +266,9 @@ function FileDetailBody({
         />
       </Section>
 
-      <Section title="Who can open it">
+      <Section title="Access">
         <PasswordForm file={file} patch={patch} />
         <MaxViewsForm file={file} patch={patch} />
-      </Section>
-
-      <Section title="Expiry">
         <ExpiryForm file={file} patch={patch} />
       </Section>
 

@@ -59,7 +59,10 @@ export function FileTags({
   }
 
   return (
-    <Stack gap="xs">
+    <Stack gap={6}>
+      <Text size="sm" fw={500}>
+        Tags
+      </Text>
       {file.tags.length > 0 ? (
         <Group gap={6} data-testid="file-tags">
           {file.tags.map((tag) => (
@@ -77,15 +80,15 @@ export function FileTags({
           ))}
         </Group>
       ) : (
-        <Text size="sm" c="dimmed">
-          No tags yet.
+        <Text size="xs" c="dimmed">
+          No tags yet. Tags group files across folders and filter the list.
         </Text>
       )}
       <form onSubmit={submit}>
-        <Group gap="xs" align="flex-end" wrap="nowrap">
+        <Group gap="xs" wrap="nowrap">
           <Autocomplete
             style={{ flex: 1 }}
-            label="Add a tag"
+            aria-label="Add a tag"
             placeholder={available.length > 0 ? 'Pick a tag or type a new name' : 'Type a new tag name'}
             data={available.map((t) => t.name)}
             value={text}

@@ -222,19 +222,21 @@ export function FilesPage() {
           </Button>
         }
       />
-      <FilesToolbar
-        query={query}
-        searchText={searchText}
-        onSearchText={setSearchText}
-        tags={tags.data}
-        folders={folders.data}
-        folderLabel={folderLabel}
-        view={view}
-        onView={setView}
-        onChange={writeFileQuery}
-        filtered={filtered}
-        onClearFilters={clearFilters}
-      />
+      {list.data && total === 0 && !filtered ? null : (
+        <FilesToolbar
+          query={query}
+          searchText={searchText}
+          onSearchText={setSearchText}
+          tags={tags.data}
+          folders={folders.data}
+          folderLabel={folderLabel}
+          view={view}
+          onView={setView}
+          onChange={writeFileQuery}
+          filtered={filtered}
+          onClearFilters={clearFilters}
+        />
+      )}
       {selected.size > 0 ? (
         <BulkActions
           ids={[...selected]}
@@ -273,7 +275,7 @@ export function FilesPage() {
         <Group justify="space-between" mt="md" gap="sm">
           <Select
             aria-label="Files per page"
-            w={130}
+            w={150}
             size="sm"
             allowDeselect={false}
             data={PER_PAGE_OPTIONS.map((n) => ({ value: String(n), label: `${n} per page` }))}

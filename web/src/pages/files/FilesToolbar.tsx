@@ -68,7 +68,7 @@ export function FilesToolbar(props: FilesToolbarProps) {
 
   const search = (
     <TextInput
-      style={{ flex: '1 1 200px' }}
+      style={{ flex: phone ? undefined : '1 1 200px' }}
       aria-label="Search files"
       placeholder={`Search by ${SEARCH_LABELS[query.field].toLowerCase()}…`}
       type="search"
