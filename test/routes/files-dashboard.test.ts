@@ -70,19 +70,19 @@ forEachDatabase('files for the dashboard', (engine) => {
     const file = await uploadOne(server(), alice.token, 'private', { name: 'private.txt' });
     const anonymous = await raw(file.id, undefined);
     assert.equal(anonymous.status, 401);
-    assert.equal((await anonymous.json()).code, 2002);
+    assert.equal(((await anonymous.json()) as { code: number }).code, 2002);
     const other = await raw(file.id, bob.token);
     assert.equal(other.status, 404);
-    assert.equal((await other.json()).code, 4000);
+    assert.equal(((await other.json()) as { code: number }).code, 4000);
     assert.equal(other.headers.get('content-disposition'), null);
     const missing = await raw('no-such-file', alice.token);
-    assert.equal((await missing.json()).code, 4000);
+    assert.equal(((await missing.json()) as { code: number }).code, 4000);
     // The bytes gone from storage: the same 4000, without the headers of a file answer.
     const row = await server().ctx.db.selectFrom('files').select('storage_key').where('id', '=', file.id).executeTakeFirstOrThrow();
     await server().ctx.storage.delete(row.storage_key);
     const gone = await raw(file.id, alice.token);
     assert.equal(gone.status, 404);
-    assert.equal((await gone.json()).code, 4000);
+    assert.equal(((await gone.json()) as { code: number }).code, 4000);
     assert.equal(gone.headers.get('content-disposition'), null);
   });
 

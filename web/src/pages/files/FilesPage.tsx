@@ -1,98 +1,32 @@
 // Files: the signed-in user's files as a gallery or a table, paged, sorted, searched and filtered on the server
 // (GET /api/user/files) with everything kept in the query string; several can be selected for bulk actions, and one
 // opens in a detail panel. Only one page of files is ever loaded, so 100,000 files list as fast as 10.
-import { Box, Button, Card, Checkbox, Group, Loader, Pagination, Select, Stack, Text, ThemeIcon, Title } from '@mantine/core';
-import { useDebouncedValue, useLocalStorage, useMediaQuery } from '@mantine/hooks';
-import { IconFilterOff, IconUpload } from '@tabler/icons-react';
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Box, Button, Checkbox, Group, Loader, Stack, Text } from '@mantine/core';
+import { useLocalStorage } from '@mantine/hooks';
+import { IconUpload } from '@tabler/icons-react';
+import { useCallback, useEffect, useState } from 'react';
 import { api } from '../../api/client';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { useApi } from '../../lib/use-api';
 import { Link } from '../../router';
 import { BulkActions } from './BulkActions';
+import { EmptyState } from './EmptyState';
 import { FileDetail } from './FileDetail';
 import { FileGallery, GallerySkeleton } from './FileGallery';
 import { FileTable, TableSkeleton } from './FileTable';
+import { FilesPager } from './FilesPager';
 import { FilesToolbar, type FilesView } from './FilesToolbar';
+import { useFolderLabels } from './folder-labels';
 import { notifyFileError, plural } from './messages';
 import type { FileItem, FileListPage, Folder, SortField, Tag } from './types';
-import { isFiltered, PER_PAGE_OPTIONS, useFileQuery, writeFileQuery } from './use-file-query';
-
-const SEARCH_DEBOUNCE_MS = 300;
-
-/** "Parent / Child" names for the folder pickers. */
-function useFolderLabels(folders: Folder[] | undefined): (folder: Folder) => string {
-  return useMemo(() => {
-    const byId = new Map((folders ?? []).map((f) => [f.id, f]));
-    const labels = new Map<string, string>();
-    const label = (folder: Folder): string => {
-      const known = labels.get(folder.id);
-      if (known) return known;
-      const names = [folder.name];
-      const seen = new Set([folder.id]);
-      for (let parent = folder.parentId ? byId.get(folder.parentId) : undefined; parent && !seen.has(parent.id); parent = parent.parentId ? byId.get(parent.parentId) : undefined) {
-        seen.add(parent.id);
-        names.unshift(parent.name);
-      }
-      const text = names.join(' / ');
-      labels.set(folder.id, text);
-      return text;
-    };
-    return label;
-  }, [folders]);
-}
-
-function EmptyState({ filtered, onClearFilters }: { filtered: boolean; onClearFilters: () => void }) {
-  return (
-    <Card withBorder padding="xl" data-testid="files-empty">
-      <Stack align="center" gap="xs" py="lg">
-        <ThemeIcon size={56} radius="xl" variant="light">
-          {filtered ? <IconFilterOff size={28} /> : <IconUpload size={28} />}
-        </ThemeIcon>
-        <Title order={3} size="h4">
-          {filtered ? 'No files match' : 'No files yet'}
-        </Title>
-        <Text c="dimmed" size="sm" ta="center" maw={420}>
-          {filtered
-            ? 'Nothing matches this search and these filters. Try other words, or clear the filters to see all your files.'
-            : 'Files you upload appear here, with their links, views and expiry. Drop a few on the upload page to get started.'}
-        </Text>
-        {filtered ? (
-          <Button variant="light" onClick={onClearFilters} mt="xs">
-            Clear filters
-          </Button>
-        ) : (
-          <Button component={Link} to="/dashboard/upload" leftSection={<IconUpload size={16} />} mt="xs">
-            Upload files
-          </Button>
-        )}
-      </Stack>
-    </Card>
-  );
-}
+import { isFiltered, useFileQuery, useSearchText, writeFileQuery } from './use-file-query';
 
 export function FilesPage() {
   const query = useFileQuery();
-  const phone = useMediaQuery('(max-width: 36em)');
   const [view, setView] = useLocalStorage<FilesView>({ key: 'chute.files.view', defaultValue: 'gallery', getInitialValueInEffect: false });
   const [selected, setSelected] = useState<Set<string>>(() => new Set());
-
-  // Search: typed text goes to the address (and the server) once typing pauses; a change of the address from
-  // elsewhere (clear filters, back to the page) comes back into the box.
-  const [searchText, setSearchText] = useState(query.q);
-  const [debouncedSearch] = useDebouncedValue(searchText, SEARCH_DEBOUNCE_MS);
-  const pushedSearch = useRef(query.q);
-  useEffect(() => {
-    if (debouncedSearch === pushedSearch.current) return;
-    pushedSearch.current = debouncedSearch;
-    writeFileQuery({ q: debouncedSearch, page: 1 });
-  }, [debouncedSearch]);
-  useEffect(() => {
-    if (query.q === pushedSearch.current) return;
-    pushedSearch.current = query.q;
-    setSearchText(query.q);
-  }, [query.q]);
+  const [searchText, setSearchText] = useSearchText(query.q);
 
   const tagKey = query.tags.join(',');
   const list = useApi(
@@ -271,32 +205,7 @@ export function FilesPage() {
         </Group>
       ) : null}
       {content}
-      {list.data && total > 0 ? (
-        <Group justify="space-between" mt="md" gap="sm">
-          <Select
-            aria-label="Files per page"
-            w={150}
-            size="sm"
-            allowDeselect={false}
-            data={PER_PAGE_OPTIONS.map((n) => ({ value: String(n), label: `${n} per page` }))}
-            value={String(query.perpage)}
-            onChange={(value) => value && writeFileQuery({ perpage: Number(value), page: 1 })}
-          />
-          <Pagination
-            total={pages}
-            value={Math.min(query.page, Math.max(pages, 1))}
-            onChange={(page) => {
-              writeFileQuery({ page });
-              window.scrollTo({ top: 0 });
-            }}
-            siblings={phone ? 0 : 1}
-            boundaries={1}
-            size={phone ? 'sm' : 'md'}
-            getItemProps={(page) => ({ 'aria-label': `Page ${page}` })}
-            getControlProps={(control) => ({ 'aria-label': control === 'previous' ? 'Previous page' : control === 'next' ? 'Next page' : control === 'first' ? 'First page' : 'Last page' })}
-          />
-        </Group>
-      ) : null}
+      {list.data && total > 0 ? <FilesPager page={query.page} pages={pages} perpage={query.perpage} /> : null}
       <FileDetail
         fileId={query.file}
         initial={files.find((f) => f.id === query.file)}

@@ -1,5 +1,7 @@
 // The Files page's state in the query string (page, sort, search, filters, the open file), so that a reload, a
 // shared address or coming back to the page shows the same list. Unknown values fall back on the defaults.
+import { useDebouncedValue } from '@mantine/hooks';
+import { useEffect, useRef, useState } from 'react';
 import { setSearch, useLocation } from '../../router';
 import { SEARCH_FIELDS, SORT_FIELDS, type SearchField, type SortField, type SortOrder } from './types';
 
@@ -75,3 +77,26 @@ export function useFileQuery(): FileQuery {
 
 /** Whether any filter narrows the list (the empty state then offers to clear them instead of uploading). */
 export const isFiltered = (q: FileQuery): boolean => q.q !== '' || q.favorite !== null || q.tags.length > 0 || q.folder !== null;
+
+const SEARCH_DEBOUNCE_MS = 300;
+
+/**
+ * The search box: what is typed goes to the address (and so to the server) once typing pauses; a change of the
+ * address from elsewhere (clear filters, coming back to the page) comes back into the box.
+ */
+export function useSearchText(q: string): [string, (text: string) => void] {
+  const [text, setText] = useState(q);
+  const [debounced] = useDebouncedValue(text, SEARCH_DEBOUNCE_MS);
+  const pushed = useRef(q);
+  useEffect(() => {
+    if (debounced === pushed.current) return;
+    pushed.current = debounced;
+    writeFileQuery({ q: debounced, page: 1 });
+  }, [debounced]);
+  useEffect(() => {
+    if (q === pushed.current) return;
+    pushed.current = q;
+    setText(q);
+  }, [q]);
+  return [text, setText];
+}
