@@ -516,6 +516,7 @@ async function main(): Promise<void> {
     log('downloads from Chute and nginx are byte-exact (SHA-256 of the source)');
     const rates: Record<'chute' | 'nginx' | 'nginxCopy', number[]> = { chute: [], nginx: [], nginxCopy: [] };
     const cpu: Record<'chute' | 'nginx' | 'nginxCopy', number[]> = { chute: [], nginx: [], nginxCopy: [] };
+    const clientCpu: Record<'chute' | 'nginx' | 'nginxCopy', number[]> = { chute: [], nginx: [], nginxCopy: [] };
     let downloadPeak = 0;
     for (let rep = 0; rep < options.reps; rep++) {
       for (const who of rotate(['chute', 'nginx', 'nginxCopy'] as const, rep)) {
@@ -530,6 +531,7 @@ async function main(): Promise<void> {
         check(r.httpCode === 200 && r.sizeDownload === size, `${who} download: HTTP ${r.httpCode}, ${r.sizeDownload} of ${size} bytes`);
         rates[who].push(mibps(size, r.seconds));
         cpu[who].push((readIo(cpuPid)?.cpuSeconds ?? NaN) - cpuBefore);
+        clientCpu[who].push(r.clientCpuSeconds);
       }
     }
     const c = median(rates.chute);
@@ -537,7 +539,9 @@ async function main(): Promise<void> {
     const nc = median(rates.nginxCopy);
     notes.push(
       `Server CPU seconds for one ${sizeLabel} download (median, /proc/<pid>/stat): Chute ${median(cpu.chute).toFixed(2)}; ` +
-        `nginx ${median(cpu.nginx).toFixed(2)}; nginx without sendfile ${median(cpu.nginxCopy).toFixed(2)}.`,
+        `nginx ${median(cpu.nginx).toFixed(2)}; nginx without sendfile ${median(cpu.nginxCopy).toFixed(2)}. ` +
+        `The client's (curl's) CPU seconds for the same downloads: from Chute ${median(clientCpu.chute).toFixed(2)}; ` +
+        `from nginx ${median(clientCpu.nginx).toFixed(2)}; from nginx without sendfile ${median(clientCpu.nginxCopy).toFixed(2)}.`,
     );
     perRep.push(
       `download MiB/s per repetition: Chute ${listRates(rates.chute)}; nginx ${listRates(rates.nginx)}; ` +

@@ -11,13 +11,34 @@ export interface CurlResult {
   seconds: number;
   /** Response body (uploads only; downloads go to /dev/null). */
   body: string;
+  /** CPU seconds curl used (user + system), to tell whether the client limits a transfer. */
+  clientCpuSeconds: number;
 }
 
 const WRITE_OUT = '\n%{http_code} %{size_upload} %{size_download} %{time_total}';
 
+/**
+ * curl runs as the child of a shell that, once curl has exited, prints its own /proc/<pid>/stat to stderr: the
+ * cutime/cstime fields there are the CPU time of its waited-for children, that is of curl.
+ */
+const CURL_WITH_CPU = 'curl "$@"; rc=$?; cat /proc/$$/stat >&2; exit $rc';
+
+/** USER_HZ: 100 on every Linux platform Node runs on. */
+const CLOCK_TICKS = 100;
+
+/** Takes the stat line off the end of stderr: curl's CPU seconds and the rest of stderr. */
+function splitClientCpu(stderr: string): { cpuSeconds: number; rest: string } {
+  const lines = stderr.trimEnd().split('\n');
+  const stat = lines.pop() ?? '';
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 16 and 17 (cutime, cstime), counted as in procs.ts after the ")" that ends the name.
+  const cpuSeconds = (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
+  return { cpuSeconds, rest: lines.join('\n') };
+}
+
 async function runCurl(args: string[], timeoutMs: number): Promise<CurlResult> {
   const fullArgs = ['-sS', '--noproxy', '*', '--max-time', String(Math.ceil(timeoutMs / 1000)), '-w', WRITE_OUT, ...args];
-  const child = spawn('curl', fullArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('sh', ['-c', CURL_WITH_CPU, 'sh', ...fullArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -26,13 +47,14 @@ async function runCurl(args: string[], timeoutMs: number): Promise<CurlResult> {
     child.once('error', reject);
     child.once('close', (c) => resolve(c ?? -1));
   });
-  if (code !== 0) throw new Error(`curl failed (exit ${code}): ${stderr.trim() || stdout.trim()}`);
+  const client = splitClientCpu(stderr);
+  if (code !== 0) throw new Error(`curl failed (exit ${code}): ${client.rest.trim() || stdout.trim()}`);
   const lastLine = stdout.trim().split('\n').pop() ?? '';
   const [http, up, down, total] = lastLine.split(' ').map(Number);
   if (http === undefined || up === undefined || down === undefined || total === undefined || Number.isNaN(total)) {
     throw new Error(`could not read curl's summary line: ${JSON.stringify(lastLine)}`);
   }
-  return { httpCode: http, sizeUpload: up, sizeDownload: down, seconds: total, body: '' };
+  return { httpCode: http, sizeUpload: up, sizeDownload: down, seconds: total, body: '', clientCpuSeconds: client.cpuSeconds };
 }
 
 /** One multipart/form-data request with the file streamed from disk as the part named `file`. */

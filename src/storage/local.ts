@@ -1,7 +1,7 @@
 // The local-folder datasource: each object is a file under the root (keys with '/' are sub-folders). Bytes are
 // written to a temp file on the same filesystem, fsynced, renamed into place and the folder fsynced, so an object
 // is either absent or complete and durable, never half-written, even across a crash.
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { open, rename, stat, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -14,6 +14,7 @@ import {
   type ObjectInfo,
 } from './datasource.js';
 import { assertValidKey, assertValidRange, unsatisfiableRange } from './keys.js';
+import { LocalFileStream } from './local-file-stream.js';
 import { ensureDirectory, fsyncDirectory, isTempName, newTempName, unlinkIfPresent } from './temp.js';
 
 export interface LocalDatasourceOptions {
@@ -30,8 +31,6 @@ interface LocalAppendState extends AppendState {
   /** Name of the temp file in tmpDir that holds the bytes appended so far. */
   readonly file: string;
 }
-
-const READ_CHUNK = 256 * 1024;
 
 export class LocalDatasource implements Datasource {
   readonly kind = 'local' as const;
@@ -86,20 +85,21 @@ export class LocalDatasource implements Datasource {
       if (isMissing(err)) throw new StorageNotFoundError(key);
       throw err;
     }
+    let size: number;
     try {
-      const { size, isFile } = await handle.stat().then((s) => ({ size: s.size, isFile: s.isFile() }));
-      if (!isFile) throw new StorageNotFoundError(key);
+      const info = await handle.stat();
+      if (!info.isFile()) throw new StorageNotFoundError(key);
+      size = info.size;
       if (range && range.start >= size) throw unsatisfiableRange(key, range, size);
     } catch (err) {
       await handle.close();
       throw err;
     }
-    // The stream owns the handle from here and closes it when it ends or is destroyed.
-    return createReadStream('', {
-      fd: handle,
-      highWaterMark: READ_CHUNK,
-      ...(range ? { start: range.start, end: range.end } : {}),
-    });
+    // The stream owns the handle from here and closes it when it ends or is destroyed (or hands it to the file
+    // sender, which then closes it).
+    const start = range?.start ?? 0;
+    const end = range ? Math.min(range.end, size - 1) : size - 1;
+    return new LocalFileStream({ handle, start, end });
   }
 
   async stat(key: string): Promise<ObjectInfo | null> {

@@ -1,17 +1,40 @@
 // Serving files over real HTTP: /raw and /u with exact bytes, ranges, conditional requests, HEAD, safe headers for
-// content a browser would run, passwords, max views, expiry, and the view page.
+// content a browser would run (on local storage and on S3), passwords, max views, expiry, the view page, and what the
+// local file sender must get right (keep-alive, a client that goes away, a file that shrinks midway).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { it } from 'node:test';
+import { truncate } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { before, it } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
+import { readToEnd } from '../support/bodies.js';
 import { createTestUser } from '../support/content.js';
-import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
+import { openDescriptorsOf, waitFor } from '../support/open-files.js';
+import { describeS3 } from '../support/s3.js';
+import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
 import { storedFiles, upload, uploadOne } from './files-support.js';
+
+const MiB = 1024 * 1024;
+
+/** The storage key of a file (to look at its stored bytes). */
+async function storageKeyOf(server: TestServer, fileId: string): Promise<string> {
+  return (await server.ctx.db.selectFrom('files').select('storage_key').where('id', '=', fileId).executeTakeFirstOrThrow()).storage_key;
+}
 
 const BROWSER = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
 
 forEachDatabase('serving files', (engine) => {
-  const server = useTestServer({ engine });
+  servesFiles(useTestServer({ engine }));
+});
+
+// The same on S3 (a stream from the SDK rather than the local file sender); the database engine does not matter here.
+describeS3('serving files from S3 [sqlite]', (s3Env) => {
+  servesFiles(useTestServer(() => ({ engine: 'sqlite', env: s3Env() })));
+});
+
+/** The serving suite, on a fresh server of whichever database and storage. */
+function servesFiles(server: () => TestServer): void {
   let user: TestUser;
   const bytes = randomBytes(100_000);
   let name: string;
@@ -177,6 +200,109 @@ forEachDatabase('serving files', (engine) => {
       assert.equal(res.status, 404);
       assert.equal(res.body.code, 4000);
     }
+  });
+
+  it('serves a file of several MiB exact, whole and in ranges across the 1 MiB chunks it is copied in', async () => {
+    const big = randomBytes(3 * MiB + 3);
+    const file = await uploadOne(server(), user.token, big, { name: 'big.bin', type: 'application/octet-stream' });
+    const whole = await server().fetch(`/raw/${file.name}`);
+    assert.equal(whole.headers.get('content-length'), String(big.length));
+    assert.ok(Buffer.from(await whole.arrayBuffer()).equals(big));
+    for (const [start, end] of [[MiB - 1, MiB], [1, 3 * MiB + 1], [2 * MiB, 3 * MiB + 2], [3 * MiB, 3 * MiB + 2]] as const) {
+      const res = await server().fetch(`/u/${file.name}`, { headers: { range: `bytes=${start}-${end}` } });
+      assert.equal(res.status, 206);
+      assert.equal(res.headers.get('content-range'), `bytes ${start}-${end}/${big.length}`);
+      assert.ok(Buffer.from(await res.arrayBuffer()).equals(big.subarray(start, end + 1)), `${start}-${end}`);
+    }
+  });
+
+  it('sends the last allowed view of a large file whole, then its bytes are gone', async () => {
+    const big = randomBytes(2 * MiB + 1);
+    const file = await uploadOne(server(), user.token, big, { name: 'once.bin', headers: { 'x-service-max-views': '1' } });
+    const key = await storageKeyOf(server(), file.id);
+    const res = await server().fetch(`/raw/${file.name}`);
+    assert.equal(res.status, 200);
+    assert.ok(Buffer.from(await res.arrayBuffer()).equals(big));
+    assert.equal(await server().ctx.storage.stat(key), null);
+    assert.equal((await server().fetch(`/raw/${file.name}`)).status, 404);
+  });
+}
+
+forEachDatabase('serving local files through the file sender', (engine) => {
+  const server = useTestServer({ engine });
+  let owner: TestUser;
+  /** Large enough that the socket buffers cannot take it all while the client waits. */
+  const big = randomBytes(32 * MiB);
+  let name: string;
+  let stored: string;
+
+  before(async () => {
+    owner = await server().setup();
+    const file = await uploadOne(server(), owner.token, big, { name: 'large.bin', type: 'application/octet-stream' });
+    name = file.name;
+    stored = path.join(server().dataDir, 'uploads', ...(await storageKeyOf(server(), file.id)).split('/'));
+  });
+
+  it('keeps a connection alive across downloads, each body exact', async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const get = (range?: string) =>
+        new Promise<{ status: number; body: Buffer; reused: boolean }>((resolve, reject) => {
+          const req = http.get(`${server().url}/raw/${name}`, { agent, headers: range ? { range } : {} }, (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks), reused: req.reusedSocket }));
+            res.on('error', reject);
+          });
+          req.on('error', reject);
+        });
+      const first = await get();
+      const second = await get('bytes=100-2000000');
+      const third = await get();
+      assert.ok(first.body.equals(big));
+      assert.equal(second.status, 206);
+      assert.ok(second.body.equals(big.subarray(100, 2_000_001)));
+      assert.ok(third.body.equals(big));
+      assert.ok(second.reused && third.reused, 'one connection');
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('closes the file when the client goes away midway, and goes on serving', async () => {
+    const controller = new AbortController();
+    const res = await server().fetch(`/raw/${name}`, { signal: controller.signal });
+    await res.body!.getReader().read();
+    assert.equal(await openDescriptorsOf(stored), 1);
+    controller.abort();
+    await waitFor(async () => (await openDescriptorsOf(stored)) === 0, 'the file is closed');
+    const again = await server().fetch(`/raw/${name}`, { headers: { range: 'bytes=0-9' } });
+    assert.ok(Buffer.from(await again.arrayBuffer()).equals(big.subarray(0, 10)));
+  });
+
+  it('deletes the bytes of a last view whose client goes away midway', async () => {
+    const file = await uploadOne(server(), owner.token, big, { name: 'once.bin', headers: { 'x-service-max-views': '1' } });
+    const key = await storageKeyOf(server(), file.id);
+    const controller = new AbortController();
+    const res = await server().fetch(`/raw/${file.name}`, { signal: controller.signal });
+    await res.body!.getReader().read();
+    controller.abort();
+    await waitFor(async () => (await server().ctx.storage.stat(key)) === null, 'the bytes are deleted');
+    assert.equal((await server().fetch(`/raw/${file.name}`)).status, 404);
+  });
+
+  it('cuts the body off when the file shrinks while it is sent: never a short body that looks complete', async () => {
+    const file = await uploadOne(server(), owner.token, big, { name: 'shrinks.bin' });
+    const storedPath = path.join(server().dataDir, 'uploads', ...(await storageKeyOf(server(), file.id)).split('/'));
+    const res = await server().fetch(`/raw/${file.name}`);
+    assert.equal(res.headers.get('content-length'), String(big.length));
+    const reader = res.body!.getReader();
+    await reader.read();
+    await truncate(storedPath, 16 * MiB);
+    let received = 0;
+    await assert.rejects(readToEnd(reader, (n) => (received = n)));
+    assert.ok(received < big.length);
+    await waitFor(async () => (await openDescriptorsOf(storedPath)) === 0, 'the file is closed');
   });
 });
 

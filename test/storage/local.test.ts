@@ -1,8 +1,9 @@
 // What only the local datasource does: its folders, the start-up sweep of dead puts, crash leftovers of appends,
-// forged append states, the fsync switch, and the storage configuration's error messages.
+// forged append states, the fsync switch, how get() reads (and hands over) a file, and the storage configuration's
+// error messages.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -10,6 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createDatasource, type Datasource } from '../../src/storage/index.js';
 import { LocalDatasource } from '../../src/storage/local.js';
+import { FileShrankError, LocalFileStream } from '../../src/storage/local-file-stream.js';
+import { openDescriptorsOf, waitFor } from '../support/open-files.js';
 import { forEachDatabase, startTestServer } from '../support/server.js';
 
 const text = (s: string) => Readable.from([Buffer.from(s)]);
@@ -116,6 +119,71 @@ describe('local datasource', () => {
     } finally {
       await rm(uploads, { recursive: true, force: true });
     }
+  });
+
+  it('get() streams a file in 1 MiB reads and closes it at the end, or when the stream is destroyed early', async () => {
+    const storage = await createDatasource(loadConfig({ DATA_DIR: dataDir }));
+    const bytes = randomBytes(3 * 1024 * 1024 + 5);
+    await storage.put('streamed.bin', Readable.from([bytes]), { contentType: 'application/octet-stream' });
+    const file = path.join(dataDir, 'uploads', 'streamed.bin');
+    const chunks: Buffer[] = [];
+    for await (const chunk of await storage.get('streamed.bin')) chunks.push(chunk as Buffer);
+    assert.deepEqual(chunks.map((c) => c.length), [1048576, 1048576, 1048576, 5]);
+    assert.ok(Buffer.concat(chunks).equals(bytes));
+    assert.equal(await openDescriptorsOf(file), 0);
+
+    const early = await storage.get('streamed.bin', { start: 10, end: 3 * 1024 * 1024 });
+    assert.equal(await openDescriptorsOf(file), 1);
+    for await (const chunk of early) {
+      assert.ok((chunk as Buffer).equals(bytes.subarray(10, 10 + 1024 * 1024)));
+      break;
+    }
+    await waitFor(async () => (await openDescriptorsOf(file)) === 0, 'the file is closed after the stream was destroyed');
+  });
+
+  it('get() fails the stream when the file shrinks while it is read, rather than ending it short', async () => {
+    const storage = await createDatasource(loadConfig({ DATA_DIR: dataDir }));
+    await storage.put('shrinks.bin', Readable.from([randomBytes(3 * 1024 * 1024)]), { contentType: 'application/octet-stream' });
+    const stream = await storage.get('shrinks.bin');
+    await truncate(path.join(dataDir, 'uploads', 'shrinks.bin'), 1024 * 1024 + 1);
+    let received = 0;
+    await assert.rejects(async () => {
+      for await (const chunk of stream) received += (chunk as Buffer).length;
+    }, FileShrankError);
+    assert.equal(received, 1024 * 1024 + 1);
+  });
+
+  it('the stream of get() hands its open file over before the first read (for the file sender), and not after', async () => {
+    const storage = await createDatasource(loadConfig({ DATA_DIR: dataDir }));
+    const bytes = randomBytes(1000);
+    await storage.put('handed.bin', Readable.from([bytes]), { contentType: 'application/octet-stream' });
+    const file = path.join(dataDir, 'uploads', 'handed.bin');
+
+    const stream = await storage.get('handed.bin', { start: 100, end: 5000 });
+    assert.ok(stream instanceof LocalFileStream);
+    const taken = stream.takeFile();
+    assert.ok(taken);
+    assert.equal(taken.start, 100);
+    assert.equal(taken.end, 999, 'an end past the last byte is clamped');
+    assert.ok(stream.destroyed);
+    assert.equal(stream.takeFile(), null, 'only once');
+    await new Promise((resolve) => setImmediate(resolve));
+    // Destroying the stream left the handle open: it is the taker's now.
+    const { bytesRead, buffer } = await taken.handle.read(Buffer.alloc(10), 0, 10, 100);
+    assert.equal(bytesRead, 10);
+    assert.ok(buffer.equals(bytes.subarray(100, 110)));
+    await taken.handle.close();
+    assert.equal(await openDescriptorsOf(file), 0);
+
+    const reading = (await storage.get('handed.bin')) as LocalFileStream;
+    const first = await new Promise<Buffer>((resolve) => reading.once('data', resolve));
+    assert.equal(reading.takeFile(), null, 'not once reading started');
+    reading.destroy();
+    assert.ok(first.equals(bytes));
+    await waitFor(async () => (await openDescriptorsOf(file)) === 0, 'the file is closed');
+
+    const lastByte = await storage.get('handed.bin', { start: 999, end: 999 });
+    assert.deepEqual(await readAll(lastByte), bytes.subarray(999).toString());
   });
 });
 
