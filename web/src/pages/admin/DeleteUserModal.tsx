@@ -1,7 +1,8 @@
 // Confirms deleting a user, and whether their files and short URLs go with them (otherwise they stay, owner-less).
-import { Alert, Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
+import { Checkbox, Text } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import type { User } from '../../api/types';
+import { ConfirmModal } from '../../components/ConfirmModal';
 import { formatBytes } from '../../lib/format';
 import { notifySuccess } from '../../lib/notify';
 import { deleteUser, type UserUsage } from './admin-api';
@@ -52,32 +53,25 @@ export function DeleteUserModal({
     : 'their files and short URLs';
 
   return (
-    <Modal opened={opened} onClose={onClose} title={target ? `Delete ${target.username}?` : ''} centered>
-      <Stack>
-        {error ? (
-          <Alert color="red" role="alert">
-            {error}
-          </Alert>
-        ) : null}
-        <Text size="sm">
-          {target?.username} will no longer be able to sign in, and their sessions and API token stop working. This cannot be
-          undone.
-        </Text>
-        <Checkbox
-          label={`Also delete ${content}`}
-          description={withContent ? 'Their files are removed from storage and their links stop working.' : 'Otherwise they stay online, without an owner.'}
-          checked={withContent}
-          onChange={(e) => setWithContent(e.currentTarget.checked)}
-        />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button color="red" onClick={() => void confirm()} loading={busy}>
-            Delete user
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <ConfirmModal
+      opened={opened}
+      title={target ? `Delete ${target.username}?` : ''}
+      confirmLabel="Delete user"
+      busy={busy}
+      failure={error}
+      onConfirm={() => void confirm()}
+      onClose={onClose}
+    >
+      <Text size="sm">
+        {target?.username} will no longer be able to sign in, and their sessions and API token stop working. This cannot be
+        undone.
+      </Text>
+      <Checkbox
+        label={`Also delete ${content}`}
+        description={withContent ? 'Their files are removed from storage and their links stop working.' : 'Otherwise they stay online, without an owner.'}
+        checked={withContent}
+        onChange={(e) => setWithContent(e.currentTarget.checked)}
+      />
+    </ConfirmModal>
   );
 }

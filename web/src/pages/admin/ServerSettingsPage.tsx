@@ -6,6 +6,7 @@ import { IconDeviceFloppy, IconLock } from '@tabler/icons-react';
 import { Fragment, useEffect, useMemo, useState } from 'react';
 import { ApiRequestError } from '../../api/client';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { FormError } from '../../components/FormError';
 import { PageHeader } from '../../components/PageHeader';
 import { notifySuccess } from '../../lib/notify';
 import { useSession } from '../../lib/session';
@@ -119,11 +120,7 @@ export function ServerSettingsPage() {
           ))}
         </Stack>
       ) : null}
-      {saveError ? (
-        <Alert color="red" role="alert" title="The settings were not saved">
-          {saveError}
-        </Alert>
-      ) : null}
+      <FormError message={saveError} title="The settings were not saved" />
       {answer && answer.locked.length > 0 ? (
         <Alert color="orange" variant="light" icon={<IconLock size={18} />}>
           {answer.locked.length === 1 ? 'One setting is' : `${answer.locked.length} settings are`} set by environment variables and

@@ -1,10 +1,11 @@
 // Create a user, or edit one: username, password, role (only the roles the signed-in admin may give), avatar and
 // quota. An edit sends only what changed.
-import { Alert, Avatar, Button, Divider, FileButton, Group, Modal, PasswordInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Avatar, Button, Divider, FileButton, Group, Modal, PasswordInput, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiRequestError } from '../../api/client';
 import type { Role, User } from '../../api/types';
+import { ModalActions } from '../../components/ModalActions';
 import { notifySuccess } from '../../lib/notify';
 import { createUser, updateUser, type UserInput } from './admin-api';
 import { adminErrorMessage, fieldIssues } from './admin-errors';
@@ -24,7 +25,7 @@ function readAsDataUrl(file: File): Promise<string> {
   });
 }
 
-/** Puts an API error on the field it is about, or returns it for the alert above the form. */
+/** Puts an API error on the field it is about, or returns it for the alert at the foot of the form. */
 function errorsOf(err: unknown): { fields: FieldErrors; form: string | null } {
   const message = adminErrorMessage(err);
   if (!(err instanceof ApiRequestError)) return { fields: {}, form: message };
@@ -167,11 +168,6 @@ export function UserFormModal({
     >
       <form onSubmit={submit} noValidate>
         <Stack>
-          {formError ? (
-            <Alert color="red" role="alert">
-              {formError}
-            </Alert>
-          ) : null}
           {target ? (
             <Group gap="sm" wrap="nowrap">
               <Avatar src={shownAvatar} size={56} radius="xl" alt="">
@@ -256,14 +252,7 @@ export function UserFormModal({
               Only a super administrator can change their own quota.
             </Text>
           )}
-          <Group justify="flex-end" mt="sm">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={busy}>
-              {target ? 'Save' : 'Create user'}
-            </Button>
-          </Group>
+          <ModalActions failure={formError} onCancel={onClose} busy={busy} label={target ? 'Save' : 'Create user'} />
         </Stack>
       </form>
     </Modal>

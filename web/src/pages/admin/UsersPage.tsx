@@ -22,6 +22,7 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { IconPencil, IconSearch, IconTrash, IconUserPlus, IconUsers } from '@tabler/icons-react';
 import { useEffect, useState, type MouseEvent } from 'react';
 import type { Role, User } from '../../api/types';
+import { EmptyCard } from '../../components/EmptyCard';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { formatBytes, formatDate } from '../../lib/format';
@@ -30,7 +31,6 @@ import { useApi } from '../../lib/use-api';
 import { setSearch, useLocation } from '../../router';
 import { listUsers, usersUsage, type UserUsage } from './admin-api';
 import { DeleteUserModal } from './DeleteUserModal';
-import { EmptyState } from './EmptyState';
 import { limitText, quotaSummary } from './QuotaFields';
 import { cannotDeleteReason, cannotEditReason, RoleBadge, ROLE_LABELS } from './roles';
 import { UserFormModal } from './UserFormModal';
@@ -185,11 +185,9 @@ export function UsersPage() {
       ) : null}
 
       {list.data && users.length === 0 ? (
-        <EmptyState
-          icon={IconUsers}
-          title={filtered ? 'No user matches' : 'No users yet'}
-          hint={filtered ? 'Try another part of the name, or every role.' : 'Create an account, or send someone an invite.'}
-        />
+        <EmptyCard icon={<IconUsers size={22} />} title={filtered ? 'No user matches' : 'No users yet'}>
+          {filtered ? 'Try another part of the name, or every role.' : 'Create an account, or send someone an invite.'}
+        </EmptyCard>
       ) : null}
 
       {users.length > 0 ? (

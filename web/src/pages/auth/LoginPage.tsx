@@ -1,7 +1,8 @@
 // Sign in: username and password, then the TOTP code when the account has one ({totp: true} answer).
-import { Alert, Anchor, Button, PasswordInput, PinInput, Stack, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, PasswordInput, PinInput, Stack, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
+import { FormError } from '../../components/FormError';
 import { errorMessage } from '../../lib/notify';
 import { useSession } from '../../lib/session';
 import { Link, navigate, useLocation } from '../../router';
@@ -48,11 +49,7 @@ export function LoginPage() {
     <AuthFrame title="Sign in" subtitle={needsCode ? 'Enter the 6-digit code from your authenticator app.' : undefined}>
       <form onSubmit={submit}>
         <Stack>
-          {error ? (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          ) : null}
+          <FormError message={error} />
           {needsCode ? (
             <PinInput length={6} type="number" oneTimeCode value={code} onChange={setCode} aria-label="Authentication code" autoFocus />
           ) : (

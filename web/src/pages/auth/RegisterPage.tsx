@@ -1,7 +1,8 @@
 // Register: open registration, or with an invite code (from the invite link /auth/register?code=...).
-import { Alert, Anchor, Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
+import { FormError } from '../../components/FormError';
 import { errorMessage } from '../../lib/notify';
 import { useSession } from '../../lib/session';
 import { Link, navigate, useLocation } from '../../router';
@@ -54,11 +55,7 @@ export function RegisterPage() {
     <AuthFrame title="Create an account" subtitle={!open ? 'This server needs an invite code to register.' : undefined}>
       <form onSubmit={submit}>
         <Stack>
-          {error ? (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          ) : null}
+          <FormError message={error} />
           {invites ? (
             <TextInput label="Invite code" required={!open} value={code} onChange={(e) => setCode(e.currentTarget.value)} />
           ) : null}

@@ -1,7 +1,8 @@
 // First run: creates the SUPERADMIN (POST /api/setup, which also signs them in).
-import { Alert, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
+import { FormError } from '../../components/FormError';
 import { errorMessage } from '../../lib/notify';
 import { useSession } from '../../lib/session';
 import { navigate } from '../../router';
@@ -38,11 +39,7 @@ export function SetupPage() {
     <AuthFrame title="Welcome to Chute" subtitle="Create the first account. It becomes the super administrator of this server.">
       <form onSubmit={submit}>
         <Stack>
-          {error ? (
-            <Alert color="red" role="alert">
-              {error}
-            </Alert>
-          ) : null}
+          <FormError message={error} />
           <TextInput label="Username" required autoComplete="username" value={username} onChange={(e) => setUsername(e.currentTarget.value)} autoFocus />
           <PasswordInput label="Password" required autoComplete="new-password" value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
           <PasswordInput label="Repeat the password" required autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.currentTarget.value)} />

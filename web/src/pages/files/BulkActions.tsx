@@ -4,8 +4,8 @@ import { Anchor, Button, Group, Modal, Paper, Select, Text } from '@mantine/core
 import { IconFolderSymlink, IconStar, IconStarOff, IconTrash, IconX } from '@tabler/icons-react';
 import { useState } from 'react';
 import { api, ApiRequestError } from '../../api/client';
+import { ConfirmModal } from '../../components/ConfirmModal';
 import { Link } from '../../router';
-import { ConfirmModal } from './ConfirmModal';
 import classes from './files.module.css';
 import { notifyFileError, notifySuccess, plural } from './messages';
 import type { Folder } from './types';

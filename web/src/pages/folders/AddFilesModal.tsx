@@ -1,15 +1,16 @@
 // "Add files" to a folder: search the person's files, tick some (across pages), and move them in with one request.
 // A file can be in one folder at a time, so a file in another folder is moved out of it (the list says where it is).
-import { Alert, Button, Checkbox, Group, Modal, Pagination, Skeleton, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Checkbox, Group, Modal, Pagination, Skeleton, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
 import { useEffect, useMemo, useState } from 'react';
 import { ApiRequestError } from '../../api/client';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { FormError } from '../../components/FormError';
 import { formatBytes, formatDate } from '../../lib/format';
 import { errorMessage, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
-import { useLastValue } from '../urls/page-parts';
+import { useLastValue } from '../../lib/use-last-value';
 import { listFolders, moveFilesToFolder, searchFiles, type Folder } from './folder-api';
 import { FileTypeIcon } from './FileTypeIcon';
 
@@ -135,11 +136,7 @@ function AddFilesBody({ folder, phone, onClose, onAdded }: { folder: Folder; pho
           />
         </Group>
       ) : null}
-      {failure ? (
-        <Alert color="red" role="alert" title="The files were not added">
-          {failure}
-        </Alert>
-      ) : null}
+      <FormError message={failure} title="The files were not added" />
       <Group justify="space-between" gap="xs">
         <Text size="sm" c="dimmed">
           {selected.size === 0 ? 'Tick the files to add' : `${selected.size} selected`}

@@ -1,9 +1,10 @@
 // Deleting a folder, saying what happens to what is in it: its files are kept (unfiled) unless the person chooses to
 // delete them too; folders inside it are deleted with it, or moved up a level.
-import { Modal, Radio, Stack, Text } from '@mantine/core';
+import { Radio, Stack, Text } from '@mantine/core';
 import { useEffect, useState } from 'react';
+import { ConfirmModal } from '../../components/ConfirmModal';
 import { errorMessage, notifySuccess } from '../../lib/notify';
-import { ModalActions, useLastValue } from '../urls/page-parts';
+import { useLastValue } from '../../lib/use-last-value';
 import { deleteFolder, type Folder } from './folder-api';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
@@ -53,9 +54,17 @@ export function DeleteFolderModal({
   const nested = folder !== null && folder.childCount > 0;
   const filesBelow = nested && children === 'delete' ? ' (and in the folders inside it)' : '';
   return (
-    <Modal opened={requested !== null} onClose={onClose} title={folder ? `Delete “${folder.name}”?` : ''} centered>
+    <ConfirmModal
+      opened={requested !== null}
+      title={folder ? `Delete “${folder.name}”?` : ''}
+      confirmLabel={files === 'delete' ? 'Delete folder and files' : 'Delete folder'}
+      busy={busy}
+      failure={failure}
+      onConfirm={() => void remove()}
+      onClose={onClose}
+    >
       {folder ? (
-        <Stack gap="md">
+        <>
           <Text size="sm">
             It holds {plural(folder.fileCount, 'file', 'files')}
             {nested ? ` and ${plural(folder.childCount, 'folder', 'folders')}` : ''}.
@@ -80,16 +89,8 @@ export function DeleteFolderModal({
               </Stack>
             </Radio.Group>
           ) : null}
-          <ModalActions
-            failure={failure}
-            onCancel={onClose}
-            busy={busy}
-            label={files === 'delete' ? 'Delete folder and files' : 'Delete folder'}
-            danger
-            onConfirm={() => void remove()}
-          />
-        </Stack>
+        </>
       ) : null}
-    </Modal>
+    </ConfirmModal>
   );
 }

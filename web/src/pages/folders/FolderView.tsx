@@ -30,6 +30,7 @@ import {
   IconTrash,
 } from '@tabler/icons-react';
 import { useState } from 'react';
+import { EmptyCard } from '../../components/EmptyCard';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { formatBytes, formatDate } from '../../lib/format';
@@ -37,7 +38,6 @@ import { notifyError, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { Link, navigate } from '../../router';
 import { CopyLinkButton } from '../urls/CopyLinkButton';
-import { EmptyCard } from '../urls/page-parts';
 import { AddFilesModal } from './AddFilesModal';
 import { contentsText, FolderCards, folderHref, type FolderActions } from './FolderCards';
 import { getFolder, publicFolderLink, removeFileFromFolder, updateFolder, zipPath, type Folder, type FolderDetail, type FolderFile } from './folder-api';

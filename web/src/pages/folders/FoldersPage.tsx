@@ -3,12 +3,12 @@
 import { Button, SimpleGrid, Skeleton, Stack } from '@mantine/core';
 import { IconFolderPlus, IconFolders } from '@tabler/icons-react';
 import { useState } from 'react';
+import { EmptyCard } from '../../components/EmptyCard';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { notifyError, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { navigate, useLocation } from '../../router';
-import { EmptyCard } from '../urls/page-parts';
 import { DeleteFolderModal } from './DeleteFolderModal';
 import { FolderCards, folderHref, type FolderActions } from './FolderCards';
 import { FolderFormModal, type FolderForm } from './FolderFormModal';

@@ -1,8 +1,9 @@
 // Creates an invite (expiry and how many accounts it may create), then shows its link, ready to copy.
-import { Alert, Button, CopyButton, Group, Modal, NumberInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Button, CopyButton, Group, Modal, NumberInput, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { IconCheck, IconCopy } from '@tabler/icons-react';
 import { useEffect, useState, type FormEvent } from 'react';
+import { ModalActions } from '../../components/ModalActions';
 import { notifySuccess } from '../../lib/notify';
 import { adminErrorMessage } from '../admin/admin-errors';
 import { createInvite, inviteLink, type Invite } from './invite-api';
@@ -86,11 +87,6 @@ export function CreateInviteModal({ opened, onClose, onCreated }: { opened: bool
       ) : (
         <form onSubmit={submit} noValidate>
           <Stack>
-            {error ? (
-              <Alert color="red" role="alert">
-                {error}
-              </Alert>
-            ) : null}
             <Select label="Expires" data={EXPIRIES} value={expiry} onChange={(v) => v && setExpiry(v)} allowDeselect={false} />
             {expiry === 'custom' ? (
               <TextInput
@@ -110,14 +106,7 @@ export function CreateInviteModal({ opened, onClose, onCreated }: { opened: bool
               value={maxUses}
               onChange={(v) => setMaxUses(typeof v === 'number' ? v : v === '' ? '' : Number(v))}
             />
-            <Group justify="flex-end" mt="sm">
-              <Button variant="default" onClick={onClose}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={busy}>
-                Create invite
-              </Button>
-            </Group>
+            <ModalActions failure={error} onCancel={onClose} busy={busy} label="Create invite" />
           </Stack>
         </form>
       )}

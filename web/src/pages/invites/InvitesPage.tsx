@@ -9,7 +9,6 @@ import {
   Card,
   CopyButton,
   Group,
-  Modal,
   Skeleton,
   Stack,
   Table,
@@ -19,6 +18,8 @@ import {
 } from '@mantine/core';
 import { IconCheck, IconCopy, IconMailPlus, IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
+import { ConfirmModal } from '../../components/ConfirmModal';
+import { EmptyCard } from '../../components/EmptyCard';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { formatDate } from '../../lib/format';
@@ -27,7 +28,6 @@ import { useSession } from '../../lib/session';
 import { useApi } from '../../lib/use-api';
 import { Link } from '../../router';
 import { adminErrorMessage } from '../admin/admin-errors';
-import { EmptyState } from '../admin/EmptyState';
 import { CreateInviteModal } from './CreateInviteModal';
 import { deleteInvite, inviteLink, inviteState, listInvites, type Invite, type InviteState } from './invite-api';
 
@@ -151,11 +151,9 @@ export function InvitesPage() {
         </Stack>
       ) : null}
       {invites.data && list.length === 0 ? (
-        <EmptyState
-          icon={IconMailPlus}
-          title="No invites yet"
-          hint={enabled ? 'Create one and send its link to the person you want to invite.' : 'Turn invites on first, then create one here.'}
-        />
+        <EmptyCard icon={<IconMailPlus size={22} />} title="No invites yet">
+          {enabled ? 'Create one and send its link to the person you want to invite.' : 'Turn invites on first, then create one here.'}
+        </EmptyCard>
       ) : null}
       {list.length > 0 ? (
         <>
@@ -232,29 +230,17 @@ export function InvitesPage() {
         onClose={() => setCreating(false)}
         onCreated={(invite) => invites.setData((prev) => [invite, ...(prev ?? [])])}
       />
-      <Modal
+      <ConfirmModal
         opened={removal.opened}
-        onClose={() => setRemoval((r) => ({ ...r, opened: false }))}
         title={`Delete invite ${removal.invite?.code ?? ''}?`}
-        centered
+        confirmLabel="Delete invite"
+        busy={busy}
+        failure={deleteError}
+        onConfirm={() => void remove()}
+        onClose={() => setRemoval((r) => ({ ...r, opened: false }))}
       >
-        <Stack>
-          {deleteError ? (
-            <Alert color="red" role="alert">
-              {deleteError}
-            </Alert>
-          ) : null}
-          <Text size="sm">Its link stops working at once. Accounts already created with it stay.</Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={() => setRemoval((r) => ({ ...r, opened: false }))}>
-              Cancel
-            </Button>
-            <Button color="red" loading={busy} onClick={() => void remove()}>
-              Delete invite
-            </Button>
-          </Group>
-        </Stack>
-      </Modal>
+        Its link stops working at once. Accounts already created with it stay.
+      </ConfirmModal>
     </Stack>
   );
 }

@@ -1,13 +1,14 @@
 // Profile: the avatar, the username and the password, each saved on its own with PATCH /api/user.
-import { Alert, Avatar, Button, Card, FileButton, Group, PasswordInput, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Avatar, Button, Card, FileButton, Group, PasswordInput, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconPhoto, IconTrash } from '@tabler/icons-react';
 import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
 import type { CurrentUser } from '../../api/types';
+import { ConfirmModal } from '../../components/ConfirmModal';
+import { FormError } from '../../components/FormError';
 import { notifyError, notifySuccess } from '../../lib/notify';
 import { useSession, useUser } from '../../lib/session';
 import { prepareAvatar } from './avatar-image';
-import { ConfirmModal } from './ConfirmModal';
 import { settingsError, settingsErrorObject } from './messages';
 
 function patchUser(body: Record<string, unknown>): Promise<CurrentUser> {
@@ -213,11 +214,7 @@ function PasswordCard() {
       {/* Lets password managers file the new password under the right account. */}
       <input type="text" name="username" autoComplete="username" value={user.username} readOnly hidden />
       <Stack gap="sm">
-        {error ? (
-          <Alert color="red" role="alert" p="xs">
-            {error}
-          </Alert>
-        ) : null}
+        <FormError message={error} p="xs" />
         {noPasswordYet ? null : (
           <PasswordInput label="Current password" required autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.currentTarget.value)} />
         )}

@@ -2,13 +2,14 @@
 // signed out (DELETE /api/user/sessions {sessionId}), or all of them at once ({all: true}).
 import { Badge, Button, Card, Group, Paper, Skeleton, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { IconDeviceDesktop, IconDeviceMobile, IconLogout, IconTerminal2 } from '@tabler/icons-react';
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { api } from '../../api/client';
+import { ConfirmModal } from '../../components/ConfirmModal';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { formatDate } from '../../lib/format';
 import { notifyError, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
-import { ConfirmModal } from './ConfirmModal';
+import { useLastValue } from '../../lib/use-last-value';
 import { settingsErrorObject } from './messages';
 import type { SessionInfo, SessionList } from './types';
 
@@ -74,9 +75,7 @@ export function SessionsSection() {
   const sessions = useApi((signal) => api<SessionList>('/api/user/sessions', { signal }), []);
   const [revoking, setRevoking] = useState<SessionInfo | 'all' | null>(null);
   // What the dialog asks about, kept while it fades out after the answer.
-  const asked = useRef<SessionInfo | 'all'>('all');
-  if (revoking) asked.current = revoking;
-  const question = asked.current;
+  const question = useLastValue(revoking) ?? 'all';
   const [busy, setBusy] = useState(false);
 
   const revoke = async () => {

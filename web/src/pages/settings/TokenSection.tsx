@@ -4,9 +4,9 @@ import { ActionIcon, Alert, Button, Card, CopyButton, Group, List, Text, TextInp
 import { IconCheck, IconCopy, IconEye, IconEyeOff, IconRefresh } from '@tabler/icons-react';
 import { useState } from 'react';
 import { api } from '../../api/client';
+import { ConfirmModal } from '../../components/ConfirmModal';
 import { notifyError, notifySuccess } from '../../lib/notify';
 import { useSession } from '../../lib/session';
-import { ConfirmModal } from './ConfirmModal';
 import { settingsErrorObject } from './messages';
 
 export function TokenSection() {

@@ -2,8 +2,9 @@
 import { Badge, ColorInput, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
+import { ModalActions } from '../../components/ModalActions';
 import { notifySuccess } from '../../lib/notify';
-import { ModalActions, useLastValue } from '../urls/page-parts';
+import { useLastValue } from '../../lib/use-last-value';
 import { createTag, HEX_COLOR_RE, isNameTaken, TAG_SWATCHES, updateTag, tagErrorMessage, type Tag } from './tag-api';
 
 export type TagForm = { mode: 'create'; color: string } | { mode: 'edit'; tag: Tag };

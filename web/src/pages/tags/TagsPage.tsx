@@ -1,15 +1,17 @@
 // Tags: the person's labels for files, with how many files carry each; create, rename/recolour, delete.
 // Files are tagged on the Files page; deleting a tag leaves the files as they are.
-import { ActionIcon, Anchor, Button, Card, Divider, Group, Modal, Skeleton, Stack, Text, TextInput, Tooltip } from '@mantine/core';
+import { ActionIcon, Anchor, Button, Card, Divider, Group, Skeleton, Stack, Text, TextInput, Tooltip } from '@mantine/core';
 import { IconPencil, IconPlus, IconSearch, IconTags, IconTrash } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
+import { ConfirmModal } from '../../components/ConfirmModal';
+import { EmptyCard } from '../../components/EmptyCard';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { formatDate } from '../../lib/format';
 import { notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
+import { useLastValue } from '../../lib/use-last-value';
 import { Link } from '../../router';
-import { EmptyCard, ModalActions, useLastValue } from '../urls/page-parts';
 import { deleteTag, listTags, TAG_SWATCHES, tagErrorMessage, type Tag } from './tag-api';
 import { TagBadge, TagFormModal, type TagForm } from './TagFormModal';
 
@@ -151,17 +153,20 @@ function DeleteTagModal({ tag: requested, onClose, onDeleted }: { tag: Tag | nul
     }
   };
   return (
-    <Modal opened={requested !== null} onClose={onClose} title={tag ? `Delete tag “${tag.name}”?` : ''} centered>
-      {tag ? (
-        <Stack gap="sm">
-          <Text size="sm">
-            {tag.files === 0
-              ? 'No files carry this tag.'
-              : `It is taken off the ${filesText(tag.files).toLowerCase()} that carry it; the files themselves stay as they are.`}
-          </Text>
-          <ModalActions failure={failure} onCancel={onClose} busy={busy} label="Delete tag" danger onConfirm={() => void remove()} />
-        </Stack>
-      ) : null}
-    </Modal>
+    <ConfirmModal
+      opened={requested !== null}
+      title={tag ? `Delete tag “${tag.name}”?` : ''}
+      confirmLabel="Delete tag"
+      busy={busy}
+      failure={failure}
+      onConfirm={() => void remove()}
+      onClose={onClose}
+    >
+      {tag
+        ? tag.files === 0
+          ? 'No files carry this tag.'
+          : `It is taken off the ${filesText(tag.files).toLowerCase()} that carry it; the files themselves stay as they are.`
+        : ''}
+    </ConfirmModal>
   );
 }

@@ -3,6 +3,7 @@
 import { Alert, Anchor, Button, Card, Collapse, Flex, Group, PasswordInput, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { IconChevronDown, IconChevronUp, IconLink } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
+import { FormError } from '../../components/FormError';
 import { CopyLinkButton, copyText } from './CopyLinkButton';
 import { checkUrlFields, shortenUrl, urlErrorMessage, urlFieldError, type ShortUrl, type UrlFieldErrors } from './url-api';
 import { VisitLimitInput } from './VisitLimitInput';
@@ -124,11 +125,7 @@ export function ShortenForm({ onCreated }: { onCreated: (url: ShortUrl) => void 
               />
             </Stack>
           </Collapse>
-          {failure ? (
-            <Alert color="red" role="alert" title="The link was not shortened">
-              {failure}
-            </Alert>
-          ) : null}
+          <FormError message={failure} title="The link was not shortened" />
           {created ? <CreatedLink url={created.url} copied={created.copied} /> : null}
         </Stack>
       </form>

@@ -3,8 +3,9 @@
 import { Modal, PasswordInput, SegmentedControl, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
+import { ModalActions } from '../../components/ModalActions';
 import { notifySuccess } from '../../lib/notify';
-import { ModalActions, useLastValue } from './page-parts';
+import { useLastValue } from '../../lib/use-last-value';
 import { checkUrlFields, updateUrl, urlErrorMessage, urlFieldError, type ShortUrl, type ShortUrlPatch, type UrlFieldErrors } from './url-api';
 import { VisitLimitInput } from './VisitLimitInput';
 

@@ -1,15 +1,17 @@
 // URLs: shorten a link, and the caller's short links (GET /api/user/urls, paged and searched by the server), with
 // edit and delete. The search and the page number live in the query string (?q=, ?page=).
-import { Group, Modal, Pagination, Skeleton, Stack, Text, TextInput } from '@mantine/core';
+import { Group, Pagination, Skeleton, Stack, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import { IconLink, IconSearch } from '@tabler/icons-react';
 import { useEffect, useRef, useState } from 'react';
+import { ConfirmModal } from '../../components/ConfirmModal';
+import { EmptyCard } from '../../components/EmptyCard';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
+import { useLastValue } from '../../lib/use-last-value';
 import { setSearch, useLocation } from '../../router';
-import { EmptyCard, ModalActions, useLastValue } from './page-parts';
 import { ShortenForm } from './ShortenForm';
 import { deleteUrl, listUrls, urlErrorMessage, URLS_PER_PAGE, type ShortUrl } from './url-api';
 import { UrlEditModal } from './UrlEditModal';
@@ -158,16 +160,21 @@ function DeleteUrlModal({ url: requested, onClose, onDeleted }: { url: ShortUrl 
     }
   };
   return (
-    <Modal opened={requested !== null} onClose={onClose} title="Delete this short link?" centered>
+    <ConfirmModal
+      opened={requested !== null}
+      title="Delete this short link?"
+      confirmLabel="Delete"
+      busy={busy}
+      failure={failure}
+      onConfirm={() => void remove()}
+      onClose={onClose}
+    >
       {url ? (
-        <Stack gap="sm">
-          <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-            <b>{url.url}</b> will stop working at once, for everyone who has it. Its {url.views}{' '}
-            {url.views === 1 ? 'visit is' : 'visits are'} forgotten. This cannot be undone.
-          </Text>
-          <ModalActions failure={failure} onCancel={onClose} busy={busy} label="Delete" danger onConfirm={() => void remove()} />
-        </Stack>
+        <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+          <b>{url.url}</b> will stop working at once, for everyone who has it. Its {url.views}{' '}
+          {url.views === 1 ? 'visit is' : 'visits are'} forgotten. This cannot be undone.
+        </Text>
       ) : null}
-    </Modal>
+    </ConfirmModal>
   );
 }
