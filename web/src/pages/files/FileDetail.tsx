@@ -2,13 +2,13 @@
 // to rename it, protect it, limit its views, set its expiry, tag it, file it in a folder or delete it.
 import { Badge, Button, Divider, Drawer, Group, Select, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { IconCheck, IconCopy, IconDownload, IconExternalLink, IconLock, IconStar, IconStarFilled, IconTrash } from '@tabler/icons-react';
+import { IconDownload, IconExternalLink, IconLock, IconStar, IconStarFilled, IconTrash } from '@tabler/icons-react';
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { api } from '../../api/client';
 import { ConfirmModal } from '../../components/ConfirmModal';
+import { CopyButton } from '../../components/CopyButton';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { formatBytes, formatDate } from '../../lib/format';
-import { copyText } from './clipboard';
 import { ExpiryForm, MaxViewsForm, PasswordForm, RenameForm } from './FileEditForms';
 import { FilePreview } from './FilePreview';
 import { FileTags } from './FileTags';
@@ -138,23 +138,11 @@ function FileDetailBody({
   onDeleted,
   onTagCreated,
 }: FileDetailProps & { file: FileItem; patch: (body: Record<string, unknown>) => Promise<FileItem>; update: (file: FileItem) => void }) {
-  const [copied, setCopied] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [deleting, setDeleting] = useState(false);
   const [favoriteBusy, setFavoriteBusy] = useState(false);
   const [folderBusy, setFolderBusy] = useState(false);
   const folder = folders?.find((f) => f.id === file.folderId);
-
-  async function copy() {
-    try {
-      await copyText(file.url);
-      setCopied(true);
-      notifySuccess('The link is on your clipboard.');
-      window.setTimeout(() => setCopied(false), 2000);
-    } catch (err) {
-      notifyFileError(err, 'Could not copy the link');
-    }
-  }
 
   async function toggleFavorite() {
     setFavoriteBusy(true);
@@ -216,9 +204,7 @@ function FileDetailBody({
       </Group>
 
       <Group gap="xs">
-        <Button size="xs" leftSection={copied ? <IconCheck size={14} /> : <IconCopy size={14} />} color={copied ? 'teal' : undefined} onClick={() => void copy()}>
-          {copied ? 'Copied' : 'Copy link'}
-        </Button>
+        <CopyButton value={file.url} label="Copy link" variant="filled" size="xs" iconSize={14} notice="The link is on your clipboard." />
         <Button size="xs" variant="default" component="a" href={file.url} target="_blank" rel="noopener noreferrer" leftSection={<IconExternalLink size={14} />}>
           Open link
         </Button>

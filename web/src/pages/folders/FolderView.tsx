@@ -30,6 +30,7 @@ import {
   IconTrash,
 } from '@tabler/icons-react';
 import { useState } from 'react';
+import { CopyButton } from '../../components/CopyButton';
 import { EmptyCard } from '../../components/EmptyCard';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
@@ -37,7 +38,6 @@ import { formatBytes, formatDate } from '../../lib/format';
 import { notifyError, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { Link, navigate } from '../../router';
-import { CopyLinkButton } from '../urls/CopyLinkButton';
 import { AddFilesModal } from './AddFilesModal';
 import { contentsText, FolderCards, folderHref, type FolderActions } from './FolderCards';
 import { getFolder, publicFolderLink, removeFileFromFolder, updateFolder, zipPath, type Folder, type FolderDetail, type FolderFile } from './folder-api';
@@ -227,7 +227,7 @@ function SharingCard({ folder, onSaved }: { folder: Folder; onSaved: (saved: Fol
               style={{ flex: 1, minWidth: 0 }}
               onFocus={(e) => e.currentTarget.select()}
             />
-            <CopyLinkButton value={link} what="public link" />
+            <CopyButton value={link} what="public link" />
             <Tooltip label="Open the public page" withArrow>
               <ActionIcon variant="subtle" color="gray" component="a" href={link} target="_blank" rel="noreferrer" aria-label="Open the public page">
                 <IconExternalLink size={16} />
@@ -276,7 +276,7 @@ function FileRow({ file, onRemove }: { file: FolderFile; onRemove: () => void })
         </Text>
       </Stack>
       <Group gap={2} wrap="nowrap">
-        <CopyLinkButton value={file.url} what={`link of ${file.name}`} />
+        <CopyButton value={file.url} what={`link of ${file.name}`} />
         <Tooltip label="Open the share link" withArrow>
           <ActionIcon
             variant="subtle"

@@ -1,8 +1,8 @@
 // Creates an invite (expiry and how many accounts it may create), then shows its link, ready to copy.
-import { Button, CopyButton, Group, Modal, NumberInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Group, Modal, NumberInput, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { IconCheck, IconCopy } from '@tabler/icons-react';
 import { useEffect, useState, type FormEvent } from 'react';
+import { CopyButton } from '../../components/CopyButton';
 import { ModalActions } from '../../components/ModalActions';
 import { notifySuccess } from '../../lib/notify';
 import { adminErrorMessage } from '../admin/admin-errors';
@@ -74,13 +74,7 @@ export function CreateInviteModal({ opened, onClose, onCreated }: { opened: bool
           <Text size="sm">Send this link to the person you invite. It opens the registration page with the code filled in.</Text>
           <TextInput label="Invite link" value={inviteLink(created.code)} readOnly onFocus={(e) => e.currentTarget.select()} data-testid="new-invite-link" />
           <Group justify="flex-end">
-            <CopyButton value={inviteLink(created.code)}>
-              {({ copied, copy }) => (
-                <Button variant="light" color={copied ? 'teal' : undefined} leftSection={copied ? <IconCheck size={16} /> : <IconCopy size={16} />} onClick={copy}>
-                  {copied ? 'Copied' : 'Copy link'}
-                </Button>
-              )}
-            </CopyButton>
+            <CopyButton value={inviteLink(created.code)} label="Copy link" size="sm" />
             <Button onClick={onClose}>Done</Button>
           </Group>
         </Stack>

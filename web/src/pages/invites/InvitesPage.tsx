@@ -7,7 +7,6 @@ import {
   Badge,
   Button,
   Card,
-  CopyButton,
   Group,
   Skeleton,
   Stack,
@@ -16,9 +15,10 @@ import {
   Tooltip,
   VisuallyHidden,
 } from '@mantine/core';
-import { IconCheck, IconCopy, IconMailPlus, IconTrash } from '@tabler/icons-react';
+import { IconMailPlus, IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
 import { ConfirmModal } from '../../components/ConfirmModal';
+import { CopyButton } from '../../components/CopyButton';
 import { EmptyCard } from '../../components/EmptyCard';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
@@ -52,23 +52,7 @@ const expiryText = (invite: Invite) => (invite.expiresAt === null ? 'Never' : fo
 function InviteActions({ invite, onDelete }: { invite: Invite; onDelete: () => void }) {
   return (
     <Group gap={4} wrap="nowrap" justify="flex-end">
-      <CopyButton value={inviteLink(invite.code)}>
-        {({ copied, copy }) => (
-          <Tooltip label={copied ? 'Link copied' : 'Copy the invite link'}>
-            <ActionIcon
-              variant="subtle"
-              color={copied ? 'teal' : undefined}
-              onClick={() => {
-                copy();
-                notifySuccess('The invite link is in your clipboard.', 'Link copied');
-              }}
-              aria-label={`Copy the link of invite ${invite.code}`}
-            >
-              {copied ? <IconCheck size={18} /> : <IconCopy size={18} />}
-            </ActionIcon>
-          </Tooltip>
-        )}
-      </CopyButton>
+      <CopyButton value={inviteLink(invite.code)} what={`link of invite ${invite.code}`} iconSize={18} notice="The invite link is in your clipboard." />
       <Tooltip label="Delete the invite">
         <ActionIcon variant="subtle" color="red" onClick={onDelete} aria-label={`Delete invite ${invite.code}`}>
           <IconTrash size={18} />

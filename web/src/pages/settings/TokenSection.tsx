@@ -1,10 +1,11 @@
 // The API token: hidden until asked for, copied with one click, regenerated (PATCH /api/user/token) after a warning
 // that everything using the old one stops working.
-import { ActionIcon, Alert, Button, Card, CopyButton, Group, List, Text, TextInput, Title, Tooltip } from '@mantine/core';
-import { IconCheck, IconCopy, IconEye, IconEyeOff, IconRefresh } from '@tabler/icons-react';
+import { ActionIcon, Alert, Button, Card, Group, List, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { IconEye, IconEyeOff, IconRefresh } from '@tabler/icons-react';
 import { useState } from 'react';
 import { api } from '../../api/client';
 import { ConfirmModal } from '../../components/ConfirmModal';
+import { CopyButton } from '../../components/CopyButton';
 import { notifyError, notifySuccess } from '../../lib/notify';
 import { useSession } from '../../lib/session';
 import { settingsErrorObject } from './messages';
@@ -55,25 +56,7 @@ export function TokenSection() {
             {shown ? <IconEyeOff size={18} /> : <IconEye size={18} />}
           </ActionIcon>
         </Tooltip>
-        <CopyButton value={value} timeout={2000}>
-          {({ copied, copy }) => (
-            <Tooltip label={copied ? 'Copied' : 'Copy the token'}>
-              <ActionIcon
-                variant={copied ? 'filled' : 'default'}
-                color={copied ? 'teal' : undefined}
-                size={36}
-                aria-label={copied ? 'Token copied' : 'Copy the token'}
-                onClick={() => {
-                  copy();
-                  notifySuccess('The API token is on your clipboard.');
-                }}
-                disabled={!value}
-              >
-                {copied ? <IconCheck size={18} /> : <IconCopy size={18} />}
-              </ActionIcon>
-            </Tooltip>
-          )}
-        </CopyButton>
+        <CopyButton value={value} what="token" variant="default" size={36} iconSize={18} notice="The API token is on your clipboard." disabled={!value} />
       </Group>
       <Group justify="flex-end" mt="md">
         <Button variant="light" color="red" leftSection={<IconRefresh size={16} />} onClick={() => setConfirming(true)}>

@@ -7,11 +7,11 @@ import { IconClipboardText, IconCloudUpload, IconFileUpload, IconUpload, IconX }
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../../api/client';
 import { PageHeader } from '../../components/PageHeader';
+import { copyText } from '../../lib/clipboard';
 import { formatBytes } from '../../lib/format';
 import { notifyError, notifySuccess } from '../../lib/notify';
 import { useSession, useUser } from '../../lib/session';
 import { useApi } from '../../lib/use-api';
-import { copyText } from '../urls/CopyLinkButton';
 import { EarlierAssemblies } from './EarlierAssemblies';
 import { TextUpload } from './TextUpload';
 import { loadOptions, optionHeaders, saveOptions, type UploadOptions } from './upload-options';

@@ -15,8 +15,8 @@ import {
   IconX,
 } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
+import { CopyButton } from '../../components/CopyButton';
 import { formatBytes, formatDuration, formatSpeed } from '../../lib/format';
-import { CopyLinkButton } from '../urls/CopyLinkButton';
 import type { UploadItem, UploadStatus } from './upload-queue';
 
 export interface QueueActions {
@@ -216,7 +216,7 @@ function UploadRow({ item, actions }: { item: UploadItem; actions: QueueActions 
               <Anchor href={item.link.url} target="_blank" rel="noopener noreferrer" size="sm" truncate style={{ minWidth: 0 }} data-testid="upload-link">
                 {item.link.url}
               </Anchor>
-              <CopyLinkButton value={item.link.url} what={`link of ${name}`} />
+              <CopyButton value={item.link.url} what={`link of ${name}`} />
               <Tooltip label="Open in a new tab" withArrow>
                 <ActionIcon
                   component="a"

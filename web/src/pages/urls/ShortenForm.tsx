@@ -3,8 +3,9 @@
 import { Alert, Anchor, Button, Card, Collapse, Flex, Group, PasswordInput, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { IconChevronDown, IconChevronUp, IconLink } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
+import { CopyButton } from '../../components/CopyButton';
 import { FormError } from '../../components/FormError';
-import { CopyLinkButton, copyText } from './CopyLinkButton';
+import { copyText } from '../../lib/clipboard';
 import { checkUrlFields, shortenUrl, urlErrorMessage, urlFieldError, type ShortUrl, type UrlFieldErrors } from './url-api';
 import { VisitLimitInput } from './VisitLimitInput';
 
@@ -140,7 +141,7 @@ function CreatedLink({ url, copied }: { url: ShortUrl; copied: boolean }) {
         <Anchor href={url.url} target="_blank" rel="noreferrer" fw={600} style={{ minWidth: 0, overflowWrap: 'anywhere' }}>
           {url.url}
         </Anchor>
-        <CopyLinkButton value={url.url} what="short link" />
+        <CopyButton value={url.url} what="short link" />
       </Group>
       <Text size="xs" c="dimmed" mt={4} style={{ overflowWrap: 'anywhere' }}>
         {copied ? 'Copied to the clipboard. ' : ''}

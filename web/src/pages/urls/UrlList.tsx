@@ -2,8 +2,8 @@
 // its state, and edit/delete.
 import { ActionIcon, Anchor, Badge, Card, Group, Stack, Table, Text, Tooltip, VisuallyHidden } from '@mantine/core';
 import { IconLock, IconPencil, IconTrash } from '@tabler/icons-react';
+import { CopyButton } from '../../components/CopyButton';
 import { formatDate } from '../../lib/format';
-import { CopyLinkButton } from './CopyLinkButton';
 import { visitsText, type ShortUrl } from './url-api';
 
 interface ListProps {
@@ -57,7 +57,7 @@ function RowActions({ url, onEdit, onDelete }: { url: ShortUrl } & Pick<ListProp
   const name = url.vanity ?? url.code;
   return (
     <Group gap={2} wrap="nowrap" justify="flex-end">
-      <CopyLinkButton value={url.url} what={`short link ${name}`} />
+      <CopyButton value={url.url} what={`short link ${name}`} />
       <Tooltip label="Edit" withArrow>
         <ActionIcon variant="subtle" color="gray" aria-label={`Edit ${name}`} onClick={() => onEdit(url)}>
           <IconPencil size={16} />
