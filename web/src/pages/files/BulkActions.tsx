@@ -4,11 +4,11 @@ import { Anchor, Button, Group, Modal, Paper, Select, Text } from '@mantine/core
 import { IconFolderSymlink, IconStar, IconStarOff, IconTrash, IconX } from '@tabler/icons-react';
 import { useState } from 'react';
 import { api, ApiRequestError } from '../../api/client';
+import type { Folder } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { Link } from '../../router';
 import classes from './files.module.css';
 import { notifyFileError, notifySuccess, plural } from './messages';
-import type { Folder } from './types';
 
 const NO_FOLDER = '__none__';
 /** The selected files no longer exist (deleted elsewhere): the list must be reloaded. */

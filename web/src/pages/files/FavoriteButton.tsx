@@ -1,7 +1,7 @@
 // The star of a file: shows and toggles whether it is a favourite.
 import { ActionIcon, Tooltip } from '@mantine/core';
 import { IconStar, IconStarFilled } from '@tabler/icons-react';
-import type { FileItem } from './types';
+import type { FileItem } from '../../api/types';
 
 export function FavoriteButton({
   file,

@@ -5,6 +5,7 @@ import { useMediaQuery } from '@mantine/hooks';
 import { IconDownload, IconExternalLink, IconLock, IconStar, IconStarFilled, IconTrash } from '@tabler/icons-react';
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { api } from '../../api/client';
+import type { FileItem, FileTag, Folder, Tag } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { CopyButton } from '../../components/CopyButton';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -14,7 +15,6 @@ import { FilePreview } from './FilePreview';
 import { FileTags } from './FileTags';
 import { fileKind, KIND_LABELS, ownerDownloadUrl } from './file-kind';
 import { notifyFileError, notifySuccess } from './messages';
-import type { FileItem, FileTag, Folder, Tag } from './types';
 
 const NO_FOLDER = '__none__';
 const fileApi = (id: string) => `/api/user/files/${encodeURIComponent(id)}`;

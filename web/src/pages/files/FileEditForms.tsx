@@ -5,9 +5,9 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { ApiRequestError } from '../../api/client';
 import { formatDate } from '../../lib/format';
 import { errorMessage } from '../../lib/notify';
+import type { FileItem } from '../../api/types';
 import classes from './files.module.css';
 import { notifySuccess } from './messages';
-import type { FileItem } from './types';
 
 export type PatchFile = (body: Record<string, unknown>) => Promise<FileItem>;
 

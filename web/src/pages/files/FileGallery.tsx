@@ -3,10 +3,10 @@
 import { AspectRatio, Badge, Box, Card, Checkbox, Group, SimpleGrid, Skeleton, Stack, Text, Tooltip, UnstyledButton } from '@mantine/core';
 import { IconLock } from '@tabler/icons-react';
 import { formatBytes } from '../../lib/format';
+import type { FileItem } from '../../api/types';
 import { FavoriteButton } from './FavoriteButton';
 import { FileThumb } from './FileThumb';
 import classes from './files.module.css';
-import type { FileItem } from './types';
 
 export interface FileListProps {
   files: FileItem[];

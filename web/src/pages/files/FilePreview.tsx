@@ -4,9 +4,9 @@ import { Box, Center, Code, Loader, Stack, Text } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { errorFromResponse } from '../../api/client';
 import { errorMessage } from '../../lib/notify';
+import type { FileItem } from '../../api/types';
 import { fileKind, isTextual, KindIcon, ownerRawUrl } from './file-kind';
 import classes from './files.module.css';
-import type { FileItem } from './types';
 
 /** How much of a text file the preview reads, and how many of its lines it shows. */
 const TEXT_PREVIEW_BYTES = 8 * 1024;

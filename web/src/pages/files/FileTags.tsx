@@ -3,8 +3,8 @@ import { Autocomplete, Badge, Button, CloseButton, Group, Stack, Text } from '@m
 import { IconPlus } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
+import type { FileItem, FileTag, Tag } from '../../api/types';
 import { notifyFileError } from './messages';
-import type { FileItem, FileTag, Tag } from './types';
 
 export function FileTags({
   file,

@@ -1,8 +1,8 @@
 // A file's thumbnail: the picture itself for images (lazy, from the owner's copy of the bytes), else a type icon.
 import { Center, Image } from '@mantine/core';
 import { useState } from 'react';
+import type { FileItem } from '../../api/types';
 import { fileKind, KindIcon, ownerRawUrl, THUMBNAIL_MAX_BYTES } from './file-kind';
-import type { FileItem } from './types';
 
 const KIND_COLORS = {
   image: 'grape',

@@ -6,8 +6,10 @@ import { useLocalStorage } from '@mantine/hooks';
 import { IconUpload } from '@tabler/icons-react';
 import { useCallback, useEffect, useState } from 'react';
 import { api } from '../../api/client';
+import type { FileItem, Folder, ListPage, Tag } from '../../api/types';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
+import { useFolderPaths } from '../../lib/folder-paths';
 import { useApi } from '../../lib/use-api';
 import { Link } from '../../router';
 import { BulkActions } from './BulkActions';
@@ -17,9 +19,8 @@ import { FileGallery, GallerySkeleton } from './FileGallery';
 import { FileTable, TableSkeleton } from './FileTable';
 import { FilesPager } from './FilesPager';
 import { FilesToolbar, type FilesView } from './FilesToolbar';
-import { useFolderLabels } from './folder-labels';
 import { notifyFileError, plural } from './messages';
-import type { FileItem, FileListPage, Folder, SortField, Tag } from './types';
+import type { SortField } from './types';
 import { isFiltered, useFileQuery, useSearchText, writeFileQuery } from './use-file-query';
 
 export function FilesPage() {
@@ -31,7 +32,7 @@ export function FilesPage() {
   const tagKey = query.tags.join(',');
   const list = useApi(
     (signal) =>
-      api<FileListPage>('/api/user/files', {
+      api<ListPage<FileItem>>('/api/user/files', {
         signal,
         query: {
           page: query.page,
@@ -49,7 +50,7 @@ export function FilesPage() {
   );
   const tags = useApi((signal) => api<Tag[]>('/api/user/tags', { signal }), []);
   const folders = useApi((signal) => api<Folder[]>('/api/user/folders', { signal }), []);
-  const folderLabel = useFolderLabels(folders.data);
+  const folderLabel = useFolderPaths(folders.data);
 
   // A new search or filter starts a new selection; turning pages keeps it.
   const filterKey = [query.q, query.field, query.favorite, tagKey, query.folder].join('|');

@@ -19,9 +19,10 @@ import {
 } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import type { ReactNode } from 'react';
+import type { Folder, Tag } from '../../api/types';
 import { IconAdjustmentsHorizontal, IconLayoutGrid, IconList, IconSearch, IconSortAscending, IconSortDescending, IconX } from '@tabler/icons-react';
 import type { FileQuery } from './use-file-query';
-import { SEARCH_FIELDS, SEARCH_LABELS, SORT_FIELDS, SORT_LABELS, type Folder, type Tag } from './types';
+import { SEARCH_FIELDS, SEARCH_LABELS, SORT_FIELDS, SORT_LABELS } from './types';
 
 export type FilesView = 'gallery' | 'table';
 

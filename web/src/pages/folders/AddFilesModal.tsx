@@ -5,13 +5,14 @@ import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
 import { useEffect, useMemo, useState } from 'react';
 import { ApiRequestError } from '../../api/client';
+import type { Folder } from '../../api/types';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { FormError } from '../../components/FormError';
 import { formatBytes, formatDate } from '../../lib/format';
 import { errorMessage, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { useLastValue } from '../../lib/use-last-value';
-import { listFolders, moveFilesToFolder, searchFiles, type Folder } from './folder-api';
+import { listFolders, moveFilesToFolder, searchFiles } from './folder-api';
 import { FileTypeIcon } from './FileTypeIcon';
 
 export function AddFilesModal({ folder: requested, onClose, onAdded }: { folder: Folder | null; onClose: () => void; onAdded: () => void }) {

@@ -2,10 +2,11 @@
 // delete them too; folders inside it are deleted with it, or moved up a level.
 import { Radio, Stack, Text } from '@mantine/core';
 import { useEffect, useState } from 'react';
+import type { Folder } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { errorMessage, notifySuccess } from '../../lib/notify';
 import { useLastValue } from '../../lib/use-last-value';
-import { deleteFolder, type Folder } from './folder-api';
+import { deleteFolder } from './folder-api';
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 

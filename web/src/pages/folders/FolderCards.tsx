@@ -2,10 +2,11 @@
 // with it. Used for the top level and for the folders inside an open folder.
 import { ActionIcon, Anchor, Badge, Card, Group, Menu, SimpleGrid, Stack, Text, ThemeIcon } from '@mantine/core';
 import { IconCopy, IconDots, IconDownload, IconFolder, IconFolderShare, IconLock, IconPencil, IconTrash, IconWorld } from '@tabler/icons-react';
+import type { Folder } from '../../api/types';
 import { copyText } from '../../lib/clipboard';
 import { notifyError, notifySuccess } from '../../lib/notify';
 import { Link } from '../../router';
-import { publicFolderLink, zipPath, type Folder } from './folder-api';
+import { publicFolderLink, zipPath } from './folder-api';
 
 export interface FolderActions {
   onEdit: (folder: Folder) => void;

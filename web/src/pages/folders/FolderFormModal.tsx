@@ -3,10 +3,11 @@
 import { Modal, Stack, Switch, TextInput } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
+import type { Folder } from '../../api/types';
 import { ModalActions } from '../../components/ModalActions';
 import { errorMessage, notifySuccess } from '../../lib/notify';
 import { useLastValue } from '../../lib/use-last-value';
-import { createFolder, updateFolder, type Folder } from './folder-api';
+import { createFolder, updateFolder } from './folder-api';
 
 export type FolderForm = { mode: 'create'; parent: { id: string; name: string } | null } | { mode: 'edit'; folder: Folder };
 

@@ -30,6 +30,7 @@ import {
   IconTrash,
 } from '@tabler/icons-react';
 import { useState } from 'react';
+import type { FileItem, Folder, FolderDetail } from '../../api/types';
 import { CopyButton } from '../../components/CopyButton';
 import { EmptyCard } from '../../components/EmptyCard';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -40,7 +41,7 @@ import { useApi } from '../../lib/use-api';
 import { Link, navigate } from '../../router';
 import { AddFilesModal } from './AddFilesModal';
 import { contentsText, FolderCards, folderHref, type FolderActions } from './FolderCards';
-import { getFolder, publicFolderLink, removeFileFromFolder, updateFolder, zipPath, type Folder, type FolderDetail, type FolderFile } from './folder-api';
+import { getFolder, publicFolderLink, removeFileFromFolder, updateFolder, zipPath } from './folder-api';
 import { FileTypeIcon } from './FileTypeIcon';
 
 interface FolderViewProps {
@@ -74,7 +75,7 @@ export function FolderView({ id, version, actions, onNewFolder }: FolderViewProp
     );
   }
 
-  const removeFile = async (file: FolderFile) => {
+  const removeFile = async (file: FileItem) => {
     try {
       await removeFileFromFolder(folder.id, file.id);
       detail.setData((previous) =>
@@ -253,7 +254,7 @@ function SharingCard({ folder, onSaved }: { folder: Folder; onSaved: (saved: Fol
 
 /** A file of the folder: its name opens it on the Files page (details, tags, password ...); copy or open its share
  * link; take it out of the folder. */
-function FileRow({ file, onRemove }: { file: FolderFile; onRemove: () => void }) {
+function FileRow({ file, onRemove }: { file: FileItem; onRemove: () => void }) {
   const secondary = [formatBytes(file.size), formatDate(file.createdAt)];
   if (file.originalName && file.originalName !== file.name) secondary.unshift(file.originalName);
   const detail = `/dashboard/files?folder=${encodeURIComponent(file.folderId ?? '')}&file=${encodeURIComponent(file.id)}`;

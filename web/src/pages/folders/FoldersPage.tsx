@@ -3,6 +3,7 @@
 import { Button, SimpleGrid, Skeleton, Stack } from '@mantine/core';
 import { IconFolderPlus, IconFolders } from '@tabler/icons-react';
 import { useState } from 'react';
+import type { Folder } from '../../api/types';
 import { EmptyCard } from '../../components/EmptyCard';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
@@ -12,7 +13,7 @@ import { navigate, useLocation } from '../../router';
 import { DeleteFolderModal } from './DeleteFolderModal';
 import { FolderCards, folderHref, type FolderActions } from './FolderCards';
 import { FolderFormModal, type FolderForm } from './FolderFormModal';
-import { listFolders, updateFolder, type Folder } from './folder-api';
+import { listFolders, updateFolder } from './folder-api';
 import { FolderView } from './FolderView';
 
 export function FoldersPage() {

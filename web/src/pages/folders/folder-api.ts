@@ -1,43 +1,7 @@
-// Folders as the Folders page sees them (src/routes/folders.ts), and the few file calls it needs.
+// The folder calls of the Folders page (src/routes/folders.ts), and the few file calls it needs; the shapes are in
+// api/types.ts.
 import { api } from '../../api/client';
-
-export interface Folder {
-  id: string;
-  name: string;
-  /** Anyone with the link may browse it (/folder/<id>) and download it as a zip. */
-  public: boolean;
-  /** Anyone may upload into it; the files are the owner's. */
-  allowUploads: boolean;
-  parentId: string | null;
-  userId: string;
-  createdAt: string;
-  updatedAt: string;
-  fileCount: number;
-  childCount: number;
-}
-
-export interface FolderFile {
-  id: string;
-  name: string;
-  originalName: string | null;
-  size: number;
-  type: string;
-  views: number;
-  maxViews: number | null;
-  favorite: boolean;
-  password: boolean;
-  folderId: string | null;
-  createdAt: string;
-  deletesAt: string | null;
-  url: string;
-}
-
-export interface FolderDetail extends Folder {
-  files: FolderFile[];
-  children: Folder[];
-  /** From the top-level folder down to the parent. */
-  parents: Array<{ id: string; name: string }>;
-}
+import type { FileItem, Folder, FolderDetail, ListPage } from '../../api/types';
 
 export interface FolderInput {
   name?: string;
@@ -50,12 +14,6 @@ export interface FolderDeleteResult {
   folders: number;
   deletedFiles: number;
   keptFiles: number;
-}
-
-export interface FilePage {
-  page: FolderFile[];
-  total: number;
-  pages: number;
 }
 
 const folderPath = (id: string) => `/api/user/folders/${encodeURIComponent(id)}`;
@@ -90,8 +48,8 @@ export function moveFilesToFolder(folderId: string, fileIds: string[]): Promise<
   return api<{ count: number }>('/api/user/files/transaction', { method: 'PATCH', body: { files: fileIds, folder: folderId } });
 }
 
-export function searchFiles(query: { page: number; search: string }, signal: AbortSignal): Promise<FilePage> {
-  return api<FilePage>('/api/user/files', {
+export function searchFiles(query: { page: number; search: string }, signal: AbortSignal): Promise<ListPage<FileItem>> {
+  return api<ListPage<FileItem>>('/api/user/files', {
     signal,
     query: { page: query.page, perpage: 12, searchField: 'name', searchQuery: query.search || undefined },
   });

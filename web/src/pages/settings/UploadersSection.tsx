@@ -21,9 +21,10 @@ import {
 import { IconBrandWindows, IconDownload, IconKey, IconLink, IconTerminal2 } from '@tabler/icons-react';
 import { useMemo, useState, type ReactNode } from 'react';
 import { api } from '../../api/client';
+import type { Folder } from '../../api/types';
+import { folderOptions } from '../../lib/folder-paths';
 import { useSession, useUser } from '../../lib/session';
 import { useApi } from '../../lib/use-api';
-import type { FolderChoice } from './types';
 import {
   DEFAULT_FILE_OPTIONS,
   DEFAULT_URL_OPTIONS,
@@ -38,23 +39,6 @@ import {
   type FileUploadOptions,
   type UrlShortenOptions,
 } from './uploader-configs';
-
-/** "Parent / Child" names, sorted, for the folder choice. */
-function folderOptions(folders: FolderChoice[]): Array<{ value: string; label: string }> {
-  const byId = new Map(folders.map((f) => [f.id, f]));
-  const pathOf = (folder: FolderChoice): string => {
-    const names = [folder.name];
-    const seen = new Set([folder.id]);
-    let parent = folder.parentId ? byId.get(folder.parentId) : undefined;
-    while (parent && !seen.has(parent.id)) {
-      names.unshift(parent.name);
-      seen.add(parent.id);
-      parent = parent.parentId ? byId.get(parent.parentId) : undefined;
-    }
-    return names.join(' / ');
-  };
-  return folders.map((f) => ({ value: f.id, label: pathOf(f) })).sort((a, b) => a.label.localeCompare(b.label));
-}
 
 interface DownloadRowProps {
   icon: ReactNode;
@@ -112,7 +96,7 @@ function DownloadRow({ icon, title, description, fileName, contents, token, type
 export function UploadersSection() {
   const user = useUser();
   const { server, token } = useSession();
-  const folders = useApi((signal) => api<FolderChoice[]>('/api/user/folders', { signal }), []);
+  const folders = useApi((signal) => api<Folder[]>('/api/user/folders', { signal }), []);
   const [files, setFiles] = useState<FileUploadOptions>(DEFAULT_FILE_OPTIONS);
   const [urls, setUrls] = useState<UrlShortenOptions>(DEFAULT_URL_OPTIONS);
   const setFile = <K extends keyof FileUploadOptions>(key: K, value: FileUploadOptions[K]) => setFiles((o) => ({ ...o, [key]: value }));

@@ -1,4 +1,4 @@
-// The API shapes only the settings page reads (src/routes/user.ts, src/schemas/user.ts, src/schemas/folder.ts).
+// The API shapes only the settings page reads (src/routes/user.ts, src/schemas/user.ts).
 
 /** A login session as GET /api/user/sessions lists it; client and device are the server's reading of the ua. */
 export interface SessionInfo {
@@ -14,11 +14,4 @@ export interface SessionInfo {
 export interface SessionList {
   current: SessionInfo | null;
   other: SessionInfo[];
-}
-
-/** The part of a Folder (GET /api/user/folders) the uploader form offers. */
-export interface FolderChoice {
-  id: string;
-  name: string;
-  parentId: string | null;
 }

@@ -2,10 +2,11 @@
 import { Badge, ColorInput, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
+import type { Tag } from '../../api/types';
 import { ModalActions } from '../../components/ModalActions';
 import { notifySuccess } from '../../lib/notify';
 import { useLastValue } from '../../lib/use-last-value';
-import { createTag, HEX_COLOR_RE, isNameTaken, TAG_SWATCHES, updateTag, tagErrorMessage, type Tag } from './tag-api';
+import { createTag, HEX_COLOR_RE, isNameTaken, TAG_SWATCHES, updateTag, tagErrorMessage } from './tag-api';
 
 export type TagForm = { mode: 'create'; color: string } | { mode: 'edit'; tag: Tag };
 

@@ -3,6 +3,7 @@
 import { ActionIcon, Anchor, Button, Card, Divider, Group, Skeleton, Stack, Text, TextInput, Tooltip } from '@mantine/core';
 import { IconPencil, IconPlus, IconSearch, IconTags, IconTrash } from '@tabler/icons-react';
 import { useEffect, useState } from 'react';
+import type { Tag } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { EmptyCard } from '../../components/EmptyCard';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -12,7 +13,7 @@ import { notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { useLastValue } from '../../lib/use-last-value';
 import { Link } from '../../router';
-import { deleteTag, listTags, TAG_SWATCHES, tagErrorMessage, type Tag } from './tag-api';
+import { deleteTag, listTags, TAG_SWATCHES, tagErrorMessage } from './tag-api';
 import { TagBadge, TagFormModal, type TagForm } from './TagFormModal';
 
 /** Above this many tags a filter field is shown. */

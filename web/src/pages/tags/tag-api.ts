@@ -1,18 +1,7 @@
-// Tags as the Tags page sees them (src/routes/tags.ts).
+// The tag calls of the Tags page (src/routes/tags.ts); the Tag shape is in api/types.ts.
 import { api, ApiRequestError } from '../../api/client';
+import type { Tag } from '../../api/types';
 import { errorMessage } from '../../lib/notify';
-
-export interface Tag {
-  id: string;
-  name: string;
-  /** #rrggbb (or #rgb), lower case */
-  color: string;
-  userId: string;
-  createdAt: string;
-  updatedAt: string;
-  /** How many of the user's files carry it. */
-  files: number;
-}
 
 export interface TagInput {
   name: string;

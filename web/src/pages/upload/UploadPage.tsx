@@ -6,8 +6,10 @@ import { notifications } from '@mantine/notifications';
 import { IconClipboardText, IconCloudUpload, IconFileUpload, IconUpload, IconX } from '@tabler/icons-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { api } from '../../api/client';
+import type { Folder } from '../../api/types';
 import { PageHeader } from '../../components/PageHeader';
 import { copyText } from '../../lib/clipboard';
+import { folderOptions } from '../../lib/folder-paths';
 import { formatBytes } from '../../lib/format';
 import { notifyError, notifySuccess } from '../../lib/notify';
 import { useSession, useUser } from '../../lib/session';
@@ -16,29 +18,8 @@ import { EarlierAssemblies } from './EarlierAssemblies';
 import { TextUpload } from './TextUpload';
 import { loadOptions, optionHeaders, saveOptions, type UploadOptions } from './upload-options';
 import { uploadQueue, useUploadQueue, type UploadItem } from './upload-queue';
-import { UploadOptionsPanel, type FolderChoice } from './UploadOptionsPanel';
+import { UploadOptionsPanel } from './UploadOptionsPanel';
 import { UploadQueueCard, type QueueActions } from './UploadQueueCard';
-
-interface Folder {
-  id: string;
-  name: string;
-  parentId: string | null;
-}
-
-/** Folders as "Parent / Child" paths, sorted. */
-function folderChoices(folders: Folder[]): FolderChoice[] {
-  const byId = new Map(folders.map((f) => [f.id, f]));
-  const path = (folder: Folder): string => {
-    const names = [folder.name];
-    const seen = new Set([folder.id]);
-    for (let parent = folder.parentId ? byId.get(folder.parentId) : undefined; parent && !seen.has(parent.id); parent = parent.parentId ? byId.get(parent.parentId) : undefined) {
-      names.unshift(parent.name);
-      seen.add(parent.id);
-    }
-    return names.join(' / ');
-  };
-  return folders.map((f) => ({ value: f.id, label: path(f) })).sort((a, b) => a.label.localeCompare(b.label));
-}
 
 async function announceLinks(finished: UploadItem[]): Promise<void> {
   const links = finished.flatMap((i) => (i.link ? [i.link.url] : []));
@@ -76,7 +57,7 @@ export function UploadPage() {
   optionsRef.current = options;
 
   const folders = useApi((signal) => api<Folder[]>('/api/user/folders', { signal }), []);
-  const choices = useMemo(() => folderChoices(folders.data ?? []), [folders.data]);
+  const choices = useMemo(() => folderOptions(folders.data ?? []), [folders.data]);
 
   // The queue outlives the page (uploads go on elsewhere in the dashboard), but not a change of user.
   useEffect(() => {

@@ -1,5 +1,6 @@
 // Short URLs as the URLs page sees them (src/routes/urls.ts), and the API's refusals turned into form field errors.
 import { api, ApiRequestError } from '../../api/client';
+import type { ListPage } from '../../api/types';
 import { errorMessage } from '../../lib/notify';
 
 export interface ShortUrl {
@@ -16,12 +17,6 @@ export interface ShortUrl {
   userId: string | null;
   /** The short link: <base><urlsRoute>/<vanity or code>. */
   url: string;
-}
-
-export interface UrlListPage {
-  page: ShortUrl[];
-  total: number;
-  pages: number;
 }
 
 export interface NewShortUrl {
@@ -43,8 +38,8 @@ export interface ShortUrlPatch {
 
 export const URLS_PER_PAGE = 20;
 
-export function listUrls(query: { page: number; search: string }, signal: AbortSignal): Promise<UrlListPage> {
-  return api<UrlListPage>('/api/user/urls', {
+export function listUrls(query: { page: number; search: string }, signal: AbortSignal): Promise<ListPage<ShortUrl>> {
+  return api<ListPage<ShortUrl>>('/api/user/urls', {
     signal,
     query: { page: query.page, perPage: URLS_PER_PAGE, searchQuery: query.search || undefined },
   });
