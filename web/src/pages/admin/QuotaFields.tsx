@@ -2,8 +2,8 @@
 import { NumberInput, SegmentedControl, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import type { Quota } from '../../api/types';
 import { formatBytes } from '../../lib/format';
+import { parseSize, sizeText } from '../../lib/sizes';
 import type { QuotaInput } from './admin-api';
-import { parseSize, sizeText } from './sizes';
 
 export type QuotaKind = QuotaInput['filesQuota'];
 

@@ -3,8 +3,8 @@
 import { Badge, Grid, Group, NumberInput, Select, Switch, TagsInput, Text, TextInput, Tooltip } from '@mantine/core';
 import { IconLock } from '@tabler/icons-react';
 import { formatBytes } from '../../lib/format';
+import { parseSize } from '../../lib/sizes';
 import { CHOICES, labelOf, type Draft, type SettingKind } from './settings-fields';
-import { parseSize } from './sizes';
 
 export interface SettingFieldProps {
   settingKey: string;

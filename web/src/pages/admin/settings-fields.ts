@@ -1,7 +1,7 @@
 // How the server settings page shows each key of GET /api/server/settings: its group (by key prefix, so that a key
 // added to SETTING_DEFINITIONS shows up without a change here), a label, and the input that fits its value.
+import { parseSize, sizeText } from '../../lib/sizes';
 import type { SettingValue } from './admin-api';
-import { parseSize, sizeText } from './sizes';
 
 export interface SettingGroup {
   id: string;
