@@ -3,6 +3,7 @@
 import { Button, Group, NumberInput, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiRequestError } from '../../api/client';
+import { EXPIRY_PRESETS, localInputValue, readExpiryDate } from '../../lib/expiry';
 import { formatDate } from '../../lib/format';
 import { errorMessage } from '../../lib/notify';
 import type { FileItem } from '../../api/types';
@@ -185,20 +186,8 @@ export function MaxViewsForm({ file, patch }: FormProps) {
   );
 }
 
-/** An ISO date as the value of a datetime-local input (local time, to the minute). */
-function toLocalInput(iso: string | null): string {
-  if (!iso) return '';
-  const d = new Date(iso);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-}
-
-const PRESETS: Array<[string, number]> = [
-  ['1 hour', 3_600_000],
-  ['1 day', 86_400_000],
-  ['1 week', 7 * 86_400_000],
-  ['30 days', 30 * 86_400_000],
-];
+/** An ISO date as the value of a datetime-local input. */
+const toLocalInput = (iso: string | null): string => (iso ? localInputValue(new Date(iso)) : '');
 
 export function ExpiryForm({ file, patch }: FormProps) {
   const [value, setValue] = useState(toLocalInput(file.deletesAt));
@@ -209,8 +198,9 @@ export function ExpiryForm({ file, patch }: FormProps) {
     setError(null);
   }, [file.id, file.deletesAt]);
 
-  async function save(at: Date | null) {
-    if (at !== null && (Number.isNaN(at.getTime()) || at.getTime() <= Date.now())) {
+  async function save(value: string | null) {
+    const at = value === null ? null : readExpiryDate(value);
+    if (at === 'missing' || at === 'past') {
       setError('Choose a moment in the future.');
       return;
     }
@@ -225,7 +215,7 @@ export function ExpiryForm({ file, patch }: FormProps) {
     <form
       onSubmit={(e) => {
         e.preventDefault();
-        if (value) void save(new Date(value));
+        if (value) void save(value);
       }}
     >
       <Stack gap={6}>
@@ -245,9 +235,9 @@ export function ExpiryForm({ file, patch }: FormProps) {
           <Text size="xs" c="dimmed">
             From now:
           </Text>
-          {PRESETS.map(([label, ms]) => (
-            <Button key={label} size="compact-xs" variant="default" onClick={() => setValue(toLocalInput(new Date(Date.now() + ms).toISOString()))}>
-              {label}
+          {EXPIRY_PRESETS.map((preset) => (
+            <Button key={preset.value} size="compact-xs" variant="default" onClick={() => setValue(localInputValue(new Date(Date.now() + preset.ms)))}>
+              {preset.label}
             </Button>
           ))}
         </Group>

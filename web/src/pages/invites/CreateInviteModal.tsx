@@ -4,18 +4,10 @@ import { useMediaQuery } from '@mantine/hooks';
 import { useEffect, useState, type FormEvent } from 'react';
 import { CopyButton } from '../../components/CopyButton';
 import { ModalActions } from '../../components/ModalActions';
+import { EXPIRY_FROM_NOW, readExpiryDate } from '../../lib/expiry';
 import { notifySuccess } from '../../lib/notify';
 import { adminErrorMessage } from '../admin/admin-errors';
 import { createInvite, inviteLink, type Invite } from './invite-api';
-
-const EXPIRIES = [
-  { value: 'never', label: 'Never' },
-  { value: '1h', label: 'In 1 hour' },
-  { value: '1d', label: 'In 1 day' },
-  { value: '7d', label: 'In 7 days' },
-  { value: '30d', label: 'In 30 days' },
-  { value: 'custom', label: 'On a date…' },
-];
 
 export function CreateInviteModal({ opened, onClose, onCreated }: { opened: boolean; onClose: () => void; onCreated: (invite: Invite) => void }) {
   const phone = useMediaQuery('(max-width: 36em)');
@@ -43,13 +35,9 @@ export function CreateInviteModal({ opened, onClose, onCreated }: { opened: bool
     setDateError(null);
     let expiresAt: string | null = expiry === 'never' ? null : expiry;
     if (expiry === 'custom') {
-      const when = date ? new Date(date) : null;
-      if (!when || Number.isNaN(when.getTime())) {
-        setDateError('Choose the date and time the invite stops working.');
-        return;
-      }
-      if (when.getTime() <= Date.now()) {
-        setDateError('Choose a moment in the future.');
+      const when = readExpiryDate(date);
+      if (when === 'missing' || when === 'past') {
+        setDateError(when === 'missing' ? 'Choose the date and time the invite stops working.' : 'Choose a moment in the future.');
         return;
       }
       expiresAt = when.toISOString();
@@ -81,7 +69,7 @@ export function CreateInviteModal({ opened, onClose, onCreated }: { opened: bool
       ) : (
         <form onSubmit={submit} noValidate>
           <Stack>
-            <Select label="Expires" data={EXPIRIES} value={expiry} onChange={(v) => v && setExpiry(v)} allowDeselect={false} />
+            <Select label="Expires" data={[...EXPIRY_FROM_NOW]} value={expiry} onChange={(v) => v && setExpiry(v)} allowDeselect={false} />
             {expiry === 'custom' ? (
               <TextInput
                 type="datetime-local"

@@ -33,7 +33,7 @@ import {
   fileSlug,
   flameshotScript,
   maxViewsProblem,
-  NAME_FORMATS,
+  NAME_FORMAT_CHOICES,
   shareXFileUploader,
   shareXUrlShortener,
   type FileUploadOptions,
@@ -122,7 +122,7 @@ export function UploadersSection() {
           </Text>
           <Stack gap="sm">
             <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-              <Select label="Name format" data={[...NAME_FORMATS]} value={files.format} onChange={(v) => setFile('format', v ?? '')} allowDeselect={false} />
+              <Select label="Name format" data={[...NAME_FORMAT_CHOICES]} value={files.format} onChange={(v) => setFile('format', v ?? '')} allowDeselect={false} />
               <Select label="Expires" data={[...EXPIRY_CHOICES]} value={files.expiry} onChange={(v) => setFile('expiry', v ?? '')} allowDeselect={false} />
               <TextInput
                 label="Delete after this many views"

@@ -2,27 +2,22 @@
 // (.sxcu) for files and for short URLs, and a shell script for Flameshot or any file. The requests are exactly the
 // API's: POST /api/upload (multipart parts named `file`, options in x-service-* headers, src/services/upload-options.ts)
 // and POST /api/user/urls ({destination} JSON, max views and password in headers, src/routes/urls.ts).
+import { EXPIRY_PRESETS } from '../../lib/expiry';
+import { NAME_FORMATS, nameFormatWithExample } from '../../lib/name-formats';
 
 /** File name formats of x-service-format; '' leaves the server's default. */
-export const NAME_FORMATS = [
+export const NAME_FORMAT_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
   { value: '', label: "Server's default" },
-  { value: 'random', label: 'Random letters (aB3xY9.png)' },
-  { value: 'random-words', label: 'Random words (calm-blue-fox.png)' },
-  { value: 'uuid', label: 'UUID' },
-  { value: 'date', label: 'Date and time' },
-  { value: 'name', label: 'Original file name' },
-] as const;
+  ...NAME_FORMATS.map((f) => ({ value: f.value, label: nameFormatWithExample(f) })),
+];
 
-/** Expiry choices of x-service-deletes-at; '' leaves the server's default expiry. */
-export const EXPIRY_CHOICES = [
+/** Expiry choices of x-service-deletes-at, as how long each upload lives; '' leaves the server's default expiry. */
+export const EXPIRY_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
   { value: '', label: "Server's default" },
   { value: 'never', label: 'Never' },
-  { value: '1h', label: '1 hour' },
-  { value: '1d', label: '1 day' },
-  { value: '7d', label: '1 week' },
-  { value: '30d', label: '30 days' },
+  ...EXPIRY_PRESETS.map((p) => ({ value: p.value, label: p.label })),
   { value: '1y', label: '1 year' },
-] as const;
+];
 
 export interface FileUploadOptions {
   format: string;

@@ -17,6 +17,7 @@ import {
 import { useDisclosure } from '@mantine/hooks';
 import { IconAdjustmentsHorizontal, IconChevronDown } from '@tabler/icons-react';
 import { useId } from 'react';
+import { localInputValue } from '../../lib/expiry';
 import { DEFAULT_OPTIONS, EXPIRY_CHOICES, FORMAT_CHOICES, optionsProblem, optionsSummary, type UploadOptions } from './upload-options';
 
 export interface FolderChoice {
@@ -29,12 +30,6 @@ interface Props {
   onChange: (options: UploadOptions) => void;
   folders: FolderChoice[];
   foldersLoading: boolean;
-}
-
-/** A datetime-local value for `date` in local time ("2030-01-31T12:00"). */
-function localInputValue(date: Date): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
 
 export function UploadOptionsPanel({ options, onChange, folders, foldersLoading }: Props) {

@@ -1,28 +1,18 @@
 // The upload options a person picks on the upload page, kept in this browser (except the password), and turned into
 // the x-service-* headers of src/services/upload-options.ts.
+import { EXPIRY_FROM_NOW, readExpiryDate, type ExpiryPreset } from '../../lib/expiry';
+import { NAME_FORMATS, type NameFormat } from '../../lib/name-formats';
 import { headerText } from './transport';
 
-export const EXPIRY_CHOICES = [
-  { value: 'default', label: 'Server default' },
-  { value: 'never', label: 'Never' },
-  { value: '1h', label: 'In 1 hour' },
-  { value: '1d', label: 'In 1 day' },
-  { value: '7d', label: 'In 7 days' },
-  { value: '30d', label: 'In 30 days' },
-  { value: 'custom', label: 'On a date…' },
-] as const;
+export type ExpiryChoice = 'default' | 'never' | ExpiryPreset | 'custom';
+export type FormatChoice = 'default' | NameFormat;
 
-export const FORMAT_CHOICES = [
-  { value: 'default', label: 'Server default' },
-  { value: 'random', label: 'Random letters' },
-  { value: 'uuid', label: 'UUID' },
-  { value: 'date', label: 'Date and time' },
-  { value: 'name', label: 'Original file name' },
-  { value: 'random-words', label: 'Random words' },
-] as const;
+export const EXPIRY_CHOICES: ReadonlyArray<{ value: ExpiryChoice; label: string }> = [{ value: 'default', label: 'Server default' }, ...EXPIRY_FROM_NOW];
 
-export type ExpiryChoice = (typeof EXPIRY_CHOICES)[number]['value'];
-export type FormatChoice = (typeof FORMAT_CHOICES)[number]['value'];
+export const FORMAT_CHOICES: ReadonlyArray<{ value: FormatChoice; label: string }> = [
+  { value: 'default', label: 'Server default' },
+  ...NAME_FORMATS.map((f) => ({ value: f.value, label: f.label })),
+];
 
 export interface UploadOptions {
   expiry: ExpiryChoice;
@@ -73,9 +63,9 @@ export function saveOptions(options: UploadOptions): void {
 /** Why the options cannot be used as they are, in words (null when they can). */
 export function optionsProblem(options: UploadOptions, now = Date.now()): string | null {
   if (options.expiry === 'custom') {
-    const at = new Date(options.expiresOn).getTime();
-    if (!options.expiresOn || Number.isNaN(at)) return 'Choose the date the files expire on, or another expiry.';
-    if (at <= now) return 'The expiry date is in the past: choose a later one.';
+    const at = readExpiryDate(options.expiresOn, now);
+    if (at === 'missing') return 'Choose the date the files expire on, or another expiry.';
+    if (at === 'past') return 'The expiry date is in the past: choose a later one.';
   }
   if (options.maxViews !== '' && (!Number.isInteger(options.maxViews) || options.maxViews < 1)) {
     return 'Max views must be a whole number of at least 1.';
