@@ -17,6 +17,9 @@ function unexpected(errors: string[], expected: string[] = []): string[] {
   return errors.filter((e) => e !== 'http 401: GET /api/user' && !expected.includes(e));
 }
 
+/** A 4x4 PNG. */
+const TINY_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR4nGM4EaABRwzEcQASUhQBFGG4BQAAAABJRU5ErkJggg==';
+
 /** The page is no wider than the window (nothing sticks out sideways on a phone). */
 async function assertNoSidewaysScroll(page: Page): Promise<void> {
   // A string: the tests compile without the DOM's types.
@@ -129,7 +132,12 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
 
   it('makes a folder, adds a file to it, makes it public for visitors, downloads it, and deletes it keeping the files', async () => {
     const first = await uploadOne(server(), admin.token, 'notes from the trip', { name: 'notes.txt', type: 'text/plain' });
-    const second = await uploadOne(server(), admin.token, 'a second file', { name: 'second.txt', type: 'text/plain' });
+    // A picture that may be viewed once: its thumbnail in the folder must not use that view up.
+    const second = await uploadOne(server(), admin.token, Buffer.from(TINY_PNG, 'base64'), {
+      name: 'second.png',
+      type: 'image/png',
+      headers: { 'x-service-max-views': '1' },
+    });
     const { page, context, errors } = await openPage(browser(), server().url);
     await signIn(page, 'admin', 'admin-password');
     await page.goto('/dashboard/folders');
@@ -170,7 +178,14 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
     const moved = await server().json('PATCH', '/api/user/files/transaction', { auth: admin.token, body: { files: [second.id], folder: folder.id } });
     assert.equal(moved.status, 200);
     await page.reload();
-    await page.getByTestId('folder-file').filter({ hasText: second.name }).waitFor();
+    const secondRow = page.getByTestId('folder-file').filter({ hasText: second.name });
+    await secondRow.waitFor();
+    // Its thumbnail is the picture, loaded from the owner's copy of the bytes, which counts no view.
+    const thumbnail = secondRow.getByTestId('file-thumbnail');
+    await thumbnail.waitFor();
+    assert.match((await thumbnail.getAttribute('src')) ?? '', new RegExp(`^/api/user/files/${second.id}/raw$`));
+    await page.waitForFunction(`document.querySelector('[data-testid="folder-file"] img[data-testid="file-thumbnail"]')?.naturalWidth === 4`);
+    assert.equal((await server().json('GET', `/api/user/files/${second.id}`, { auth: admin.token })).body.views, 0);
 
     // Public: the link is shown, and a visitor without an account sees the folder's page.
     await page.getByRole('switch', { name: /^Public/ }).click();

@@ -9,11 +9,11 @@ import type { FileItem, FileTag, Folder, Tag } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { CopyButton } from '../../components/CopyButton';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { fileKind, KIND_LABELS, ownerDownloadUrl } from '../../lib/file-kind';
 import { formatBytes, formatDate } from '../../lib/format';
 import { ExpiryForm, MaxViewsForm, PasswordForm, RenameForm } from './FileEditForms';
 import { FilePreview } from './FilePreview';
 import { FileTags } from './FileTags';
-import { fileKind, KIND_LABELS, ownerDownloadUrl } from './file-kind';
 import { notifyFileError, notifySuccess } from './messages';
 
 const NO_FOLDER = '__none__';

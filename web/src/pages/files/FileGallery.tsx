@@ -2,10 +2,10 @@
 // star; the card itself opens the detail panel.
 import { AspectRatio, Badge, Box, Card, Checkbox, Group, SimpleGrid, Skeleton, Stack, Text, Tooltip, UnstyledButton } from '@mantine/core';
 import { IconLock } from '@tabler/icons-react';
-import { formatBytes } from '../../lib/format';
 import type { FileItem } from '../../api/types';
+import { FileThumb } from '../../components/FileThumb';
+import { formatBytes } from '../../lib/format';
 import { FavoriteButton } from './FavoriteButton';
-import { FileThumb } from './FileThumb';
 import classes from './files.module.css';
 
 export interface FileListProps {

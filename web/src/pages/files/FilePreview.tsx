@@ -3,9 +3,9 @@
 import { Box, Center, Code, Loader, Stack, Text } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import { errorFromResponse } from '../../api/client';
-import { errorMessage } from '../../lib/notify';
 import type { FileItem } from '../../api/types';
-import { fileKind, isTextual, KindIcon, ownerRawUrl } from './file-kind';
+import { fileKind, isTextual, KindIcon, ownerRawUrl } from '../../lib/file-kind';
+import { errorMessage } from '../../lib/notify';
 import classes from './files.module.css';
 
 /** How much of a text file the preview reads, and how many of its lines it shows. */

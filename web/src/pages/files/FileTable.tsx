@@ -2,11 +2,11 @@
 // column's header; the name opens the detail panel.
 import { Badge, Box, Checkbox, Group, Skeleton, Table, Text, Tooltip, UnstyledButton } from '@mantine/core';
 import { IconArrowDown, IconArrowUp, IconArrowsSort, IconLock } from '@tabler/icons-react';
+import { FileThumb } from '../../components/FileThumb';
+import { fileKind, KIND_LABELS } from '../../lib/file-kind';
 import { formatBytes, formatDate } from '../../lib/format';
 import { FavoriteButton } from './FavoriteButton';
 import type { FileListProps } from './FileGallery';
-import { KIND_LABELS, fileKind } from './file-kind';
-import { FileThumb } from './FileThumb';
 import classes from './files.module.css';
 import type { SortField, SortOrder } from './types';
 
@@ -68,9 +68,7 @@ export function FileTable(props: TableProps) {
               <Table.Td maw={360}>
                 <UnstyledButton className={classes.nameButton} onClick={() => onOpen(file)} aria-label={`Open ${file.name}`}>
                   <Group gap="sm" wrap="nowrap">
-                    <Box className={classes.rowThumb}>
-                      <FileThumb file={file} iconSize={20} />
-                    </Box>
+                    <FileThumb file={file} size={40} iconSize={20} />
                     <Box miw={0}>
                       <Group gap={4} wrap="nowrap">
                         {file.password ? <IconLock size={14} aria-label="Password protected" style={{ flex: 'none' }} /> : null}

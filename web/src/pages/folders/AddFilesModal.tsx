@@ -7,13 +7,13 @@ import { useEffect, useMemo, useState } from 'react';
 import { ApiRequestError } from '../../api/client';
 import type { Folder } from '../../api/types';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { FileThumb } from '../../components/FileThumb';
 import { FormError } from '../../components/FormError';
 import { formatBytes, formatDate } from '../../lib/format';
 import { errorMessage, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { useLastValue } from '../../lib/use-last-value';
 import { listFolders, moveFilesToFolder, searchFiles } from './folder-api';
-import { FileTypeIcon } from './FileTypeIcon';
 
 export function AddFilesModal({ folder: requested, onClose, onAdded }: { folder: Folder | null; onClose: () => void; onAdded: () => void }) {
   const phone = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
@@ -103,7 +103,7 @@ function AddFilesBody({ folder, phone, onClose, onAdded }: { folder: Folder; pho
                       disabled={here}
                       onChange={() => toggle(file.id)}
                     />
-                    <FileTypeIcon type={file.type} size={32} />
+                    <FileThumb file={file} size={32} iconSize={18} />
                     <Stack gap={0} style={{ minWidth: 0, flex: 1 }}>
                       <Text size="sm" fw={500} truncate="end" title={file.name}>
                         {file.name}

@@ -33,6 +33,7 @@ import { useState } from 'react';
 import type { FileItem, Folder, FolderDetail } from '../../api/types';
 import { CopyButton } from '../../components/CopyButton';
 import { EmptyCard } from '../../components/EmptyCard';
+import { FileThumb } from '../../components/FileThumb';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { formatBytes, formatDate } from '../../lib/format';
@@ -42,7 +43,6 @@ import { Link, navigate } from '../../router';
 import { AddFilesModal } from './AddFilesModal';
 import { contentsText, FolderCards, folderHref, type FolderActions } from './FolderCards';
 import { getFolder, publicFolderLink, removeFileFromFolder, updateFolder, zipPath } from './folder-api';
-import { FileTypeIcon } from './FileTypeIcon';
 
 interface FolderViewProps {
   id: string;
@@ -260,7 +260,7 @@ function FileRow({ file, onRemove }: { file: FileItem; onRemove: () => void }) {
   const detail = `/dashboard/files?folder=${encodeURIComponent(file.folderId ?? '')}&file=${encodeURIComponent(file.id)}`;
   return (
     <Group gap="sm" wrap="nowrap" px="sm" py={8} data-testid="folder-file">
-      <FileTypeIcon type={file.type} />
+      <FileThumb file={file} size={36} iconSize={20} />
       <Stack gap={0} style={{ minWidth: 0, flex: 1 }}>
         <Group gap={6} wrap="nowrap">
           <Anchor component={Link} to={detail} size="sm" fw={500} truncate="end" title={file.name}>
