@@ -48,7 +48,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
   const database = openDatabase({ databaseUrl: config.DATABASE_URL, sqlitePath: path.join(dataDir, 'chute.db') });
   let storage: Datasource | undefined;
   try {
-    storage = await createDatasource({ ...config, DATA_DIR: dataDir });
+    storage = await createDatasource({ ...config, DATA_DIR: dataDir }, { instanceId });
     await database.withMigrationLock(() => migrateToLatest(database.db));
     const clock = options.clock ?? systemClock;
     const settings = new SettingsService(database.db, clock, lockedSettings);

@@ -20,14 +20,17 @@ export function storageTempDir(config: Pick<Config, 'DATA_DIR'>): string {
 }
 
 /**
- * Creates the datasource and its folders, and removes the temp files of puts that a previous process left behind
- * (call it once at start-up, before accepting uploads).
+ * Creates the datasource and its folders, and removes the temp files of puts that a previous process of this
+ * instance left behind (call it once at start-up, before accepting uploads). `instanceId` tags the temp files, so
+ * that instances sharing a temp folder (a shared DATA_DIR, or UPLOADS_DIR on another filesystem) never sweep each
+ * other's puts in progress.
  */
-export async function createDatasource(config: StorageConfig): Promise<Datasource> {
+export async function createDatasource(config: StorageConfig, options: { instanceId?: string } = {}): Promise<Datasource> {
   const fsync = config.UPLOADS_FSYNC;
+  const owner = options.instanceId;
   const tmpDir = storageTempDir(config);
   await ensureDirectory(tmpDir, fsync);
-  await sweepTempFiles(tmpDir);
+  await sweepTempFiles(tmpDir, owner);
   if (config.DATASOURCE === 's3') {
     const { S3Datasource } = await import('./s3.js');
     return S3Datasource.create(config, tmpDir);
@@ -37,8 +40,8 @@ export async function createDatasource(config: StorageConfig): Promise<Datasourc
   // Publishing is a rename, which only works within one filesystem: when UPLOADS_DIR is on another one, keep the
   // temp files in a reserved folder inside it instead.
   const sameFilesystem = (await stat(root)).dev === (await stat(tmpDir)).dev;
-  const local = new LocalDatasource({ root, tmpDir: sameFilesystem ? tmpDir : path.join(root, RESERVED_SEGMENT), fsync });
+  const local = new LocalDatasource({ root, tmpDir: sameFilesystem ? tmpDir : path.join(root, RESERVED_SEGMENT), fsync, owner });
   await local.init();
-  if (local.tmpDir !== tmpDir) await sweepTempFiles(local.tmpDir);
+  if (local.tmpDir !== tmpDir) await sweepTempFiles(local.tmpDir, owner);
   return local;
 }

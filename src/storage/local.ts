@@ -24,6 +24,8 @@ export interface LocalDatasourceOptions {
   tmpDir: string;
   /** fsync files and folders before acknowledging (off trades crash safety for speed). */
   fsync: boolean;
+  /** Instance id put into the names of put() temp files (see temp.ts), when the temp folder may be shared. */
+  owner?: string;
 }
 
 interface LocalAppendState extends AppendState {
@@ -37,11 +39,13 @@ export class LocalDatasource implements Datasource {
   readonly root: string;
   readonly tmpDir: string;
   private readonly fsync: boolean;
+  private readonly owner: string | undefined;
 
   constructor(options: LocalDatasourceOptions) {
     this.root = path.resolve(options.root);
     this.tmpDir = path.resolve(options.tmpDir);
     this.fsync = options.fsync;
+    this.owner = options.owner;
   }
 
   /** Creates the root and temp folders. */
@@ -52,7 +56,7 @@ export class LocalDatasource implements Datasource {
 
   async put(key: string, body: Readable, _info: { contentType: string }): Promise<ObjectInfo> {
     const target = this.pathOf(key);
-    const temp = path.join(this.tmpDir, newTempName('put'));
+    const temp = path.join(this.tmpDir, newTempName('put', this.owner));
     // The temp file is opened before any byte flows: with a lazily opened stream, a body that fails at once could be
     // cleaned up before the open completed, and the open would then leave an orphan temp file behind.
     let handle;

@@ -6,16 +6,19 @@ import path from 'node:path';
 
 /**
  * put-*    a put() in progress: never survives its process (a crash before the rename leaves it unpublished), so
- *          every one found at start-up is stale.
+ *          every one of this instance's found at start-up is stale. Its name carries the instance id
+ *          (`put-<instance>.<random>.tmp`) when the temp folder may be shared by several instances, so that one
+ *          starting up never removes the puts another is still writing.
  * append-* the bytes of an append-style upload (local), kept across restarts until completed or aborted.
  * spool-*  the not-yet-sent tail of an S3 append-style upload, kept likewise.
  */
 export type TempKind = 'put' | 'append' | 'spool';
 
-const TEMP_NAME = /^(put|append|spool)-[a-z0-9]{26}\.tmp$/;
+const TEMP_NAME = /^(put|append|spool)-(?:([A-Za-z0-9_-]{1,64})\.)?[a-z0-9]{26}\.tmp$/;
 
-export function newTempName(kind: TempKind): string {
-  return `${kind}-${randomBytes(16).toString('hex').slice(0, 26)}.tmp`;
+/** A fresh temp file name; `owner` (an instance id) marks whose start-up sweep may remove it. */
+export function newTempName(kind: TempKind, owner?: string): string {
+  return `${kind}-${owner ? `${owner}.` : ''}${randomBytes(16).toString('hex').slice(0, 26)}.tmp`;
 }
 
 /** True for a name produced by newTempName(kind): what an AppendState may point at (no path tricks). */
@@ -24,11 +27,12 @@ export function isTempName(name: unknown, kind: TempKind): name is string {
 }
 
 /**
- * Removes the temp files of puts that were in progress when an earlier process died. Append and spool files are
- * kept: they belong to chunked uploads that may still continue (aborting those is the upload records' job).
- * Call it once at start-up, before accepting uploads. Returns the names removed.
+ * Removes the temp files of puts that were in progress when an earlier process of this instance (`owner`) died, and
+ * untagged ones (from before names carried an owner, or when no owner is given). Other instances' puts are left to
+ * them. Append and spool files are kept: they belong to chunked uploads that may still continue (aborting those is
+ * the upload records' job). Call it once at start-up, before accepting uploads. Returns the names removed.
  */
-export async function sweepTempFiles(tmpDir: string): Promise<string[]> {
+export async function sweepTempFiles(tmpDir: string, owner?: string): Promise<string[]> {
   let names: string[];
   try {
     names = await readdir(tmpDir);
@@ -39,6 +43,8 @@ export async function sweepTempFiles(tmpDir: string): Promise<string[]> {
   const removed: string[] = [];
   for (const name of names) {
     if (!isTempName(name, 'put')) continue;
+    const tag = TEMP_NAME.exec(name)?.[2];
+    if (tag !== undefined && tag !== owner) continue;
     await unlinkIfPresent(path.join(tmpDir, name));
     removed.push(name);
   }

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createDatasource, type Datasource } from '../../src/storage/index.js';
@@ -72,6 +72,35 @@ describe('local datasource', () => {
     await restarted.completeAppend(state);
     assert.equal(await readAll(await restarted.get('kept.bin')), 'still going!');
     await rm(path.join(tmp, 'someone-elses-file'));
+  });
+
+  it('an instance starting up sweeps only its own dead puts; another instance\'s put in progress carries on', async () => {
+    const shared = await mkdtemp(path.join(os.tmpdir(), 'chute-shared-tmp-'));
+    try {
+      const config = loadConfig({ DATA_DIR: shared });
+      const beta = await createDatasource(config, { instanceId: 'beta' });
+      const body = new PassThrough();
+      const writing = beta.put('beta.bin', body, { contentType: 'application/octet-stream' });
+      body.write(Buffer.from('first half, '));
+      const tmp = path.join(shared, 'tmp');
+      await waitFor(async () => (await readdir(tmp)).some((n) => n.startsWith('put-beta.')), "beta's put temp file");
+      const staleOwn = `put-alpha.${'b'.repeat(26)}.tmp`;
+      const staleUntagged = `put-${'c'.repeat(26)}.tmp`;
+      await writeFile(path.join(tmp, staleOwn), 'dead');
+      await writeFile(path.join(tmp, staleUntagged), 'dead');
+
+      await createDatasource(config, { instanceId: 'alpha' });
+      const left = await readdir(tmp);
+      assert.ok(!left.includes(staleOwn), "alpha's own dead put is removed");
+      assert.ok(!left.includes(staleUntagged), 'an untagged (older) dead put is removed');
+      assert.equal(left.filter((n) => n.startsWith('put-beta.')).length, 1, "beta's put in progress is left alone");
+
+      body.end(Buffer.from('second half'));
+      await writing;
+      assert.equal(await readAll(await beta.get('beta.bin')), 'first half, second half');
+    } finally {
+      await rm(shared, { recursive: true, force: true });
+    }
   });
 
   it('never publishes bytes past the recorded size (a crash mid-append), and refuses a truncated upload', async () => {
