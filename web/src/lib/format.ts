@@ -1,4 +1,4 @@
-// Formatting shared by every page: sizes, dates, durations.
+// Formatting shared by every page: sizes, dates, durations, counts.
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
 
 export function formatBytes(bytes: number): string {
@@ -30,3 +30,6 @@ export function formatDuration(seconds: number): string {
 export function formatSpeed(bytesPerSecond: number): string {
   return `${formatBytes(bytesPerSecond)}/s`;
 }
+
+/** "1 file", "2 files", "1,204 files"; `many` for words whose plural is not one + "s" ("files were"). */
+export const plural = (count: number, one: string, many = `${one}s`): string => `${count.toLocaleString()} ${count === 1 ? one : many}`;

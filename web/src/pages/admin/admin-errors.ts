@@ -1,31 +1,14 @@
-// The administration errors in words: who may grant which role, who may be deleted, quotas, settings, invites.
-// The shared table (lib/errors.ts) covers what every page meets; these are only met on the admin pages.
+// The administration errors in words where the admin pages can say more than the shared table (lib/errors.ts, which
+// has the role, deletion and quota rules): the setting to turn on, the quota field to fill, the role to give, and the
+// invalid fields of a 1000 or a 1022.
 import { ApiRequestError } from '../../api/client';
 import { errorMessage, notifyError } from '../../lib/notify';
 
-const ADMIN_MESSAGES: Record<number, string | ((serverText: string) => string)> = {
+const ADMIN_MESSAGES: Record<number, string> = {
   1036: 'Invites are turned off. Turn on "Registration with an invite code" in the server settings first.',
-  1039: 'That username is already taken.',
-  1040: 'That username is already taken.',
   1056: 'Enter the storage limit, for example 10gb.',
   1057: 'Enter the largest number of files.',
-  3007: (text) =>
-    /last SUPERADMIN/i.test(text)
-      ? 'The last super administrator cannot give up the role. Make someone else a super administrator first.'
-      : /SUPERADMIN role/i.test(text)
-        ? 'Only a super administrator can make someone a super administrator.'
-        : 'Only a super administrator can make someone an administrator.',
-  3008: 'Only a super administrator can create administrators.',
-  3009: 'You cannot delete this account: only a super administrator deletes administrators, and super administrators cannot be deleted.',
-  3010: 'You cannot delete your own account.',
   3015: 'Only a super administrator can give the super administrator role.',
-  3019: (text) =>
-    /own quota/i.test(text)
-      ? 'Only a super administrator can change their own quota.'
-      : 'You cannot change this account: administrators manage users, and only a super administrator manages administrators.',
-  4004: 'That invite no longer exists.',
-  4005: 'That invite no longer exists.',
-  4009: 'That user no longer exists.',
 };
 
 /** "body.quota.maxBytes" -> "maxBytes". */
@@ -65,8 +48,7 @@ export function sentence(text: string): string {
 export function adminErrorMessage(err: unknown): string {
   if (err instanceof ApiRequestError) {
     const known = ADMIN_MESSAGES[err.code];
-    if (typeof known === 'string') return known;
-    if (known) return known(err.serverText ?? '');
+    if (known) return known;
     if (err.code === 1000) {
       const issues = Object.values(fieldIssues(err));
       if (issues.length > 0) return issues.join(' ');

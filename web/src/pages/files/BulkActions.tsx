@@ -6,9 +6,10 @@ import { useState } from 'react';
 import { api, ApiRequestError } from '../../api/client';
 import type { Folder } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
+import { plural } from '../../lib/format';
 import { Link } from '../../router';
 import classes from './files.module.css';
-import { notifyFileError, notifySuccess, plural } from './messages';
+import { notifyFileError, notifySuccess } from './messages';
 
 const NO_FOLDER = '__none__';
 /** The selected files no longer exist (deleted elsewhere): the list must be reloaded. */

@@ -10,6 +10,7 @@ import type { FileItem, Folder, ListPage, Tag } from '../../api/types';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { useFolderPaths } from '../../lib/folder-paths';
+import { plural } from '../../lib/format';
 import { useApi } from '../../lib/use-api';
 import { Link } from '../../router';
 import { BulkActions } from './BulkActions';
@@ -19,7 +20,7 @@ import { FileGallery, GallerySkeleton } from './FileGallery';
 import { FileTable, TableSkeleton } from './FileTable';
 import { FilesPager } from './FilesPager';
 import { FilesToolbar, type FilesView } from './FilesToolbar';
-import { notifyFileError, plural } from './messages';
+import { notifyFileError } from './messages';
 import type { SortField } from './types';
 import { isFiltered, useFileQuery, useSearchText, writeFileQuery } from './use-file-query';
 

@@ -4,11 +4,10 @@ import { Radio, Stack, Text } from '@mantine/core';
 import { useEffect, useState } from 'react';
 import type { Folder } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
+import { plural } from '../../lib/format';
 import { errorMessage, notifySuccess } from '../../lib/notify';
 import { useLastValue } from '../../lib/use-last-value';
 import { deleteFolder } from './folder-api';
-
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 export function DeleteFolderModal({
   folder: requested,

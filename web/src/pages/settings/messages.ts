@@ -1,13 +1,9 @@
-// API errors of the settings page in words: the codes only these requests answer (src/http/error-codes.ts), and the
-// general table (lib/errors.ts) for the rest.
+// API errors of the settings page in words: what only this page can say (the field a refusal is about), and the
+// shared table (lib/errors.ts) for the rest.
 import { ApiRequestError } from '../../api/client';
 import { errorMessage } from '../../lib/notify';
 
 const SETTINGS_MESSAGES: Record<number, string> = {
-  1021: 'That is the session you are using now. Sign out instead.',
-  1031: 'That session has already ended.',
-  1039: 'That username is taken. Choose another one.',
-  1066: 'The current password is not right.',
   1068: 'Your account has no password yet: leave "Current password" empty to set one.',
 };
 

@@ -16,7 +16,7 @@ import {
 } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { CopyButton } from '../../components/CopyButton';
-import { formatBytes, formatDuration, formatSpeed } from '../../lib/format';
+import { formatBytes, formatDuration, formatSpeed, plural } from '../../lib/format';
 import type { UploadItem, UploadStatus } from './upload-queue';
 
 export interface QueueActions {
@@ -60,10 +60,6 @@ function totals(items: UploadItem[]): Totals {
 }
 
 const percent = (part: number, whole: number) => (whole > 0 ? Math.min(100, Math.floor((part / whole) * 100)) : 100);
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
 
 export function UploadQueueCard({ items, actions }: { items: UploadItem[]; actions: QueueActions }) {
   const t = totals(items);

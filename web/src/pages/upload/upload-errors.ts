@@ -1,6 +1,8 @@
-// Why an upload failed, in words: the shared sentences (lib/errors.ts), with the limit or option named where the
-// server's answer says which, and the chunked protocol's own failures told as "send it again".
+// Why an upload failed, in words: the shared sentences (lib/errors.ts, which name the size limit and what is left of
+// the quota), with the upload option named where the server's answer says which, and the chunked protocol's own
+// failures told as "send it again", from the upload page.
 import { ApiRequestError } from '../../api/client';
+import { serverDetail } from '../../lib/errors';
 import { errorMessage } from '../../lib/notify';
 
 const OPTION_LABELS: Record<string, string> = {
@@ -12,28 +14,10 @@ const OPTION_LABELS: Record<string, string> = {
   'x-service-original-name': 'Keep original name',
 };
 
-/** The server's explanation after "E1234: <meaning>: ", if any. */
-function serverDetail(err: ApiRequestError): string {
-  const text = err.serverText ?? '';
-  const parts = text.replace(/^E\d+:\s*/, '').split(': ');
-  return parts.length > 1 ? parts.slice(1).join(': ') : '';
-}
-
 export function uploadErrorMessage(err: unknown): string {
   if (!(err instanceof ApiRequestError)) return errorMessage(err);
-  const detail = serverDetail(err);
+  const detail = serverDetail(err.serverText);
   switch (err.code) {
-    case 5000: {
-      const limit = /larger than (.+)$/.exec(detail)?.[1];
-      return limit ? `That file is larger than this server allows (the limit is ${limit}).` : err.message;
-    }
-    case 5002: {
-      const left = /^(.+) left of the (byte|file) quota$/.exec(detail);
-      if (!left) return err.message;
-      return left[2] === 'byte'
-        ? `Your storage quota is full: ${left[1]} left, and this file is larger.`
-        : 'Your storage quota is full: you cannot keep more files.';
-    }
     case 1001: {
       const header = typeof err.details?.header === 'string' ? err.details.header : '';
       const label = OPTION_LABELS[header];
@@ -44,8 +28,6 @@ export function uploadErrorMessage(err: unknown): string {
     case 1003:
     case 1004:
       return 'The server lost track of this upload halfway (it may have restarted). Retry to send the file again.';
-    case 1006:
-      return `Files of this type are not allowed on this server${detail ? ` (${detail})` : ''}.`;
     case 4001:
       return 'The chosen folder does not exist any more. Pick another one in the upload options.';
     default:

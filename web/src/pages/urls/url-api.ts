@@ -117,9 +117,7 @@ export function checkUrlFields(input: {
 /** Which form field an API refusal is about, in words; null when it is not about one field. */
 export function urlFieldError(err: unknown): { field: 'destination' | 'vanity' | 'maxViews'; message: string } | null {
   if (!(err instanceof ApiRequestError)) return null;
-  if (err.code === 1041 || err.code === 1042) {
-    return { field: 'vanity', message: 'That name is already used by another short link. Choose a different one.' };
-  }
+  if (err.code === 1041 || err.code === 1042) return { field: 'vanity', message: err.message };
   const text = err.serverText ?? '';
   if (err.code === 1000 && text.includes('destination')) {
     return { field: 'destination', message: 'Only web addresses (http:// or https://) can be shortened.' };
@@ -129,14 +127,10 @@ export function urlFieldError(err: unknown): { field: 'destination' | 'vanity' |
   return null;
 }
 
-/** A refusal in words, for what is not about one field (a link deleted meanwhile in another tab, the quota). */
+/** A refusal in words, for what is not about one field (a link deleted meanwhile in another tab; the quota is in the
+ * shared table). */
 export function urlErrorMessage(err: unknown): string {
   if (err instanceof ApiRequestError && err.code === 9002) return 'That short link no longer exists. Reload the page to see your links as they are now.';
-  if (err instanceof ApiRequestError && err.code === 3012) {
-    const limit = /allows (\d+)/.exec(err.serverText ?? '')?.[1];
-    const links = limit === undefined ? 'short links' : `${limit} short ${limit === '1' ? 'link' : 'links'}`;
-    return `You have reached your limit of ${links}. Delete some to make room, or ask an administrator for more.`;
-  }
   return errorMessage(err);
 }
 
