@@ -16,7 +16,6 @@ import {
   Text,
   TextInput,
   Tooltip,
-  VisuallyHidden,
 } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { IconPencil, IconSearch, IconTrash, IconUserPlus, IconUsers } from '@tabler/icons-react';
@@ -24,6 +23,7 @@ import { useEffect, useState, type MouseEvent } from 'react';
 import type { Role, User } from '../../api/types';
 import { EmptyCard } from '../../components/EmptyCard';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { ListTable } from '../../components/ListTable';
 import { PageHeader } from '../../components/PageHeader';
 import { formatBytes, formatDate } from '../../lib/format';
 import { useSession, useUser } from '../../lib/session';
@@ -192,52 +192,33 @@ export function UsersPage() {
 
       {users.length > 0 ? (
         <>
-          <Card withBorder p={0} visibleFrom="sm">
-            <Table.ScrollContainer minWidth={760}>
-              <Table verticalSpacing="sm" highlightOnHover>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>User</Table.Th>
-                    <Table.Th>Role</Table.Th>
-                    <Table.Th>Quota</Table.Th>
-                    <Table.Th>Files</Table.Th>
-                    <Table.Th>Storage</Table.Th>
-                    <Table.Th>Created</Table.Th>
-                    <Table.Th>
-                      <VisuallyHidden>Actions</VisuallyHidden>
-                    </Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {users.map((user) => (
-                    <Table.Tr key={user.id} data-testid={`user-row-${user.username}`}>
-                      <Table.Td>
-                        <UserName user={user} self={user.id === actor.id} />
-                      </Table.Td>
-                      <Table.Td>
-                        <RoleBadge role={user.role} />
-                      </Table.Td>
-                      <Table.Td>
-                        <Text size="sm">{quotaSummary(user.quota)}</Text>
-                      </Table.Td>
-                      <Table.Td>
-                        <Files user={user} usage={usageOf(user.id)} />
-                      </Table.Td>
-                      <Table.Td>
-                        <Storage user={user} usage={usageOf(user.id)} />
-                      </Table.Td>
-                      <Table.Td>
-                        <Text size="sm">{formatDate(user.createdAt)}</Text>
-                      </Table.Td>
-                      <Table.Td>
-                        <RowActions actor={actor} user={user} onEdit={() => edit(user)} onDelete={() => remove(user)} />
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          </Card>
+          <ListTable columns={['User', 'Role', 'Quota', 'Files', 'Storage', 'Created']} minWidth={760} visibleFrom="sm">
+            {users.map((user) => (
+              <Table.Tr key={user.id} data-testid={`user-row-${user.username}`}>
+                <Table.Td>
+                  <UserName user={user} self={user.id === actor.id} />
+                </Table.Td>
+                <Table.Td>
+                  <RoleBadge role={user.role} />
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">{quotaSummary(user.quota)}</Text>
+                </Table.Td>
+                <Table.Td>
+                  <Files user={user} usage={usageOf(user.id)} />
+                </Table.Td>
+                <Table.Td>
+                  <Storage user={user} usage={usageOf(user.id)} />
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">{formatDate(user.createdAt)}</Text>
+                </Table.Td>
+                <Table.Td>
+                  <RowActions actor={actor} user={user} onEdit={() => edit(user)} onDelete={() => remove(user)} />
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </ListTable>
 
           <Stack gap="sm" hiddenFrom="sm">
             {users.map((user) => (

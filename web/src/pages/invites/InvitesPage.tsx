@@ -13,7 +13,6 @@ import {
   Table,
   Text,
   Tooltip,
-  VisuallyHidden,
 } from '@mantine/core';
 import { IconMailPlus, IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
@@ -21,6 +20,7 @@ import { ConfirmModal } from '../../components/ConfirmModal';
 import { CopyButton } from '../../components/CopyButton';
 import { EmptyCard } from '../../components/EmptyCard';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { ListTable } from '../../components/ListTable';
 import { PageHeader } from '../../components/PageHeader';
 import { formatDate } from '../../lib/format';
 import { notifySuccess } from '../../lib/notify';
@@ -141,52 +141,33 @@ export function InvitesPage() {
       ) : null}
       {list.length > 0 ? (
         <>
-          <Card withBorder p={0} visibleFrom="sm">
-            <Table.ScrollContainer minWidth={720}>
-              <Table verticalSpacing="sm" highlightOnHover>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Code</Table.Th>
-                    <Table.Th>Status</Table.Th>
-                    <Table.Th>Used</Table.Th>
-                    <Table.Th>Expires</Table.Th>
-                    <Table.Th>Created by</Table.Th>
-                    <Table.Th>Created</Table.Th>
-                    <Table.Th>
-                      <VisuallyHidden>Actions</VisuallyHidden>
-                    </Table.Th>
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {list.map((invite) => (
-                    <Table.Tr key={invite.id} data-testid={`invite-row-${invite.code}`}>
-                      <Table.Td>
-                        <Code invite={invite} />
-                      </Table.Td>
-                      <Table.Td>
-                        <StateBadge invite={invite} />
-                      </Table.Td>
-                      <Table.Td>
-                        <Text size="sm">{usesText(invite)}</Text>
-                      </Table.Td>
-                      <Table.Td>
-                        <Text size="sm">{expiryText(invite)}</Text>
-                      </Table.Td>
-                      <Table.Td>
-                        <Text size="sm">{invite.inviter?.username ?? 'A deleted user'}</Text>
-                      </Table.Td>
-                      <Table.Td>
-                        <Text size="sm">{formatDate(invite.createdAt)}</Text>
-                      </Table.Td>
-                      <Table.Td>
-                        <InviteActions invite={invite} onDelete={() => askDelete(invite)} />
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          </Card>
+          <ListTable columns={['Code', 'Status', 'Used', 'Expires', 'Created by', 'Created']} minWidth={720} visibleFrom="sm">
+            {list.map((invite) => (
+              <Table.Tr key={invite.id} data-testid={`invite-row-${invite.code}`}>
+                <Table.Td>
+                  <Code invite={invite} />
+                </Table.Td>
+                <Table.Td>
+                  <StateBadge invite={invite} />
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">{usesText(invite)}</Text>
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">{expiryText(invite)}</Text>
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">{invite.inviter?.username ?? 'A deleted user'}</Text>
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">{formatDate(invite.createdAt)}</Text>
+                </Table.Td>
+                <Table.Td>
+                  <InviteActions invite={invite} onDelete={() => askDelete(invite)} />
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </ListTable>
           <Stack gap="sm" hiddenFrom="sm">
             {list.map((invite) => (
               <Card withBorder padding="sm" key={invite.id} data-testid={`invite-card-${invite.code}`}>

@@ -1,8 +1,9 @@
 // The short links as a table on wide screens and as cards on a phone: the link (open, copy), where it leads, visits,
 // its state, and edit/delete.
-import { ActionIcon, Anchor, Badge, Card, Group, Stack, Table, Text, Tooltip, VisuallyHidden } from '@mantine/core';
+import { ActionIcon, Anchor, Badge, Card, Group, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { IconLock, IconPencil, IconTrash } from '@tabler/icons-react';
 import { CopyButton } from '../../components/CopyButton';
+import { ListTable } from '../../components/ListTable';
 import { formatDate } from '../../lib/format';
 import { visitsText, type ShortUrl } from './url-api';
 
@@ -101,53 +102,35 @@ export function UrlList({ urls, phone, onEdit, onDelete }: ListProps) {
     );
   }
   return (
-    <Card withBorder padding={0}>
-      <Table.ScrollContainer minWidth={760} type="native">
-        <Table verticalSpacing="sm" highlightOnHover>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Short link</Table.Th>
-              <Table.Th>Destination</Table.Th>
-              <Table.Th ta="right">Visits</Table.Th>
-              <Table.Th>State</Table.Th>
-              <Table.Th>Created</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {urls.map((url) => (
-              <Table.Tr key={url.id} data-testid="url-item">
-                <Table.Td maw={260}>
-                  <Anchor href={url.url} target="_blank" rel="noreferrer" fw={600} size="sm" style={{ overflowWrap: 'anywhere' }}>
-                    {shortText(url)}
-                  </Anchor>
-                </Table.Td>
-                <Table.Td maw={340}>
-                  <Text size="sm" truncate="end" title={url.destination}>
-                    {url.destination}
-                  </Text>
-                </Table.Td>
-                <Table.Td ta="right" style={{ whiteSpace: 'nowrap' }}>
-                  {visitsText(url)}
-                </Table.Td>
-                <Table.Td>
-                  <StateBadges url={url} />
-                </Table.Td>
-                <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                  <Text size="sm" c="dimmed">
-                    {formatDate(url.createdAt)}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <RowActions url={url} onEdit={onEdit} onDelete={onDelete} />
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
-    </Card>
+    <ListTable columns={['Short link', 'Destination', { label: 'Visits', align: 'right' }, 'State', 'Created']} minWidth={760} nativeScroll>
+      {urls.map((url) => (
+        <Table.Tr key={url.id} data-testid="url-item">
+          <Table.Td maw={260}>
+            <Anchor href={url.url} target="_blank" rel="noreferrer" fw={600} size="sm" style={{ overflowWrap: 'anywhere' }}>
+              {shortText(url)}
+            </Anchor>
+          </Table.Td>
+          <Table.Td maw={340}>
+            <Text size="sm" truncate="end" title={url.destination}>
+              {url.destination}
+            </Text>
+          </Table.Td>
+          <Table.Td ta="right" style={{ whiteSpace: 'nowrap' }}>
+            {visitsText(url)}
+          </Table.Td>
+          <Table.Td>
+            <StateBadges url={url} />
+          </Table.Td>
+          <Table.Td style={{ whiteSpace: 'nowrap' }}>
+            <Text size="sm" c="dimmed">
+              {formatDate(url.createdAt)}
+            </Text>
+          </Table.Td>
+          <Table.Td>
+            <RowActions url={url} onEdit={onEdit} onDelete={onDelete} />
+          </Table.Td>
+        </Table.Tr>
+      ))}
+    </ListTable>
   );
 }
