@@ -1,0 +1,68 @@
+// The form that makes an account and signs in with it, for the first account (setup) and for a registration: a
+// username and a password typed twice, then the dashboard.
+import { Button, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { FormError } from '../../components/FormError';
+import { errorMessage } from '../../lib/notify';
+import { useSession } from '../../lib/session';
+import { navigate } from '../../router';
+
+export function NewAccountForm({
+  send,
+  submitLabel,
+  before,
+  after,
+  autoFocus,
+}: {
+  /** Creates the account and signs in with it (POST /api/setup, POST /api/auth/register). */
+  send: (account: { username: string; password: string }) => Promise<unknown>;
+  submitLabel: string;
+  /** Fields above the username (the invite code). */
+  before?: ReactNode;
+  /** Under the button (a link to sign in instead). */
+  after?: ReactNode;
+  /** Focus the username field (when it is the first field of the page). */
+  autoFocus?: boolean;
+}) {
+  const { refresh } = useSession();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (password !== confirm) {
+      setError('The two passwords are not the same.');
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      await send({ username, password });
+      await refresh();
+      navigate('/dashboard', { replace: true });
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form onSubmit={submit}>
+      <Stack>
+        <FormError message={error} />
+        {before}
+        <TextInput label="Username" required autoComplete="username" value={username} onChange={(e) => setUsername(e.currentTarget.value)} autoFocus={autoFocus} />
+        <PasswordInput label="Password" required autoComplete="new-password" value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
+        <PasswordInput label="Repeat the password" required autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.currentTarget.value)} />
+        <Button type="submit" loading={busy}>
+          {submitLabel}
+        </Button>
+        {after}
+      </Stack>
+    </form>
+  );
+}
