@@ -1,7 +1,7 @@
 // "Add files" to a folder: search the person's files, tick some (across pages), and move them in with one request.
 // A file can be in one folder at a time, so a file in another folder is moved out of it (the list says where it is).
-import { Button, Checkbox, Group, Modal, Pagination, Skeleton, Stack, Text, TextInput } from '@mantine/core';
-import { useDebouncedValue, useMediaQuery } from '@mantine/hooks';
+import { Button, Checkbox, Group, Pagination, Skeleton, Stack, Text, TextInput } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
 import { IconSearch } from '@tabler/icons-react';
 import { useEffect, useMemo, useState } from 'react';
 import { ApiRequestError } from '../../api/client';
@@ -9,19 +9,17 @@ import type { Folder } from '../../api/types';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { FileThumb } from '../../components/FileThumb';
 import { FormError } from '../../components/FormError';
+import { FormModal } from '../../components/FormModal';
 import { formatBytes, formatDate } from '../../lib/format';
 import { errorMessage, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
-import { useLastValue } from '../../lib/use-last-value';
 import { listFolders, moveFilesToFolder, searchFiles } from './folder-api';
 
-export function AddFilesModal({ folder: requested, onClose, onAdded }: { folder: Folder | null; onClose: () => void; onAdded: () => void }) {
-  const phone = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
-  const folder = useLastValue(requested);
+export function AddFilesModal({ folder, onClose, onAdded }: { folder: Folder | null; onClose: () => void; onAdded: () => void }) {
   return (
-    <Modal opened={requested !== null} onClose={onClose} title={folder ? `Add files to “${folder.name}”` : ''} fullScreen={phone} size="lg">
-      {folder ? <AddFilesBody key={folder.id} folder={folder} phone={phone} onClose={onClose} onAdded={onAdded} /> : null}
-    </Modal>
+    <FormModal value={folder} onClose={onClose} title={(f) => `Add files to “${f.name}”`} formKey={(f) => f.id} size="lg">
+      {(f, phone) => <AddFilesBody folder={f} phone={phone} onClose={onClose} onAdded={onAdded} />}
+    </FormModal>
   );
 }
 

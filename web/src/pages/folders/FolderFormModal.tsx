@@ -1,32 +1,25 @@
 // Creating a folder (at the top or inside another) and editing one: its name, whether it is public, and whether
 // visitors may upload into it.
-import { Modal, Stack, Switch, TextInput } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
+import { Stack, Switch, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import type { Folder } from '../../api/types';
+import { FormModal } from '../../components/FormModal';
 import { ModalActions } from '../../components/ModalActions';
 import { errorMessage, notifySuccess } from '../../lib/notify';
-import { useLastValue } from '../../lib/use-last-value';
 import { createFolder, updateFolder } from './folder-api';
 
 export type FolderForm = { mode: 'create'; parent: { id: string; name: string } | null } | { mode: 'edit'; folder: Folder };
 
-export function FolderFormModal({
-  form: requested,
-  onClose,
-  onSaved,
-}: {
-  form: FolderForm | null;
-  onClose: () => void;
-  onSaved: (folder: Folder) => void;
-}) {
-  const phone = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
-  const form = useLastValue(requested);
-  const title = !form ? '' : form.mode === 'edit' ? `Edit “${form.folder.name}”` : form.parent ? `New folder in “${form.parent.name}”` : 'New folder';
+export function FolderFormModal({ form, onClose, onSaved }: { form: FolderForm | null; onClose: () => void; onSaved: (folder: Folder) => void }) {
   return (
-    <Modal opened={requested !== null} onClose={onClose} title={title} fullScreen={phone}>
-      {form ? <FolderFormBody key={form.mode === 'edit' ? form.folder.id : 'new'} form={form} onClose={onClose} onSaved={onSaved} /> : null}
-    </Modal>
+    <FormModal
+      value={form}
+      onClose={onClose}
+      title={(f) => (f.mode === 'edit' ? `Edit “${f.folder.name}”` : f.parent ? `New folder in “${f.parent.name}”` : 'New folder')}
+      formKey={(f) => (f.mode === 'edit' ? f.folder.id : 'new')}
+    >
+      {(f) => <FolderFormBody form={f} onClose={onClose} onSaved={onSaved} />}
+    </FormModal>
   );
 }
 

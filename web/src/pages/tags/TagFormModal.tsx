@@ -1,23 +1,24 @@
 // Creating or editing a tag: a name and a colour (swatches, a picker, or a typed hex value), with a preview.
-import { Badge, ColorInput, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
+import { Badge, ColorInput, Group, Stack, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import type { Tag } from '../../api/types';
+import { FormModal } from '../../components/FormModal';
 import { ModalActions } from '../../components/ModalActions';
 import { notifySuccess } from '../../lib/notify';
-import { useLastValue } from '../../lib/use-last-value';
 import { createTag, HEX_COLOR_RE, isNameTaken, TAG_SWATCHES, updateTag, tagErrorMessage } from './tag-api';
 
 export type TagForm = { mode: 'create'; color: string } | { mode: 'edit'; tag: Tag };
 
-export function TagFormModal({ form: requested, onClose, onSaved }: { form: TagForm | null; onClose: () => void; onSaved: (tag: Tag) => void }) {
-  const phone = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
-  const form = useLastValue(requested);
-  const title = !form ? '' : form.mode === 'edit' ? `Edit tag “${form.tag.name}”` : 'New tag';
+export function TagFormModal({ form, onClose, onSaved }: { form: TagForm | null; onClose: () => void; onSaved: (tag: Tag) => void }) {
   return (
-    <Modal opened={requested !== null} onClose={onClose} title={title} fullScreen={phone}>
-      {form ? <TagFormBody key={form.mode === 'edit' ? form.tag.id : 'new'} form={form} onClose={onClose} onSaved={onSaved} /> : null}
-    </Modal>
+    <FormModal
+      value={form}
+      onClose={onClose}
+      title={(f) => (f.mode === 'edit' ? `Edit tag “${f.tag.name}”` : 'New tag')}
+      formKey={(f) => (f.mode === 'edit' ? f.tag.id : 'new')}
+    >
+      {(f) => <TagFormBody form={f} onClose={onClose} onSaved={onSaved} />}
+    </FormModal>
   );
 }
 

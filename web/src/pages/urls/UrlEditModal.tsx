@@ -1,23 +1,20 @@
 // Editing a short link: destination, custom name (cleared: back to its random code), visit limit, enabled, and its
 // password kept, changed or removed. Only what changed is sent.
-import { Modal, PasswordInput, SegmentedControl, Stack, Switch, Text, TextInput } from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
+import { PasswordInput, SegmentedControl, Stack, Switch, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
+import { FormModal } from '../../components/FormModal';
 import { ModalActions } from '../../components/ModalActions';
 import { notifySuccess } from '../../lib/notify';
-import { useLastValue } from '../../lib/use-last-value';
 import { checkUrlFields, updateUrl, urlErrorMessage, urlFieldError, type ShortUrl, type ShortUrlPatch, type UrlFieldErrors } from './url-api';
 import { VisitLimitInput } from './VisitLimitInput';
 
 type PasswordChoice = 'keep' | 'set' | 'remove';
 
-export function UrlEditModal({ url: requested, onClose, onSaved }: { url: ShortUrl | null; onClose: () => void; onSaved: (url: ShortUrl) => void }) {
-  const phone = useMediaQuery('(max-width: 47.99em)', false, { getInitialValueInEffect: false });
-  const url = useLastValue(requested);
+export function UrlEditModal({ url, onClose, onSaved }: { url: ShortUrl | null; onClose: () => void; onSaved: (url: ShortUrl) => void }) {
   return (
-    <Modal opened={requested !== null} onClose={onClose} title="Edit short link" fullScreen={phone} size="lg">
-      {url ? <EditForm key={url.id} url={url} onClose={onClose} onSaved={onSaved} /> : null}
-    </Modal>
+    <FormModal value={url} onClose={onClose} title="Edit short link" formKey={(u) => u.id} size="lg">
+      {(u) => <EditForm url={u} onClose={onClose} onSaved={onSaved} />}
+    </FormModal>
   );
 }
 
