@@ -6,24 +6,14 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { ApiRequestError } from '../../api/client';
 import type { Role, User } from '../../api/types';
 import { ModalActions } from '../../components/ModalActions';
-import { notifySuccess } from '../../lib/notify';
+import { prepareAvatar } from '../../lib/avatar-image';
+import { errorMessage, notifySuccess } from '../../lib/notify';
 import { createUser, updateUser, type UserInput } from './admin-api';
 import { adminErrorMessage, fieldIssues } from './admin-errors';
 import { NO_QUOTA, QuotaFields, quotaForm, quotaInput, quotaProblems, type QuotaForm } from './QuotaFields';
 import { canEditQuota, grantableRoles, ROLE_LABELS } from './roles';
 
-const AVATAR_MAX_BYTES = 1024 * 1024;
-
 type FieldErrors = Partial<Record<'username' | 'password' | 'role' | 'avatar' | keyof QuotaForm, string>>;
-
-function readAsDataUrl(file: File): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result));
-    reader.onerror = () => reject(reader.error ?? new Error('Could not read the picture.'));
-    reader.readAsDataURL(file);
-  });
-}
 
 /** Puts an API error on the field it is about, or returns it for the alert at the foot of the form. */
 function errorsOf(err: unknown): { fields: FieldErrors; form: string | null } {
@@ -104,12 +94,12 @@ export function UserFormModal({
 
   const chooseAvatar = async (file: File | null) => {
     if (!file) return;
-    if (file.size > AVATAR_MAX_BYTES) {
-      setErrors((e) => ({ ...e, avatar: 'The picture is larger than 1 MB. Choose a smaller one.' }));
-      return;
+    try {
+      setAvatar(await prepareAvatar(file));
+      setErrors((e) => ({ ...e, avatar: undefined }));
+    } catch (err) {
+      setErrors((e) => ({ ...e, avatar: errorMessage(err) }));
     }
-    setErrors((e) => ({ ...e, avatar: undefined }));
-    setAvatar(await readAsDataUrl(file));
   };
 
   /** The request body: everything for a new user, only the changes for an edit (null when nothing changed). */
@@ -175,7 +165,7 @@ export function UserFormModal({
               </Avatar>
               <Stack gap={4}>
                 <Group gap="xs">
-                  <FileButton accept="image/png,image/jpeg,image/gif,image/webp" onChange={(file) => void chooseAvatar(file)}>
+                  <FileButton accept="image/*" onChange={(file) => void chooseAvatar(file)}>
                     {(props) => (
                       <Button {...props} size="xs" variant="default">
                         Choose a picture
@@ -189,7 +179,7 @@ export function UserFormModal({
                   ) : null}
                 </Group>
                 <Text size="xs" c={errors.avatar ? 'red' : 'dimmed'} role={errors.avatar ? 'alert' : undefined}>
-                  {errors.avatar ?? 'PNG, JPEG, GIF or WebP, at most 1 MB.'}
+                  {errors.avatar ?? 'PNG, JPEG, GIF or WebP. Large pictures are scaled down to 512 pixels.'}
                 </Text>
               </Stack>
             </Group>

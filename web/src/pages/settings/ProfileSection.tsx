@@ -6,9 +6,9 @@ import { api } from '../../api/client';
 import type { CurrentUser } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { FormError } from '../../components/FormError';
+import { prepareAvatar } from '../../lib/avatar-image';
 import { notifyError, notifySuccess } from '../../lib/notify';
 import { useSession, useUser } from '../../lib/session';
-import { prepareAvatar } from './avatar-image';
 import { settingsError, settingsErrorObject } from './messages';
 
 function patchUser(body: Record<string, unknown>): Promise<CurrentUser> {
