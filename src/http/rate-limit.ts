@@ -53,3 +53,13 @@ export function loginRateLimit(ctx: AppContext) {
     allowList: () => !ctx.settings.get().ratelimitEnabled,
   };
 }
+
+/** Route config for trading a password for access (files, short URLs): 10 attempts a minute per address. */
+export function unlockRateLimit(ctx: AppContext, groupId: string) {
+  return {
+    groupId,
+    max: 10,
+    timeWindow: 60_000,
+    allowList: () => !ctx.settings.get().ratelimitEnabled,
+  };
+}

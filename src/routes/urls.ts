@@ -7,6 +7,7 @@ import { ApiError } from '../http/errors.js';
 import { publicBaseUrl, urlLink } from '../http/links.js';
 import { AUTHENTICATED } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
+import { unlockRateLimit } from '../http/rate-limit.js';
 import { Id } from '../schemas/common.js';
 import { DestinationSchema, UrlSchema, VanitySchema } from '../schemas/url.js';
 import { createUrl, deleteUrl, getOwnUrl, listUrls, toUrlDto, unlockUrl, updateUrl } from '../services/urls.js';
@@ -140,7 +141,7 @@ export const urlRoutes: RouteModule = (app, ctx) => {
     '/api/user/urls/:id/password',
     {
       // Visitors of a protected link call this without an account; limited like logins against guessing.
-      config: { rateLimit: { groupId: 'url-password', max: 10, timeWindow: 60_000, allowList: () => !ctx.settings.get().ratelimitEnabled } },
+      config: { rateLimit: unlockRateLimit(ctx, 'url-password') },
       schema: {
         summary: 'Unlock a password-protected short URL: a token to follow it with (<link>?token=...)',
         tags,

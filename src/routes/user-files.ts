@@ -5,6 +5,7 @@ import { caller, optionalUser, requireUser } from '../http/auth.js';
 import { publicBaseUrl } from '../http/links.js';
 import { AUTHENTICATED } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
+import { unlockRateLimit } from '../http/rate-limit.js';
 import { contentDisposition } from '../lib/content-disposition.js';
 import { contentRange, parseRange, unsatisfiedRange } from '../lib/byte-range.js';
 import { servingPolicy } from '../lib/media-types.js';
@@ -261,6 +262,7 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
     '/api/user/files/:id/password',
     {
       preValidation: optionalUser(ctx),
+      config: { rateLimit: unlockRateLimit(ctx, 'file-password') },
       schema: {
         summary: "Trade a protected file's password for a short-lived access token (?token= on /raw and /u)",
         description: 'Anyone with the link may call this. The owner and admins get a token without the password. Wrong password -> 403/3005.',
