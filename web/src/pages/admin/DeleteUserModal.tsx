@@ -22,30 +22,18 @@ export function DeleteUserModal({
   onDeleted: (user: User) => void;
 }) {
   const [withContent, setWithContent] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    if (!opened) return;
-    setWithContent(false);
-    setError(null);
+    if (opened) setWithContent(false);
   }, [opened]);
 
   const confirm = async () => {
     if (!target) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const result = await deleteUser(target.id, withContent);
-      const content = withContent ? ` with ${result.deletedFiles} file(s) and ${result.deletedUrls} short URL(s)` : '';
-      notifySuccess(`${target.username} was deleted${content}.`, 'User deleted');
-      onDeleted(target);
-      onClose();
-    } catch (err) {
-      setError(adminErrorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    const result = await deleteUser(target.id, withContent);
+    const content = withContent ? ` with ${result.deletedFiles} file(s) and ${result.deletedUrls} short URL(s)` : '';
+    notifySuccess(`${target.username} was deleted${content}.`, 'User deleted');
+    onDeleted(target);
+    onClose();
   };
 
   const content = usage
@@ -57,9 +45,8 @@ export function DeleteUserModal({
       opened={opened}
       title={target ? `Delete ${target.username}?` : ''}
       confirmLabel="Delete user"
-      busy={busy}
-      failure={error}
-      onConfirm={() => void confirm()}
+      onConfirm={confirm}
+      failureText={adminErrorMessage}
       onClose={onClose}
     >
       <Text size="sm">

@@ -139,7 +139,6 @@ function FileDetailBody({
   onTagCreated,
 }: FileDetailProps & { file: FileItem; patch: (body: Record<string, unknown>) => Promise<FileItem>; update: (file: FileItem) => void }) {
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const [deleting, setDeleting] = useState(false);
   const [favoriteBusy, setFavoriteBusy] = useState(false);
   const [folderBusy, setFolderBusy] = useState(false);
   const folder = folders?.find((f) => f.id === file.folderId);
@@ -171,7 +170,6 @@ function FileDetailBody({
   }
 
   async function remove() {
-    setDeleting(true);
     try {
       await api(fileApi(file.id), { method: 'DELETE' });
       notifySuccess(`${file.name} was deleted.`);
@@ -179,8 +177,6 @@ function FileDetailBody({
       onDeleted(file.id);
     } catch (err) {
       notifyFileError(err, 'Could not delete the file');
-    } finally {
-      setDeleting(false);
     }
   }
 
@@ -273,8 +269,7 @@ function FileDetailBody({
         opened={confirmDelete}
         title={`Delete ${file.name}?`}
         confirmLabel="Delete the file"
-        busy={deleting}
-        onConfirm={() => void remove()}
+        onConfirm={remove}
         onClose={() => setConfirmDelete(false)}
       >
         The file and its link are deleted for good. People who have the link will get “not found”.

@@ -5,7 +5,7 @@ import { useEffect, useState } from 'react';
 import type { Folder } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { plural } from '../../lib/format';
-import { errorMessage, notifySuccess } from '../../lib/notify';
+import { notifySuccess } from '../../lib/notify';
 import { useLastValue } from '../../lib/use-last-value';
 import { deleteFolder } from './folder-api';
 
@@ -21,34 +21,24 @@ export function DeleteFolderModal({
   const folder = useLastValue(requested);
   const [files, setFiles] = useState<'keep' | 'delete'>('keep');
   const [children, setChildren] = useState<'delete' | 'lift'>('delete');
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
 
   // Each folder starts from the safe choices (and not while the last one fades out).
   useEffect(() => {
     if (requested === null) return;
     setFiles('keep');
     setChildren('delete');
-    setFailure(null);
   }, [requested]);
 
   const remove = async () => {
     if (!folder) return;
-    setBusy(true);
-    try {
-      const result = await deleteFolder(folder.id, { files, children });
-      const parts = [`Folder “${folder.name}” deleted`];
-      if (result.folders > 1) parts.push(`with ${plural(result.folders - 1, 'folder', 'folders')} inside it`);
-      let message = `${parts.join(' ')}.`;
-      if (result.keptFiles > 0) message += ` ${plural(result.keptFiles, 'file was', 'files were')} kept; find them under Files.`;
-      if (result.deletedFiles > 0) message += ` ${plural(result.deletedFiles, 'file was', 'files were')} deleted.`;
-      notifySuccess(message);
-      onDeleted(folder);
-    } catch (err) {
-      setFailure(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    const result = await deleteFolder(folder.id, { files, children });
+    const parts = [`Folder “${folder.name}” deleted`];
+    if (result.folders > 1) parts.push(`with ${plural(result.folders - 1, 'folder', 'folders')} inside it`);
+    let message = `${parts.join(' ')}.`;
+    if (result.keptFiles > 0) message += ` ${plural(result.keptFiles, 'file was', 'files were')} kept; find them under Files.`;
+    if (result.deletedFiles > 0) message += ` ${plural(result.deletedFiles, 'file was', 'files were')} deleted.`;
+    notifySuccess(message);
+    onDeleted(folder);
   };
 
   const nested = folder !== null && folder.childCount > 0;
@@ -58,9 +48,7 @@ export function DeleteFolderModal({
       opened={requested !== null}
       title={folder ? `Delete “${folder.name}”?` : ''}
       confirmLabel={files === 'delete' ? 'Delete folder and files' : 'Delete folder'}
-      busy={busy}
-      failure={failure}
-      onConfirm={() => void remove()}
+      onConfirm={remove}
       onClose={onClose}
     >
       {folder ? (

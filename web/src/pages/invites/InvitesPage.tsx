@@ -75,30 +75,17 @@ export function InvitesPage() {
   const invites = useApi((signal) => listInvites(signal), []);
   const [creating, setCreating] = useState(false);
   const [removal, setRemoval] = useState<{ opened: boolean; invite: Invite | null }>({ opened: false, invite: null });
-  const [busy, setBusy] = useState(false);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
   const enabled = server?.invitesEnabled ?? false;
   const list = invites.data ?? [];
-  const askDelete = (invite: Invite) => {
-    setDeleteError(null);
-    setRemoval({ opened: true, invite });
-  };
+  const askDelete = (invite: Invite) => setRemoval({ opened: true, invite });
 
   const remove = async () => {
     const invite = removal.invite;
     if (!invite) return;
-    setBusy(true);
-    setDeleteError(null);
-    try {
-      await deleteInvite(invite.id);
-      invites.setData((prev) => (prev ?? []).filter((i) => i.id !== invite.id));
-      notifySuccess(`Invite ${invite.code} no longer works.`, 'Invite deleted');
-      setRemoval((r) => ({ ...r, opened: false }));
-    } catch (err) {
-      setDeleteError(adminErrorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    await deleteInvite(invite.id);
+    invites.setData((prev) => (prev ?? []).filter((i) => i.id !== invite.id));
+    notifySuccess(`Invite ${invite.code} no longer works.`, 'Invite deleted');
+    setRemoval((r) => ({ ...r, opened: false }));
   };
 
   return (
@@ -199,9 +186,8 @@ export function InvitesPage() {
         opened={removal.opened}
         title={`Delete invite ${removal.invite?.code ?? ''}?`}
         confirmLabel="Delete invite"
-        busy={busy}
-        failure={deleteError}
-        onConfirm={() => void remove()}
+        onConfirm={remove}
+        failureText={adminErrorMessage}
         onClose={() => setRemoval((r) => ({ ...r, opened: false }))}
       >
         Its link stops working at once. Accounts already created with it stay.

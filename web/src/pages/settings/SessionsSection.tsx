@@ -76,11 +76,9 @@ export function SessionsSection() {
   const [revoking, setRevoking] = useState<SessionInfo | 'all' | null>(null);
   // What the dialog asks about, kept while it fades out after the answer.
   const question = useLastValue(revoking) ?? 'all';
-  const [busy, setBusy] = useState(false);
 
   const revoke = async () => {
     if (!revoking) return;
-    setBusy(true);
     try {
       const body = revoking === 'all' ? { all: true } : { sessionId: revoking.id };
       sessions.setData(await api<SessionList>('/api/user/sessions', { method: 'DELETE', body }));
@@ -90,8 +88,6 @@ export function SessionsSection() {
       notifyError(settingsErrorObject(err), 'The session was not signed out');
       sessions.reload();
       setRevoking(null);
-    } finally {
-      setBusy(false);
     }
   };
 
@@ -137,8 +133,7 @@ export function SessionsSection() {
         opened={revoking !== null}
         title={question === 'all' ? 'Sign out all other sessions?' : 'Sign out this session?'}
         confirmLabel={question === 'all' ? 'Sign them out' : 'Sign it out'}
-        busy={busy}
-        onConfirm={() => void revoke()}
+        onConfirm={revoke}
         onClose={() => setRevoking(null)}
       >
         <Text size="sm">

@@ -14,10 +14,8 @@ export function TokenSection() {
   const { token, refresh } = useSession();
   const [shown, setShown] = useState(false);
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
 
   const regenerate = async () => {
-    setBusy(true);
     try {
       await api<{ token: string }>('/api/user/token', { method: 'PATCH' });
       await refresh();
@@ -26,8 +24,6 @@ export function TokenSection() {
       notifySuccess('Update your uploaders and scripts with the new token.', 'New API token made');
     } catch (err) {
       notifyError(settingsErrorObject(err), 'The token was not regenerated');
-    } finally {
-      setBusy(false);
     }
   };
 
@@ -67,8 +63,7 @@ export function TokenSection() {
         opened={confirming}
         title="Make a new API token?"
         confirmLabel="Regenerate token"
-        busy={busy}
-        onConfirm={() => void regenerate()}
+        onConfirm={regenerate}
         onClose={() => setConfirming(false)}
       >
         <Alert color="orange" p="sm">

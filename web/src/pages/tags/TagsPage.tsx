@@ -2,7 +2,7 @@
 // Files are tagged on the Files page; deleting a tag leaves the files as they are.
 import { ActionIcon, Anchor, Button, Card, Divider, Group, Skeleton, Stack, Text, TextInput, Tooltip } from '@mantine/core';
 import { IconPencil, IconPlus, IconSearch, IconTags, IconTrash } from '@tabler/icons-react';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { Tag } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { EmptyCard } from '../../components/EmptyCard';
@@ -137,30 +137,19 @@ export function TagsPage() {
 
 function DeleteTagModal({ tag: requested, onClose, onDeleted }: { tag: Tag | null; onClose: () => void; onDeleted: () => void }) {
   const tag = useLastValue(requested);
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
-  useEffect(() => setFailure(null), [requested]);
   const remove = async () => {
     if (!tag) return;
-    setBusy(true);
-    try {
-      await deleteTag(tag.id);
-      notifySuccess(`Tag “${tag.name}” deleted.`);
-      onDeleted();
-    } catch (err) {
-      setFailure(tagErrorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    await deleteTag(tag.id);
+    notifySuccess(`Tag “${tag.name}” deleted.`);
+    onDeleted();
   };
   return (
     <ConfirmModal
       opened={requested !== null}
       title={tag ? `Delete tag “${tag.name}”?` : ''}
       confirmLabel="Delete tag"
-      busy={busy}
-      failure={failure}
-      onConfirm={() => void remove()}
+      onConfirm={remove}
+      failureText={tagErrorMessage}
       onClose={onClose}
     >
       {tag

@@ -143,30 +143,19 @@ function EmptyState({ searching, query }: { searching: boolean; query: string })
 
 function DeleteUrlModal({ url: requested, onClose, onDeleted }: { url: ShortUrl | null; onClose: () => void; onDeleted: () => void }) {
   const url = useLastValue(requested);
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
-  useEffect(() => setFailure(null), [requested]);
   const remove = async () => {
     if (!url) return;
-    setBusy(true);
-    try {
-      await deleteUrl(url.id);
-      notifySuccess('The short link was deleted.');
-      onDeleted();
-    } catch (err) {
-      setFailure(urlErrorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    await deleteUrl(url.id);
+    notifySuccess('The short link was deleted.');
+    onDeleted();
   };
   return (
     <ConfirmModal
       opened={requested !== null}
       title="Delete this short link?"
       confirmLabel="Delete"
-      busy={busy}
-      failure={failure}
-      onConfirm={() => void remove()}
+      onConfirm={remove}
+      failureText={urlErrorMessage}
       onClose={onClose}
     >
       {url ? (
