@@ -3,10 +3,10 @@
 import { Button, Group, NumberInput, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiRequestError } from '../../api/client';
+import type { FileItem } from '../../api/types';
 import { EXPIRY_PRESETS, localInputValue, readExpiryDate } from '../../lib/expiry';
 import { formatDate } from '../../lib/format';
 import { errorMessage } from '../../lib/notify';
-import type { FileItem } from '../../api/types';
 import classes from './files.module.css';
 import { notifySuccess } from './messages';
 

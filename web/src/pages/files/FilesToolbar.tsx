@@ -19,8 +19,8 @@ import {
 } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import type { ReactNode } from 'react';
-import type { Folder, Tag } from '../../api/types';
 import { IconAdjustmentsHorizontal, IconLayoutGrid, IconList, IconSearch, IconSortAscending, IconSortDescending, IconX } from '@tabler/icons-react';
+import type { Folder, Tag } from '../../api/types';
 import type { FileQuery } from './use-file-query';
 import { SEARCH_FIELDS, SEARCH_LABELS, SORT_FIELDS, SORT_LABELS } from './types';
 
