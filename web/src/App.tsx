@@ -1,26 +1,35 @@
 // Which page a path shows, and who may see it: the setup page while the server is in first-time setup, the sign-in
 // pages for visitors, the dashboard shell for signed-in users, and the admin pages for ADMIN and SUPERADMIN.
 import { Center, Loader } from '@mantine/core';
-import { useEffect, type ComponentType } from 'react';
+import { lazy, Suspense, useEffect, type ComponentType } from 'react';
 import { isAdmin } from './api/types';
 import { ErrorAlert } from './components/ErrorAlert';
 import { Shell } from './layout/Shell';
 import { useSession } from './lib/session';
-import { AdminOverviewPage } from './pages/admin/AdminOverviewPage';
-import { ServerSettingsPage } from './pages/admin/ServerSettingsPage';
-import { UsersPage } from './pages/admin/UsersPage';
 import { LoginPage } from './pages/auth/LoginPage';
 import { RegisterPage } from './pages/auth/RegisterPage';
 import { SetupPage } from './pages/auth/SetupPage';
-import { FilesPage } from './pages/files/FilesPage';
-import { FoldersPage } from './pages/folders/FoldersPage';
 import { HomePage } from './pages/HomePage';
-import { InvitesPage } from './pages/invites/InvitesPage';
-import { SettingsPage } from './pages/settings/SettingsPage';
-import { TagsPage } from './pages/tags/TagsPage';
-import { UploadPage } from './pages/upload/UploadPage';
-import { UrlsPage } from './pages/urls/UrlsPage';
 import { navigate, useLocation } from './router';
+
+/**
+ * Pages other than the overview load when first opened (the sign-in pages and the overview are in the first
+ * bundle), so a visit downloads only what it shows.
+ */
+function page<K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K): ComponentType {
+  return lazy<ComponentType>(async () => ({ default: (await load())[name] }));
+}
+
+const UploadPage = page(() => import('./pages/upload/UploadPage'), 'UploadPage');
+const FilesPage = page(() => import('./pages/files/FilesPage'), 'FilesPage');
+const UrlsPage = page(() => import('./pages/urls/UrlsPage'), 'UrlsPage');
+const FoldersPage = page(() => import('./pages/folders/FoldersPage'), 'FoldersPage');
+const TagsPage = page(() => import('./pages/tags/TagsPage'), 'TagsPage');
+const SettingsPage = page(() => import('./pages/settings/SettingsPage'), 'SettingsPage');
+const AdminOverviewPage = page(() => import('./pages/admin/AdminOverviewPage'), 'AdminOverviewPage');
+const UsersPage = page(() => import('./pages/admin/UsersPage'), 'UsersPage');
+const InvitesPage = page(() => import('./pages/invites/InvitesPage'), 'InvitesPage');
+const ServerSettingsPage = page(() => import('./pages/admin/ServerSettingsPage'), 'ServerSettingsPage');
 
 interface Page {
   component: ComponentType;
@@ -80,7 +89,15 @@ export function App() {
   const Component = page && (!page.admin || isAdmin(user)) ? page.component : NotFound;
   return (
     <Shell>
-      <Component />
+      <Suspense
+        fallback={
+          <Center py="xl">
+            <Loader aria-label="Loading" />
+          </Center>
+        }
+      >
+        <Component />
+      </Suspense>
     </Shell>
   );
 }
