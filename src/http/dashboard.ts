@@ -5,7 +5,8 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import type { AppContext } from '../context.js';
 import { ApiError } from './errors.js';
 import type { App } from './types.js';
@@ -40,18 +41,32 @@ interface DashboardFiles {
 
 interface Asset {
   body: Buffer;
-  /** Compressed once at start-up for text assets that shrink (JavaScript, CSS, SVG). */
-  br: Buffer | null;
-  gzip: Buffer | null;
+  /** Whether it is text that shrinks when compressed (JavaScript, CSS, SVG). */
+  compressible: boolean;
+  /** Compressed on first request, in the background (not at start-up: every test server would pay for it). */
+  br?: Promise<Buffer>;
+  gzip?: Promise<Buffer>;
 }
 
-function compressAsset(name: string, body: Buffer): Asset {
-  if (!/\.(js|css|svg|map)$/.test(name) || body.length < 1024) return { body, br: null, gzip: null };
-  return {
-    body,
-    br: brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length } }),
-    gzip: gzipSync(body, { level: 9 }),
-  };
+const brotli = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
+function assetOf(name: string, body: Buffer): Asset {
+  return { body, compressible: /\.(js|css|svg|map)$/.test(name) && body.length >= 1024 };
+}
+
+/** The asset's body in the best encoding the client accepts, compressing (once) on first use. */
+async function encodedAsset(asset: Asset, accepted: string): Promise<[string | null, Buffer]> {
+  if (!asset.compressible) return [null, asset.body];
+  if (/\bbr\b/.test(accepted)) {
+    asset.br ??= brotli(asset.body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: asset.body.length } });
+    return ['br', await asset.br];
+  }
+  if (/\bgzip\b/.test(accepted)) {
+    asset.gzip ??= gzipAsync(asset.body, { level: 9 });
+    return ['gzip', await asset.gzip];
+  }
+  return [null, asset.body];
 }
 
 async function loadDashboard(dir: string): Promise<DashboardFiles> {
@@ -64,7 +79,7 @@ async function loadDashboard(dir: string): Promise<DashboardFiles> {
   }
   const assetDir = path.join(dir, 'assets');
   const names = await readdir(assetDir).catch(() => [] as string[]);
-  for (const name of names) assets.set(name, compressAsset(name, await readFile(path.join(assetDir, name))));
+  for (const name of names) assets.set(name, assetOf(name, await readFile(path.join(assetDir, name))));
   return { index, assets };
 }
 
@@ -107,17 +122,11 @@ export async function registerDashboard(app: App, ctx: AppContext): Promise<void
     app.get(page, hide, sendIndex);
     app.get(`${page}/*`, hide, sendIndex);
   }
-  app.get('/assets/:name', hide, (request, reply) => {
+  app.get('/assets/:name', hide, async (request, reply) => {
     const { name } = request.params as { name: string };
     const asset = files.assets.get(name);
     if (!asset) throw new ApiError(9002, `no dashboard asset ${name}`);
-    const accepted = String(request.headers['accept-encoding'] ?? '');
-    const [encoding, body] =
-      asset.br && /\bbr\b/.test(accepted)
-        ? ['br', asset.br]
-        : asset.gzip && /\bgzip\b/.test(accepted)
-          ? ['gzip', asset.gzip]
-          : [null, asset.body];
+    const [encoding, body] = await encodedAsset(asset, String(request.headers['accept-encoding'] ?? ''));
     if (encoding) reply.header('content-encoding', encoding);
     return reply
       .header('cache-control', 'public, max-age=31536000, immutable')
