@@ -68,7 +68,7 @@ describe('dashboard serving', () => {
   it('answers an unknown asset 404 in the API error shape', async () => {
     const res = await server().fetch('/assets/nope.js');
     assert.equal(res.status, 404);
-    const body = await res.json();
+    const body = (await res.json()) as { code: number; statusCode: number };
     assert.equal(body.code, 9002);
     assert.equal(body.statusCode, 404);
   });
