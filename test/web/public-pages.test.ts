@@ -4,9 +4,9 @@
 // public folder (its files as tiles, the zip, uploading from the page). No script may run from anything uploaded.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { deflateSync, crc32 } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { DASHBOARD_ENV, DESKTOP, describeBrowser, openPage, PHONE, screenshot, useBrowser } from '../support/browser.js';
+import { rgbPng } from '../support/fixtures.js';
 import { useTestServer, type TestUser } from '../support/server.js';
 
 // What the page's own globals look like inside page.evaluate() callbacks (the tests compile without the DOM types).
@@ -23,35 +23,9 @@ declare const document: {
 declare const window: { innerWidth: number; __pwned?: unknown };
 declare function getComputedStyle(element: unknown): { overflowY: string };
 
-/** A real PNG of width x height (a colour gradient), so that the browser has an image to fit. */
+/** A left-to-right, top-to-bottom colour gradient (so a cropped or squashed image shows in screenshots). */
 function gradientPng(width: number, height: number): Buffer {
-  const rows = Buffer.alloc((width * 3 + 1) * height);
-  for (let y = 0; y < height; y++) {
-    const row = y * (width * 3 + 1);
-    for (let x = 0; x < width; x++) {
-      rows[row + 1 + x * 3] = Math.round((x / width) * 255);
-      rows[row + 2 + x * 3] = Math.round((y / height) * 200) + 30;
-      rows[row + 3 + x * 3] = 190;
-    }
-  }
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body), body.length + 4);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(rows)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return rgbPng(width, height, (x, y) => [Math.round((x / width) * 255), Math.round((y / height) * 200) + 30, 190]);
 }
 
 /** A real WAV: half a second of a 440 Hz tone. */

@@ -9,39 +9,13 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { crc32, deflateSync } from 'node:zlib';
 import { after, before, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { DASHBOARD_ENV, DESKTOP, describeBrowser, openPage, PHONE, screenshot, signIn, useBrowser } from '../support/browser.js';
+import { rgbPng } from '../support/fixtures.js';
 import { useTestServer, type TestUser } from '../support/server.js';
 
 const run = promisify(execFile);
-
-/** A PNG of `width` x `height` RGB pixels from `pixel(x, y)`. */
-function png(width: number, height: number, pixel: (x: number, y: number) => [number, number, number]): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body), body.length + 4);
-    return out;
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  const rows = Buffer.alloc((width * 3 + 1) * height);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) rows.set(pixel(x, y), y * (width * 3 + 1) + 1 + x * 3);
-  }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(rows)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
 
 /** Reads a ShareX {json:a.b[0].c} answer path out of a parsed JSON answer. */
 function shareXJsonValue(template: string, answer: unknown): unknown {
@@ -162,7 +136,7 @@ describeBrowser('dashboard: user settings', () => {
     await signIn(page, 'bob', bob.password);
     await page.goto('/dashboard/settings');
 
-    const small = png(64, 64, (x, y) => [x * 4, y * 4, 128]);
+    const small = rgbPng(64, 64, (x, y) => [x * 4, y * 4, 128]);
     await page.locator('input[type=file]').setInputFiles({ name: 'me.png', mimeType: 'image/png', buffer: small });
     await page.getByText('This is how your new avatar looks. Save it?').waitFor();
     const preview = page.getByTestId('avatar-preview').locator('img');
@@ -182,7 +156,7 @@ describeBrowser('dashboard: user settings', () => {
 
     // A picture over the server's 1 MB limit is scaled down in the browser and then accepted.
     const noise = randomBytes(1400 * 1400 * 3);
-    const large = png(1400, 1400, (x, y) => {
+    const large = rgbPng(1400, 1400, (x, y) => {
       const at = (y * 1400 + x) * 3;
       return [noise[at]!, noise[at + 1]!, noise[at + 2]!];
     });
@@ -291,7 +265,7 @@ describeBrowser('dashboard: user settings', () => {
 
     // What Discord reads from one of carol's images is what the preview promised.
     const form = new FormData();
-    form.append('file', new Blob([png(8, 8, () => [0, 0, 255])], { type: 'image/png' }), 'beach.png');
+    form.append('file', new Blob([rgbPng(8, 8, () => [0, 0, 255])], { type: 'image/png' }), 'beach.png');
     const uploaded = await server().fetch('/api/upload', { method: 'POST', headers: { authorization: carol.token, 'x-service-original-name': 'true' }, body: form });
     assert.equal(uploaded.status, 200);
     const link = new URL(((await uploaded.json()) as { files: Array<{ url: string }> }).files[0]!.url);
@@ -503,7 +477,7 @@ describeBrowser('dashboard: user settings', () => {
     assert.equal(scripted.folderId, folder.body.id);
 
     // Without arguments it uploads what Flameshot captured and puts the link on the clipboard (xclip under X11).
-    const shot = png(16, 16, (x) => [x * 16, 0, 0]);
+    const shot = rgbPng(16, 16, (x) => [x * 16, 0, 0]);
     await writeFile(path.join(workDir, 'shot.png'), shot);
     await writeFile(path.join(bin, 'flameshot'), `#!/bin/sh\n[ "$1 $2" = "gui --raw" ] || exit 2\ncat '${workDir}/shot.png'\n`);
     await writeFile(path.join(bin, 'xclip'), `#!/bin/sh\ncat > '${workDir}/clipboard'\n`);
