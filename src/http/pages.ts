@@ -104,3 +104,21 @@ export function pageErrorHandler(
     return sendPage(reply, renderErrorPage({ siteTitle: ctx.settings.get().siteTitle, ...pageErrorText(error) }), error.statusCode);
   };
 }
+
+/** Why a password form is shown again. */
+export type PasswordFormFailure = 'wrong' | 'limited';
+
+/**
+ * The errorHandler of a password form's POST: a wrong password (3005, or a malformed body) shows the form again
+ * saying so (403), too many guesses say that (429); anything else as pageErrorHandler answers it.
+ */
+export function passwordFormErrorHandler(
+  ctx: AppContext,
+  renderForm: (request: FastifyRequest, failure: PasswordFormFailure) => RenderedPage,
+) {
+  return pageErrorHandler(ctx, (error, request, reply) => {
+    if (error.code === 3005 || error.code === 1000) return sendPage(reply, renderForm(request, 'wrong'), 403);
+    if (error.statusCode === 429) return sendPage(reply, renderForm(request, 'limited'), 429);
+    return undefined;
+  });
+}

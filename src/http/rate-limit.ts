@@ -46,16 +46,16 @@ export function uploadRateLimit(ctx: AppContext) {
 
 /** Route config for login attempts: 10 a minute per address, whatever the settings say about uploads. */
 export function loginRateLimit(ctx: AppContext) {
-  return {
-    groupId: 'login',
-    max: 10,
-    timeWindow: 60_000,
-    allowList: () => !ctx.settings.get().ratelimitEnabled,
-  };
+  return attemptsRateLimit(ctx, 'login');
 }
 
 /** Route config for trading a password for access (files, short URLs): 10 attempts a minute per address. */
-export function unlockRateLimit(ctx: AppContext, groupId: string) {
+export function unlockRateLimit(ctx: AppContext, groupId: 'file-password' | 'url-password') {
+  return attemptsRateLimit(ctx, groupId);
+}
+
+/** Guesses of a secret (passwords, codes): 10 a minute per address, counted per group. */
+function attemptsRateLimit(ctx: AppContext, groupId: string) {
   return {
     groupId,
     max: 10,

@@ -15,13 +15,13 @@ import type { AppContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import { sendFileRange } from '../http/file-sender.js';
 import { fileLink, FILES_ROUTE_INTERNAL, publicBaseUrl } from '../http/links.js';
-import { acceptFormBodies, limitPasswordForms, pageErrorHandler, sendPage } from '../http/pages.js';
+import { acceptFormBodies, limitPasswordForms, pageErrorHandler, passwordFormErrorHandler, sendPage } from '../http/pages.js';
 import type { RouteModule } from '../http/types.js';
 import { contentRange, parseRange, unsatisfiedRange } from '../lib/byte-range.js';
 import { httpDate, ifRangeAllows, isNotModified } from '../lib/conditional.js';
 import { contentDisposition } from '../lib/content-disposition.js';
 import { HoldLastChunk } from '../lib/hold-last-chunk.js';
-import { mediaKind, servingPolicy } from '../lib/media-types.js';
+import { mediaKind, servingPolicy, UPLOADED_BYTES_CSP } from '../lib/media-types.js';
 import {
   assertUnlocked,
   countView,
@@ -37,8 +37,6 @@ import { renderPasswordPage, renderViewPage, TEXT_PREVIEW_BYTES, viewPageDetails
 import { StorageNotFoundError } from '../storage/datasource.js';
 import { LocalFileStream, type OpenFileRange } from '../storage/local-file-stream.js';
 
-/** Uploaded bytes never run as a page of ours, even when a browser is told to show them in place. */
-const RAW_CSP = "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'";
 
 const EMBED_CRAWLERS = /discordbot|twitterbot|facebookexternalhit|slackbot|telegrambot|whatsapp|linkedinbot|mastodon|skypeuripreview|redditbot|embedly/i;
 
@@ -69,7 +67,7 @@ async function sendFileBytes(ctx: AppContext, request: ServeRequest, reply: Fast
     'cache-control': cacheControl(file),
     'content-disposition': contentDisposition(attachment ? 'attachment' : 'inline', file.original_name ?? file.name),
     'x-content-type-options': 'nosniff',
-    'content-security-policy': RAW_CSP,
+    'content-security-policy': UPLOADED_BYTES_CSP,
   };
   const conditions = { 'if-none-match': request.headers['if-none-match'], 'if-modified-since': request.headers['if-modified-since'] };
   if (isNotModified(conditions, etag, file.created_at)) return reply.code(304).headers(representationHeaders).send();
@@ -231,13 +229,9 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
             consumes: ['application/x-www-form-urlencoded'],
             body: z.object({ password: z.string().max(1024).optional() }),
           },
-          errorHandler: pageErrorHandler(ctx, (error, request, reply) => {
-            const name = (request.params as { name?: string }).name ?? '';
-            const siteTitle = ctx.settings.get().siteTitle;
-            if (error.code === 3005 || error.code === 1000) return sendPage(reply, renderPasswordPage({ name }, siteTitle, 'wrong'), 403);
-            if (error.statusCode === 429) return sendPage(reply, renderPasswordPage({ name }, siteTitle, 'limited'), 429);
-            return undefined;
-          }),
+          errorHandler: passwordFormErrorHandler(ctx, (request, failure) =>
+            renderPasswordPage({ name: (request.params as { name?: string }).name ?? '' }, ctx.settings.get().siteTitle, failure),
+          ),
         },
         async (request, reply) => {
           const file = await findServedFile(ctx, request.params.name);

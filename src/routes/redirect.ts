@@ -4,7 +4,7 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { urlLink, URLS_ROUTE_INTERNAL } from '../http/links.js';
-import { acceptFormBodies, limitPasswordForms, pageErrorHandler, sendPage } from '../http/pages.js';
+import { acceptFormBodies, limitPasswordForms, pageErrorHandler, passwordFormErrorHandler, sendPage } from '../http/pages.js';
 import type { RouteModule } from '../http/types.js';
 import { renderUrlPasswordPage } from '../pages/url-password-page.js';
 import { followShortUrl, peekShortUrl, unlockUrl } from '../services/urls.js';
@@ -52,12 +52,9 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
           consumes: ['application/x-www-form-urlencoded'],
           body: z.object({ password: z.string().max(1024).optional() }),
         },
-        errorHandler: pageErrorHandler(ctx, (error, _request, reply) => {
-          const siteTitle = ctx.settings.get().siteTitle;
-          if (error.code === 3005 || error.code === 1000) return sendPage(reply, renderUrlPasswordPage({ siteTitle, failure: 'wrong' }), 403);
-          if (error.statusCode === 429) return sendPage(reply, renderUrlPasswordPage({ siteTitle, failure: 'limited' }), 429);
-          return undefined;
-        }),
+        errorHandler: passwordFormErrorHandler(ctx, (_request, failure) =>
+          renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle, failure }),
+        ),
       },
       async (request, reply) => {
         const { slug } = request.params;

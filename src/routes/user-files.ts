@@ -8,7 +8,7 @@ import type { RouteModule } from '../http/types.js';
 import { unlockRateLimit } from '../http/rate-limit.js';
 import { contentDisposition } from '../lib/content-disposition.js';
 import { contentRange, parseRange, unsatisfiedRange } from '../lib/byte-range.js';
-import { servingPolicy } from '../lib/media-types.js';
+import { servingPolicy, UPLOADED_BYTES_CSP } from '../lib/media-types.js';
 import { Id, IsoDateTime } from '../schemas/common.js';
 import { FileSchema } from '../schemas/file.js';
 import { unlockFile } from '../services/file-serving.js';
@@ -32,8 +32,6 @@ const security = AUTHENTICATED;
 const tags = ['files'];
 const fileParams = z.object({ id: z.string().min(1).max(1024).describe('file id or served name') });
 const booleanText = z.enum(['true', 'false']).transform((v) => v === 'true');
-/** As for /raw: the owner's copy of uploaded bytes never runs as a page of ours either. */
-const OWNER_RAW_CSP = "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'";
 
 export const userFilesRoutes: RouteModule = (app, ctx) => {
   const auth = requireUser(ctx);
@@ -234,7 +232,7 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
         'cache-control': 'private, max-age=3600',
         'content-disposition': contentDisposition(attachment ? 'attachment' : 'inline', file.original_name ?? file.name),
         'x-content-type-options': 'nosniff',
-        'content-security-policy': OWNER_RAW_CSP,
+        'content-security-policy': UPLOADED_BYTES_CSP,
       };
       const range = parseRange(request.headers.range, file.size);
       if (range.kind === 'unsatisfiable') {

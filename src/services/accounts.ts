@@ -11,7 +11,7 @@ import { parseBase64Image } from '../lib/images.js';
 import { hashPassword, verifyPassword } from '../lib/passwords.js';
 import type { UserDto, UserViewSettings } from '../schemas/user.js';
 import { parseView, toUserDto } from './mappers.js';
-import { listSessionsOf } from './sessions.js';
+import { listSessionsOf, revokeOtherSessions } from './sessions.js';
 
 /** Largest avatar accepted, decoded. */
 export const AVATAR_MAX_BYTES = 1024 * 1024;
@@ -212,10 +212,7 @@ export async function updateProfile(
   try {
     await ctx.db.transaction().execute(async (trx) => {
       await trx.updateTable('users').set(changes).where('id', '=', user.id).execute();
-      if (changes.password === undefined) return;
-      let others = trx.deleteFrom('sessions').where('user_id', '=', user.id);
-      if (currentSessionId) others = others.where('id', '!=', currentSessionId);
-      await others.execute();
+      if (changes.password !== undefined) await revokeOtherSessions(ctx, user.id, currentSessionId, trx);
     });
   } catch (err) {
     if (isUniqueViolation(err, 'username')) throw new ApiError(1039);

@@ -13,7 +13,7 @@ import { mimeEssence } from '../lib/media-types.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { FileDto } from '../schemas/file.js';
 import { StorageNotFoundError, type ByteRange } from '../storage/datasource.js';
-import { assertUsableFileName } from './upload-options.js';
+import { assertUsableFileName, MAX_EXPIRY_MS } from './upload-options.js';
 
 type Caller = Pick<UserRow, 'id' | 'role'>;
 type FileTag = FileDto['tags'][number];
@@ -276,9 +276,6 @@ export interface FilePatch {
   deletesAt?: number | null | undefined;
 }
 
-/** Latest accepted expiry: year 9999 (as for uploads). */
-const MAX_DELETES_AT_MS = 253402300799999;
-
 /**
  * PATCH /api/user/files/:id. A taken name -> 1014, a bad one -> 1007/1009, a bad originalName -> 1008, type -> 1065,
  * an expiry that is not in the future -> 1000.
@@ -309,7 +306,7 @@ export async function updateFile(ctx: AppContext, caller: Caller, idOrName: stri
   }
   if (patch.deletesAt !== undefined) {
     if (patch.deletesAt !== null && patch.deletesAt <= ctx.clock.now()) throw new ApiError(1000, 'deletesAt must be in the future');
-    if (patch.deletesAt !== null && patch.deletesAt > MAX_DELETES_AT_MS) throw new ApiError(1000, 'deletesAt is too far in the future');
+    if (patch.deletesAt !== null && patch.deletesAt > MAX_EXPIRY_MS) throw new ApiError(1000, 'deletesAt is too far in the future');
     changes.deletes_at = patch.deletesAt;
   }
   if (Object.keys(changes).length === 0) return row;

@@ -104,9 +104,10 @@ export async function revokeSession(
 export async function revokeOtherSessions(
   ctx: AppContext,
   userId: string,
-  currentSessionId: string | undefined,
+  currentSessionId: string | null | undefined,
+  db: Db = ctx.db,
 ): Promise<number> {
-  let query = ctx.db.deleteFrom('sessions').where('user_id', '=', userId);
+  let query = db.deleteFrom('sessions').where('user_id', '=', userId);
   if (currentSessionId) query = query.where('id', '!=', currentSessionId);
   const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows);

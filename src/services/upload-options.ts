@@ -42,8 +42,8 @@ export interface UploadOptions {
 
 /** Largest explicit password, in characters. */
 const MAX_PASSWORD_LENGTH = 1024;
-/** Latest accepted absolute expiry: year 9999. */
-const MAX_DATE_MS = 253402300799999;
+/** Latest accepted expiry (uploads and edits): the end of year 9999. */
+export const MAX_EXPIRY_MS = 253402300799999;
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -92,7 +92,7 @@ function parseDeletesAt(value: string | undefined, settings: Settings, now: numb
   const at = /^\d{4}-\d{2}-\d{2}/.test(dateText) ? Date.parse(dateText) : Number.NaN;
   if (Number.isNaN(at)) throw invalid(name, 'must be never, a duration such as 30m or 7d, or an ISO 8601 date');
   if (at <= now) throw invalid(name, 'must be in the future');
-  if (at > MAX_DATE_MS) throw invalid(name, 'is too far in the future');
+  if (at > MAX_EXPIRY_MS) throw invalid(name, 'is too far in the future');
   return at;
 }
 
