@@ -1,7 +1,6 @@
 // The local-folder datasource: each object is a file under the root (keys with '/' are sub-folders). Bytes are
 // written to a temp file on the same filesystem, fsynced, renamed into place and the folder fsynced, so an object
 // is either absent or complete and durable, never half-written, even across a crash.
-import { createWriteStream } from 'node:fs';
 import { open, rename, stat, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -14,6 +13,7 @@ import {
   type ObjectInfo,
 } from './datasource.js';
 import { assertValidKey, assertValidRange, unsatisfiableRange } from './keys.js';
+import { FileWriter } from './file-writer.js';
 import { LocalFileStream } from './local-file-stream.js';
 import { ensureDirectory, fsyncDirectory, isTempName, newTempName, unlinkIfPresent } from './temp.js';
 
@@ -67,8 +67,8 @@ export class LocalDatasource implements Datasource {
       throw err;
     }
     try {
-      // The stream owns the handle. `flush` fsyncs it before the stream closes; pipeline resolves only after that.
-      const out = createWriteStream('', { fd: handle, flush: this.fsync });
+      // The writer owns the handle. With fsync on, it fsyncs the file before it finishes; pipeline resolves after that.
+      const out = new FileWriter(handle, { flushEarly: this.fsync, fsyncAtEnd: this.fsync });
       await pipeline(body, out);
       await this.publish(temp, target);
       return { size: out.bytesWritten };
@@ -144,8 +144,9 @@ export class LocalDatasource implements Datasource {
     try {
       // Writing at the recorded size (not in append mode) also overwrites any tail a crash mid-append left behind.
       // No fsync per append: chunked sessions do not survive a restart (they are discarded at start-up), so the bytes
-      // need to be durable only when completeAppend() publishes them, and it fsyncs before the rename.
-      const out = createWriteStream(file, { flags: 'r+', start: current.size, flush: false });
+      // need to be durable only when completeAppend() publishes them, and it fsyncs before the rename. Early flushes
+      // while the chunk arrives leave that fsync little to write.
+      const out = new FileWriter(await open(file, 'r+'), { start: current.size, flushEarly: this.fsync, fsyncAtEnd: false });
       await pipeline(body, out);
       const size = current.size + out.bytesWritten;
       await truncate(file, size);

@@ -1,5 +1,6 @@
 // The local datasource's durability order, observed on the real system calls with strace: the file is fsynced before
-// it is renamed into place, and the folder that received it is fsynced after; with UPLOADS_FSYNC=false no fsync.
+// it is renamed into place, and the folder that received it is fsynced after; a large file is written in batches and
+// flushed early while it arrives; with UPLOADS_FSYNC=false no fsync or fdatasync at all.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -13,39 +14,71 @@ const straceWorks = spawnSync('strace', ['-o', '/dev/null', 'true']).status === 
 if (!straceWorks) console.log('# NOTICE: strace is not available: the fsync-order test of the local datasource is SKIPPED');
 
 interface Event {
-  call: 'openat' | 'fsync' | 'rename';
+  call: 'openat' | 'fsync' | 'fdatasync' | 'rename' | 'write';
   path: string;
   to?: string;
+  /** Bytes, of a write. */
+  bytes?: number;
 }
 
-/** Runs the fixture under strace and returns its openat/fsync/rename calls on paths in `dataDir`, in order. */
+/** Runs the fixture under strace and returns its openat/fsync/fdatasync/rename/write calls on paths in `dataDir`, in order. */
 async function traceFixture(dataDir: string, fsync: boolean): Promise<Event[]> {
   const log = path.join(dataDir, 'strace.log');
   const run = spawnSync(
     'strace',
-    ['-f', '-qq', '-e', 'trace=openat,fsync,fdatasync,rename', '-o', log, process.execPath, '--import', 'tsx', fixture, dataDir, String(fsync)],
+    ['-f', '-qq', '-s', '0', '-e', 'trace=openat,fsync,fdatasync,rename,write,pwrite64,writev,pwritev,pwritev2', '-o', log, process.execPath, '--import', 'tsx', fixture, dataDir, String(fsync)],
     { encoding: 'utf8' },
   );
   assert.equal(run.status, 0, run.stderr);
   const fdPaths = new Map<string, string>();
   const events: Event[] = [];
-  for (const line of (await readFile(log, 'utf8')).split('\n')) {
+  for (const line of joinInterruptedCalls((await readFile(log, 'utf8')).split('\n'))) {
     const open = /^\d+\s+openat\(AT_FDCWD, "([^"]+)".*\) = (\d+)$/.exec(line);
     if (open) {
       fdPaths.set(open[2]!, open[1]!);
       if (open[1]!.startsWith(dataDir)) events.push({ call: 'openat', path: open[1]! });
       continue;
     }
-    const sync = /^\d+\s+f(?:data)?sync\((\d+)\)\s+= 0$/.exec(line);
+    const sync = /^\d+\s+(f(?:data)?sync)\((\d+)\)\s+= 0$/.exec(line);
     if (sync) {
-      const file = fdPaths.get(sync[1]!) ?? '?';
-      if (file.startsWith(dataDir)) events.push({ call: 'fsync', path: file });
+      const file = fdPaths.get(sync[2]!) ?? '?';
+      if (file.startsWith(dataDir)) events.push({ call: sync[1] as 'fsync' | 'fdatasync', path: file });
+      continue;
+    }
+    const write = /^\d+\s+p?writev?2?\((\d+),.*\)\s+= (\d+)$/.exec(line);
+    if (write) {
+      const file = fdPaths.get(write[1]!) ?? '?';
+      if (file.startsWith(dataDir)) events.push({ call: 'write', path: file, bytes: Number(write[2]) });
       continue;
     }
     const moved = /^\d+\s+rename\("([^"]+)", "([^"]+)"\)\s+= 0$/.exec(line);
     if (moved && moved[1]!.startsWith(dataDir)) events.push({ call: 'rename', path: moved[1]!, to: moved[2]! });
   }
   return events;
+}
+
+/**
+ * With -f, a call that another thread's output interrupts comes as `PID call(args <unfinished ...>` and later
+ * `PID <... call resumed>rest`: joined here into one line, placed where the call returned.
+ */
+function joinInterruptedCalls(lines: string[]): string[] {
+  const started = new Map<string, string>();
+  const joined: string[] = [];
+  for (const line of lines) {
+    const unfinished = /^(\d+)\s+(.*) <unfinished \.\.\.>$/.exec(line);
+    if (unfinished) {
+      started.set(unfinished[1]!, unfinished[2]!);
+      continue;
+    }
+    const resumed = /^(\d+)\s+<\.\.\. \w+ resumed>(.*)$/.exec(line);
+    if (resumed && started.has(resumed[1]!)) {
+      joined.push(`${resumed[1]} ${started.get(resumed[1]!)}${resumed[2]}`);
+      started.delete(resumed[1]!);
+      continue;
+    }
+    joined.push(line);
+  }
+  return joined;
 }
 
 function indexOf(events: Event[], predicate: (e: Event) => boolean, after = -1): number {
@@ -75,12 +108,35 @@ describe('local datasource durability (strace)', { skip: !straceWorks && 'strace
     }
   });
 
+  it('writes a large file in 1 MiB batches and flushes it early while it arrives (put and append)', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-durable-'));
+    try {
+      const events = await traceFixture(dataDir, true);
+      for (const target of [path.join(dataDir, 'uploads/big/put.bin'), path.join(dataDir, 'uploads/big/append.bin')]) {
+        const renamed = indexOf(events, (e) => e.call === 'rename' && e.to === target);
+        assert.ok(renamed >= 0, `${target} is published by a rename`);
+        const temp = events[renamed]!.path;
+        const writes = events.filter((e) => e.call === 'write' && e.path === temp);
+        // 20 MiB arrived in 320 pieces of 64 KiB: one write each would be 320.
+        assert.equal(writes.reduce((sum, e) => sum + e.bytes!, 0), 20 * 1024 * 1024, `all of ${target} is written`);
+        assert.ok(writes.length <= 21, `${target}: ${writes.length} writes, expected 1 MiB batches`);
+        const finalSync = events.findLastIndex((e, i) => i < renamed && e.call === 'fsync' && e.path === temp);
+        assert.ok(finalSync >= 0, `the temp file of ${target} is fsynced before the rename`);
+        const lastWrite = events.findLastIndex((e) => e.call === 'write' && e.path === temp);
+        const earlyFlushes = events.filter((e, i) => i < lastWrite && e.call === 'fdatasync' && e.path === temp);
+        assert.ok(earlyFlushes.length >= 1, `${target} is flushed before its last bytes are written`);
+      }
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('does not fsync with UPLOADS_FSYNC=false', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-durable-'));
     try {
       const events = await traceFixture(dataDir, false);
-      assert.ok(events.some((e) => e.call === 'rename'), 'the trace saw the put');
-      assert.deepEqual(events.filter((e) => e.call === 'fsync'), []);
+      assert.equal(events.filter((e) => e.call === 'rename').length, 4, 'the trace saw the puts and appends');
+      assert.deepEqual(events.filter((e) => e.call === 'fsync' || e.call === 'fdatasync'), []);
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

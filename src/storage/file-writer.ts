@@ -1,0 +1,144 @@
+// The local datasource's way of writing a stream into an open file: chunks are gathered into 1 MiB batches written
+// with one positioned writev each, and, when the file must become durable, its pages are flushed to disk while the
+// rest still arrives (bench/RESULTS.md, 2026-11-24: why both matter on the upload path).
+import type { FileHandle } from 'node:fs/promises';
+import { Writable } from 'node:stream';
+
+/** Bytes gathered before one writev: a socket delivers about 32 KiB per read, so about 32 reads make one write. */
+export const WRITE_BATCH = 1024 * 1024;
+
+/**
+ * How far apart the background fdatasyncs of a file that must become durable start: the fsync at the end then finds
+ * only the tail still to write instead of the whole file (the kernel would otherwise start writing back only when
+ * dirty pages reach a tenth of the memory, gigabytes on a server). Small enough that a chunk of a chunked upload
+ * (25 MiB by default) starts one while its later bytes still arrive.
+ */
+export const EARLY_FLUSH_EVERY = 8 * 1024 * 1024;
+
+export interface FileWriterOptions {
+  /** File offset of the first byte. */
+  start?: number;
+  /** Start a background fdatasync every EARLY_FLUSH_EVERY bytes, for a file that will be fsynced (by this or later). */
+  flushEarly: boolean;
+  /** fsync the file before the stream finishes. */
+  fsyncAtEnd: boolean;
+}
+
+/**
+ * A writable stream into an open file, which it owns and closes. 'finish' means every byte is written (and, with
+ * `fsyncAtEnd`, fsynced) and no early flush still runs. Chunks are kept (not copied) until their batch is written and
+ * their write callbacks come before that, which suits a Readable piped in (it never takes a chunk back) but not a
+ * producer that refills its buffer after the callback. It holds on to at most about three batches of the producer's
+ * buffers: one being written, one gathered and waiting for it, and the stream's own buffer (highWaterMark) behind.
+ */
+export class FileWriter extends Writable {
+  /** Bytes accepted so far (all of them written once the stream has finished). */
+  bytesWritten = 0;
+  private readonly handle: FileHandle;
+  private readonly flushEarly: boolean;
+  private readonly fsyncAtEnd: boolean;
+  private position: number;
+  private batch: Buffer[] = [];
+  private batchBytes = 0;
+  /** The writev in flight, if any; one at a time, so that the batches land in order. */
+  private writing: Promise<void> = Promise.resolve();
+  /** The early flush in flight, if any, and where the last one started. */
+  private flushing: Promise<void> | null = null;
+  private flushedUpTo: number;
+  /**
+   * The first failure of an early flush. Kept, because Linux reports a write-back error to one fsync only: the final
+   * fsync could succeed after an early one had failed.
+   */
+  private flushError: Error | null = null;
+
+  constructor(handle: FileHandle, options: FileWriterOptions) {
+    // The producer may run a batch ahead while one is written.
+    super({ highWaterMark: WRITE_BATCH });
+    this.handle = handle;
+    this.flushEarly = options.flushEarly;
+    this.fsyncAtEnd = options.fsyncAtEnd;
+    this.position = options.start ?? 0;
+    this.flushedUpTo = this.position;
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.batch.push(chunk);
+    this.batchBytes += chunk.length;
+    this.bytesWritten += chunk.length;
+    if (this.batchBytes < WRITE_BATCH) {
+      callback();
+      return;
+    }
+    // The next batch may gather while this one is written; it waits only if it fills up before.
+    this.submitBatch().then(() => callback(), callback);
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    this.submitBatch()
+      .then(() => this.writing)
+      .then(() => this.flushing)
+      .then(() => {
+        if (this.flushError) throw this.flushError;
+        return this.fsyncAtEnd ? this.handle.sync() : undefined;
+      })
+      .then(() => callback(), callback);
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    // Whatever is still in flight settles before the descriptor is closed (and its number reused).
+    const settled = Promise.allSettled([this.writing, this.flushing]);
+    settled
+      .then(() => this.handle.close())
+      .then(
+        () => callback(error),
+        (closeError: Error) => callback(error ?? closeError),
+      );
+  }
+
+  /** Waits for the batch in flight (failing with its error), then starts writing the gathered one. */
+  private async submitBatch(): Promise<void> {
+    await this.writing;
+    if (this.batchBytes === 0) return;
+    const chunks = this.batch;
+    const position = this.position;
+    this.position += this.batchBytes;
+    this.batch = [];
+    this.batchBytes = 0;
+    this.writing = writeFully(this.handle, chunks, position);
+    // Seen by the next submitBatch() or _final(); not an unhandled rejection in between.
+    this.writing.catch(() => undefined);
+    if (this.flushEarly && this.position - this.flushedUpTo >= EARLY_FLUSH_EVERY) this.startEarlyFlush();
+  }
+
+  /** One background fdatasync at a time (none while one runs); its failure fails the stream at the end. */
+  private startEarlyFlush(): void {
+    if (this.flushing) return;
+    this.flushedUpTo = this.position;
+    this.flushing = this.handle
+      .datasync()
+      .catch((err: Error) => {
+        this.flushError ??= err;
+      })
+      .finally(() => {
+        this.flushing = null;
+      });
+  }
+}
+
+/** writev of `chunks` at `position`, again for what a short write left. */
+async function writeFully(handle: FileHandle, chunks: Buffer[], position: number): Promise<void> {
+  let rest = chunks;
+  let at = position;
+  for (;;) {
+    const { bytesWritten } = await handle.writev(rest, at);
+    at += bytesWritten;
+    let skip = bytesWritten;
+    while (rest.length > 0 && skip >= rest[0]!.length) {
+      skip -= rest[0]!.length;
+      rest = rest.slice(1);
+    }
+    if (rest.length === 0) return;
+    if (skip > 0) rest = [rest[0]!.subarray(skip), ...rest.slice(1)];
+    if (bytesWritten === 0) throw new Error('writev wrote nothing');
+  }
+}

@@ -1,0 +1,87 @@
+// The local datasource's file writer (src/storage/file-writer.ts) on real files: exact bytes at any offset whatever
+// the sizes of the pieces, and every failure (a write, an early flush, the producer) reported with the file closed.
+// Its batching and early flushes as system calls are observed in durability.test.ts.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { after, before, describe, it } from 'node:test';
+import { EARLY_FLUSH_EVERY, FileWriter, WRITE_BATCH } from '../../src/storage/file-writer.js';
+import { openDescriptorsOf, waitFor } from '../support/open-files.js';
+
+/** `total` bytes of `source` cut into pieces of the given sizes, in turn (the last piece takes what is left). */
+function piecesOf(source: Buffer, sizes: number[]): Buffer[] {
+  const pieces: Buffer[] = [];
+  for (let at = 0, i = 0; at < source.length; i++) {
+    const size = Math.min(sizes[i % sizes.length]!, source.length - at);
+    pieces.push(source.subarray(at, at + size));
+    at += size;
+  }
+  return pieces;
+}
+
+describe('FileWriter', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'chute-file-writer-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes exactly the bytes it is given, at its start offset, whatever the sizes of the pieces', async () => {
+    const cases: Array<{ name: string; sizes: number[]; total: number; options: { flushEarly: boolean; fsyncAtEnd: boolean } }> = [
+      { name: 'tiny and odd pieces', sizes: [1, 7, 4093, 65_536, 3], total: 3 * WRITE_BATCH + 12_345, options: { flushEarly: false, fsyncAtEnd: false } },
+      { name: 'pieces larger than a batch', sizes: [WRITE_BATCH + 1, 2 * WRITE_BATCH + 17, 5], total: 7 * WRITE_BATCH + 1, options: { flushEarly: false, fsyncAtEnd: true } },
+      { name: 'exact batches', sizes: [WRITE_BATCH], total: 4 * WRITE_BATCH, options: { flushEarly: true, fsyncAtEnd: true } },
+      { name: 'past the early flush distance', sizes: [32 * 1024, 65_535], total: EARLY_FLUSH_EVERY * 2 + 999, options: { flushEarly: true, fsyncAtEnd: true } },
+      { name: 'less than one batch', sizes: [100], total: 1000, options: { flushEarly: true, fsyncAtEnd: true } },
+      { name: 'nothing', sizes: [1], total: 0, options: { flushEarly: true, fsyncAtEnd: true } },
+    ];
+    for (const c of cases) {
+      const file = path.join(dir, `${c.name.replaceAll(' ', '-')}.bin`);
+      const before = randomBytes(777);
+      await writeFile(file, before);
+      const source = randomBytes(c.total);
+      const writer = new FileWriter(await open(file, 'r+'), { start: before.length, ...c.options });
+      await pipeline(Readable.from(piecesOf(source, c.sizes)), writer);
+      assert.equal(writer.bytesWritten, c.total, c.name);
+      assert.ok((await readFile(file)).equals(Buffer.concat([before, source])), `${c.name}: the file holds the bytes before the start, then the source`);
+      assert.equal(await openDescriptorsOf(file), 0, `${c.name}: the file is closed`);
+    }
+  });
+
+  it('fails with the error of a write, and closes the file', async () => {
+    const file = path.join(dir, 'read-only.bin');
+    await writeFile(file, '');
+    const writer = new FileWriter(await open(file, 'r'), { flushEarly: false, fsyncAtEnd: false });
+    await assert.rejects(pipeline(Readable.from(piecesOf(randomBytes(3 * WRITE_BATCH), [64 * 1024])), writer), { code: 'EBADF' });
+    await waitFor(async () => (await openDescriptorsOf(file)) === 0, 'the file is closed');
+  });
+
+  it('fails when an early flush failed, even with no fsync at the end', async () => {
+    // /dev/null takes writes but refuses fdatasync (EINVAL): the early flush fails, nothing else does.
+    const source = () => Readable.from(piecesOf(Buffer.alloc(EARLY_FLUSH_EVERY + 2 * WRITE_BATCH), [64 * 1024]));
+    const quiet = new FileWriter(await open('/dev/null', 'w'), { flushEarly: false, fsyncAtEnd: false });
+    await pipeline(source(), quiet);
+    assert.equal(quiet.bytesWritten, EARLY_FLUSH_EVERY + 2 * WRITE_BATCH);
+    const flushing = new FileWriter(await open('/dev/null', 'w'), { flushEarly: true, fsyncAtEnd: false });
+    await assert.rejects(pipeline(source(), flushing), { code: 'EINVAL', syscall: 'fdatasync' });
+  });
+
+  it('closes the file when the producer fails midway', async () => {
+    const file = path.join(dir, 'broken-producer.bin');
+    await writeFile(file, '');
+    async function* failing(): AsyncGenerator<Buffer> {
+      yield randomBytes(WRITE_BATCH + 10);
+      yield randomBytes(100);
+      throw new Error('the client went away');
+    }
+    const writer = new FileWriter(await open(file, 'r+'), { flushEarly: true, fsyncAtEnd: true });
+    await assert.rejects(pipeline(Readable.from(failing()), writer), /the client went away/);
+    await waitFor(async () => (await openDescriptorsOf(file)) === 0, 'the file is closed');
+  });
+});
