@@ -77,12 +77,15 @@ export async function deleteStoredBytes(ctx: AppContext, key: string): Promise<v
 /** Deletes file records, then their bytes. Returns how many records this call deleted. */
 export async function deleteFiles(ctx: AppContext, rows: Array<Pick<FileRow, 'id' | 'storage_key'>>): Promise<number> {
   if (rows.length === 0) return 0;
-  const result = await ctx.db
+  // Only the bytes of the records this statement removed: a record that is still there (or that another request
+  // deleted, and whose bytes that request removes) is not this call's to touch.
+  const deleted = await ctx.db
     .deleteFrom('files')
     .where('id', 'in', rows.map((r) => r.id))
-    .executeTakeFirst();
-  await Promise.all(rows.map((r) => deleteStoredBytes(ctx, r.storage_key)));
-  return Number(result.numDeletedRows);
+    .returning('storage_key')
+    .execute();
+  await Promise.all(deleted.map((r) => deleteStoredBytes(ctx, r.storage_key)));
+  return deleted.length;
 }
 
 /** Deletes every file whose deletesAt has passed (the periodic sweep), in batches. Returns how many went. */

@@ -1,7 +1,9 @@
 // The file management API over HTTP: list (pages, sorting, search, favourites, tags), one file (read, edit,
-// delete), bulk edits and deletes, recent files, statistics, and who may touch whose files.
+// delete), bulk edits and deletes (1027 staged with a trigger that skips the delete), recent files, statistics, and
+// who may touch whose files.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { sql } from 'kysely';
 import { newId } from '../../src/lib/ids.js';
 import { createTestUser } from '../support/content.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
@@ -236,5 +238,29 @@ forEachDatabase('file management', (engine) => {
     const byAdmin = await server().json('DELETE', '/api/user/files/transaction', { auth: admin.token, body: { files: [bobsFile.id] } });
     assert.deepEqual(byAdmin.body, { count: 1 });
     assert.equal((await server().json('GET', '/api/user/files', { auth: alice.token })).body.total, 2);
+  });
+
+  it('bulk DELETE of files found but not deleted -> 1027, and they keep their bytes', async () => {
+    const file = await uploadOne(server(), alice.token, 'kept bytes', { name: 'kept.txt' });
+    // A real trigger that skips every delete of a file record: the files are found, the DELETE removes none of them.
+    const db = server().ctx.db;
+    if (engine === 'sqlite') {
+      await sql`CREATE TRIGGER keep_files BEFORE DELETE ON files BEGIN SELECT RAISE(IGNORE); END`.execute(db);
+    } else {
+      await sql`CREATE FUNCTION keep_files() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$`.execute(db);
+      await sql`CREATE TRIGGER keep_files BEFORE DELETE ON files FOR EACH ROW EXECUTE FUNCTION keep_files()`.execute(db);
+    }
+    try {
+      const res = await server().json('DELETE', '/api/user/files/transaction', { auth: alice.token, body: { files: [file.id] } });
+      assert.equal(res.status, 400);
+      assert.equal(res.body.code, 1027);
+    } finally {
+      await sql`DROP TRIGGER keep_files${engine === 'postgres' ? sql` ON files` : sql``}`.execute(db);
+      if (engine === 'postgres') await sql`DROP FUNCTION keep_files()`.execute(db);
+    }
+    const raw = await server().fetch(`/raw/${file.name}`);
+    assert.equal(raw.status, 200);
+    assert.equal(await raw.text(), 'kept bytes', 'a record the DELETE left keeps its bytes');
+    assert.deepEqual((await server().json('DELETE', '/api/user/files/transaction', { auth: alice.token, body: { files: [file.id] } })).body, { count: 1 });
   });
 });
