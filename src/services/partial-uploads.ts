@@ -278,7 +278,7 @@ async function appendExactly(ctx: AppContext, state: AppendState, stream: Readab
   // pipeline() tears the client's stream down with the counter, so the multipart parser stops reading the request.
   pipeline(stream, counter, () => undefined);
   try {
-    const next = await ctx.storage.append(state, counter);
+    const next = await ctx.storage.append(state, counter, { length });
     if (next.size !== state.size + length) throw new Error(`appended ${next.size - state.size} bytes instead of ${length}`);
     return next;
   } catch (err) {

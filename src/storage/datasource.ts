@@ -57,8 +57,9 @@ export interface Datasource {
    * Appends `body` to the upload (calls are sequential, never concurrent for one upload). Resolves with the new
    * state. If `body` errors, rejects and the upload is left as it was before this call, or unusable (the caller then
    * aborts it); it never contains partial bytes of a failed append that a later complete() would publish.
+   * `length`, when known, is how many bytes the body will hold: a hint for how to write it, not a check.
    */
-  append(state: AppendState, body: Readable): Promise<AppendState>;
+  append(state: AppendState, body: Readable, info?: { length?: number }): Promise<AppendState>;
 
   /**
    * Publishes the appended bytes under the key, durably (same guarantee as put()). No second copy of the data is

@@ -8,18 +8,27 @@ import { Writable } from 'node:stream';
 export const WRITE_BATCH = 1024 * 1024;
 
 /**
- * How far apart the background fdatasyncs of a file that must become durable start: the fsync at the end then finds
- * only the tail still to write instead of the whole file (the kernel would otherwise start writing back only when
- * dirty pages reach a tenth of the memory, gigabytes on a server). Small enough that a chunk of a chunked upload
- * (25 MiB by default) starts one while its later bytes still arrive.
+ * A file that must become durable gets a background fdatasync each time it grows past a multiple of this, so that the
+ * fsync at the end finds only the tail still to write instead of the whole file (the kernel would otherwise start
+ * writing back only when dirty pages reach a tenth of the memory, gigabytes on a server). The offsets are the
+ * file's, so the chunks of a chunked upload, each its own writer, share one rhythm whatever their size.
  */
 export const EARLY_FLUSH_EVERY = 8 * 1024 * 1024;
+
+/**
+ * A writer that knows where it ends starts no early flush closer to the end than this: the flush would still run
+ * when the stream ends and hold up its finish (the answer to a chunk), while the next flush, or the fsync that
+ * publishes the file, writes those pages anyway.
+ */
+export const EARLY_FLUSH_END_MARGIN = 4 * 1024 * 1024;
 
 export interface FileWriterOptions {
   /** File offset of the first byte. */
   start?: number;
-  /** Start a background fdatasync every EARLY_FLUSH_EVERY bytes, for a file that will be fsynced (by this or later). */
+  /** Flush early (see EARLY_FLUSH_EVERY), for a file that will be fsynced, by this writer or later. */
   flushEarly: boolean;
+  /** How many bytes the stream will hold, when known (see EARLY_FLUSH_END_MARGIN). */
+  expectedBytes?: number;
   /** fsync the file before the stream finishes. */
   fsyncAtEnd: boolean;
 }
@@ -42,9 +51,10 @@ export class FileWriter extends Writable {
   private batchBytes = 0;
   /** The writev in flight, if any; one at a time, so that the batches land in order. */
   private writing: Promise<void> = Promise.resolve();
-  /** The early flush in flight, if any, and where the last one started. */
+  /** File offset where the stream is expected to end, or null. */
+  private readonly expectedEnd: number | null;
+  /** The early flush in flight, if any. */
   private flushing: Promise<void> | null = null;
-  private flushedUpTo: number;
   /**
    * The first failure of an early flush. Kept, because Linux reports a write-back error to one fsync only: the final
    * fsync could succeed after an early one had failed.
@@ -58,7 +68,7 @@ export class FileWriter extends Writable {
     this.flushEarly = options.flushEarly;
     this.fsyncAtEnd = options.fsyncAtEnd;
     this.position = options.start ?? 0;
-    this.flushedUpTo = this.position;
+    this.expectedEnd = options.expectedBytes === undefined ? null : this.position + options.expectedBytes;
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
@@ -107,13 +117,18 @@ export class FileWriter extends Writable {
     this.writing = writeFully(this.handle, chunks, position);
     // Seen by the next submitBatch() or _final(); not an unhandled rejection in between.
     this.writing.catch(() => undefined);
-    if (this.flushEarly && this.position - this.flushedUpTo >= EARLY_FLUSH_EVERY) this.startEarlyFlush();
+    if (this.flushEarly && Math.floor(this.position / EARLY_FLUSH_EVERY) > Math.floor(position / EARLY_FLUSH_EVERY)) {
+      this.startEarlyFlush();
+    }
   }
 
-  /** One background fdatasync at a time (none while one runs); its failure fails the stream at the end. */
+  /**
+   * A background fdatasync, unless one still runs (the next one takes these pages) or the end is near; its failure
+   * fails the stream at the end.
+   */
   private startEarlyFlush(): void {
     if (this.flushing) return;
-    this.flushedUpTo = this.position;
+    if (this.expectedEnd !== null && this.expectedEnd - this.position < EARLY_FLUSH_END_MARGIN) return;
     this.flushing = this.handle
       .datasync()
       .catch((err: Error) => {

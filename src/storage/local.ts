@@ -132,7 +132,7 @@ export class LocalDatasource implements Datasource {
     return state;
   }
 
-  async append(state: AppendState, body: Readable): Promise<AppendState> {
+  async append(state: AppendState, body: Readable, info?: { length?: number }): Promise<AppendState> {
     const current = this.appendStateOf(state);
     const file = path.join(this.tmpDir, current.file);
     try {
@@ -145,8 +145,13 @@ export class LocalDatasource implements Datasource {
       // Writing at the recorded size (not in append mode) also overwrites any tail a crash mid-append left behind.
       // No fsync per append: chunked sessions do not survive a restart (they are discarded at start-up), so the bytes
       // need to be durable only when completeAppend() publishes them, and it fsyncs before the rename. Early flushes
-      // while the chunk arrives leave that fsync little to write.
-      const out = new FileWriter(await open(file, 'r+'), { start: current.size, flushEarly: this.fsync, fsyncAtEnd: false });
+      // while the chunks arrive leave that fsync little to write.
+      const out = new FileWriter(await open(file, 'r+'), {
+        start: current.size,
+        flushEarly: this.fsync,
+        fsyncAtEnd: false,
+        ...(info?.length === undefined ? {} : { expectedBytes: info.length }),
+      });
       await pipeline(body, out);
       const size = current.size + out.bytesWritten;
       await truncate(file, size);
