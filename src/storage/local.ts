@@ -12,8 +12,8 @@ import {
   type Datasource,
   type ObjectInfo,
 } from './datasource.js';
-import { assertValidKey, assertValidRange, unsatisfiableRange } from './keys.js';
 import { FileWriter } from './file-writer.js';
+import { assertValidKey, assertValidRange, unsatisfiableRange } from './keys.js';
 import { LocalFileStream } from './local-file-stream.js';
 import { ensureDirectory, fsyncDirectory, isTempName, newTempName, unlinkIfPresent } from './temp.js';
 
