@@ -33,7 +33,7 @@ async function traceFixture(dataDir: string, fsync: boolean): Promise<Event[]> {
   const fdPaths = new Map<string, string>();
   const events: Event[] = [];
   for (const line of joinInterruptedCalls((await readFile(log, 'utf8')).split('\n'))) {
-    const open = /^\d+\s+openat\(AT_FDCWD, "([^"]+)".*\) = (\d+)$/.exec(line);
+    const open = /^\d+\s+openat\(AT_FDCWD, "([^"]+)".*\)\s+= (\d+)$/.exec(line);
     if (open) {
       fdPaths.set(open[2]!, open[1]!);
       if (open[1]!.startsWith(dataDir)) events.push({ call: 'openat', path: open[1]! });
