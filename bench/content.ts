@@ -21,7 +21,11 @@ const concurrency = Number(option('concurrency', '32'));
 const zipMiB = Number(option('zip-mib', '1024'));
 
 /** A GET over a keep-alive agent: the status and the number of body bytes (the body is read and dropped). */
-function get(url: string, agent: http.Agent, headers: Record<string, string> = {}): Promise<{ status: number; bytes: number }> {
+function get(
+  url: string,
+  agent: http.Agent,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; bytes: number }> {
   return new Promise((resolve, reject) => {
     http
       .get(url, { agent, headers }, (res) => {
@@ -34,7 +38,8 @@ function get(url: string, agent: http.Agent, headers: Record<string, string> = {
   });
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 async function benchRedirects(baseUrl: string, code: string): Promise<void> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
@@ -61,7 +66,11 @@ async function benchRedirects(baseUrl: string, code: string): Promise<void> {
   agent.destroy();
 }
 
-async function benchZip(server: Awaited<ReturnType<typeof startTestServer>>, token: string, userId: string): Promise<void> {
+async function benchZip(
+  server: Awaited<ReturnType<typeof startTestServer>>,
+  token: string,
+  userId: string,
+): Promise<void> {
   const folder = await server.json('POST', '/api/user/folders', { auth: token, body: { name: 'bench' } });
   const files = 8;
   const perFile = Math.ceil((zipMiB * MiB) / files);
@@ -69,9 +78,17 @@ async function benchZip(server: Awaited<ReturnType<typeof startTestServer>>, tok
   for (let i = 0; i < files; i++) {
     const file = await insertTestFile(server, userId, { folderId: folder.body.id, originalName: `part-${i}.bin` });
     const chunks = Math.ceil(perFile / MiB);
-    await server.ctx.storage.put(file.storageKey, Readable.from((function* () { for (let c = 0; c < chunks; c++) yield chunk; })()), {
-      contentType: 'application/octet-stream',
-    });
+    await server.ctx.storage.put(
+      file.storageKey,
+      Readable.from(
+        (function* () {
+          for (let c = 0; c < chunks; c++) yield chunk;
+        })(),
+      ),
+      {
+        contentType: 'application/octet-stream',
+      },
+    );
   }
   global.gc?.();
   const baseline = process.memoryUsage().rss;
@@ -92,7 +109,10 @@ async function benchZip(server: Awaited<ReturnType<typeof startTestServer>>, tok
 const server = await startTestServer({ engine, env: { RATELIMIT_ENABLED: 'false' } });
 try {
   const admin = await server.setup();
-  const url = await server.json('POST', '/api/user/urls', { auth: admin.token, body: { destination: 'https://example.com/bench' } });
+  const url = await server.json('POST', '/api/user/urls', {
+    auth: admin.token,
+    body: { destination: 'https://example.com/bench' },
+  });
   await benchRedirects(server.url, url.body.code);
   await benchZip(server, admin.token, admin.id);
 } finally {

@@ -16,7 +16,16 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { assertCurlAvailable, curlDownload, curlUpload } from './lib/curl.js';
-import { downloadBytes, hashDownload, median, parseJson, percentile, request, smallUploadLoop, uploadFileRange } from './lib/client.js';
+import {
+  downloadBytes,
+  hashDownload,
+  median,
+  parseJson,
+  percentile,
+  request,
+  smallUploadLoop,
+  uploadFileRange,
+} from './lib/client.js';
 import { describeMachine, loadAverage } from './lib/machine.js';
 import {
   cleanupAll,
@@ -94,7 +103,9 @@ function parseOptions(argv: string[]): Options {
     chunkMiB: int('--chunk-mib', 25, 1, 1024),
     only,
     profile,
-    record: argv.includes('--record') || (!argv.includes('--no-record') && !quick && !profile && !value('--entry') && !argv.includes('--env')),
+    record:
+      argv.includes('--record') ||
+      (!argv.includes('--no-record') && !quick && !profile && !value('--entry') && !argv.includes('--env')),
     entry: value('--entry'),
     extraEnv,
   };
@@ -123,7 +134,7 @@ async function createSource(file: string, bytes: number): Promise<string> {
   const handle = await open(file, 'w');
   const block = Buffer.alloc(4 * MiB);
   try {
-    for (let written = 0; written < bytes; ) {
+    for (let written = 0; written < bytes;) {
       const n = Math.min(block.length, bytes - written);
       randomFillSync(block, 0, n);
       const slice = block.subarray(0, n);
@@ -167,11 +178,16 @@ async function buildChute(): Promise<string> {
   log(`building Chute (tsc -p tsconfig.build.json) into ${path.relative(REPO, outDir)}`);
   const tsc = path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
   try {
-    await execFileAsync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: REPO, maxBuffer: 64 * MiB });
+    await execFileAsync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', outDir], {
+      cwd: REPO,
+      maxBuffer: 64 * MiB,
+    });
   } catch (err) {
     // tsc still emits when other people's work-in-progress has type errors; go on if the entry point is there.
     const out = (err as { stdout?: string }).stdout ?? String(err);
-    log(`WARNING: tsc reported errors (the build is used anyway if it emitted):\n${out.split('\n').slice(0, 10).join('\n')}`);
+    log(
+      `WARNING: tsc reported errors (the build is used anyway if it emitted):\n${out.split('\n').slice(0, 10).join('\n')}`,
+    );
   }
   const main = path.join(outDir, 'src', 'main.js');
   check(existsSync(main), `the build produced no ${main}`);
@@ -261,8 +277,12 @@ async function deleteChuteFile(chute: ChuteServer, id: string | undefined): Prom
 
 function fileOf(json: any): { id?: string; name: string } {
   const file = json?.files?.[0];
-  const name = typeof file?.name === 'string' ? file.name : typeof file?.url === 'string' ? file.url.split('/').pop() : undefined;
-  check(typeof name === 'string' && name.length > 0, `the upload answer names no file: ${JSON.stringify(json).slice(0, 300)}`);
+  const name =
+    typeof file?.name === 'string' ? file.name : typeof file?.url === 'string' ? file.url.split('/').pop() : undefined;
+  check(
+    typeof name === 'string' && name.length > 0,
+    `the upload answer names no file: ${JSON.stringify(json).slice(0, 300)}`,
+  );
   return { id: typeof file.id === 'string' ? file.id : undefined, name };
 }
 
@@ -272,11 +292,16 @@ async function startSink(root: string): Promise<{ base: string; dir: string; pid
   const port = await freePort();
   const dir = path.join(root, 'sink');
   await mkdir(dir);
-  const child = startProcess('sink', process.execPath, ['--import', 'tsx', path.join(REPO, 'bench', 'sink.ts'), String(port), dir], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production' },
-    cwd: REPO,
-    logFile: path.join(root, 'logs', 'sink.log'),
-  });
+  const child = startProcess(
+    'sink',
+    process.execPath,
+    ['--import', 'tsx', path.join(REPO, 'bench', 'sink.ts'), String(port), dir],
+    {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production' },
+      cwd: REPO,
+      logFile: path.join(root, 'logs', 'sink.log'),
+    },
+  );
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/`, child, 30_000, 'the sink');
   return { base, dir, pid: child.pid! };
@@ -320,11 +345,16 @@ http {
 `;
   const confFile = path.join(prefix, 'nginx.conf');
   await writeFile(confFile, conf);
-  const child = startProcess('nginx', nginx, ['-p', prefix, '-c', confFile, '-e', path.join(root, 'logs', 'nginx-error.log')], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    cwd: prefix,
-    logFile: path.join(root, 'logs', 'nginx.log'),
-  });
+  const child = startProcess(
+    'nginx',
+    nginx,
+    ['-p', prefix, '-c', confFile, '-e', path.join(root, 'logs', 'nginx-error.log')],
+    {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+      cwd: prefix,
+      logFile: path.join(root, 'logs', 'nginx.log'),
+    },
+  );
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/ping.txt`, child, 30_000, 'nginx');
   return { base, pid: child.pid! };
@@ -377,7 +407,10 @@ function ratioRow(
     reference: `${reference.label}${fmtRate(reference.rate)}`,
     ratio: `${ratio.toFixed(2)}x`,
     target: minRatio === null ? '(none)' : `>= ${minRatio.toFixed(2)}x`,
-    verdict: minRatio === null ? '' : verdict(ratio >= minRatio, `${((minRatio - ratio) * reference.rate).toFixed(0)} MiB/s short`),
+    verdict:
+      minRatio === null
+        ? ''
+        : verdict(ratio >= minRatio, `${((minRatio - ratio) * reference.rate).toFixed(0)} MiB/s short`),
   };
 }
 
@@ -446,13 +479,20 @@ async function main(): Promise<void> {
           const peakReset = resetPeak(chute.pid);
           if (!peakReset) notes.push('VmHWM could not be reset: the peak shown is the largest sampled VmRSS.');
           const sampler = sampleMemory(chute.pid);
-          const r = await curlUpload(`${chute.base}/api/upload`, source, { headers: auth, bodyFile, timeoutMs: TRANSFER_TIMEOUT_MS });
+          const r = await curlUpload(`${chute.base}/api/upload`, source, {
+            headers: auth,
+            bodyFile,
+            timeoutMs: TRANSFER_TIMEOUT_MS,
+          });
           const mem = sampler.stop();
           check(r.httpCode === 200, `Chute upload answered ${r.httpCode}: ${r.body.slice(0, 300)}`);
           check(r.sizeUpload > size, `curl sent ${r.sizeUpload} bytes for a ${size}-byte file`);
           const file = fileOf(parseJson(r.body));
           const head = await request(`${chute.base}/raw/${encodeURIComponent(file.name)}`, { method: 'HEAD' });
-          check(head.status === 200 && Number(head.headers['content-length']) === size, `/raw/${file.name} after upload: ${head.status}, length ${head.headers['content-length']}`);
+          check(
+            head.status === 200 && Number(head.headers['content-length']) === size,
+            `/raw/${file.name} after upload: ${head.status}, length ${head.headers['content-length']}`,
+          );
           rates.chute.push(mibps(size, r.seconds));
           uploadPeak.push(peakReset ? Math.max(mem.hwm, mem.maxSampledRss) : mem.maxSampledRss);
           if (keptFile) await deleteChuteFile(chute, keptFile.id);
@@ -460,7 +500,10 @@ async function main(): Promise<void> {
         } else {
           const r = await curlUpload(`${sink.base}/${who}`, source, { bodyFile, timeoutMs: TRANSFER_TIMEOUT_MS });
           const bytes = parseJson(r.body)?.bytes;
-          check(r.httpCode === 200 && bytes === r.sizeUpload && bytes > size, `sink /${who}: HTTP ${r.httpCode}, wrote ${bytes} of ${r.sizeUpload} bytes`);
+          check(
+            r.httpCode === 200 && bytes === r.sizeUpload && bytes > size,
+            `sink /${who}: HTTP ${r.httpCode}, wrote ${bytes} of ${r.sizeUpload} bytes`,
+          );
           rates[who].push(mibps(size, r.seconds));
           await emptyFolder(sink.dir);
         }
@@ -497,9 +540,33 @@ async function main(): Promise<void> {
         `upload MiB/s per repetition: Chute ${listRates(rates.chute)}; sink+fsync ${listRates(rates.fsync)}; ` +
           `sink without fsync ${listRates(rates.nofsync)}`,
       );
-      rows.push(ratioRow('1', `${sizeLabel} upload, one request (curl -F)`, { rate: c }, { label: 'sink + fsync ', rate: f }, 0.9));
-      rows.push(ratioRow('1r', '(reference) same, sink without fsync', { rate: c, hidden: true }, { label: 'sink ', rate: n }, null));
-      rows.push(memoryRow('4', `Chute peak RSS during the ${sizeLabel} upload`, Math.max(...uploadPeak), `idle before: ${fmtMB(idleRss)}`, RSS_LIMIT));
+      rows.push(
+        ratioRow(
+          '1',
+          `${sizeLabel} upload, one request (curl -F)`,
+          { rate: c },
+          { label: 'sink + fsync ', rate: f },
+          0.9,
+        ),
+      );
+      rows.push(
+        ratioRow(
+          '1r',
+          '(reference) same, sink without fsync',
+          { rate: c, hidden: true },
+          { label: 'sink ', rate: n },
+          null,
+        ),
+      );
+      rows.push(
+        memoryRow(
+          '4',
+          `Chute peak RSS during the ${sizeLabel} upload`,
+          Math.max(...uploadPeak),
+          `idle before: ${fmtMB(idleRss)}`,
+          RSS_LIMIT,
+        ),
+      );
     }
   }
 
@@ -509,9 +576,16 @@ async function main(): Promise<void> {
     const rawUrl = `${chute.base}/raw/${encodeURIComponent(keptFile.name)}`;
     const nginxUrl = `${nginxBase}/bench.bin`;
     // Untimed: the bytes are the source's bytes (both servers); this also warms the page cache for both.
-    for (const [who, url] of [['Chute', rawUrl], ['nginx', nginxUrl], ['nginx without sendfile', `${nginxBase}/copy/bench.bin`]] as const) {
+    for (const [who, url] of [
+      ['Chute', rawUrl],
+      ['nginx', nginxUrl],
+      ['nginx without sendfile', `${nginxBase}/copy/bench.bin`],
+    ] as const) {
       const h = await hashDownload(url, TRANSFER_TIMEOUT_MS);
-      check(h.status === 200 && h.bytes === size && h.sha256 === sourceSha, `${who} served ${h.bytes} bytes with SHA-256 ${h.sha256.slice(0, 16)}..., expected ${size} bytes ${sourceSha.slice(0, 16)}...`);
+      check(
+        h.status === 200 && h.bytes === size && h.sha256 === sourceSha,
+        `${who} served ${h.bytes} bytes with SHA-256 ${h.sha256.slice(0, 16)}..., expected ${size} bytes ${sourceSha.slice(0, 16)}...`,
+      );
     }
     log('downloads from Chute and nginx are byte-exact (SHA-256 of the source)');
     const rates: Record<'chute' | 'nginx' | 'nginxCopy', number[]> = { chute: [], nginx: [], nginxCopy: [] };
@@ -528,7 +602,10 @@ async function main(): Promise<void> {
         const r = await curlDownload(url, { timeoutMs: TRANSFER_TIMEOUT_MS });
         const mem = sampler?.stop();
         if (mem) downloadPeak = Math.max(downloadPeak, mem.hwm, mem.maxSampledRss);
-        check(r.httpCode === 200 && r.sizeDownload === size, `${who} download: HTTP ${r.httpCode}, ${r.sizeDownload} of ${size} bytes`);
+        check(
+          r.httpCode === 200 && r.sizeDownload === size,
+          `${who} download: HTTP ${r.httpCode}, ${r.sizeDownload} of ${size} bytes`,
+        );
         rates[who].push(mibps(size, r.seconds));
         cpu[who].push((readIo(cpuPid)?.cpuSeconds ?? NaN) - cpuBefore);
         clientCpu[who].push(r.clientCpuSeconds);
@@ -547,8 +624,18 @@ async function main(): Promise<void> {
       `download MiB/s per repetition: Chute ${listRates(rates.chute)}; nginx ${listRates(rates.nginx)}; ` +
         `nginx without sendfile ${listRates(rates.nginxCopy)}`,
     );
-    rows.push(ratioRow('2', `${sizeLabel} GET /raw (curl -o /dev/null)`, { rate: c }, { label: 'nginx ', rate: n }, 0.8));
-    rows.push(ratioRow('2r', '(reference) same, nginx with sendfile off', { rate: c, hidden: true }, { label: 'nginx ', rate: nc }, null));
+    rows.push(
+      ratioRow('2', `${sizeLabel} GET /raw (curl -o /dev/null)`, { rate: c }, { label: 'nginx ', rate: n }, 0.8),
+    );
+    rows.push(
+      ratioRow(
+        '2r',
+        '(reference) same, nginx with sendfile off',
+        { rate: c, hidden: true },
+        { label: 'nginx ', rate: nc },
+        null,
+      ),
+    );
     rows.push(memoryRow('2m', 'Chute peak RSS during the download', downloadPeak, '', null));
   }
 
@@ -575,7 +662,10 @@ async function main(): Promise<void> {
     for (const sample of c.samples.slice(0, 4)) {
       const name = fileOf(sample).name;
       const got = await downloadBytes(`${chute.base}/raw/${encodeURIComponent(name)}`);
-      check(got.status === 200 && got.body.equals(payload), `4 KiB upload ${name} does not come back byte-exact (${got.status})`);
+      check(
+        got.status === 200 && got.body.equals(payload),
+        `4 KiB upload ${name} does not come back byte-exact (${got.status})`,
+      );
     }
     await flushDisk(root);
     const s = await smallUploadLoop({
@@ -589,7 +679,8 @@ async function main(): Promise<void> {
     check(s.ok > 0, `no 4 KiB upload to the sink succeeded: ${s.firstFailure}`);
     const cRate = c.ok / c.seconds;
     const sRate = s.ok / s.seconds;
-    const lat = (r: typeof c) => `p50 ${percentile(r.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(r.latenciesMs, 99).toFixed(1)} ms`;
+    const lat = (r: typeof c) =>
+      `p50 ${percentile(r.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(r.latenciesMs, 99).toFixed(1)} ms`;
     rows.push({
       id: '3',
       what: `4 KiB uploads/s, 32 clients, ${options.smallSeconds} s`,
@@ -628,11 +719,14 @@ async function main(): Promise<void> {
           let file: { id?: string; name: string };
           let ackSeconds = NaN;
           if (how === 'single') {
-            const r = await uploadFileRange(`${chute.base}/api/upload`, source, { start: 0, end: size - 1 }, { headers: auth, filename: 'bench.bin', timeoutMs: TRANSFER_TIMEOUT_MS }).catch(
-              (err: unknown) => {
-                throw new Error(`single upload: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-              },
-            );
+            const r = await uploadFileRange(
+              `${chute.base}/api/upload`,
+              source,
+              { start: 0, end: size - 1 },
+              { headers: auth, filename: 'bench.bin', timeoutMs: TRANSFER_TIMEOUT_MS },
+            ).catch((err: unknown) => {
+              throw new Error(`single upload: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+            });
             check(r.status === 200, `single upload answered ${r.status}: ${r.text.slice(0, 300)}`);
             file = fileOf(parseJson(r.text));
           } else {
@@ -650,16 +744,25 @@ async function main(): Promise<void> {
                 'x-service-p-lastchunk': String(isLast),
               };
               if (token) headers['x-service-p-token'] = token;
-              const r = await uploadFileRange(`${chute.base}/api/upload/partial`, source, { start, end }, { headers, filename: 'bench.bin', timeoutMs: TRANSFER_TIMEOUT_MS }).catch(
-                (err: unknown) => {
-                  throw new Error(`chunk bytes ${start}-${end}/${size}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
-                },
-              );
+              const r = await uploadFileRange(
+                `${chute.base}/api/upload/partial`,
+                source,
+                { start, end },
+                { headers, filename: 'bench.bin', timeoutMs: TRANSFER_TIMEOUT_MS },
+              ).catch((err: unknown) => {
+                throw new Error(
+                  `chunk bytes ${start}-${end}/${size}: ${err instanceof Error ? err.message : String(err)}`,
+                  { cause: err },
+                );
+              });
               check(r.status === 200, `chunk ${start}-${end} answered ${r.status}: ${r.text.slice(0, 300)}`);
               last = parseJson(r.text);
               if (!isLast) {
                 token = last?.partialToken;
-                check(typeof token === 'string' && token.length > 0, `chunk ${start}-${end}: no partialToken in ${r.text.slice(0, 200)}`);
+                check(
+                  typeof token === 'string' && token.length > 0,
+                  `chunk ${start}-${end}: no partialToken in ${r.text.slice(0, 200)}`,
+                );
               }
             }
             ackSeconds = (performance.now() - t0) / 1000;
@@ -681,7 +784,10 @@ async function main(): Promise<void> {
       }
       check(lastChunked, 'no chunked upload was made');
       const h = await hashDownload(`${chute.base}/raw/${encodeURIComponent(lastChunked.name)}`, TRANSFER_TIMEOUT_MS);
-      check(h.status === 200 && h.bytes === size && h.sha256 === sourceSha, `the chunked upload came back as ${h.bytes} bytes with another SHA-256`);
+      check(
+        h.status === 200 && h.bytes === size && h.sha256 === sourceSha,
+        `the chunked upload came back as ${h.bytes} bytes with another SHA-256`,
+      );
       log('the chunked upload comes back byte-exact (SHA-256 of the source)');
       const c = median(rates.chunked);
       const s = median(rates.single);
@@ -699,7 +805,10 @@ async function main(): Promise<void> {
   await chute.stop();
   if (options.profile) {
     const dir = path.join(REPO, '.tmp', 'bench-profiles');
-    const newest = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')).sort().pop();
+    const newest = (await readdir(dir))
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .sort()
+      .pop();
     if (newest) console.log(`\n${summariseProfile(path.join(dir, newest))}\n`);
   }
 
@@ -739,7 +848,7 @@ async function main(): Promise<void> {
 
 main()
   .catch((err: unknown) => {
-    console.error(`\nbenchmark failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    console.error(`\nbenchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.exitCode = 1;
     return printLogTails();
   })

@@ -19,7 +19,9 @@ function findTests(dir) {
 const args = process.argv.slice(2);
 const files = args.length > 0 ? args : findTests('test');
 if (!process.env.TEST_DATABASE_URL) {
-  console.log('# NOTICE: TEST_DATABASE_URL is not set: database tests run on SQLite only; the PostgreSQL run is SKIPPED.');
+  console.log(
+    '# NOTICE: TEST_DATABASE_URL is not set: database tests run on SQLite only; the PostgreSQL run is SKIPPED.',
+  );
   console.log('#         Set TEST_DATABASE_URL=postgres://user@host:5432/db to run them on PostgreSQL too.');
 }
 // Browser tests (test/web) drive the built dashboard. Build it first (a couple of seconds with Vite) into a folder of
@@ -29,7 +31,17 @@ if (files.some((f) => f.replaceAll(path.sep, '/').includes('test/web/'))) {
   dashboardDir = mkdtempSync(path.join(os.tmpdir(), 'chute-web-dist-'));
   const build = spawnSync(
     'npx',
-    ['vite', 'build', '--config', 'web/vite.config.ts', '--outDir', dashboardDir, '--emptyOutDir', '--logLevel', 'warn'],
+    [
+      'vite',
+      'build',
+      '--config',
+      'web/vite.config.ts',
+      '--outDir',
+      dashboardDir,
+      '--emptyOutDir',
+      '--logLevel',
+      'warn',
+    ],
     { stdio: 'inherit' },
   );
   if (build.status !== 0) process.exit(build.status ?? 1);

@@ -64,7 +64,10 @@ export interface BuildAppOptions {
   logger: FastifyServerOptions['logger'];
 }
 
-export async function buildApp(ctx: Omit<AppContext, 'log'>, options: BuildAppOptions): Promise<{ app: App; ctx: AppContext }> {
+export async function buildApp(
+  ctx: Omit<AppContext, 'log'>,
+  options: BuildAppOptions,
+): Promise<{ app: App; ctx: AppContext }> {
   const app = Fastify({
     logger: options.logger,
     rewriteUrl: (request) => rewritePublicPrefixes(ctx, request.url ?? '/'),

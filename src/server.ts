@@ -43,7 +43,14 @@ export async function createChute(config: Config, options: StartOptions = {}): P
   const dataDir = path.resolve(config.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
   const secrets = new Secrets(loadOrCreateSecret(dataDir, config.SECRET));
-  const instanceId = config.INSTANCE_ID ?? loadOrCreateDataDirValue(dataDir, 'instance-id', () => randomString(12, INSTANCE_ID_ALPHABET), (v) => /^[a-z0-9]{12}$/.test(v));
+  const instanceId =
+    config.INSTANCE_ID ??
+    loadOrCreateDataDirValue(
+      dataDir,
+      'instance-id',
+      () => randomString(12, INSTANCE_ID_ALPHABET),
+      (v) => /^[a-z0-9]{12}$/.test(v),
+    );
   const lockedSettings = settingsFromEnv(config.env);
   const database = openDatabase({ databaseUrl: config.DATABASE_URL, sqlitePath: path.join(dataDir, 'chute.db') });
   let storage: Datasource | undefined;
@@ -54,7 +61,16 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     const settings = new SettingsService(database.db, clock, lockedSettings);
     await settings.refresh();
     const { app, ctx } = await buildApp(
-      { config: { ...config, DATA_DIR: dataDir }, db: database.db, engine: database.engine, clock, instanceId, secrets, settings, storage },
+      {
+        config: { ...config, DATA_DIR: dataDir },
+        db: database.db,
+        engine: database.engine,
+        clock,
+        instanceId,
+        secrets,
+        settings,
+        storage,
+      },
       { logger: options.logger ?? { level: config.LOG_LEVEL } },
     );
     const jobs = new Jobs(app.log);

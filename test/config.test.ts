@@ -32,7 +32,13 @@ describe('loadConfig', () => {
 
   it('reports every bad value with its variable name, one line each', () => {
     try {
-      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', SECRET: 'short', TRUST_PROXY: 'maybe', JSON_BODY_LIMIT: 'lots' });
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://x',
+        SECRET: 'short',
+        TRUST_PROXY: 'maybe',
+        JSON_BODY_LIMIT: 'lots',
+      });
       assert.fail('should have thrown');
     } catch (err) {
       assert.ok(err instanceof ConfigError);
@@ -64,10 +70,13 @@ describe('settings from the environment', () => {
   });
 
   it('stops on a bad value naming the variable', () => {
-    assert.throws(() => settingsFromEnv({ RATELIMIT_MAX: 'many', FILES_ROUTE: '/api' }), (err: Error) => {
-      assert.match(err.message, /RATELIMIT_MAX="many"/);
-      assert.match(err.message, /FILES_ROUTE="\/api": is reserved/);
-      return true;
-    });
+    assert.throws(
+      () => settingsFromEnv({ RATELIMIT_MAX: 'many', FILES_ROUTE: '/api' }),
+      (err: Error) => {
+        assert.match(err.message, /RATELIMIT_MAX="many"/);
+        assert.match(err.message, /FILES_ROUTE="\/api": is reserved/);
+        return true;
+      },
+    );
   });
 });

@@ -21,16 +21,30 @@ export function parseJson(text: string): any {
 /** A small request with an in-memory body (or none); the whole answer is read as text. */
 export function request(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: Buffer | string; agent?: http.Agent; timeoutMs?: number } = {},
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: Buffer | string;
+    agent?: http.Agent;
+    timeoutMs?: number;
+  } = {},
 ): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent: options.agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.once('error', reject);
-    });
-    req.setTimeout(options.timeoutMs ?? 30_000, () => req.destroy(new Error(`timeout: ${options.method ?? 'GET'} ${url}`)));
+    const req = http.request(
+      url,
+      { method: options.method ?? 'GET', headers: options.headers, agent: options.agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.once('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.once('error', reject);
+      },
+    );
+    req.setTimeout(options.timeoutMs ?? 30_000, () =>
+      req.destroy(new Error(`timeout: ${options.method ?? 'GET'} ${url}`)),
+    );
     req.once('error', reject);
     req.end(options.body);
   });
@@ -81,7 +95,10 @@ export function uploadFileRange(
         'content-length': String(head.length + length + tail.length),
       },
     });
-    const timer = setTimeout(() => req.destroy(new Error(`upload timed out after ${options.timeoutMs} ms`)), options.timeoutMs);
+    const timer = setTimeout(
+      () => req.destroy(new Error(`upload timed out after ${options.timeoutMs} ms`)),
+      options.timeoutMs,
+    );
     req.once('response', (res) => {
       answered = true;
       const chunks: Buffer[] = [];
@@ -113,7 +130,10 @@ export function uploadFileRange(
 }
 
 /** GETs `url` and returns the SHA-256 (hex) and length of the body, streamed. */
-export function hashDownload(url: string, timeoutMs: number): Promise<{ status: number; bytes: number; sha256: string }> {
+export function hashDownload(
+  url: string,
+  timeoutMs: number,
+): Promise<{ status: number; bytes: number; sha256: string }> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, (res) => {
       const hash = createHash('sha256');

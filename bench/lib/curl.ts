@@ -37,7 +37,16 @@ function splitClientCpu(stderr: string): { cpuSeconds: number; rest: string } {
 }
 
 async function runCurl(args: string[], timeoutMs: number): Promise<CurlResult> {
-  const fullArgs = ['-sS', '--noproxy', '*', '--max-time', String(Math.ceil(timeoutMs / 1000)), '-w', WRITE_OUT, ...args];
+  const fullArgs = [
+    '-sS',
+    '--noproxy',
+    '*',
+    '--max-time',
+    String(Math.ceil(timeoutMs / 1000)),
+    '-w',
+    WRITE_OUT,
+    ...args,
+  ];
   const child = spawn('sh', ['-c', CURL_WITH_CPU, 'sh', ...fullArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -54,7 +63,14 @@ async function runCurl(args: string[], timeoutMs: number): Promise<CurlResult> {
   if (http === undefined || up === undefined || down === undefined || total === undefined || Number.isNaN(total)) {
     throw new Error(`could not read curl's summary line: ${JSON.stringify(lastLine)}`);
   }
-  return { httpCode: http, sizeUpload: up, sizeDownload: down, seconds: total, body: '', clientCpuSeconds: client.cpuSeconds };
+  return {
+    httpCode: http,
+    sizeUpload: up,
+    sizeDownload: down,
+    seconds: total,
+    body: '',
+    clientCpuSeconds: client.cpuSeconds,
+  };
 }
 
 /** One multipart/form-data request with the file streamed from disk as the part named `file`. */
@@ -68,10 +84,13 @@ export async function curlUpload(
     const result = await runCurl(
       [
         // No "Expect: 100-continue" round trip: the same for every server.
-        '-H', 'Expect:',
+        '-H',
+        'Expect:',
         ...headerArgs,
-        '-F', `file=@${filePath};type=application/octet-stream;filename=bench.bin`,
-        '-o', options.bodyFile,
+        '-F',
+        `file=@${filePath};type=application/octet-stream;filename=bench.bin`,
+        '-o',
+        options.bodyFile,
         url,
       ],
       options.timeoutMs,

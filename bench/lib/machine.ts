@@ -52,7 +52,8 @@ export function describeCommit(): string {
 }
 
 export function describeMachine(dataFolder: string): Machine {
-  const cpuModel = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? '?';
+  const cpuModel =
+    /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? '?';
   return {
     nproc: os.availableParallelism(),
     memoryGiB: (os.totalmem() / 1024 ** 3).toFixed(1),

@@ -95,7 +95,8 @@ export async function waitForHttp(url: string, child: ChildProcess, timeoutMs: n
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
-    if (hasExited(child)) throw new Error(`${what} exited during start-up (code ${child.exitCode}, signal ${child.signalCode})`);
+    if (hasExited(child))
+      throw new Error(`${what} exited during start-up (code ${child.exitCode}, signal ${child.signalCode})`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
       await res.arrayBuffer();

@@ -59,7 +59,9 @@ function assetOf(name: string, body: Buffer): Asset {
 async function encodedAsset(asset: Asset, accepted: string): Promise<[string | null, Buffer]> {
   if (!asset.compressible) return [null, asset.body];
   if (/\bbr\b/.test(accepted)) {
-    asset.br ??= brotli(asset.body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: asset.body.length } });
+    asset.br ??= brotli(asset.body, {
+      params: { [zlib.BROTLI_PARAM_QUALITY]: 9, [zlib.BROTLI_PARAM_SIZE_HINT]: asset.body.length },
+    });
     return ['br', await asset.br];
   }
   if (/\bgzip\b/.test(accepted)) {

@@ -64,7 +64,12 @@ export function toApiError(err: unknown, request: FastifyRequest): ApiError {
   if (hasZodFastifySchemaValidationErrors(err)) {
     const context = (err as FastifyError).validationContext ?? 'body';
     const issues: ValidationIssue[] = err.validation.map((v) => {
-      const where = [context, ...String(v.instancePath ?? '').split('/').filter(Boolean)].join('.');
+      const where = [
+        context,
+        ...String(v.instancePath ?? '')
+          .split('/')
+          .filter(Boolean),
+      ].join('.');
       return { path: where, message: v.message ?? 'invalid value' };
     });
     const summary = issues.map((i) => `${i.path}: ${i.message}`).join('; ');

@@ -24,7 +24,11 @@ export type SendOutcome = 'sent' | 'aborted';
  * client went away: reading stops at once). When reading or `beforeLastChunk` fails it destroys the response, so that
  * the client sees a cut-off body rather than a short one that looks complete, and rejects with that error.
  */
-export async function sendFileRange(res: ServerResponse, file: OpenFileRange, options: SendFileOptions = {}): Promise<SendOutcome> {
+export async function sendFileRange(
+  res: ServerResponse,
+  file: OpenFileRange,
+  options: SendFileOptions = {},
+): Promise<SendOutcome> {
   const total = file.end - file.start + 1;
   const chunkBytes = Math.max(1, Math.min(options.chunkBytes ?? CHUNK_BYTES, total));
   const buffers = [Buffer.allocUnsafe(chunkBytes), total > chunkBytes ? Buffer.allocUnsafe(chunkBytes) : null];

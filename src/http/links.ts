@@ -18,7 +18,11 @@ export function publicBaseUrl(ctx: AppContext, request: FastifyRequest, domain?:
   if (domain !== undefined && domain !== '') {
     const match = /^(https?:\/\/)?([^/]+)\/?$/i.exec(domain.trim());
     if (!match || !HOST_RE.test(match[2]!)) throw new ApiError(1001, 'x-service-domain must be a host name');
-    const scheme = match[1] ? match[1].toLowerCase() : ctx.config.PUBLIC_URL ? `${new URL(ctx.config.PUBLIC_URL).protocol}//` : `${request.protocol}://`;
+    const scheme = match[1]
+      ? match[1].toLowerCase()
+      : ctx.config.PUBLIC_URL
+        ? `${new URL(ctx.config.PUBLIC_URL).protocol}//`
+        : `${request.protocol}://`;
     return `${scheme}${match[2]!.toLowerCase()}`;
   }
   if (ctx.config.PUBLIC_URL) return ctx.config.PUBLIC_URL.replace(/\/+$/, '');

@@ -11,7 +11,12 @@ import type { RenderedPage } from '../pages/layout.js';
 /** Largest form body a page accepts (a password field). */
 const FORM_BODY_LIMIT = 16 * 1024;
 
-export function sendPage(reply: FastifyReply, page: RenderedPage, status = 200, cache = 'private, no-store'): FastifyReply {
+export function sendPage(
+  reply: FastifyReply,
+  page: RenderedPage,
+  status = 200,
+  cache = 'private, no-store',
+): FastifyReply {
   return reply
     .code(status)
     .headers({
@@ -30,9 +35,13 @@ export function sendPage(reply: FastifyReply, page: RenderedPage, status = 200, 
  * object of strings. Call it on an encapsulated scope (`app.register(async (scope) => ...)`).
  */
 export function acceptFormBodies(scope: FastifyInstance): void {
-  scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
+  scope.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+    (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    },
+  );
 }
 
 /**
@@ -62,14 +71,26 @@ export function wantsHtml(request: FastifyRequest): boolean {
   return (request.headers.accept ?? '').includes('text/html');
 }
 
-const GENERIC: ErrorPageText = { title: 'Something went wrong', message: 'The page could not be shown. Try again in a moment.' };
+const GENERIC: ErrorPageText = {
+  title: 'Something went wrong',
+  message: 'The page could not be shown. Try again in a moment.',
+};
 const TOO_MANY: ErrorPageText = { title: 'Too many requests', message: 'Wait a minute, then try again.' };
 
 /** What a person reads for the errors a public page may run into. */
 const PAGE_ERRORS: Partial<Record<ErrorCode, ErrorPageText>> = {
-  4000: { title: 'File not found', message: 'There is no file at this address. The link may be mistyped, or the file has expired or been deleted.' },
-  4001: { title: 'Folder not found', message: 'There is no folder at this address. The link may be mistyped, or the folder has been deleted.' },
-  3002: { title: 'This folder is not shared', message: 'Its owner has not made it public, or no longer accepts uploads into it.' },
+  4000: {
+    title: 'File not found',
+    message: 'There is no file at this address. The link may be mistyped, or the file has expired or been deleted.',
+  },
+  4001: {
+    title: 'Folder not found',
+    message: 'There is no folder at this address. The link may be mistyped, or the folder has been deleted.',
+  },
+  3002: {
+    title: 'This folder is not shared',
+    message: 'Its owner has not made it public, or no longer accepts uploads into it.',
+  },
   9002: { title: 'Link not found', message: 'This link does not exist, has been turned off, or has been used up.' },
   1000: { title: 'Bad request', message: 'This address is not valid. Check the link and try again.' },
 };
@@ -101,7 +122,11 @@ export function pageErrorHandler(
     if (error.headers) reply.headers(error.headers);
     const answered = onPageError?.(error, request, reply);
     if (answered) return answered;
-    return sendPage(reply, renderErrorPage({ siteTitle: ctx.settings.get().siteTitle, ...pageErrorText(error) }), error.statusCode);
+    return sendPage(
+      reply,
+      renderErrorPage({ siteTitle: ctx.settings.get().siteTitle, ...pageErrorText(error) }),
+      error.statusCode,
+    );
   };
 }
 

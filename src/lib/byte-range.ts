@@ -16,7 +16,11 @@ export function parseRange(header: string | undefined, size: number): RangeReque
   if (header === undefined) return { kind: 'full' };
   const eq = header.indexOf('=');
   if (eq < 0 || header.slice(0, eq).trim().toLowerCase() !== 'bytes') return { kind: 'full' };
-  const specs = header.slice(eq + 1).split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const specs = header
+    .slice(eq + 1)
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (specs.length !== 1) return { kind: 'full' };
   const match = SPEC.exec(specs[0]!);
   if (!match) return { kind: 'full' };

@@ -2,7 +2,10 @@
 // a Last-Modified date at one-second precision.
 
 function opaqueTags(header: string): string[] {
-  return header.split(',').map((t) => t.trim()).filter(Boolean);
+  return header
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
 }
 
 const stripWeak = (tag: string): string => (tag.startsWith('W/') ? tag.slice(2) : tag);

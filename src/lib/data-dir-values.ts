@@ -4,7 +4,12 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** Reads DATA_DIR/<name>, or writes `generate()` there first (temp file, fsync, rename) when it is absent or invalid. */
-export function loadOrCreateDataDirValue(dataDir: string, name: string, generate: () => string, isValid: (value: string) => boolean): string {
+export function loadOrCreateDataDirValue(
+  dataDir: string,
+  name: string,
+  generate: () => string,
+  isValid: (value: string) => boolean,
+): string {
   const file = path.join(dataDir, name);
   try {
     const existing = readFileSync(file, 'utf8').trim();

@@ -92,7 +92,8 @@ export type FileNameProblem = 'characters' | 'name';
 export function fileNameProblem(name: string): FileNameProblem | null {
   // eslint-disable-next-line no-control-regex
   if (/[/\\\u0000-\u001f\u007f-\u009f]/.test(name)) return 'characters';
-  if (name.trim() === '' || /^\.+$/.test(name) || name.includes('..') || name.length > MAX_FILE_NAME_LENGTH) return 'name';
+  if (name.trim() === '' || /^\.+$/.test(name) || name.includes('..') || name.length > MAX_FILE_NAME_LENGTH)
+    return 'name';
   if (name !== name.trim()) return 'name';
   return null;
 }

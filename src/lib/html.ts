@@ -16,7 +16,10 @@ export function escapeHtml(value: string | number | null | undefined): string {
 }
 
 /** A tagged template that escapes every interpolated value; `raw()` marks markup that is already safe. */
-export function html(strings: TemplateStringsArray, ...values: Array<SafeHtml | string | number | null | undefined>): SafeHtml {
+export function html(
+  strings: TemplateStringsArray,
+  ...values: Array<SafeHtml | string | number | null | undefined>
+): SafeHtml {
   let out = strings[0]!;
   values.forEach((value, i) => {
     out += (value instanceof SafeHtml ? value.value : escapeHtml(value)) + strings[i + 1]!;

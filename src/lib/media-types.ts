@@ -40,11 +40,13 @@ export interface ServingPolicy {
  * also carries `Content-Security-Policy: sandbox` and nosniff, so even an attachment opened in place runs nothing.
  */
 /** The Content-Security-Policy of every answer carrying uploaded bytes: they never run as a page of ours. */
-export const UPLOADED_BYTES_CSP = "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'";
+export const UPLOADED_BYTES_CSP =
+  "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'";
 
 export function servingPolicy(type: string): ServingPolicy {
   const essence = mimeEssence(type) ?? 'application/octet-stream';
-  if (essence === 'text/plain' || TEXT_AS_PLAIN.has(essence)) return { contentType: 'text/plain; charset=utf-8', inline: true };
+  if (essence === 'text/plain' || TEXT_AS_PLAIN.has(essence))
+    return { contentType: 'text/plain; charset=utf-8', inline: true };
   if (INLINE_TYPES.has(essence) || essence.startsWith('video/') || essence.startsWith('audio/')) {
     return { contentType: essence, inline: true };
   }

@@ -8,7 +8,12 @@ const SECRET_FILE = 'secret';
 /** The SECRET from the environment, or one generated once and kept in DATA_DIR so restarts keep sessions valid. */
 export function loadOrCreateSecret(dataDir: string, fromEnv?: string): string {
   if (fromEnv) return fromEnv;
-  return loadOrCreateDataDirValue(dataDir, SECRET_FILE, () => randomBytes(48).toString('base64url'), (v) => v.length >= 32);
+  return loadOrCreateDataDirValue(
+    dataDir,
+    SECRET_FILE,
+    () => randomBytes(48).toString('base64url'),
+    (v) => v.length >= 32,
+  );
 }
 
 export class Secrets {

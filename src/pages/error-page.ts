@@ -8,12 +8,23 @@ export interface ErrorPageText {
   message: string;
 }
 
-export function renderErrorPage(options: { siteTitle: string; back?: { href: string; label: string } } & ErrorPageText): RenderedPage {
-  const back = options.back ? html`<p><a class="button secondary" href="${options.back.href}">${icon('back', 18)}${options.back.label}</a></p>` : '';
+export function renderErrorPage(
+  options: { siteTitle: string; back?: { href: string; label: string } } & ErrorPageText,
+): RenderedPage {
+  const back = options.back
+    ? html`<p><a class="button secondary" href="${options.back.href}">${icon('back', 18)}${options.back.label}</a></p>`
+    : '';
   const body = html`<div class="card center">
-<div class="lock">${icon('alert', 24)}</div>
-<h1>${options.title}</h1>
-<p class="muted">${options.message}</p>
-${back}</div>`;
-  return renderPage({ title: `${options.title} - ${options.siteTitle}`, siteTitle: options.siteTitle, body, noindex: true, narrow: true });
+    <div class="lock">${icon('alert', 24)}</div>
+    <h1>${options.title}</h1>
+    <p class="muted">${options.message}</p>
+    ${back}
+  </div>`;
+  return renderPage({
+    title: `${options.title} - ${options.siteTitle}`,
+    siteTitle: options.siteTitle,
+    body,
+    noindex: true,
+    narrow: true,
+  });
 }

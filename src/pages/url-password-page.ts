@@ -4,7 +4,10 @@ import { html } from '../lib/html.js';
 import { renderPasswordPage, unlockFailure } from './password-page.js';
 import type { RenderedPage } from './layout.js';
 
-export function renderUrlPasswordPage(options: { siteTitle: string; failure?: 'wrong' | 'empty' | 'limited' }): RenderedPage {
+export function renderUrlPasswordPage(options: {
+  siteTitle: string;
+  failure?: 'wrong' | 'empty' | 'limited';
+}): RenderedPage {
   return renderPasswordPage({
     siteTitle: options.siteTitle,
     title: `Password required - ${options.siteTitle}`,

@@ -15,7 +15,13 @@ import type { AppContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import { sendFileRange } from '../http/file-sender.js';
 import { fileLink, FILES_ROUTE_INTERNAL, publicBaseUrl } from '../http/links.js';
-import { acceptFormBodies, limitPasswordForms, pageErrorHandler, passwordFormErrorHandler, sendPage } from '../http/pages.js';
+import {
+  acceptFormBodies,
+  limitPasswordForms,
+  pageErrorHandler,
+  passwordFormErrorHandler,
+  sendPage,
+} from '../http/pages.js';
 import type { RouteModule } from '../http/types.js';
 import { contentRange, parseRange, unsatisfiedRange } from '../lib/byte-range.js';
 import { httpDate, ifRangeAllows, isNotModified } from '../lib/conditional.js';
@@ -37,8 +43,8 @@ import { renderPasswordPage, renderViewPage, TEXT_PREVIEW_BYTES, viewPageDetails
 import { StorageNotFoundError } from '../storage/datasource.js';
 import { LocalFileStream, type OpenFileRange } from '../storage/local-file-stream.js';
 
-
-const EMBED_CRAWLERS = /discordbot|twitterbot|facebookexternalhit|slackbot|telegrambot|whatsapp|linkedinbot|mastodon|skypeuripreview|redditbot|embedly/i;
+const EMBED_CRAWLERS =
+  /discordbot|twitterbot|facebookexternalhit|slackbot|telegrambot|whatsapp|linkedinbot|mastodon|skypeuripreview|redditbot|embedly/i;
 
 const params = z.object({ name: z.string().min(1).max(1024) });
 const querystring = z.object({
@@ -54,7 +60,12 @@ function cacheControl(file: ServedFile): string {
 }
 
 /** The bytes of a file, with ranges, conditional requests and safe headers. */
-async function sendFileBytes(ctx: AppContext, request: ServeRequest, reply: FastifyReply, file: ServedFile): Promise<FastifyReply> {
+async function sendFileBytes(
+  ctx: AppContext,
+  request: ServeRequest,
+  reply: FastifyReply,
+  file: ServedFile,
+): Promise<FastifyReply> {
   assertUnlocked(ctx, file, request.query.token);
   const etag = `"${file.id}-${file.size.toString(36)}"`;
   const policy = servingPolicy(file.type);
@@ -69,12 +80,16 @@ async function sendFileBytes(ctx: AppContext, request: ServeRequest, reply: Fast
     'x-content-type-options': 'nosniff',
     'content-security-policy': UPLOADED_BYTES_CSP,
   };
-  const conditions = { 'if-none-match': request.headers['if-none-match'], 'if-modified-since': request.headers['if-modified-since'] };
+  const conditions = {
+    'if-none-match': request.headers['if-none-match'],
+    'if-modified-since': request.headers['if-modified-since'],
+  };
   if (isNotModified(conditions, etag, file.created_at)) return reply.code(304).headers(representationHeaders).send();
 
   let range = parseRange(request.headers.range, file.size);
   const ifRange = request.headers['if-range'];
-  if (range.kind !== 'full' && !ifRangeAllows(Array.isArray(ifRange) ? ifRange[0] : ifRange, etag, file.created_at)) range = { kind: 'full' };
+  if (range.kind !== 'full' && !ifRangeAllows(Array.isArray(ifRange) ? ifRange[0] : ifRange, etag, file.created_at))
+    range = { kind: 'full' };
   if (range.kind === 'unsatisfiable') {
     return reply.code(416).headers(representationHeaders).header('content-range', unsatisfiedRange(file.size)).send();
   }
@@ -126,7 +141,8 @@ async function sendFileBytes(ctx: AppContext, request: ServeRequest, reply: Fast
  */
 function sendOpenFile(reply: FastifyReply, file: OpenFileRange, beforeLastChunk?: () => Promise<void>): FastifyReply {
   try {
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value);
+    for (const [name, value] of Object.entries(reply.getHeaders()))
+      if (value !== undefined) reply.raw.setHeader(name, value);
     reply.raw.writeHead(reply.statusCode);
   } catch (err) {
     void file.handle.close();
@@ -140,9 +156,15 @@ function sendOpenFile(reply: FastifyReply, file: OpenFileRange, beforeLastChunk?
 }
 
 /** The view page of a file (the password form while it is locked). Text shown on the page counts as a view. */
-async function sendViewPage(ctx: AppContext, request: ServeRequest, reply: FastifyReply, file: ServedFile): Promise<FastifyReply> {
+async function sendViewPage(
+  ctx: AppContext,
+  request: ServeRequest,
+  reply: FastifyReply,
+  file: ServedFile,
+): Promise<FastifyReply> {
   const settings = ctx.settings.get();
-  if (!isUnlocked(ctx, file, request.query.token)) return sendPage(reply, renderPasswordPage(file, settings.siteTitle), 403);
+  if (!isUnlocked(ctx, file, request.query.token))
+    return sendPage(reply, renderPasswordPage(file, settings.siteTitle), 403);
   const view = await ownerViewSettings(ctx, file.user_id);
   const details = await viewPageDetails(ctx, file, view);
   let preview: { text: string; truncated: boolean } | undefined;
@@ -168,7 +190,8 @@ async function sendViewPage(ctx: AppContext, request: ServeRequest, reply: Fasti
 
 /** Whether /u/<name> should answer with a page rather than the bytes. */
 async function wantsPage(ctx: AppContext, request: ServeRequest, file: ServedFile): Promise<boolean> {
-  if (request.method !== 'GET' || request.query.download !== undefined || request.headers.range !== undefined) return false;
+  if (request.method !== 'GET' || request.query.download !== undefined || request.headers.range !== undefined)
+    return false;
   const crawler = EMBED_CRAWLERS.test(request.headers['user-agent'] ?? '');
   const browser = (request.headers.accept ?? '').includes('text/html');
   if (!crawler && !browser) return false;
@@ -186,7 +209,8 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
     method: ['GET', 'HEAD'],
     url: '/raw/:name',
     schema: schema('The bytes of a file (ranges, conditional requests; ?token= for a password-protected file)'),
-    handler: async (request, reply) => sendFileBytes(ctx, request, reply, await findServedFile(ctx, request.params.name)),
+    handler: async (request, reply) =>
+      sendFileBytes(ctx, request, reply, await findServedFile(ctx, request.params.name)),
   });
 
   app.route({
@@ -203,7 +227,12 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
 
   app.get(
     '/view/:name',
-    { schema: schema('The view page of a file: shown inline when it is an image, video, audio or text, with embed tags'), errorHandler },
+    {
+      schema: schema(
+        'The view page of a file: shown inline when it is an image, video, audio or text, with embed tags',
+      ),
+      errorHandler,
+    },
     async (request, reply) => sendViewPage(ctx, request, reply, await findServedFile(ctx, request.params.name)),
   );
 
@@ -223,22 +252,32 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
         {
           schema: {
             summary: "The password form of a protected file's page: the right password -> 303 to the page with ?token=",
-            description: 'application/x-www-form-urlencoded, for browsers. A wrong password answers the form again (403) saying so.',
+            description:
+              'application/x-www-form-urlencoded, for browsers. A wrong password answers the form again (403) saying so.',
             tags: ['files'],
             params,
             consumes: ['application/x-www-form-urlencoded'],
             body: z.object({ password: z.string().max(1024).optional() }),
           },
           errorHandler: passwordFormErrorHandler(ctx, (request, failure) =>
-            renderPasswordPage({ name: (request.params as { name?: string }).name ?? '' }, ctx.settings.get().siteTitle, failure),
+            renderPasswordPage(
+              { name: (request.params as { name?: string }).name ?? '' },
+              ctx.settings.get().siteTitle,
+              failure,
+            ),
           ),
         },
         async (request, reply) => {
           const file = await findServedFile(ctx, request.params.name);
           const password = request.body.password ?? '';
-          if (password === '') return sendPage(reply, renderPasswordPage(file, ctx.settings.get().siteTitle, 'empty'), 403);
+          if (password === '')
+            return sendPage(reply, renderPasswordPage(file, ctx.settings.get().siteTitle, 'empty'), 403);
           const { token } = await unlockFile(ctx, file.name, password, null);
-          return reply.code(303).header('cache-control', 'no-store').header('location', `${form.back(file.name)}?token=${encodeURIComponent(token)}`).send();
+          return reply
+            .code(303)
+            .header('cache-control', 'no-store')
+            .header('location', `${form.back(file.name)}?token=${encodeURIComponent(token)}`)
+            .send();
         },
       );
     }

@@ -31,7 +31,12 @@ const FolderIdParams = z.object({ id: Id });
 const ParentId = Id.nullable().describe('the parent folder; null for the top level (1015, 1016, 3003, 4007)');
 
 /** Sends a folder as a streamed zip download. */
-export async function sendFolderZip(ctx: AppContext, reply: FastifyReply, folder: FolderRow, audience: 'owner' | 'public') {
+export async function sendFolderZip(
+  ctx: AppContext,
+  reply: FastifyReply,
+  folder: FolderRow,
+  audience: 'owner' | 'public',
+) {
   const stream = await folderZipStream(ctx, folder, { audience });
   return reply
     .header('content-type', 'application/zip')
@@ -67,7 +72,7 @@ export const folderRoutes: RouteModule = (app, ctx) => {
     {
       preValidation: auth,
       schema: {
-        summary: 'Create a folder, optionally inside another of the caller\'s folders',
+        summary: "Create a folder, optionally inside another of the caller's folders",
         tags,
         security,
         body: z.object({
@@ -131,8 +136,9 @@ export const folderRoutes: RouteModule = (app, ctx) => {
     {
       preValidation: auth,
       schema: {
-        summary: 'Delete a folder; files=keep (default) leaves its files unfiled, files=delete deletes them with their bytes; '
-          + 'children=delete (default) deletes the folders below too, children=lift moves them up to its parent',
+        summary:
+          'Delete a folder; files=keep (default) leaves its files unfiled, files=delete deletes them with their bytes; ' +
+          'children=delete (default) deletes the folders below too, children=lift moves them up to its parent',
         tags,
         security,
         params: FolderIdParams,
@@ -165,7 +171,8 @@ export const folderRoutes: RouteModule = (app, ctx) => {
         response: { 200: FolderSchema },
       },
     },
-    async (request) => toFolderDto(await addFileToFolder(ctx, caller(request).user.id, request.params.id, request.body.id)),
+    async (request) =>
+      toFolderDto(await addFileToFolder(ctx, caller(request).user.id, request.params.id, request.body.id)),
   );
 
   app.delete(
@@ -180,14 +187,20 @@ export const folderRoutes: RouteModule = (app, ctx) => {
         response: { 200: FolderSchema },
       },
     },
-    async (request) => toFolderDto(await removeFileFromFolder(ctx, caller(request).user.id, request.params.id, request.params.fileId)),
+    async (request) =>
+      toFolderDto(await removeFileFromFolder(ctx, caller(request).user.id, request.params.id, request.params.fileId)),
   );
 
   app.get(
     '/api/user/folders/:id/zip',
     {
       preValidation: auth,
-      schema: { summary: 'Download the folder and the folders below it as a zip (streamed)', tags, security, params: FolderIdParams },
+      schema: {
+        summary: 'Download the folder and the folders below it as a zip (streamed)',
+        tags,
+        security,
+        params: FolderIdParams,
+      },
     },
     async (request, reply) => {
       const folder = await getOwnFolder(ctx, caller(request).user.id, request.params.id);

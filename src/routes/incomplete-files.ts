@@ -40,6 +40,8 @@ export const incompleteFilesRoutes: RouteModule = (app, ctx) => {
         response: { 200: z.object({ count: z.number().int() }) },
       },
     },
-    async (request) => ({ count: await deleteFinishedIncompleteFiles(ctx, caller(request).user.id, request.body?.id ?? undefined) }),
+    async (request) => ({
+      count: await deleteFinishedIncompleteFiles(ctx, caller(request).user.id, request.body?.id ?? undefined),
+    }),
   );
 };

@@ -53,12 +53,21 @@ async function publicFolderDto(ctx: AppContext, base: string, id: string): Promi
 }
 
 /** Stores a visitor's files in the folder (with the server defaults); a refused upload is cut off rather than read. */
-async function uploadIntoFolder(ctx: AppContext, folderId: string, request: FastifyRequest, reply: FastifyReply): Promise<UploadResponse> {
+async function uploadIntoFolder(
+  ctx: AppContext,
+  folderId: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<UploadResponse> {
   try {
     const folder = await findUploadFolder(ctx, folderId);
     if (!request.isMultipart()) throw new ApiError(1061, 'send multipart/form-data with parts named file');
     // Visitors choose nothing but the bytes: the owner's folder, the server's default name format and expiry.
-    const options = { ...parseUploadOptions({}, ctx.settings.get(), ctx.clock.now()), folderId: folder.id, keepOriginalName: true };
+    const options = {
+      ...parseUploadOptions({}, ctx.settings.get(), ctx.clock.now()),
+      folderId: folder.id,
+      keepOriginalName: true,
+    };
     return await uploadFiles(ctx, {
       user: { id: folder.user_id },
       options,
@@ -107,7 +116,13 @@ export const publicFolderRoutes: RouteModule = (app, ctx) => {
 
   app.get(
     '/api/folders/:id/zip',
-    { schema: { summary: 'Download a public folder (and its public child folders) as a zip', tags, params: FolderIdParams } },
+    {
+      schema: {
+        summary: 'Download a public folder (and its public child folders) as a zip',
+        tags,
+        params: FolderIdParams,
+      },
+    },
     async (request, reply) => sendFolderZip(ctx, reply, await findPublicFolder(ctx, request.params.id), 'public'),
   );
 
@@ -118,7 +133,9 @@ export const publicFolderRoutes: RouteModule = (app, ctx) => {
         summary: 'The page of a public folder',
         tags,
         params: FolderIdParams,
-        querystring: z.object({ uploaded: z.string().max(10).optional().describe('files just uploaded from the page (a notice)') }),
+        querystring: z.object({
+          uploaded: z.string().max(10).optional().describe('files just uploaded from the page (a notice)'),
+        }),
       },
       errorHandler: pageErrorHandler(ctx),
     },
@@ -151,7 +168,8 @@ export const publicFolderRoutes: RouteModule = (app, ctx) => {
     {
       config: { rateLimit: uploadRateLimit(ctx) },
       schema: {
-        summary: "The upload form of a public folder's page: files stored as with /api/folders/:id/upload, then 303 to the page",
+        summary:
+          "The upload form of a public folder's page: files stored as with /api/folders/:id/upload, then 303 to the page",
         description: 'Multipart parts named file, for browsers. Failures answer a page saying what went wrong.',
         tags,
         params: FolderIdParams,
@@ -180,7 +198,8 @@ export const publicFolderRoutes: RouteModule = (app, ctx) => {
     {
       config: { rateLimit: uploadRateLimit(ctx) },
       schema: {
-        summary: "Upload into a folder whose owner accepts anonymous uploads; the files are the owner's (owner's quota)",
+        summary:
+          "Upload into a folder whose owner accepts anonymous uploads; the files are the owner's (owner's quota)",
         description: 'Multipart parts named file, stored with the server defaults. Not open for uploads -> 3002.',
         tags,
         params: FolderIdParams,

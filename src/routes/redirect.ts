@@ -4,7 +4,13 @@
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { urlLink, URLS_ROUTE_INTERNAL } from '../http/links.js';
-import { acceptFormBodies, limitPasswordForms, pageErrorHandler, passwordFormErrorHandler, sendPage } from '../http/pages.js';
+import {
+  acceptFormBodies,
+  limitPasswordForms,
+  pageErrorHandler,
+  passwordFormErrorHandler,
+  sendPage,
+} from '../http/pages.js';
 import type { RouteModule } from '../http/types.js';
 import { renderUrlPasswordPage } from '../pages/url-password-page.js';
 import { followShortUrl, peekShortUrl, unlockUrl } from '../services/urls.js';
@@ -20,7 +26,9 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
         summary: 'Follow a short URL (302); a password page for protected ones, 404 when disabled, missing or used up',
         tags: ['urls'],
         params,
-        querystring: z.object({ token: z.string().max(2000).optional().describe('from POST /api/user/urls/:id/password') }),
+        querystring: z.object({
+          token: z.string().max(2000).optional().describe('from POST /api/user/urls/:id/password'),
+        }),
       },
       // A browser following a dead link reads why on a page; other clients get the JSON error.
       errorHandler: pageErrorHandler(ctx),
@@ -45,8 +53,9 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
       `${URLS_ROUTE_INTERNAL}/:slug`,
       {
         schema: {
-          summary: "The password form of a protected short URL: the right password -> 303 to the link with ?token=",
-          description: 'application/x-www-form-urlencoded, for browsers. A wrong password answers the form again (403) saying so.',
+          summary: 'The password form of a protected short URL: the right password -> 303 to the link with ?token=',
+          description:
+            'application/x-www-form-urlencoded, for browsers. A wrong password answers the form again (403) saying so.',
           tags: ['urls'],
           params,
           consumes: ['application/x-www-form-urlencoded'],
@@ -61,11 +70,21 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
         const outcome = await peekShortUrl(ctx, slug);
         if (outcome.kind === 'missing') throw new ApiError(9002, 'no such short URL');
         const back = urlLink(ctx, '', slug);
-        if (outcome.kind === 'redirect') return reply.code(303).header('cache-control', 'no-store').header('location', back).send();
+        if (outcome.kind === 'redirect')
+          return reply.code(303).header('cache-control', 'no-store').header('location', back).send();
         const password = request.body.password ?? '';
-        if (password === '') return sendPage(reply, renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle, failure: 'empty' }), 403);
+        if (password === '')
+          return sendPage(
+            reply,
+            renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle, failure: 'empty' }),
+            403,
+          );
         const { token } = await unlockUrl(ctx, outcome.urlId, password);
-        return reply.code(303).header('cache-control', 'no-store').header('location', `${back}?token=${encodeURIComponent(token)}`).send();
+        return reply
+          .code(303)
+          .header('cache-control', 'no-store')
+          .header('location', `${back}?token=${encodeURIComponent(token)}`)
+          .send();
       },
     );
   });

@@ -41,7 +41,10 @@ const SettingsAnswer = z.object({
 });
 
 const FIELDS = Object.fromEntries(
-  SETTING_KEYS.map((key) => [key, { description: SETTING_DEFINITIONS[key].description, env: SETTING_DEFINITIONS[key].env }]),
+  SETTING_KEYS.map((key) => [
+    key,
+    { description: SETTING_DEFINITIONS[key].description, env: SETTING_DEFINITIONS[key].env },
+  ]),
 );
 
 export const serverSettingsRoutes: RouteModule = (app, ctx) => {
@@ -93,7 +96,9 @@ export const serverSettingsRoutes: RouteModule = (app, ctx) => {
             registrationEnabled: z.boolean(),
             invitesEnabled: z.boolean(),
             firstSetup: z.boolean().describe('true until the first user (a SUPERADMIN) exists'),
-            chunksEnabled: z.boolean().describe('the dashboard uploads large files in chunks (POST /api/upload/partial)'),
+            chunksEnabled: z
+              .boolean()
+              .describe('the dashboard uploads large files in chunks (POST /api/upload/partial)'),
             chunksThreshold: z.number().int().describe('files larger than this many bytes go in chunks'),
             chunksSize: z.number().int().describe('bytes per chunk'),
           }),
@@ -101,7 +106,8 @@ export const serverSettingsRoutes: RouteModule = (app, ctx) => {
       },
     },
     async () => {
-      const { siteTitle, registrationEnabled, invitesEnabled, chunksEnabled, chunksThreshold, chunksSize } = ctx.settings.get();
+      const { siteTitle, registrationEnabled, invitesEnabled, chunksEnabled, chunksThreshold, chunksSize } =
+        ctx.settings.get();
       return {
         siteTitle,
         registrationEnabled,

@@ -33,7 +33,12 @@ const ServerStatsSchema = z
 const UserIds = z
   .string()
   .max(6500)
-  .transform((value) => value.split(',').map((id) => id.trim()).filter(Boolean))
+  .transform((value) =>
+    value
+      .split(',')
+      .map((id) => id.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.string().min(1).max(64)).max(100))
   .describe('comma-separated user ids, at most 100 (a page of GET /api/users)');
 

@@ -6,7 +6,17 @@ import type { RouteModule } from '../http/types.js';
 import { Id } from '../schemas/common.js';
 import { FileTagSchema } from '../schemas/file.js';
 import { TagColorSchema, TagNameSchema, TagSchema } from '../schemas/tag.js';
-import { createTag, deleteTag, getOwnTag, listTags, removeFileTag, setFileTags, tagsOfFile, toTagDto, updateTag } from '../services/tags.js';
+import {
+  createTag,
+  deleteTag,
+  getOwnTag,
+  listTags,
+  removeFileTag,
+  setFileTags,
+  tagsOfFile,
+  toTagDto,
+  updateTag,
+} from '../services/tags.js';
 
 const security = AUTHENTICATED;
 const tags = ['tags'];
@@ -20,7 +30,10 @@ export const tagRoutes: RouteModule = (app, ctx) => {
 
   app.get(
     '/api/user/tags',
-    { preValidation: auth, schema: { summary: "The caller's tags, by name", tags, security, response: { 200: z.array(TagSchema) } } },
+    {
+      preValidation: auth,
+      schema: { summary: "The caller's tags, by name", tags, security, response: { 200: z.array(TagSchema) } },
+    },
     async (request) => (await listTags(ctx, caller(request).user.id)).map(toTagDto),
   );
 
@@ -41,7 +54,16 @@ export const tagRoutes: RouteModule = (app, ctx) => {
 
   app.get(
     '/api/user/tags/:id',
-    { preValidation: auth, schema: { summary: 'One of the caller\'s tags', tags, security, params: TagIdParams, response: { 200: TagSchema } } },
+    {
+      preValidation: auth,
+      schema: {
+        summary: "One of the caller's tags",
+        tags,
+        security,
+        params: TagIdParams,
+        response: { 200: TagSchema },
+      },
+    },
     async (request) => toTagDto(await getOwnTag(ctx, caller(request).user.id, request.params.id)),
   );
 
@@ -65,14 +87,29 @@ export const tagRoutes: RouteModule = (app, ctx) => {
     '/api/user/tags/:id',
     {
       preValidation: auth,
-      schema: { summary: 'Delete a tag (files keep existing, untagged)', tags, security, params: TagIdParams, response: { 200: TagSchema } },
+      schema: {
+        summary: 'Delete a tag (files keep existing, untagged)',
+        tags,
+        security,
+        params: TagIdParams,
+        response: { 200: TagSchema },
+      },
     },
     async (request) => toTagDto(await deleteTag(ctx, caller(request).user.id, request.params.id)),
   );
 
   app.get(
     '/api/user/files/:id/tags',
-    { preValidation: auth, schema: { summary: 'The tags of one of the caller\'s files', tags, security, params: FileIdParams, response: { 200: FileTagsReply } } },
+    {
+      preValidation: auth,
+      schema: {
+        summary: "The tags of one of the caller's files",
+        tags,
+        security,
+        params: FileIdParams,
+        response: { 200: FileTagsReply },
+      },
+    },
     async (request) => ({ tags: await tagsOfFile(ctx, caller(request).user.id, request.params.id) }),
   );
 
@@ -89,14 +126,22 @@ export const tagRoutes: RouteModule = (app, ctx) => {
         response: { 200: FileTagsReply },
       },
     },
-    async (request) => ({ tags: await setFileTags(ctx, caller(request).user.id, request.params.id, request.body.tags, 'replace') }),
+    async (request) => ({
+      tags: await setFileTags(ctx, caller(request).user.id, request.params.id, request.body.tags, 'replace'),
+    }),
   );
 
   app.post(
     '/api/user/files/:id/tags/:tagId',
     {
       preValidation: auth,
-      schema: { summary: "Attach a tag to one of the caller's files", tags, security, params: FileTagParams, response: { 200: FileTagsReply } },
+      schema: {
+        summary: "Attach a tag to one of the caller's files",
+        tags,
+        security,
+        params: FileTagParams,
+        response: { 200: FileTagsReply },
+      },
     },
     async (request) => ({
       tags: await setFileTags(ctx, caller(request).user.id, request.params.id, [request.params.tagId], 'add'),
@@ -107,8 +152,16 @@ export const tagRoutes: RouteModule = (app, ctx) => {
     '/api/user/files/:id/tags/:tagId',
     {
       preValidation: auth,
-      schema: { summary: "Detach a tag from one of the caller's files", tags, security, params: FileTagParams, response: { 200: FileTagsReply } },
+      schema: {
+        summary: "Detach a tag from one of the caller's files",
+        tags,
+        security,
+        params: FileTagParams,
+        response: { 200: FileTagsReply },
+      },
     },
-    async (request) => ({ tags: await removeFileTag(ctx, caller(request).user.id, request.params.id, request.params.tagId) }),
+    async (request) => ({
+      tags: await removeFileTag(ctx, caller(request).user.id, request.params.id, request.params.tagId),
+    }),
   );
 };

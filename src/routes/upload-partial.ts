@@ -74,7 +74,10 @@ export function parsePartialHeaders(headers: IncomingHttpHeaders): PartialHeader
   const contentLength = Number(lengthText);
   if (!Number.isSafeInteger(contentLength)) throw new ApiError(5001, `${lengthText} bytes`);
   if (contentLength === 0) {
-    throw new ApiError(1002, 'an empty file cannot be uploaded in chunks (no Content-Range describes 0 bytes): use POST /api/upload');
+    throw new ApiError(
+      1002,
+      'an empty file cannot be uploaded in chunks (no Content-Range describes 0 bytes): use POST /api/upload',
+    );
   }
 
   const rangeText = required(headers, PARTIAL_HEADERS.contentRange);
@@ -83,12 +86,16 @@ export function parsePartialHeaders(headers: IncomingHttpHeaders): PartialHeader
   const [start, end, total] = [Number(range[1]), Number(range[2]), Number(range[3])];
   if (end < start) throw new ApiError(1002, 'the Content-Range end is before its start');
   if (total !== contentLength) {
-    throw new ApiError(1002, `the Content-Range total must equal ${PARTIAL_HEADERS.contentLength} (the whole file's size)`);
+    throw new ApiError(
+      1002,
+      `the Content-Range total must equal ${PARTIAL_HEADERS.contentLength} (the whole file's size)`,
+    );
   }
   if (end >= total) throw new ApiError(1002, 'the Content-Range end is past the last byte (total - 1)');
 
   const lastText = required(headers, PARTIAL_HEADERS.lastChunk).toLowerCase();
-  if (lastText !== 'true' && lastText !== 'false') throw new ApiError(1002, `${PARTIAL_HEADERS.lastChunk} must be true or false`);
+  if (lastText !== 'true' && lastText !== 'false')
+    throw new ApiError(1002, `${PARTIAL_HEADERS.lastChunk} must be true or false`);
   const lastChunk = lastText === 'true';
   if (lastChunk !== (end === total - 1)) {
     throw new ApiError(1002, `${PARTIAL_HEADERS.lastChunk} must be true exactly when the chunk ends at total - 1`);
@@ -117,7 +124,8 @@ function chunkBody(request: FastifyRequest, chunkLength: number): ChunkBody {
       const result = await parts.next();
       return result.done ? undefined : result.value;
     } catch (err) {
-      if ((err as { code?: string }).code === 'FST_FILES_LIMIT') throw new ApiError(1005, 'send one file part per chunk');
+      if ((err as { code?: string }).code === 'FST_FILES_LIMIT')
+        throw new ApiError(1005, 'send one file part per chunk');
       throw new ApiError(1061, (err as Error).message, { cause: err });
     }
   };
@@ -151,7 +159,10 @@ const chunkHeaders = z.object({
   [PARTIAL_HEADERS.contentType]: z.string().optional().describe('MIME type of the whole file'),
   [PARTIAL_HEADERS.fileName]: z.string().optional().describe('name of the whole file'),
   [PARTIAL_HEADERS.lastChunk]: z.string().optional().describe('true exactly when the chunk ends at total - 1'),
-  [PARTIAL_HEADERS.token]: z.string().optional().describe('the partialToken of the previous answer; omitted on the first chunk'),
+  [PARTIAL_HEADERS.token]: z
+    .string()
+    .optional()
+    .describe('the partialToken of the previous answer; omitted on the first chunk'),
   [UPLOAD_HEADERS.folder]: z.string().optional().describe('target folder; the same on every chunk'),
 });
 
@@ -200,7 +211,8 @@ export const uploadPartialRoutes: RouteModule = (app, ctx) => {
       try {
         if (request.headers[PARTIAL_HEADERS.identifier] !== undefined) throw new ApiError(1003, RETIRED_SCHEME);
         const chunk = parsePartialHeaders(request.headers);
-        if (!request.isMultipart()) throw new ApiError(1061, 'send the chunk as multipart/form-data with a file part named file');
+        if (!request.isMultipart())
+          throw new ApiError(1061, 'send the chunk as multipart/form-data with a file part named file');
         const user = caller(request).user;
         const body = chunkBody(request, chunk.position.end - chunk.position.start + 1);
         if (chunk.token === null) {
@@ -215,7 +227,8 @@ export const uploadPartialRoutes: RouteModule = (app, ctx) => {
         cutOffRequestBody(request, reply);
         throw err;
       }
-      if (outcome.kind === 'partial') return { files: [], partialSuccess: true as const, partialToken: outcome.partialToken };
+      if (outcome.kind === 'partial')
+        return { files: [], partialSuccess: true as const, partialToken: outcome.partialToken };
       // After the answer has gone (or the client has): the file is assembled in the background.
       reply.raw.once('close', () => startAssembly(outcome.sessionId));
       if (outcome.noJson) {

@@ -17,7 +17,10 @@ import { uploadFiles } from '../services/uploads.js';
 export const MAX_FILES_PER_REQUEST = 100;
 
 const optionHeaders = z.object({
-  [UPLOAD_HEADERS.deletesAt]: z.string().optional().describe('never, a duration from now (30m, 7d) or an ISO 8601 date'),
+  [UPLOAD_HEADERS.deletesAt]: z
+    .string()
+    .optional()
+    .describe('never, a duration from now (30m, 7d) or an ISO 8601 date'),
   [UPLOAD_HEADERS.format]: z.string().optional().describe('random, uuid, date, name or random-words'),
   [UPLOAD_HEADERS.password]: z.string().optional().describe('protect the files with this password'),
   [UPLOAD_HEADERS.maxViews]: z.string().optional().describe('delete each file after this many views'),
@@ -25,7 +28,10 @@ const optionHeaders = z.object({
   [UPLOAD_HEADERS.fileName]: z.string().optional().describe('the served name (the extension is added)'),
   [UPLOAD_HEADERS.fileExtension]: z.string().optional().describe('replaces the extension, e.g. png'),
   [UPLOAD_HEADERS.folder]: z.string().optional().describe('id of one of your folders'),
-  [UPLOAD_HEADERS.domain]: z.string().optional().describe('host for the returned links (comma separated: one at random)'),
+  [UPLOAD_HEADERS.domain]: z
+    .string()
+    .optional()
+    .describe('host for the returned links (comma separated: one at random)'),
   [UPLOAD_HEADERS.noJson]: z.string().optional().describe('true: answer the links as text, one per line'),
 });
 
@@ -39,7 +45,12 @@ export const uploadRoutes: RouteModule = (app, ctx) => {
       errorHandler: (err, request, reply) => {
         const notMultipart = (err as { code?: string }).code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE';
         if (notMultipart) cutOffRequestBody(request, reply);
-        return sendApiError(reply, notMultipart ? new ApiError(1061, 'send multipart/form-data with parts named file') : toApiError(err, request));
+        return sendApiError(
+          reply,
+          notMultipart
+            ? new ApiError(1061, 'send multipart/form-data with parts named file')
+            : toApiError(err, request),
+        );
       },
       schema: {
         summary: 'Upload one or more files (multipart parts named file)',
@@ -58,7 +69,12 @@ export const uploadRoutes: RouteModule = (app, ctx) => {
         if (!request.isMultipart()) throw new ApiError(1061, 'send multipart/form-data with parts named file');
         const options = parseUploadOptions(request.headers, ctx.settings.get(), ctx.clock.now());
         const baseUrl = publicBaseUrl(ctx, request, options.domain ?? undefined);
-        const result = await uploadFiles(ctx, { user: caller(request).user, options, baseUrl, files: uploadFileParts(request, MAX_FILES_PER_REQUEST) });
+        const result = await uploadFiles(ctx, {
+          user: caller(request).user,
+          options,
+          baseUrl,
+          files: uploadFileParts(request, MAX_FILES_PER_REQUEST),
+        });
         if (options.noJson) {
           const text = `${result.files.map((f) => f.url).join('\n')}\n`;
           // A text answer is not serialised by the JSON schema of 200.

@@ -24,7 +24,8 @@ const ShortenHeaders = z.object({
 
 function parseMaxViews(raw: string | undefined): number | undefined {
   if (raw === undefined || raw === '') return undefined;
-  if (!/^\d{1,9}$/.test(raw.trim()) || Number(raw) < 1) throw new ApiError(1001, 'x-service-max-views must be a positive integer');
+  if (!/^\d{1,9}$/.test(raw.trim()) || Number(raw) < 1)
+    throw new ApiError(1001, 'x-service-max-views must be a positive integer');
   return Number(raw);
 }
 
@@ -33,7 +34,8 @@ const UrlIdParams = z.object({ id: Id });
 export const urlRoutes: RouteModule = (app, ctx) => {
   const auth = requireUser(ctx);
   /** The API shape of a URL, its link on the request's own base. */
-  const dtoFor = (request: FastifyRequest, row: UrlRow) => toUrlDto(row, (slug) => urlLink(ctx, publicBaseUrl(ctx, request), slug));
+  const dtoFor = (request: FastifyRequest, row: UrlRow) =>
+    toUrlDto(row, (slug) => urlLink(ctx, publicBaseUrl(ctx, request), slug));
 
   app.post(
     '/api/user/urls',
@@ -63,7 +65,8 @@ export const urlRoutes: RouteModule = (app, ctx) => {
         password: headers['x-service-password'] || undefined,
       });
       const dto = toUrlDto(row, (slug) => urlLink(ctx, base, slug));
-      if (headers['x-service-no-json'] === 'true') return reply.code(201).type('text/plain; charset=utf-8').send(dto.url);
+      if (headers['x-service-no-json'] === 'true')
+        return reply.code(201).type('text/plain; charset=utf-8').send(dto.url);
       return dto;
     },
   );
@@ -101,7 +104,13 @@ export const urlRoutes: RouteModule = (app, ctx) => {
     '/api/user/urls/:id',
     {
       preValidation: auth,
-      schema: { summary: 'One of the caller\'s short URLs', tags, security, params: UrlIdParams, response: { 200: UrlSchema } },
+      schema: {
+        summary: "One of the caller's short URLs",
+        tags,
+        security,
+        params: UrlIdParams,
+        response: { 200: UrlSchema },
+      },
     },
     async (request) => dtoFor(request, await getOwnUrl(ctx, caller(request).user.id, request.params.id)),
   );
@@ -132,7 +141,13 @@ export const urlRoutes: RouteModule = (app, ctx) => {
     '/api/user/urls/:id',
     {
       preValidation: auth,
-      schema: { summary: 'Delete a short URL; answers with it', tags, security, params: UrlIdParams, response: { 200: UrlSchema } },
+      schema: {
+        summary: 'Delete a short URL; answers with it',
+        tags,
+        security,
+        params: UrlIdParams,
+        response: { 200: UrlSchema },
+      },
     },
     async (request) => dtoFor(request, await deleteUrl(ctx, caller(request).user.id, request.params.id)),
   );

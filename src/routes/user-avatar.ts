@@ -28,7 +28,12 @@ export const userAvatarRoutes: RouteModule = (app, ctx) => {
     '/api/user/avatar',
     {
       preValidation: requireUser(ctx),
-      schema: { summary: "The caller's avatar image (404, 9002 when none)", tags: ['user'], security, response: imageResponse },
+      schema: {
+        summary: "The caller's avatar image (404, 9002 when none)",
+        tags: ['user'],
+        security,
+        response: imageResponse,
+      },
     },
     async (request, reply) => sendAvatar(reply, caller(request).user.avatar),
   );

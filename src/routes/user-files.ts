@@ -68,7 +68,10 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
     },
     async (request) => {
       const q = request.query;
-      const tagIds = q.tags?.split(',').map((t) => t.trim()).filter(Boolean);
+      const tagIds = q.tags
+        ?.split(',')
+        .map((t) => t.trim())
+        .filter(Boolean);
       const { rows, total } = await listFiles(ctx, caller(request).user, {
         page: q.page,
         perPage: q.perpage,
@@ -102,7 +105,8 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
         response: { 200: z.array(FileSchema) },
       },
     },
-    async (request) => toFileDtos(ctx, publicBaseUrl(ctx, request), await recentFiles(ctx, caller(request).user, request.query.take)),
+    async (request) =>
+      toFileDtos(ctx, publicBaseUrl(ctx, request), await recentFiles(ctx, caller(request).user, request.query.take)),
   );
 
   app.get(
@@ -167,7 +171,13 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
     '/api/user/files/:id',
     {
       preValidation: auth,
-      schema: { summary: 'One file (by id or served name)', tags, security, params: fileParams, response: { 200: FileSchema } },
+      schema: {
+        summary: 'One file (by id or served name)',
+        tags,
+        security,
+        params: fileParams,
+        response: { 200: FileSchema },
+      },
     },
     async (request) => {
       const row = await findManagedFile(ctx, caller(request).user, request.params.id);
@@ -180,8 +190,9 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
     {
       preValidation: auth,
       schema: {
-        summary: 'Edit a file: rename, favourite, originalName, password (null clears), maxViews (null or 0 clears), type, '
-          + 'deletesAt (a future date; null keeps the file)',
+        summary:
+          'Edit a file: rename, favourite, originalName, password (null clears), maxViews (null or 0 clears), type, ' +
+          'deletesAt (a future date; null keeps the file)',
         tags,
         security,
         params: fileParams,
@@ -212,9 +223,11 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
     {
       preValidation: auth,
       schema: {
-        summary: "The bytes of one of the caller's files for previews and downloads: no view counted, no password asked",
-        description: 'Ranges are answered (206); ?download serves it as an attachment. The dashboard uses this for '
-          + 'thumbnails, so that looking at one\'s own files neither counts views nor uses up a file with max views.',
+        summary:
+          "The bytes of one of the caller's files for previews and downloads: no view counted, no password asked",
+        description:
+          'Ranges are answered (206); ?download serves it as an attachment. The dashboard uses this for ' +
+          "thumbnails, so that looking at one's own files neither counts views nor uses up a file with max views.",
         tags,
         security,
         params: fileParams,
@@ -230,13 +243,20 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
         'accept-ranges': 'bytes',
         // Bytes never change under an id, so the browser may keep them (privately: they are the caller's).
         'cache-control': 'private, max-age=3600',
-        'content-disposition': contentDisposition(attachment ? 'attachment' : 'inline', file.original_name ?? file.name),
+        'content-disposition': contentDisposition(
+          attachment ? 'attachment' : 'inline',
+          file.original_name ?? file.name,
+        ),
         'x-content-type-options': 'nosniff',
         'content-security-policy': UPLOADED_BYTES_CSP,
       };
       const range = parseRange(request.headers.range, file.size);
       if (range.kind === 'unsatisfiable') {
-        return reply.code(416).headers(representationHeaders).header('content-range', unsatisfiedRange(file.size)).send();
+        return reply
+          .code(416)
+          .headers(representationHeaders)
+          .header('content-range', unsatisfiedRange(file.size))
+          .send();
       }
       const partial = range.kind === 'partial' ? range : undefined;
       const body = file.size === 0 ? '' : await readManagedFileBytes(ctx, file, partial);
@@ -251,9 +271,16 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
     '/api/user/files/:id',
     {
       preValidation: auth,
-      schema: { summary: 'Delete a file and its bytes', tags, security, params: fileParams, response: { 200: FileSchema } },
+      schema: {
+        summary: 'Delete a file and its bytes',
+        tags,
+        security,
+        params: fileParams,
+        response: { 200: FileSchema },
+      },
     },
-    async (request) => toFileDto(ctx, publicBaseUrl(ctx, request), await deleteFile(ctx, caller(request).user, request.params.id)),
+    async (request) =>
+      toFileDto(ctx, publicBaseUrl(ctx, request), await deleteFile(ctx, caller(request).user, request.params.id)),
   );
 
   app.post(
@@ -263,7 +290,8 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
       config: { rateLimit: unlockRateLimit(ctx, 'file-password') },
       schema: {
         summary: "Trade a protected file's password for a short-lived access token (?token= on /raw and /u)",
-        description: 'Anyone with the link may call this. The owner and admins get a token without the password. Wrong password -> 403/3005.',
+        description:
+          'Anyone with the link may call this. The owner and admins get a token without the password. Wrong password -> 403/3005.',
         tags,
         params: fileParams,
         body: z.object({ password: z.string().max(1024).optional() }),

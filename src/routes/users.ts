@@ -52,7 +52,8 @@ export const usersRoutes: RouteModule = (app, ctx) => {
       preValidation: admin,
       schema: {
         summary: 'Create a user (an ADMIN creates USERs; a SUPERADMIN also ADMINs and SUPERADMINs)',
-        description: 'A taken username answers 1040; creating an ADMIN without being a SUPERADMIN 3008, a SUPERADMIN 3015.',
+        description:
+          'A taken username answers 1040; creating an ADMIN without being a SUPERADMIN 3008, a SUPERADMIN 3015.',
         tags,
         security,
         body: z.object({
@@ -72,7 +73,13 @@ export const usersRoutes: RouteModule = (app, ctx) => {
     '/api/users/:id',
     {
       preValidation: admin,
-      schema: { summary: 'One user (4009 when unknown)', tags, security, params: Params, response: { 200: z.object({ user: UserSchema }) } },
+      schema: {
+        summary: 'One user (4009 when unknown)',
+        tags,
+        security,
+        params: Params,
+        response: { 200: z.object({ user: UserSchema }) },
+      },
     },
     async (request) => ({ user: await getUser(ctx, request.params.id) }),
   );

@@ -10,7 +10,9 @@ export const FolderSchema = z
     id: z.string(),
     name: z.string(),
     public: z.boolean().describe('anyone with the link may browse it (/folder/<id>) and download it as a zip'),
-    allowUploads: z.boolean().describe('anyone may upload into it; the files are the owner\'s and count against their quota'),
+    allowUploads: z
+      .boolean()
+      .describe("anyone may upload into it; the files are the owner's and count against their quota"),
     parentId: z.string().nullable(),
     userId: z.string(),
     createdAt: IsoDateTime,
@@ -37,7 +39,7 @@ export const PublicFolderFileSchema = z
     type: z.string(),
     size: z.number().int(),
     createdAt: IsoDateTime,
-    password: z.boolean().describe('the link asks for the file\'s password'),
+    password: z.boolean().describe("the link asks for the file's password"),
     url: z.string(),
   })
   .meta({ id: 'PublicFolderFile' });

@@ -16,7 +16,7 @@ export const TagSchema = z
     userId: z.string(),
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,
-    files: z.number().int().describe('how many of the user\'s files carry the tag'),
+    files: z.number().int().describe("how many of the user's files carry the tag"),
   })
   .meta({ id: 'Tag' });
 

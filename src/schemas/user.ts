@@ -103,7 +103,10 @@ export const UserWithTokenSchema = z.object({ user: UserSchema, token: z.string(
 export const QuotaInputSchema = z
   .object({
     filesQuota: z.enum(['BY_BYTES', 'BY_FILES', 'NONE']),
-    maxBytes: z.union([z.string().max(32), z.number().int().min(0)]).nullable().optional(),
+    maxBytes: z
+      .union([z.string().max(32), z.number().int().min(0)])
+      .nullable()
+      .optional(),
     maxFiles: z.number().int().min(0).nullable().optional(),
     maxUrls: z.number().int().min(0).nullable().optional(),
   })

@@ -20,7 +20,9 @@ export const AVATAR_MAX_BYTES = 1024 * 1024;
 export function parseAvatar(base64: string): string {
   const image = parseBase64Image(base64, AVATAR_MAX_BYTES);
   if (!image.ok) {
-    throw new ApiError(1000, `avatar: ${image.reason}`, { extra: { issues: [{ path: 'body.avatar', message: image.reason }] } });
+    throw new ApiError(1000, `avatar: ${image.reason}`, {
+      extra: { issues: [{ path: 'body.avatar', message: image.reason }] },
+    });
   }
   return image.dataUrl;
 }

@@ -16,14 +16,40 @@ const ACCESS_PURPOSE = 'file-access';
 /** The columns serving needs (not the password hash's value, only whether there is one). */
 export type ServedFile = Pick<
   FileRow,
-  'id' | 'name' | 'original_name' | 'type' | 'size' | 'views' | 'max_views' | 'password' | 'deletes_at' | 'user_id' | 'storage_key' | 'created_at' | 'folder_id'
+  | 'id'
+  | 'name'
+  | 'original_name'
+  | 'type'
+  | 'size'
+  | 'views'
+  | 'max_views'
+  | 'password'
+  | 'deletes_at'
+  | 'user_id'
+  | 'storage_key'
+  | 'created_at'
+  | 'folder_id'
 >;
 
 /** The file served under `name`; missing or expired -> 4000 (an expired one is deleted on the way). */
 export async function findServedFile(ctx: AppContext, name: string): Promise<ServedFile> {
   const row = await ctx.db
     .selectFrom('files')
-    .select(['id', 'name', 'original_name', 'type', 'size', 'views', 'max_views', 'password', 'deletes_at', 'user_id', 'storage_key', 'created_at', 'folder_id'])
+    .select([
+      'id',
+      'name',
+      'original_name',
+      'type',
+      'size',
+      'views',
+      'max_views',
+      'password',
+      'deletes_at',
+      'user_id',
+      'storage_key',
+      'created_at',
+      'folder_id',
+    ])
     .where('name', '=', name)
     .executeTakeFirst();
   if (!row) throw new ApiError(4000);
@@ -38,7 +64,11 @@ export async function findServedFile(ctx: AppContext, name: string): Promise<Ser
  * Whether the caller may read a password-protected file: no token -> 3004, a token that is forged, expired or for
  * another file -> 3018. Files without a password are always readable.
  */
-export function assertUnlocked(ctx: AppContext, file: Pick<ServedFile, 'id' | 'password'>, token: string | undefined): void {
+export function assertUnlocked(
+  ctx: AppContext,
+  file: Pick<ServedFile, 'id' | 'password'>,
+  token: string | undefined,
+): void {
   if (file.password === null) return;
   if (token === undefined || token === '') throw new ApiError(3004);
   const claims = ctx.secrets.verify<{ f: string }>(ACCESS_PURPOSE, token, ctx.clock.now());
@@ -86,7 +116,11 @@ export type ViewOutcome = { last: boolean };
  */
 export async function countView(ctx: AppContext, file: ServedFile): Promise<ViewOutcome> {
   if (file.max_views === null) {
-    await ctx.db.updateTable('files').set((eb) => ({ views: eb('views', '+', 1) })).where('id', '=', file.id).execute();
+    await ctx.db
+      .updateTable('files')
+      .set((eb) => ({ views: eb('views', '+', 1) }))
+      .where('id', '=', file.id)
+      .execute();
     return { last: false };
   }
   const counted = await ctx.db
@@ -128,7 +162,11 @@ export async function ownerViewSettings(ctx: AppContext, userId: string | null):
 }
 
 /** The first `maxBytes` of a file as text (for the view page), and whether there was more. */
-export async function readTextPreview(ctx: AppContext, file: ServedFile, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+export async function readTextPreview(
+  ctx: AppContext,
+  file: ServedFile,
+  maxBytes: number,
+): Promise<{ text: string; truncated: boolean }> {
   if (file.size === 0) return { text: '', truncated: false };
   const end = Math.min(file.size, maxBytes) - 1;
   const stream = await ctx.storage.get(file.storage_key, { start: 0, end });
@@ -138,7 +176,11 @@ export async function readTextPreview(ctx: AppContext, file: ServedFile, maxByte
 }
 
 /** Whether a token opens this file (for pages, which show a password form rather than an error). */
-export function isUnlocked(ctx: AppContext, file: Pick<ServedFile, 'id' | 'password'>, token: string | undefined): boolean {
+export function isUnlocked(
+  ctx: AppContext,
+  file: Pick<ServedFile, 'id' | 'password'>,
+  token: string | undefined,
+): boolean {
   try {
     assertUnlocked(ctx, file, token);
     return true;

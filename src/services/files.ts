@@ -61,7 +61,10 @@ export async function tagsOfFiles(ctx: AppContext, fileIds: string[]): Promise<M
 }
 
 export async function toFileDtos(ctx: AppContext, baseUrl: string, rows: FileRow[]): Promise<FileDto[]> {
-  const tags = await tagsOfFiles(ctx, rows.map((r) => r.id));
+  const tags = await tagsOfFiles(
+    ctx,
+    rows.map((r) => r.id),
+  );
   return rows.map((row) => toFileDto(ctx, baseUrl, row, tags.get(row.id) ?? []));
 }
 
@@ -81,7 +84,11 @@ export async function deleteFiles(ctx: AppContext, rows: Array<Pick<FileRow, 'id
   // deleted, and whose bytes that request removes) is not this call's to touch.
   const deleted = await ctx.db
     .deleteFrom('files')
-    .where('id', 'in', rows.map((r) => r.id))
+    .where(
+      'id',
+      'in',
+      rows.map((r) => r.id),
+    )
     .returning('storage_key')
     .execute();
   await Promise.all(deleted.map((r) => deleteStoredBytes(ctx, r.storage_key)));
@@ -114,7 +121,17 @@ export async function findManagedFile(ctx: AppContext, caller: Caller, idOrName:
   return row;
 }
 
-export const FILE_SORT_FIELDS = ['createdAt', 'updatedAt', 'deletesAt', 'name', 'originalName', 'size', 'type', 'views', 'favorite'] as const;
+export const FILE_SORT_FIELDS = [
+  'createdAt',
+  'updatedAt',
+  'deletesAt',
+  'name',
+  'originalName',
+  'size',
+  'type',
+  'views',
+  'favorite',
+] as const;
 export type FileSortField = (typeof FILE_SORT_FIELDS)[number];
 export const FILE_SEARCH_FIELDS = ['name', 'originalName', 'type'] as const;
 export type FileSearchField = (typeof FILE_SEARCH_FIELDS)[number];
@@ -152,7 +169,11 @@ function likePattern(query: string): string {
 }
 
 /** One page of the caller's (or, for admins, a user's) files and the number of matches. */
-export async function listFiles(ctx: AppContext, caller: Caller, query: FileListQuery): Promise<{ rows: FileRow[]; total: number }> {
+export async function listFiles(
+  ctx: AppContext,
+  caller: Caller,
+  query: FileListQuery,
+): Promise<{ rows: FileRow[]; total: number }> {
   const ownerId = query.userId ?? caller.id;
   if (ownerId !== caller.id && !isAdmin(caller)) throw new ApiError(3000);
   const filters = (eb: ExpressionBuilder<Database, 'files'>): Expression<SqlBool> => {
@@ -161,7 +182,13 @@ export async function listFiles(ctx: AppContext, caller: Caller, query: FileList
     if (query.folderId !== undefined) conditions.push(eb('files.folder_id', '=', query.folderId));
     if (query.searchQuery) {
       const column = SORT_COLUMNS[query.searchField];
-      conditions.push(eb(sql`lower(${sql.ref(`files.${column}`)})`, 'like', sql`lower(${likePattern(query.searchQuery)}) escape '\\'`));
+      conditions.push(
+        eb(
+          sql`lower(${sql.ref(`files.${column}`)})`,
+          'like',
+          sql`lower(${likePattern(query.searchQuery)}) escape '\\'`,
+        ),
+      );
     }
     if (query.tagIds && query.tagIds.length > 0) {
       const tagIds = query.tagIds;
@@ -283,7 +310,12 @@ export interface FilePatch {
  * PATCH /api/user/files/:id. A taken name -> 1014, a bad one -> 1007/1009, a bad originalName -> 1008, type -> 1065,
  * an expiry that is not in the future -> 1000.
  */
-export async function updateFile(ctx: AppContext, caller: Caller, idOrName: string, patch: FilePatch): Promise<FileRow> {
+export async function updateFile(
+  ctx: AppContext,
+  caller: Caller,
+  idOrName: string,
+  patch: FilePatch,
+): Promise<FileRow> {
   const row = await findManagedFile(ctx, caller, idOrName);
   const changes: Partial<FileRow> = {};
   if (patch.name !== undefined && patch.name !== row.name) {
@@ -292,7 +324,10 @@ export async function updateFile(ctx: AppContext, caller: Caller, idOrName: stri
   }
   if (patch.originalName !== undefined) {
     // eslint-disable-next-line no-control-regex
-    if (patch.originalName !== null && (/[/\\\u0000-\u001f\u007f-\u009f]/.test(patch.originalName) || patch.originalName.trim() === '')) {
+    if (
+      patch.originalName !== null &&
+      (/[/\\\u0000-\u001f\u007f-\u009f]/.test(patch.originalName) || patch.originalName.trim() === '')
+    ) {
       throw new ApiError(1008, JSON.stringify(patch.originalName));
     }
     changes.original_name = patch.originalName;
@@ -301,15 +336,18 @@ export async function updateFile(ctx: AppContext, caller: Caller, idOrName: stri
   if (patch.password !== undefined) {
     changes.password = patch.password === null || patch.password === '' ? null : await hashPassword(patch.password);
   }
-  if (patch.maxViews !== undefined) changes.max_views = patch.maxViews === null || patch.maxViews === 0 ? null : patch.maxViews;
+  if (patch.maxViews !== undefined)
+    changes.max_views = patch.maxViews === null || patch.maxViews === 0 ? null : patch.maxViews;
   if (patch.type !== undefined) {
     const type = mimeEssence(patch.type);
     if (type === null || patch.type.includes(';')) throw new ApiError(1065, JSON.stringify(patch.type));
     changes.type = type;
   }
   if (patch.deletesAt !== undefined) {
-    if (patch.deletesAt !== null && patch.deletesAt <= ctx.clock.now()) throw new ApiError(1000, 'deletesAt must be in the future');
-    if (patch.deletesAt !== null && patch.deletesAt > MAX_EXPIRY_MS) throw new ApiError(1000, 'deletesAt is too far in the future');
+    if (patch.deletesAt !== null && patch.deletesAt <= ctx.clock.now())
+      throw new ApiError(1000, 'deletesAt must be in the future');
+    if (patch.deletesAt !== null && patch.deletesAt > MAX_EXPIRY_MS)
+      throw new ApiError(1000, 'deletesAt is too far in the future');
     changes.deletes_at = patch.deletesAt;
   }
   if (Object.keys(changes).length === 0) return row;
@@ -327,7 +365,11 @@ export async function updateFile(ctx: AppContext, caller: Caller, idOrName: stri
  * The bytes of a file the caller manages (all of them, or one range), for the owner's previews and downloads: no
  * view is counted and no password asked. Bytes missing from storage -> 4000.
  */
-export async function readManagedFileBytes(ctx: AppContext, row: Pick<FileRow, 'storage_key'>, range?: ByteRange): Promise<Readable> {
+export async function readManagedFileBytes(
+  ctx: AppContext,
+  row: Pick<FileRow, 'storage_key'>,
+  range?: ByteRange,
+): Promise<Readable> {
   try {
     return await ctx.storage.get(row.storage_key, range);
   } catch (err) {
@@ -347,9 +389,15 @@ export async function deleteFile(ctx: AppContext, caller: Caller, idOrName: stri
  * The files of a bulk request: none found -> 1026; any that is another user's (for a USER) -> `forbidden`
  * (3013 for deletes, 3014 for updates).
  */
-async function filesForBulk(ctx: AppContext, caller: Caller, ids: string[], forbidden: 3013 | 3014): Promise<FileRow[]> {
+async function filesForBulk(
+  ctx: AppContext,
+  caller: Caller,
+  ids: string[],
+  forbidden: 3013 | 3014,
+): Promise<FileRow[]> {
   const unique = [...new Set(ids)];
-  const rows = unique.length === 0 ? [] : await ctx.db.selectFrom('files').selectAll().where('id', 'in', unique).execute();
+  const rows =
+    unique.length === 0 ? [] : await ctx.db.selectFrom('files').selectAll().where('id', 'in', unique).execute();
   if (rows.length === 0) throw new ApiError(1026);
   if (!isAdmin(caller) && rows.some((r) => r.user_id !== caller.id)) throw new ApiError(forbidden);
   return rows;
@@ -367,7 +415,11 @@ export interface BulkUpdate {
  * actually changes (all already in that state) -> 1028. The target folder must exist (4001) and belong to the
  * files' owner (3011).
  */
-export async function updateFilesInBulk(ctx: AppContext, caller: Caller, input: BulkUpdate): Promise<{ count: number; name?: string }> {
+export async function updateFilesInBulk(
+  ctx: AppContext,
+  caller: Caller,
+  input: BulkUpdate,
+): Promise<{ count: number; name?: string }> {
   if (input.favorite === undefined && input.folder === undefined) throw new ApiError(1020);
   const rows = await filesForBulk(ctx, caller, input.files, 3014);
   let change: { column: 'favorite' | 'folder_id'; value: number | string | null };
@@ -377,7 +429,11 @@ export async function updateFilesInBulk(ctx: AppContext, caller: Caller, input: 
   } else {
     const folderId = input.folder ?? null;
     if (folderId !== null) {
-      const folder = await ctx.db.selectFrom('folders').select(['user_id', 'name']).where('id', '=', folderId).executeTakeFirst();
+      const folder = await ctx.db
+        .selectFrom('folders')
+        .select(['user_id', 'name'])
+        .where('id', '=', folderId)
+        .executeTakeFirst();
       if (!folder) throw new ApiError(4001, folderId);
       if (rows.some((r) => r.user_id !== folder.user_id)) throw new ApiError(3011);
       folderName = folder.name;
@@ -388,7 +444,11 @@ export async function updateFilesInBulk(ctx: AppContext, caller: Caller, input: 
   const result = await ctx.db
     .updateTable('files')
     .set({ [change.column]: change.value, updated_at: ctx.clock.now() })
-    .where('id', 'in', rows.map((r) => r.id))
+    .where(
+      'id',
+      'in',
+      rows.map((r) => r.id),
+    )
     .where(change.column, 'is distinct from', change.value)
     .executeTakeFirst();
   const count = Number(result.numUpdatedRows);

@@ -34,7 +34,11 @@ function uniqueIn(taken: Set<string>, name: string): string {
 }
 
 /** Every file to put in the zip with its path, and the folders (paths ending in /) that hold nothing. */
-async function collectEntries(ctx: AppContext, root: FolderRow, options: FolderZipOptions): Promise<{ files: ZipFileEntry[]; emptyFolders: string[] }> {
+async function collectEntries(
+  ctx: AppContext,
+  root: FolderRow,
+  options: FolderZipOptions,
+): Promise<{ files: ZipFileEntry[]; emptyFolders: string[] }> {
   const files: ZipFileEntry[] = [];
   const emptyFolders: string[] = [];
   let level: Array<{ id: string; prefix: string }> = [{ id: root.id, prefix: '' }];
@@ -58,7 +62,8 @@ async function collectEntries(ctx: AppContext, root: FolderRow, options: FolderZ
       const taken = new Set<string>();
       const mine = levelFiles.filter((f) => f.folder_id === folder.id);
       const subfolders = children.filter((c) => c.parent_id === folder.id);
-      for (const sub of subfolders) next.push({ id: sub.id, prefix: `${folder.prefix}${uniqueIn(taken, zipSegment(sub.name))}/` });
+      for (const sub of subfolders)
+        next.push({ id: sub.id, prefix: `${folder.prefix}${uniqueIn(taken, zipSegment(sub.name))}/` });
       for (const file of mine) {
         files.push({ path: folder.prefix + uniqueIn(taken, zipSegment(file.original_name ?? file.name)), file });
       }
@@ -70,7 +75,11 @@ async function collectEntries(ctx: AppContext, root: FolderRow, options: FolderZ
 }
 
 /** The zip of `folder` as a stream. A storage failure mid-way destroys the stream (the client sees a cut download). */
-export async function folderZipStream(ctx: AppContext, folder: FolderRow, options: FolderZipOptions): Promise<Readable> {
+export async function folderZipStream(
+  ctx: AppContext,
+  folder: FolderRow,
+  options: FolderZipOptions,
+): Promise<Readable> {
   const { files, emptyFolders } = await collectEntries(ctx, folder, options);
   const zip = new yazl.ZipFile();
   const zipped = zip.outputStream as Readable;

@@ -47,14 +47,20 @@ function foldersWithCounts(db: Db) {
     ]);
 }
 
-const withCounts = (row: FolderRow & { file_count: number | string | null; child_count: number | string | null }): FolderWithCounts => ({
+const withCounts = (
+  row: FolderRow & { file_count: number | string | null; child_count: number | string | null },
+): FolderWithCounts => ({
   ...row,
   file_count: Number(row.file_count ?? 0),
   child_count: Number(row.child_count ?? 0),
 });
 
 /** The caller's folders by name: all of them (`parentId` undefined), the top level (null) or one folder's children. */
-export async function listFolders(ctx: AppContext, userId: string, parentId?: string | null): Promise<FolderWithCounts[]> {
+export async function listFolders(
+  ctx: AppContext,
+  userId: string,
+  parentId?: string | null,
+): Promise<FolderWithCounts[]> {
   let query = foldersWithCounts(ctx.db).where('folders.user_id', '=', userId);
   if (parentId === null) query = query.where('folders.parent_id', 'is', null);
   else if (parentId !== undefined) query = query.where('folders.parent_id', '=', parentId);
@@ -64,7 +70,10 @@ export async function listFolders(ctx: AppContext, userId: string, parentId?: st
 
 /** The caller's folder; another user's is answered exactly like a missing one (4001). */
 export async function getOwnFolder(ctx: AppContext, userId: string, id: string): Promise<FolderWithCounts> {
-  const row = await foldersWithCounts(ctx.db).where('folders.id', '=', id).where('folders.user_id', '=', userId).executeTakeFirst();
+  const row = await foldersWithCounts(ctx.db)
+    .where('folders.id', '=', id)
+    .where('folders.user_id', '=', userId)
+    .executeTakeFirst();
   if (!row) throw new ApiError(4001);
   return withCounts(row);
 }
@@ -79,7 +88,13 @@ export interface FolderDetail {
 export async function getFolderDetail(ctx: AppContext, userId: string, id: string): Promise<FolderDetail> {
   const folder = await getOwnFolder(ctx, userId, id);
   const [files, children, parents] = await Promise.all([
-    ctx.db.selectFrom('files').selectAll().where('folder_id', '=', id).orderBy('created_at', 'desc').orderBy('id').execute(),
+    ctx.db
+      .selectFrom('files')
+      .selectAll()
+      .where('folder_id', '=', id)
+      .orderBy('created_at', 'desc')
+      .orderBy('id')
+      .execute(),
     listFolders(ctx, userId, id),
     ancestorsOf(ctx.db, folder.parent_id),
   ]);
@@ -87,11 +102,18 @@ export async function getFolderDetail(ctx: AppContext, userId: string, id: strin
 }
 
 /** The folder `startId` and its ancestors, nearest first. */
-async function ancestorsOf(db: Db, startId: string | null): Promise<Array<Pick<FolderRow, 'id' | 'name' | 'parent_id' | 'public'>>> {
+async function ancestorsOf(
+  db: Db,
+  startId: string | null,
+): Promise<Array<Pick<FolderRow, 'id' | 'name' | 'parent_id' | 'public'>>> {
   const chain: Array<Pick<FolderRow, 'id' | 'name' | 'parent_id' | 'public'>> = [];
   let next = startId;
   while (next !== null && chain.length <= MAX_FOLDER_DEPTH) {
-    const row = await db.selectFrom('folders').select(['id', 'name', 'parent_id', 'public']).where('id', '=', next).executeTakeFirst();
+    const row = await db
+      .selectFrom('folders')
+      .select(['id', 'name', 'parent_id', 'public'])
+      .where('id', '=', next)
+      .executeTakeFirst();
     if (!row) break;
     chain.push(row);
     next = row.parent_id;
@@ -156,10 +178,20 @@ export async function createFolder(ctx: AppContext, userId: string, input: Folde
 
 export type FolderPatch = Partial<FolderInput>;
 
-export async function updateFolder(ctx: AppContext, userId: string, id: string, patch: FolderPatch): Promise<FolderWithCounts> {
+export async function updateFolder(
+  ctx: AppContext,
+  userId: string,
+  id: string,
+  patch: FolderPatch,
+): Promise<FolderWithCounts> {
   await ctx.db.transaction().execute(async (trx) => {
     await lockUser(trx, ctx.engine, userId);
-    const current = await trx.selectFrom('folders').select('id').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const current = await trx
+      .selectFrom('folders')
+      .select('id')
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     if (!current) throw new ApiError(4001);
     if (patch.parentId !== undefined && patch.parentId !== null) await checkParent(trx, userId, patch.parentId, id);
     await trx
@@ -178,22 +210,41 @@ export async function updateFolder(ctx: AppContext, userId: string, id: string, 
 }
 
 async function ownFileInFolder(db: Db, userId: string, fileId: string): Promise<Pick<FileRow, 'id' | 'folder_id'>> {
-  const file = await db.selectFrom('files').select(['id', 'folder_id']).where('id', '=', fileId).where('user_id', '=', userId).executeTakeFirst();
+  const file = await db
+    .selectFrom('files')
+    .select(['id', 'folder_id'])
+    .where('id', '=', fileId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   if (!file) throw new ApiError(4000);
   return file;
 }
 
 /** Puts one of the caller's files into the folder (out of any other): 1011 when it is there already. */
-export async function addFileToFolder(ctx: AppContext, userId: string, folderId: string, fileId: string): Promise<FolderWithCounts> {
+export async function addFileToFolder(
+  ctx: AppContext,
+  userId: string,
+  folderId: string,
+  fileId: string,
+): Promise<FolderWithCounts> {
   await getOwnFolder(ctx, userId, folderId);
   const file = await ownFileInFolder(ctx.db, userId, fileId);
   if (file.folder_id === folderId) throw new ApiError(1011);
-  await ctx.db.updateTable('files').set({ folder_id: folderId, updated_at: ctx.clock.now() }).where('id', '=', fileId).execute();
+  await ctx.db
+    .updateTable('files')
+    .set({ folder_id: folderId, updated_at: ctx.clock.now() })
+    .where('id', '=', fileId)
+    .execute();
   return getOwnFolder(ctx, userId, folderId);
 }
 
 /** Takes one of the caller's files out of the folder (it stays, unfiled): 1012 when it is not in it. */
-export async function removeFileFromFolder(ctx: AppContext, userId: string, folderId: string, fileId: string): Promise<FolderWithCounts> {
+export async function removeFileFromFolder(
+  ctx: AppContext,
+  userId: string,
+  folderId: string,
+  fileId: string,
+): Promise<FolderWithCounts> {
   await getOwnFolder(ctx, userId, folderId);
   const file = await ownFileInFolder(ctx.db, userId, fileId);
   if (file.folder_id !== folderId) throw new ApiError(1012);
@@ -219,14 +270,28 @@ export interface FolderDeleteResult {
   keptFiles: number;
 }
 
-export async function deleteFolder(ctx: AppContext, userId: string, id: string, options: FolderDeleteOptions): Promise<FolderDeleteResult> {
+export async function deleteFolder(
+  ctx: AppContext,
+  userId: string,
+  id: string,
+  options: FolderDeleteOptions,
+): Promise<FolderDeleteResult> {
   const { result, storageKeys } = await ctx.db.transaction().execute(async (trx) => {
     await lockUser(trx, ctx.engine, userId);
-    const folder = await trx.selectFrom('folders').select(['id', 'parent_id']).where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    const folder = await trx
+      .selectFrom('folders')
+      .select(['id', 'parent_id'])
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     if (!folder) throw new ApiError(4001);
     let doomed = [id];
     if (options.children === 'lift') {
-      await trx.updateTable('folders').set({ parent_id: folder.parent_id, updated_at: ctx.clock.now() }).where('parent_id', '=', id).execute();
+      await trx
+        .updateTable('folders')
+        .set({ parent_id: folder.parent_id, updated_at: ctx.clock.now() })
+        .where('parent_id', '=', id)
+        .execute();
     } else {
       doomed = await subtreeIds(trx, id);
     }
@@ -242,7 +307,11 @@ export async function deleteFolder(ctx: AppContext, userId: string, id: string, 
         .execute();
       storageKeys = deleted.map((d) => d.storage_key);
     } else {
-      const kept = await trx.updateTable('files').set({ folder_id: null, updated_at: ctx.clock.now() }).where('folder_id', 'in', doomed).executeTakeFirst();
+      const kept = await trx
+        .updateTable('files')
+        .set({ folder_id: null, updated_at: ctx.clock.now() })
+        .where('folder_id', 'in', doomed)
+        .executeTakeFirst();
       keptFiles = Number(kept.numUpdatedRows);
     }
     // The database cascades the delete to every folder below (those that were not lifted out first).
@@ -273,10 +342,21 @@ export async function getPublicFolder(ctx: AppContext, id: string): Promise<Publ
       .orderBy('created_at', 'desc')
       .orderBy('id')
       .execute(),
-    ctx.db.selectFrom('folders').select(['id', 'name']).where('parent_id', '=', id).where('public', '=', 1).orderBy('name').execute(),
+    ctx.db
+      .selectFrom('folders')
+      .select(['id', 'name'])
+      .where('parent_id', '=', id)
+      .where('public', '=', 1)
+      .orderBy('name')
+      .execute(),
     folder.parent_id === null
       ? undefined
-      : ctx.db.selectFrom('folders').select(['id', 'name']).where('id', '=', folder.parent_id).where('public', '=', 1).executeTakeFirst(),
+      : ctx.db
+          .selectFrom('folders')
+          .select(['id', 'name'])
+          .where('id', '=', folder.parent_id)
+          .where('public', '=', 1)
+          .executeTakeFirst(),
   ]);
   return { folder, parent: parent ?? null, files, children };
 }
@@ -290,7 +370,11 @@ export async function findPublicFolder(ctx: AppContext, id: string): Promise<Fol
 
 /** A folder anonymous visitors may upload into: missing -> 4001, uploads not allowed by its owner -> 3002. */
 export async function findUploadFolder(ctx: AppContext, id: string): Promise<Pick<FolderRow, 'id' | 'user_id'>> {
-  const folder = await ctx.db.selectFrom('folders').select(['id', 'user_id', 'allow_uploads']).where('id', '=', id).executeTakeFirst();
+  const folder = await ctx.db
+    .selectFrom('folders')
+    .select(['id', 'user_id', 'allow_uploads'])
+    .where('id', '=', id)
+    .executeTakeFirst();
   if (!folder) throw new ApiError(4001);
   if (folder.allow_uploads !== 1) throw new ApiError(3002, 'the folder does not accept uploads');
   return folder;

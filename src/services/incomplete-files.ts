@@ -28,7 +28,10 @@ export async function markIncompleteFile(
   from: IncompleteFileStatus | null,
   patch: Partial<Pick<IncompleteFilesTable, 'status' | 'file_id' | 'chunks_complete'>>,
 ): Promise<boolean> {
-  let query = ctx.db.updateTable('incomplete_files').set({ ...patch, updated_at: ctx.clock.now() }).where('id', '=', id);
+  let query = ctx.db
+    .updateTable('incomplete_files')
+    .set({ ...patch, updated_at: ctx.clock.now() })
+    .where('id', '=', id);
   if (from !== null) query = query.where('status', '=', from);
   const result = await query.executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;

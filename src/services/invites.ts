@@ -44,7 +44,10 @@ function toInviteDto(row: InviteWithInviter): InviteDto {
     maxUses: row.max_uses,
     uses: row.uses,
     inviterId: row.inviter_id,
-    inviter: row.inviter_id !== null && row.inviter_username !== null ? { id: row.inviter_id, username: row.inviter_username } : null,
+    inviter:
+      row.inviter_id !== null && row.inviter_username !== null
+        ? { id: row.inviter_id, username: row.inviter_username }
+        : null,
   };
 }
 
@@ -135,7 +138,9 @@ export async function deleteInvite(ctx: AppContext, id: string): Promise<InviteD
 }
 
 function usable(ctx: AppContext, row: InviteRow): boolean {
-  return (row.expires_at === null || row.expires_at > ctx.clock.now()) && (row.max_uses === null || row.uses < row.max_uses);
+  return (
+    (row.expires_at === null || row.expires_at > ctx.clock.now()) && (row.max_uses === null || row.uses < row.max_uses)
+  );
 }
 
 /**
@@ -145,7 +150,8 @@ export async function lookUpInviteCode(ctx: AppContext, code: string): Promise<P
   if (!ctx.settings.get().invitesEnabled) throw new ApiError(1036);
   const row = await ctx.db.selectFrom('invites').selectAll().where('code', '=', code).executeTakeFirst();
   if (!row) throw new ApiError(4005);
-  if (!usable(ctx, row)) throw new ApiError(1035, row.max_uses !== null && row.uses >= row.max_uses ? 'used up' : 'expired');
+  if (!usable(ctx, row))
+    throw new ApiError(1035, row.max_uses !== null && row.uses >= row.max_uses ? 'used up' : 'expired');
   return {
     code: row.code,
     expiresAt: row.expires_at === null ? null : toIso(row.expires_at),

@@ -1,11 +1,5 @@
 // One function per resource turns database rows into the API's shapes.
-import type {
-  OAuthProviderRow,
-  PasskeyRow,
-  QuotaRow,
-  SessionRow,
-  UserRow,
-} from '../db/types.js';
+import type { OAuthProviderRow, PasskeyRow, QuotaRow, SessionRow, UserRow } from '../db/types.js';
 import { toIso } from '../lib/clock.js';
 import type { QuotaDto, SessionDto, UserDto, UserViewSettings } from '../schemas/user.js';
 

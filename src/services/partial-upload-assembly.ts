@@ -46,7 +46,8 @@ export async function assemblePartialUpload(ctx: AppContext, sessionId: string):
   try {
     const info = await ctx.storage.completeAppend(state);
     stage = 'published';
-    if (info.size !== session.total_size) throw new Error(`assembled ${info.size} bytes instead of ${session.total_size}`);
+    if (info.size !== session.total_size)
+      throw new Error(`assembled ${info.size} bytes instead of ${session.total_size}`);
     const { passwordEnc, ...options } = storedOptionsOf(session);
     const file = storedFileOf(session);
     stage = 'finishing';
@@ -54,18 +55,32 @@ export async function assemblePartialUpload(ctx: AppContext, sessionId: string):
       user: { id: session.user_id },
       // The reserved name is passed as an explicit name (with its extension), so the file gets exactly the name the
       // last chunk's answer promised, or fails with 1014 if a normal upload took it meanwhile.
-      options: { ...options, password: passwordEnc === null ? null : ctx.secrets.decrypt(passwordEnc), fileName: session.reserved_name },
+      options: {
+        ...options,
+        password: passwordEnc === null ? null : ctx.secrets.decrypt(passwordEnc),
+        fileName: session.reserved_name,
+      },
       baseUrl: session.base_url,
       objects: [{ ...file, extension: '', key: session.storage_key, size: info.size }],
     });
     stage = 'recorded';
-    await markIncompleteFile(ctx, incompleteId, null, { status: 'COMPLETE', file_id: result.files[0]!.id, chunks_complete: session.chunks });
+    await markIncompleteFile(ctx, incompleteId, null, {
+      status: 'COMPLETE',
+      file_id: result.files[0]!.id,
+      chunks_complete: session.chunks,
+    });
   } catch (err) {
     ctx.log.error({ err, partialUpload: session.id, stage }, 'assembling a chunked upload failed');
-    if (stage === 'append') await ctx.storage.abortAppend(state).catch((e: unknown) => ctx.log.error({ err: e }, 'abortAppend failed'));
-    if (stage === 'published') await ctx.storage.delete(session.storage_key).catch((e: unknown) => ctx.log.error({ err: e }, 'delete failed'));
+    if (stage === 'append')
+      await ctx.storage.abortAppend(state).catch((e: unknown) => ctx.log.error({ err: e }, 'abortAppend failed'));
+    if (stage === 'published')
+      await ctx.storage.delete(session.storage_key).catch((e: unknown) => ctx.log.error({ err: e }, 'delete failed'));
     if (stage !== 'recorded') {
-      await failIncompleteFile(ctx, incompleteId, err instanceof ApiError ? err.message : 'the file could not be assembled');
+      await failIncompleteFile(
+        ctx,
+        incompleteId,
+        err instanceof ApiError ? err.message : 'the file could not be assembled',
+      );
     }
   } finally {
     await ctx.db.deleteFrom('partial_uploads').where('id', '=', session.id).execute();
@@ -86,7 +101,8 @@ export async function discardSession(ctx: AppContext, session: PartialUploadRow)
     .executeTakeFirst();
   if (Number(deleted.numDeletedRows) !== 1) return false;
   await releasePartialUploadData(ctx, session);
-  if (session.incomplete_file_id) await failIncompleteFile(ctx, session.incomplete_file_id, 'the upload was interrupted');
+  if (session.incomplete_file_id)
+    await failIncompleteFile(ctx, session.incomplete_file_id, 'the upload was interrupted');
   return true;
 }
 
@@ -101,7 +117,11 @@ export async function releasePartialUploadData(ctx: AppContext, session: Partial
     ctx.log.warn({ err, partialUpload: session.id }, 'could not abort the temp data of a chunked upload');
   }
   if (session.state === 'assembling') {
-    const owner = await ctx.db.selectFrom('files').select('id').where('storage_key', '=', session.storage_key).executeTakeFirst();
+    const owner = await ctx.db
+      .selectFrom('files')
+      .select('id')
+      .where('storage_key', '=', session.storage_key)
+      .executeTakeFirst();
     if (!owner) await ctx.storage.delete(session.storage_key);
   }
 }
@@ -145,7 +165,13 @@ export async function discardUnfinishedPartialUploads(ctx: AppContext): Promise<
     .set({ status: 'FAILED', updated_at: ctx.clock.now() })
     .where('status', 'in', ['PENDING', 'PROCESSING'])
     .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('partial_uploads').select('partial_uploads.id').whereRef('partial_uploads.incomplete_file_id', '=', 'incomplete_files.id'))),
+      not(
+        exists(
+          selectFrom('partial_uploads')
+            .select('partial_uploads.id')
+            .whereRef('partial_uploads.incomplete_file_id', '=', 'incomplete_files.id'),
+        ),
+      ),
     )
     .executeTakeFirst();
   return { sessions, failed: Number(failed.numUpdatedRows) };

@@ -72,7 +72,6 @@ export type ChunkOutcome =
   | { kind: 'partial'; partialToken: string; noJson: boolean }
   | { kind: 'final'; answer: FinalChunkResponse; noJson: boolean; sessionId: string };
 
-
 const RESTART = 'start the upload again from byte 0 without x-service-p-token';
 
 /** Thrown by ExactLength when a chunk holds more or fewer bytes than its Content-Range says. */
@@ -118,7 +117,8 @@ class ExactLength extends Transform {
 /** Whole-file limits (rule 7): the size limit (5000) and what is left of the quota (5002). */
 async function assertWholeFileFits(ctx: AppContext, userId: string, total: number): Promise<void> {
   const maxFileSize = ctx.settings.get().filesMaxFileSize;
-  if (total > maxFileSize) throw new ApiError(5000, `${formatByteSize(total)} is larger than ${formatByteSize(maxFileSize)}`);
+  if (total > maxFileSize)
+    throw new ApiError(5000, `${formatByteSize(total)} is larger than ${formatByteSize(maxFileSize)}`);
   const room = await fileQuotaRoom(ctx.db, userId);
   if (room.bytes !== null && total > room.bytes) {
     throw new ApiError(5002, `${formatByteSize(room.bytes)} left of the byte quota`);
@@ -273,13 +273,19 @@ async function storeChunk(
 }
 
 /** Streams the chunk into the upload through a counter that holds it to exactly `length` bytes (1002 otherwise). */
-async function appendExactly(ctx: AppContext, state: AppendState, stream: Readable, length: number): Promise<AppendState> {
+async function appendExactly(
+  ctx: AppContext,
+  state: AppendState,
+  stream: Readable,
+  length: number,
+): Promise<AppendState> {
   const counter = new ExactLength(length);
   // pipeline() tears the client's stream down with the counter, so the multipart parser stops reading the request.
   pipeline(stream, counter, () => undefined);
   try {
     const next = await ctx.storage.append(state, counter, { length });
-    if (next.size !== state.size + length) throw new Error(`appended ${next.size - state.size} bytes instead of ${length}`);
+    if (next.size !== state.size + length)
+      throw new Error(`appended ${next.size - state.size} bytes instead of ${length}`);
     return next;
   } catch (err) {
     counter.destroy();
@@ -293,7 +299,11 @@ async function appendExactly(ctx: AppContext, state: AppendState, stream: Readab
  * The last chunk is in: picks the served name (so that the answer carries the future link), reserves it in the
  * session, and records the incomplete file as PENDING, in one transaction.
  */
-async function reserveFile(ctx: AppContext, session: PartialUploadRow, state: AppendState): Promise<FinalChunkResponse> {
+async function reserveFile(
+  ctx: AppContext,
+  session: PartialUploadRow,
+  state: AppendState,
+): Promise<FinalChunkResponse> {
   const file = storedFileOf(session);
   const options = storedOptionsOf(session);
   const incompleteId = newId();
@@ -304,7 +314,13 @@ async function reserveFile(ctx: AppContext, session: PartialUploadRow, state: Ap
     const name = options.fileName
       ? `${options.fileName}${file.extension}`
       : candidateName(
-          { format: options.format, length: ctx.settings.get().filesNameLength, extension: file.extension, originalName: file.clientName, now },
+          {
+            format: options.format,
+            length: ctx.settings.get().filesNameLength,
+            extension: file.extension,
+            originalName: file.clientName,
+            now,
+          },
           attempt,
         );
     const url = fileLink(ctx, session.base_url, name);
@@ -327,7 +343,8 @@ async function reserveFile(ctx: AppContext, session: PartialUploadRow, state: Ap
             .where('id', '=', session.id)
             .where('state', '=', 'receiving')
             .executeTakeFirst();
-          if (Number(moved.numUpdatedRows) !== 1) throw new ApiError(1003, `the upload was discarded meanwhile: ${RESTART}`);
+          if (Number(moved.numUpdatedRows) !== 1)
+            throw new ApiError(1003, `the upload was discarded meanwhile: ${RESTART}`);
           await trx
             .insertInto('incomplete_files')
             .values({
@@ -353,7 +370,12 @@ async function reserveFile(ctx: AppContext, session: PartialUploadRow, state: Ap
   }
 }
 
-function finalAnswer(ctx: AppContext, session: PartialUploadRow, name: string, incompleteId: string): FinalChunkResponse {
+function finalAnswer(
+  ctx: AppContext,
+  session: PartialUploadRow,
+  name: string,
+  incompleteId: string,
+): FinalChunkResponse {
   const file = storedFileOf(session);
   const options = storedOptionsOf(session);
   const deletesAt = options.deletesAt === null ? null : toIso(options.deletesAt);

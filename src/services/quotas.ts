@@ -32,7 +32,9 @@ export function resolveQuotaInput(input: QuotaInput | null): QuotaLimits | null 
       const maxBytes = parseByteSize(input.maxBytes);
       if (maxBytes === null) {
         const message = 'must be a byte size such as 1073741824, 500mb or 10gb';
-        throw new ApiError(1000, `quota.maxBytes ${message}`, { extra: { issues: [{ path: 'body.quota.maxBytes', message }] } });
+        throw new ApiError(1000, `quota.maxBytes ${message}`, {
+          extra: { issues: [{ path: 'body.quota.maxBytes', message }] },
+        });
       }
       return { filesQuota: 'BY_BYTES', maxBytes, maxFiles: null, maxUrls };
     }
@@ -49,7 +51,12 @@ export function findQuota(db: Db, userId: string): Promise<QuotaRow | undefined>
 }
 
 /** Replaces the user's quota (null removes it). Run it in the caller's transaction when it belongs to a larger change. */
-export async function setUserQuota(ctx: Pick<AppContext, 'clock'>, db: Db, userId: string, limits: QuotaLimits | null): Promise<void> {
+export async function setUserQuota(
+  ctx: Pick<AppContext, 'clock'>,
+  db: Db,
+  userId: string,
+  limits: QuotaLimits | null,
+): Promise<void> {
   if (limits === null) {
     await db.deleteFrom('quotas').where('user_id', '=', userId).execute();
     return;
@@ -113,8 +120,12 @@ export async function fileQuotaRoom(db: Db, userId: string): Promise<FileQuotaRo
   if (!quota) return { bytes: null, files: null };
   const usage = await fileUsage(db, userId);
   return {
-    bytes: quota.files_quota === 'BY_BYTES' && quota.max_bytes !== null ? Math.max(0, Number(quota.max_bytes) - usage.bytes) : null,
-    files: quota.files_quota === 'BY_FILES' && quota.max_files !== null ? Math.max(0, quota.max_files - usage.files) : null,
+    bytes:
+      quota.files_quota === 'BY_BYTES' && quota.max_bytes !== null
+        ? Math.max(0, Number(quota.max_bytes) - usage.bytes)
+        : null,
+    files:
+      quota.files_quota === 'BY_FILES' && quota.max_files !== null ? Math.max(0, quota.max_files - usage.files) : null,
   };
 }
 
@@ -139,7 +150,12 @@ export async function assertFileQuota(
 }
 
 /** Refuses (3012) creating `incoming` more short URLs beyond maxUrls. Call it inside the transaction that inserts them. */
-export async function assertUrlQuota(ctx: Pick<AppContext, 'engine'>, trx: Db, userId: string, incoming = 1): Promise<void> {
+export async function assertUrlQuota(
+  ctx: Pick<AppContext, 'engine'>,
+  trx: Db,
+  userId: string,
+  incoming = 1,
+): Promise<void> {
   await lockUser(trx, ctx.engine, userId);
   const quota = await findQuota(trx, userId);
   if (!quota || quota.max_urls === null) return;

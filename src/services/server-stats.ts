@@ -40,7 +40,11 @@ const num = (value: Aggregate | bigint | undefined): number => Number(value ?? 0
 
 export async function serverStats(ctx: AppContext): Promise<ServerStats> {
   const [roles, files, types, top, urls, invites] = await Promise.all([
-    ctx.db.selectFrom('users').select(['role', sql<Aggregate>`count(*)`.as('count')]).groupBy('role').execute(),
+    ctx.db
+      .selectFrom('users')
+      .select(['role', sql<Aggregate>`count(*)`.as('count')])
+      .groupBy('role')
+      .execute(),
     ctx.db
       .selectFrom('files')
       .select([
@@ -76,7 +80,10 @@ export async function serverStats(ctx: AppContext): Promise<ServerStats> {
       .selectFrom('urls')
       .select([sql<Aggregate>`count(*)`.as('count'), sql<Aggregate>`sum(views)`.as('views')])
       .executeTakeFirstOrThrow(),
-    ctx.db.selectFrom('invites').select(sql<Aggregate>`count(*)`.as('count')).executeTakeFirstOrThrow(),
+    ctx.db
+      .selectFrom('invites')
+      .select(sql<Aggregate>`count(*)`.as('count'))
+      .executeTakeFirstOrThrow(),
   ]);
   const usersByRole: Record<Role, number> = { USER: 0, ADMIN: 0, SUPERADMIN: 0 };
   for (const row of roles) usersByRole[row.role] = num(row.count);

@@ -62,20 +62,87 @@ export const SETTING_DEFINITIONS = {
   siteTitle: setting(z.string().min(1).max(100), 'Chute', 'SITE_TITLE', 'string', 'Name shown on pages and embeds'),
   registrationEnabled: setting(z.boolean(), false, 'REGISTRATION_ENABLED', 'boolean', 'Anyone may register'),
   invitesEnabled: setting(z.boolean(), false, 'INVITES_ENABLED', 'boolean', 'Registration with an invite code'),
-  invitesCodeLength: setting(z.number().int().min(4).max(64), 8, 'INVITES_CODE_LENGTH', 'number', 'Length of invite codes'),
-  filesNameLength: setting(z.number().int().min(4).max(64), 8, 'FILES_NAME_LENGTH', 'number', 'Length of random file names'),
-  filesDefaultFormat: setting(z.enum(FILE_NAME_FORMATS), 'random' as FileNameFormat, 'FILES_DEFAULT_FORMAT', 'string', 'Name format when an upload does not choose one'),
-  filesMaxFileSize: setting(bytes, 1024 ** 3, 'FILES_MAX_FILE_SIZE', 'string', 'Largest file accepted, in bytes (or 100mb, 2gb ...)'),
-  filesDefaultExpiration: setting(durationOrNull, null as string | null, 'FILES_DEFAULT_EXPIRATION', 'nullable-string', 'Expiry applied when an upload does not set one (e.g. 30d); null keeps files forever'),
-  filesDisabledExtensions: setting(z.array(z.string().regex(/^\.?[a-zA-Z0-9]+$/).transform((e) => e.replace(/^\./, '').toLowerCase())).max(500), [] as string[], 'FILES_DISABLED_EXTENSIONS', 'list', 'Extensions refused on upload (comma separated in the environment)'),
+  invitesCodeLength: setting(
+    z.number().int().min(4).max(64),
+    8,
+    'INVITES_CODE_LENGTH',
+    'number',
+    'Length of invite codes',
+  ),
+  filesNameLength: setting(
+    z.number().int().min(4).max(64),
+    8,
+    'FILES_NAME_LENGTH',
+    'number',
+    'Length of random file names',
+  ),
+  filesDefaultFormat: setting(
+    z.enum(FILE_NAME_FORMATS),
+    'random' as FileNameFormat,
+    'FILES_DEFAULT_FORMAT',
+    'string',
+    'Name format when an upload does not choose one',
+  ),
+  filesMaxFileSize: setting(
+    bytes,
+    1024 ** 3,
+    'FILES_MAX_FILE_SIZE',
+    'string',
+    'Largest file accepted, in bytes (or 100mb, 2gb ...)',
+  ),
+  filesDefaultExpiration: setting(
+    durationOrNull,
+    null as string | null,
+    'FILES_DEFAULT_EXPIRATION',
+    'nullable-string',
+    'Expiry applied when an upload does not set one (e.g. 30d); null keeps files forever',
+  ),
+  filesDisabledExtensions: setting(
+    z
+      .array(
+        z
+          .string()
+          .regex(/^\.?[a-zA-Z0-9]+$/)
+          .transform((e) => e.replace(/^\./, '').toLowerCase()),
+      )
+      .max(500),
+    [] as string[],
+    'FILES_DISABLED_EXTENSIONS',
+    'list',
+    'Extensions refused on upload (comma separated in the environment)',
+  ),
   filesRoute: setting(routePrefix, '/u', 'FILES_ROUTE', 'string', 'Path prefix of share links for files'),
   urlsRoute: setting(routePrefix, '/go', 'URLS_ROUTE', 'string', 'Path prefix of short URL redirects'),
   urlsLength: setting(z.number().int().min(3).max(64), 6, 'URLS_LENGTH', 'number', 'Length of short URL codes'),
-  chunksEnabled: setting(z.boolean(), true, 'CHUNKS_ENABLED', 'boolean', 'The dashboard uploads large files in chunks (POST /api/upload/partial)'),
-  chunksThreshold: setting(bytes, 95 * 1024 ** 2, 'CHUNKS_THRESHOLD', 'string', 'Files larger than this are uploaded in chunks by the dashboard, in bytes (or 95mb ...)'),
-  chunksSize: setting(bytesBetween(64 * 1024, 1024 ** 3, 'must be between 64kb and 1gb'), 25 * 1024 ** 2, 'CHUNKS_SIZE', 'string', 'Size of each chunk the dashboard sends, in bytes (or 25mb ...); keep it under the request size limit of any proxy in front of Chute'),
+  chunksEnabled: setting(
+    z.boolean(),
+    true,
+    'CHUNKS_ENABLED',
+    'boolean',
+    'The dashboard uploads large files in chunks (POST /api/upload/partial)',
+  ),
+  chunksThreshold: setting(
+    bytes,
+    95 * 1024 ** 2,
+    'CHUNKS_THRESHOLD',
+    'string',
+    'Files larger than this are uploaded in chunks by the dashboard, in bytes (or 95mb ...)',
+  ),
+  chunksSize: setting(
+    bytesBetween(64 * 1024, 1024 ** 3, 'must be between 64kb and 1gb'),
+    25 * 1024 ** 2,
+    'CHUNKS_SIZE',
+    'string',
+    'Size of each chunk the dashboard sends, in bytes (or 25mb ...); keep it under the request size limit of any proxy in front of Chute',
+  ),
   ratelimitEnabled: setting(z.boolean(), true, 'RATELIMIT_ENABLED', 'boolean', 'Limit uploads and logins per client'),
-  ratelimitMax: setting(z.number().int().min(1).max(1_000_000), 60, 'RATELIMIT_MAX', 'number', 'Requests allowed per window'),
+  ratelimitMax: setting(
+    z.number().int().min(1).max(1_000_000),
+    60,
+    'RATELIMIT_MAX',
+    'number',
+    'Requests allowed per window',
+  ),
   ratelimitWindow: setting(z.number().int().min(1).max(86_400), 60, 'RATELIMIT_WINDOW', 'number', 'Window in seconds'),
   ratelimitAdminBypass: setting(z.boolean(), true, 'RATELIMIT_ADMIN_BYPASS', 'boolean', 'Admins are not rate limited'),
 } as const;
@@ -92,11 +159,18 @@ function defaults(): Settings {
 function envValue(kind: EnvKind, raw: string): unknown {
   switch (kind) {
     case 'boolean':
-      return ['true', '1', 'yes'].includes(raw.toLowerCase()) ? true : ['false', '0', 'no'].includes(raw.toLowerCase()) ? false : raw;
+      return ['true', '1', 'yes'].includes(raw.toLowerCase())
+        ? true
+        : ['false', '0', 'no'].includes(raw.toLowerCase())
+          ? false
+          : raw;
     case 'number':
       return /^-?\d+$/.test(raw) ? Number(raw) : raw;
     case 'list':
-      return raw.split(',').map((s) => s.trim()).filter(Boolean);
+      return raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     case 'nullable-string':
       return raw === 'never' || raw === 'null' ? null : raw;
     default:

@@ -28,12 +28,19 @@ function tagsWithCounts(db: Db, userId: string) {
     .selectFrom('tags')
     .selectAll('tags')
     .select((eb) =>
-      eb.selectFrom('file_tags').select((e) => e.fn.countAll<number | string>().as('n')).whereRef('file_tags.tag_id', '=', 'tags.id').as('files'),
+      eb
+        .selectFrom('file_tags')
+        .select((e) => e.fn.countAll<number | string>().as('n'))
+        .whereRef('file_tags.tag_id', '=', 'tags.id')
+        .as('files'),
     )
     .where('tags.user_id', '=', userId);
 }
 
-const withNumber = (row: TagRow & { files: number | string | null }): TagWithCount => ({ ...row, files: Number(row.files ?? 0) });
+const withNumber = (row: TagRow & { files: number | string | null }): TagWithCount => ({
+  ...row,
+  files: Number(row.files ?? 0),
+});
 
 export async function listTags(ctx: AppContext, userId: string): Promise<TagWithCount[]> {
   const rows = await tagsWithCounts(ctx.db, userId).orderBy('tags.name').orderBy('tags.id').execute();
@@ -47,9 +54,20 @@ export async function getOwnTag(ctx: AppContext, userId: string, id: string): Pr
   return withNumber(row);
 }
 
-export async function createTag(ctx: AppContext, userId: string, input: { name: string; color?: string | undefined }): Promise<TagWithCount> {
+export async function createTag(
+  ctx: AppContext,
+  userId: string,
+  input: { name: string; color?: string | undefined },
+): Promise<TagWithCount> {
   const now = ctx.clock.now();
-  const row: TagRow = { id: newId(), user_id: userId, name: input.name, color: input.color ?? DEFAULT_TAG_COLOR, created_at: now, updated_at: now };
+  const row: TagRow = {
+    id: newId(),
+    user_id: userId,
+    name: input.name,
+    color: input.color ?? DEFAULT_TAG_COLOR,
+    created_at: now,
+    updated_at: now,
+  };
   try {
     await ctx.db.insertInto('tags').values(row).execute();
   } catch (err) {
@@ -113,14 +131,24 @@ function fileTags(db: Db, fileId: string): Promise<FileTag[]> {
 }
 
 async function assertOwnFile(db: Db, userId: string, fileId: string): Promise<void> {
-  const file = await db.selectFrom('files').select('id').where('id', '=', fileId).where('user_id', '=', userId).executeTakeFirst();
+  const file = await db
+    .selectFrom('files')
+    .select('id')
+    .where('id', '=', fileId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   if (!file) throw new ApiError(4000);
 }
 
 /** 1032 unless every one of `tagIds` is one of the caller's tags. */
 async function assertOwnTags(db: Db, userId: string, tagIds: string[]): Promise<void> {
   if (tagIds.length === 0) return;
-  const own = await db.selectFrom('tags').select('id').where('user_id', '=', userId).where('id', 'in', tagIds).execute();
+  const own = await db
+    .selectFrom('tags')
+    .select('id')
+    .where('user_id', '=', userId)
+    .where('id', 'in', tagIds)
+    .execute();
   if (own.length !== new Set(tagIds).size) throw new ApiError(1032);
 }
 
@@ -149,7 +177,12 @@ export async function setFileTags(
 }
 
 /** Detaches one tag from one of the caller's files (1032 when the tag is not the caller's). */
-export async function removeFileTag(ctx: AppContext, userId: string, fileId: string, tagId: string): Promise<FileTag[]> {
+export async function removeFileTag(
+  ctx: AppContext,
+  userId: string,
+  fileId: string,
+  tagId: string,
+): Promise<FileTag[]> {
   await assertOwnFile(ctx.db, userId, fileId);
   await assertOwnTags(ctx.db, userId, [tagId]);
   await ctx.db.deleteFrom('file_tags').where('file_id', '=', fileId).where('tag_id', '=', tagId).execute();

@@ -141,7 +141,10 @@ export function parseUploadOptions(headers: IncomingHttpHeaders, settings: Setti
   if (folder !== undefined && folder.length > 64) throw invalid(UPLOAD_HEADERS.folder, 'is not a folder id');
 
   // Several comma-separated domains: one of them per request, like Zipline.
-  const domains = (header(headers, UPLOAD_HEADERS.domain) ?? '').split(',').map((d) => d.trim()).filter(Boolean);
+  const domains = (header(headers, UPLOAD_HEADERS.domain) ?? '')
+    .split(',')
+    .map((d) => d.trim())
+    .filter(Boolean);
   const domain = domains.length === 0 ? undefined : domains[randomInt(domains.length)];
 
   return {

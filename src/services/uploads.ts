@@ -104,7 +104,12 @@ interface StreamLimits {
  * Streams one file into the datasource under a new key, cut off as soon as it passes the size limit (5000) or what is
  * left of the byte quota (5002); the datasource then removes what it had written.
  */
-async function storeStream(ctx: AppContext, body: Readable, description: IncomingFileDescription, limits: StreamLimits): Promise<StoredObject> {
+async function storeStream(
+  ctx: AppContext,
+  body: Readable,
+  description: IncomingFileDescription,
+  limits: StreamLimits,
+): Promise<StoredObject> {
   const limit = limits.quotaBytes === null ? limits.maxFileSize : Math.min(limits.maxFileSize, limits.quotaBytes);
   const counter = new ByteLimit(limit);
   // pipeline() tears the client's stream down with the counter, so the multipart parser stops reading the request.
@@ -226,7 +231,13 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
             ? // An explicit name: the later files of the same request get a suffix.
               suffixedName(options.fileName, object.extension, inserted.length > 0 ? attempt + 1 : attempt)
             : candidateName(
-                { format: options.format, length: nameLength, extension: object.extension, originalName: object.clientName, now },
+                {
+                  format: options.format,
+                  length: nameLength,
+                  extension: object.extension,
+                  originalName: object.clientName,
+                  now,
+                },
                 attempt,
               );
           const result = await trx

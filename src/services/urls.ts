@@ -180,7 +180,12 @@ export function getOwnUrl(ctx: AppContext, userId: string, id: string): Promise<
 }
 
 async function findOwnUrl(db: Db, userId: string, id: string): Promise<UrlRow> {
-  const row = await db.selectFrom('urls').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+  const row = await db
+    .selectFrom('urls')
+    .selectAll()
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   if (!row) throw new ApiError(9002, 'no such URL');
   return row;
 }
@@ -188,7 +193,11 @@ async function findOwnUrl(db: Db, userId: string, id: string): Promise<UrlRow> {
 export async function updateUrl(ctx: AppContext, userId: string, id: string, patch: UrlPatch): Promise<UrlRow> {
   const destination = patch.destination === undefined ? undefined : checkDestination(patch.destination);
   const password =
-    patch.password === undefined ? undefined : patch.password === null || patch.password === '' ? null : await hashPassword(patch.password);
+    patch.password === undefined
+      ? undefined
+      : patch.password === null || patch.password === ''
+        ? null
+        : await hashPassword(patch.password);
   return ctx.db.transaction().execute(async (trx) => {
     const current = await findOwnUrl(trx, userId, id);
     if (patch.vanity !== undefined && patch.vanity !== current.vanity) {
@@ -226,9 +235,7 @@ export async function deleteUrl(ctx: AppContext, userId: string, id: string): Pr
 }
 
 export type FollowOutcome =
-  | { kind: 'redirect'; destination: string }
-  | { kind: 'password'; urlId: string }
-  | { kind: 'missing' };
+  { kind: 'redirect'; destination: string } | { kind: 'password'; urlId: string } | { kind: 'missing' };
 
 /**
  * Runs a view count with commits that do not wait for the disk (SQLite: synchronous=NORMAL on the connection for

@@ -64,7 +64,11 @@ export async function viewPageDetails(
           .execute()
       : undefined,
     view.showFolder && file.folder_id !== null
-      ? ctx.db.selectFrom('folders').select(['id', 'name', 'public']).where('id', '=', file.folder_id).executeTakeFirst()
+      ? ctx.db
+          .selectFrom('folders')
+          .select(['id', 'name', 'public'])
+          .where('id', '=', file.folder_id)
+          .executeTakeFirst()
       : undefined,
   ]);
   return {
@@ -101,21 +105,43 @@ function embedTags(input: ViewPageInput, kind: MediaKind): SafeHtml {
   const title = view.embedTitle ? fillPlaceholders(view.embedTitle, file) : null;
   const description = view.embedDescription ? fillPlaceholders(view.embedDescription, file) : null;
   const siteName = view.embedSiteName ? fillPlaceholders(view.embedSiteName, file) : input.siteTitle;
-  if (title) tags.push(html`<meta property="og:title" content="${title}"><meta name="twitter:title" content="${title}">`);
+  if (title)
+    tags.push(html`<meta property="og:title" content="${title}" /><meta name="twitter:title" content="${title}" />`);
   if (description) {
-    tags.push(html`<meta property="og:description" content="${description}"><meta name="twitter:description" content="${description}">`);
+    tags.push(
+      html`<meta property="og:description" content="${description}" /><meta
+          name="twitter:description"
+          content="${description}"
+        />`,
+    );
   }
-  tags.push(html`<meta property="og:site_name" content="${siteName}">`);
-  if (view.embedColor && /^#[0-9a-fA-F]{3,8}$/.test(view.embedColor)) tags.push(html`<meta name="theme-color" content="${view.embedColor}">`);
-  tags.push(html`<meta property="og:url" content="${`${input.baseUrl}/view/${encodeURIComponent(file.name)}`}">`);
+  tags.push(html`<meta property="og:site_name" content="${siteName}" />`);
+  if (view.embedColor && /^#[0-9a-fA-F]{3,8}$/.test(view.embedColor))
+    tags.push(html`<meta name="theme-color" content="${view.embedColor}" />`);
+  tags.push(html`<meta property="og:url" content="${`${input.baseUrl}/view/${encodeURIComponent(file.name)}`}" />`);
   if (kind === 'image') {
-    tags.push(html`<meta property="og:type" content="website"><meta property="og:image" content="${raw}"><meta property="og:image:type" content="${file.type}"><meta name="twitter:card" content="summary_large_image"><meta name="twitter:image" content="${raw}">`);
+    tags.push(
+      html`<meta property="og:type" content="website" /><meta property="og:image" content="${raw}" /><meta
+          property="og:image:type"
+          content="${file.type}"
+        /><meta name="twitter:card" content="summary_large_image" /><meta name="twitter:image" content="${raw}" />`,
+    );
   } else if (kind === 'video') {
-    tags.push(html`<meta property="og:type" content="video.other"><meta property="og:video" content="${raw}"><meta property="og:video:type" content="${file.type}"><meta name="twitter:card" content="player"><meta name="twitter:player:stream" content="${raw}">`);
+    tags.push(
+      html`<meta property="og:type" content="video.other" /><meta property="og:video" content="${raw}" /><meta
+          property="og:video:type"
+          content="${file.type}"
+        /><meta name="twitter:card" content="player" /><meta name="twitter:player:stream" content="${raw}" />`,
+    );
   } else if (kind === 'audio') {
-    tags.push(html`<meta property="og:type" content="music.song"><meta property="og:audio" content="${raw}"><meta property="og:audio:type" content="${file.type}"><meta name="twitter:card" content="summary">`);
+    tags.push(
+      html`<meta property="og:type" content="music.song" /><meta property="og:audio" content="${raw}" /><meta
+          property="og:audio:type"
+          content="${file.type}"
+        /><meta name="twitter:card" content="summary" />`,
+    );
   } else {
-    tags.push(html`<meta property="og:type" content="website"><meta name="twitter:card" content="summary">`);
+    tags.push(html`<meta property="og:type" content="website" /><meta name="twitter:card" content="summary" />`);
   }
   return joinHtml(tags);
 }
@@ -124,16 +150,22 @@ function embedTags(input: ViewPageInput, kind: MediaKind): SafeHtml {
 function fileContent(input: ViewPageInput, kind: MediaKind, displayName: string): SafeHtml {
   const { file, view } = input;
   const src = rawPath(file, input.token);
-  if (kind === 'image') return html`<div class="media"><img src="${src}" alt="${displayName}"></div>`;
-  if (kind === 'video') return html`<div class="media"><video src="${src}" controls playsinline preload="metadata"></video></div>`;
+  if (kind === 'image') return html`<div class="media"><img src="${src}" alt="${displayName}" /></div>`;
+  if (kind === 'video')
+    return html`<div class="media"><video src="${src}" controls playsinline preload="metadata"></video></div>`;
   if (kind === 'audio') return html`<audio src="${src}" controls preload="metadata"></audio>`;
   if (kind === 'text' && input.text !== undefined && !view.disableTextFiles) {
     const cut = input.textTruncated
-      ? html`<p class="muted small">Only the first ${formatByteSize(TEXT_PREVIEW_BYTES)} are shown. Download the file to read all of it.</p>`
+      ? html`<p class="muted small">
+          Only the first ${formatByteSize(TEXT_PREVIEW_BYTES)} are shown. Download the file to read all of it.
+        </p>`
       : '';
-    return html`<pre>${input.text}</pre>${cut}`;
+    return html`<pre>${input.text}</pre>
+      ${cut}`;
   }
-  return html`<div class="placeholder">${icon(fileIconName(file.type), 40)}<span>No preview of this file here. Download it to open it.</span></div>`;
+  return html`<div class="placeholder">
+    ${icon(fileIconName(file.type), 40)}<span>No preview of this file here. Download it to open it.</span>
+  </div>`;
 }
 
 function fileFacts(input: ViewPageInput): SafeHtml {
@@ -143,10 +175,14 @@ function fileFacts(input: ViewPageInput): SafeHtml {
   facts.push(html`<li>Uploaded ${formatDay(file.created_at)}</li>`);
   if (file.deletes_at !== null) facts.push(html`<li>Expires ${formatDay(file.deletes_at)}</li>`);
   if (input.folder) {
-    const name = input.folder.public ? html`<a href="/folder/${encodeURIComponent(input.folder.id)}">${input.folder.name}</a>` : html`${input.folder.name}`;
+    const name = input.folder.public
+      ? html`<a href="/folder/${encodeURIComponent(input.folder.id)}">${input.folder.name}</a>`
+      : html`${input.folder.name}`;
     facts.push(html`<li>In ${name}</li>`);
   }
-  return html`<ul class="meta">${joinHtml(facts)}</ul>`;
+  return html`<ul class="meta">
+    ${joinHtml(facts)}
+  </ul>`;
 }
 
 /** The view page of a file the visitor may see. */
@@ -155,22 +191,27 @@ export function renderViewPage(input: ViewPageInput): RenderedPage {
   const kind = mediaKind(file.type);
   const displayName = file.original_name ?? file.name;
   const align = view.align === 'left' || view.align === 'right' ? view.align : 'center';
-  const tags = input.tags && input.tags.length > 0
-    ? html`<ul class="tags" aria-label="Tags">${joinHtml(input.tags.map((t) => html`<li class="tag">${colorDot(t.color)}${t.name}</li>`))}</ul>`
-    : '';
-  const openOriginal = kind === 'image' || kind === 'video' || kind === 'audio' || (kind === 'text' && !view.disableTextFiles)
-    ? html`<a class="button secondary" href="${rawPath(file, input.token)}">${icon('open', 18)}Open original</a>`
-    : '';
+  const tags =
+    input.tags && input.tags.length > 0
+      ? html`<ul class="tags" aria-label="Tags">
+          ${joinHtml(input.tags.map((t) => html`<li class="tag">${colorDot(t.color)}${t.name}</li>`))}
+        </ul>`
+      : '';
+  const openOriginal =
+    kind === 'image' || kind === 'video' || kind === 'audio' || (kind === 'text' && !view.disableTextFiles)
+      ? html`<a class="button secondary" href="${rawPath(file, input.token)}">${icon('open', 18)}Open original</a>`
+      : '';
   const body = html`<article class="card stack align-${align}">
-<header>
-<h1>${displayName}</h1>
-${fileFacts(input)}
-</header>
-${view.content ? html`<p class="content-text">${fillPlaceholders(view.content, file)}</p>` : ''}
-${fileContent(input, kind, displayName)}
-${tags}
-<div class="actions"><a class="button" href="${rawPath(file, input.token, true)}">${icon('download', 18)}Download</a>${openOriginal}</div>
-</article>`;
+    <header>
+      <h1>${displayName}</h1>
+      ${fileFacts(input)}
+    </header>
+    ${view.content ? html`<p class="content-text">${fillPlaceholders(view.content, file)}</p>` : ''}
+    ${fileContent(input, kind, displayName)} ${tags}
+    <div class="actions">
+      <a class="button" href="${rawPath(file, input.token, true)}">${icon('download', 18)}Download</a>${openOriginal}
+    </div>
+  </article>`;
   return renderPage({ title: displayName, siteTitle: input.siteTitle, head: embedTags(input, kind), body });
 }
 
@@ -178,7 +219,11 @@ ${tags}
  * The page a browser gets for a password-protected file: a form posted back to the same address, which answers the
  * right password with a redirect carrying an access token (see routes/files.ts).
  */
-export function renderPasswordPage(file: Pick<ServedFile, 'name'>, siteTitle: string, failure?: 'wrong' | 'empty' | 'limited'): RenderedPage {
+export function renderPasswordPage(
+  file: Pick<ServedFile, 'name'>,
+  siteTitle: string,
+  failure?: 'wrong' | 'empty' | 'limited',
+): RenderedPage {
   // The served name only (it is in the address already): the original name may say more than its owner wants to.
   const displayName = file.name;
   return renderPasswordForm({

@@ -16,7 +16,10 @@ export interface ObjectInfo {
  * The state of an append-style upload (chunked uploads): JSON-serialisable so that it can be kept in the database
  * and continued by whichever instance receives the next chunk. Opaque to callers.
  */
-export type AppendState = { readonly kind: string; readonly key: string; readonly size: number } & Record<string, unknown>;
+export type AppendState = { readonly kind: string; readonly key: string; readonly size: number } & Record<
+  string,
+  unknown
+>;
 
 export interface Datasource {
   readonly kind: 'local' | 's3';

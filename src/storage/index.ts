@@ -25,7 +25,10 @@ export function storageTempDir(config: Pick<Config, 'DATA_DIR'>): string {
  * that instances sharing a temp folder (a shared DATA_DIR, or UPLOADS_DIR on another filesystem) never sweep each
  * other's puts in progress.
  */
-export async function createDatasource(config: StorageConfig, options: { instanceId?: string } = {}): Promise<Datasource> {
+export async function createDatasource(
+  config: StorageConfig,
+  options: { instanceId?: string } = {},
+): Promise<Datasource> {
   const fsync = config.UPLOADS_FSYNC;
   const owner = options.instanceId;
   const tmpDir = storageTempDir(config);
@@ -40,7 +43,12 @@ export async function createDatasource(config: StorageConfig, options: { instanc
   // Publishing is a rename, which only works within one filesystem: when UPLOADS_DIR is on another one, keep the
   // temp files in a reserved folder inside it instead.
   const sameFilesystem = (await stat(root)).dev === (await stat(tmpDir)).dev;
-  const local = new LocalDatasource({ root, tmpDir: sameFilesystem ? tmpDir : path.join(root, RESERVED_SEGMENT), fsync, owner });
+  const local = new LocalDatasource({
+    root,
+    tmpDir: sameFilesystem ? tmpDir : path.join(root, RESERVED_SEGMENT),
+    fsync,
+    owner,
+  });
   await local.init();
   if (local.tmpDir !== tmpDir) await sweepTempFiles(local.tmpDir, owner);
   return local;

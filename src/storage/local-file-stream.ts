@@ -49,15 +49,16 @@ export class LocalFileStream extends Readable {
       return;
     }
     const buffer = Buffer.allocUnsafe(length);
-    file.handle.read(buffer, 0, length, this.position).then(
-      ({ bytesRead }) => {
+    file.handle
+      .read(buffer, 0, length, this.position)
+      .then(({ bytesRead }) => {
         if (this.destroyed) return;
         // The file shrank after it was opened: an error, never a shorter body that looks complete.
         if (bytesRead === 0) throw new FileShrankError(this.position, file.end);
         this.position += bytesRead;
         this.push(bytesRead === length ? buffer : buffer.subarray(0, bytesRead));
-      },
-    ).catch((err: unknown) => this.destroy(err as Error));
+      })
+      .catch((err: unknown) => this.destroy(err as Error));
   }
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {

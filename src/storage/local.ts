@@ -203,7 +203,12 @@ export class LocalDatasource implements Datasource {
   }
 
   private appendStateOf(state: AppendState): LocalAppendState {
-    if (state.kind !== 'local' || !isTempName(state.file, 'append') || !Number.isSafeInteger(state.size) || state.size < 0) {
+    if (
+      state.kind !== 'local' ||
+      !isTempName(state.file, 'append') ||
+      !Number.isSafeInteger(state.size) ||
+      state.size < 0
+    ) {
       throw new TypeError('not the state of a local append-style upload');
     }
     assertValidKey(state.key);

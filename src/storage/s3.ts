@@ -263,7 +263,9 @@ export class S3Datasource implements Datasource {
       const parts = [...current.parts];
       if (current.spooled > 0) parts.push(await this.uploadSpool(current, parts.length + 1, current.spooled));
       await this.client
-        .send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId, MultipartUpload: { Parts: parts } }))
+        .send(
+          new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key, UploadId, MultipartUpload: { Parts: parts } }),
+        )
         .catch((err: unknown) => {
           throw isNoSuchUpload(err) ? new StorageNotFoundError(current.key) : err;
         });
@@ -283,7 +285,12 @@ export class S3Datasource implements Datasource {
   }
 
   /** Uploads the first `length` bytes of the state's spool file as part `partNumber`. */
-  async uploadSpool(state: S3AppendState, partNumber: number, length: number, spool = state.spool): Promise<UploadedPart> {
+  async uploadSpool(
+    state: S3AppendState,
+    partNumber: number,
+    length: number,
+    spool = state.spool,
+  ): Promise<UploadedPart> {
     const result = await this.client.send(
       new UploadPartCommand({
         Bucket: this.bucket,
@@ -313,7 +320,11 @@ export class S3Datasource implements Datasource {
   private async abortUpload(state: S3AppendState): Promise<void> {
     try {
       await this.client.send(
-        new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.objectKey(state.key), UploadId: state.uploadId }),
+        new AbortMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: this.objectKey(state.key),
+          UploadId: state.uploadId,
+        }),
       );
     } catch (err) {
       if (!isNoSuchUpload(err)) throw err;
@@ -331,7 +342,9 @@ export class S3Datasource implements Datasource {
       throw err;
     }
     if (size < state.spooled) {
-      throw new Error(`append-style upload for ${state.key} has lost spooled bytes (${size} of ${state.spooled}); abort it`);
+      throw new Error(
+        `append-style upload for ${state.key} has lost spooled bytes (${size} of ${state.spooled}); abort it`,
+      );
     }
   }
 
@@ -453,7 +466,13 @@ class PartSpooler extends Writable {
       if (name !== this.spool) await unlinkIfPresent(this.storage.spoolPath(name));
     }
     const { partSize } = this.start;
-    return { ...this.start, parts: this.parts, spool: this.spool, spooled: this.spooled, size: this.parts.length * partSize + this.spooled };
+    return {
+      ...this.start,
+      parts: this.parts,
+      spool: this.spool,
+      spooled: this.spooled,
+      size: this.parts.length * partSize + this.spooled,
+    };
   }
 
   /** After a failed call: the spool the call started from is cut back to its counted bytes, new spools removed. */

@@ -66,10 +66,20 @@ forEachDatabase('restart', (engine) => {
   it('with another SECRET, old tokens and sessions stop working', async () => {
     const fresh = await freshDatabase(engine);
     try {
-      const first = await startTestServer({ engine, dataDir: fresh.dir, databaseUrl: fresh.databaseUrl, env: { SECRET: 'a'.repeat(40) } });
+      const first = await startTestServer({
+        engine,
+        dataDir: fresh.dir,
+        databaseUrl: fresh.databaseUrl,
+        env: { SECRET: 'a'.repeat(40) },
+      });
       const admin = await first.setup('heidi', 'pw');
       await first.close();
-      const second = await startTestServer({ engine, dataDir: fresh.dir, databaseUrl: fresh.databaseUrl, env: { SECRET: 'b'.repeat(40) } });
+      const second = await startTestServer({
+        engine,
+        dataDir: fresh.dir,
+        databaseUrl: fresh.databaseUrl,
+        env: { SECRET: 'b'.repeat(40) },
+      });
       try {
         assert.equal((await second.json('GET', '/api/user', { auth: admin.token })).body.code, 2001);
         assert.equal((await second.json('GET', '/api/user', { auth: admin.cookie })).body.code, 2000);

@@ -9,7 +9,8 @@ import { after, before, describe, it } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { useTestServer } from '../support/server.js';
 
-const INDEX = '<!doctype html><html><head><script type="module" src="/assets/app-1234.js"></script></head><body></body></html>';
+const INDEX =
+  '<!doctype html><html><head><script type="module" src="/assets/app-1234.js"></script></head><body></body></html>';
 const SCRIPT = `console.log(${JSON.stringify('chute '.repeat(4000))});\n`;
 
 describe('dashboard serving', () => {
@@ -40,7 +41,8 @@ describe('dashboard serving', () => {
   });
 
   it('serves assets immutable, brotli or gzip when accepted, plain otherwise', async () => {
-    const get = (encoding: string) => server().fetch('/assets/app-1234.js', { headers: { 'accept-encoding': encoding } });
+    const get = (encoding: string) =>
+      server().fetch('/assets/app-1234.js', { headers: { 'accept-encoding': encoding } });
     const br = await get('gzip, deflate, br');
     assert.equal(br.headers.get('content-encoding'), 'br');
     assert.equal(br.headers.get('cache-control'), 'public, max-age=31536000, immutable');
@@ -50,12 +52,15 @@ describe('dashboard serving', () => {
       const { request } = await import('node:http');
       const url = new URL(`${server().url}/assets/app-1234.js`);
       return new Promise<Buffer>((resolve, reject) => {
-        request({ host: url.hostname, port: url.port, path: url.pathname, headers: { 'accept-encoding': encoding } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve(Buffer.concat(chunks)));
-          res.on('error', reject);
-        }).end();
+        request(
+          { host: url.hostname, port: url.port, path: url.pathname, headers: { 'accept-encoding': encoding } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve(Buffer.concat(chunks)));
+            res.on('error', reject);
+          },
+        ).end();
       });
     };
     assert.equal(brotliDecompressSync(await raw('br')).toString(), SCRIPT);
@@ -75,7 +80,10 @@ describe('dashboard serving', () => {
 });
 
 describe('dashboard not built', () => {
-  const server = useTestServer({ engine: 'sqlite', env: { DASHBOARD_DIR: path.join(os.tmpdir(), 'chute-no-such-dashboard') } });
+  const server = useTestServer({
+    engine: 'sqlite',
+    env: { DASHBOARD_DIR: path.join(os.tmpdir(), 'chute-no-such-dashboard') },
+  });
 
   it('says how to build it instead of failing, while the API works', async () => {
     const res = await server().fetch('/dashboard');

@@ -9,8 +9,22 @@ import { forEachDatabase, useTestServer } from '../support/server.js';
 describe('error codes', () => {
   it('take their status from the range, and the generic codes from their own table', () => {
     const expected: Array<[number, number]> = [
-      [1000, 400], [1069, 400], [2000, 401], [2004, 401], [3000, 403], [3019, 403], [4000, 404], [4011, 404],
-      [5000, 413], [5002, 413], [6000, 500], [6010, 500], [9000, 400], [9001, 403], [9002, 404], [9004, 500],
+      [1000, 400],
+      [1069, 400],
+      [2000, 401],
+      [2004, 401],
+      [3000, 403],
+      [3019, 403],
+      [4000, 404],
+      [4011, 404],
+      [5000, 413],
+      [5002, 413],
+      [6000, 500],
+      [6010, 500],
+      [9000, 400],
+      [9001, 403],
+      [9002, 404],
+      [9004, 500],
     ];
     for (const [code, status] of expected) assert.equal(statusOfCode(code as never), status, String(code));
   });

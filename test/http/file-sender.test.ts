@@ -47,7 +47,8 @@ describe('file sender', () => {
           reads.push({ buffer: buffer.buffer, position, inFlight: inFlight + 1 });
           inFlight++;
           try {
-            if (plan.failReadAt !== undefined && position >= plan.failReadAt) throw Object.assign(new Error('EIO: injected'), { code: 'EIO' });
+            if (plan.failReadAt !== undefined && position >= plan.failReadAt)
+              throw Object.assign(new Error('EIO: injected'), { code: 'EIO' });
             return await realRead(buffer, offset, length, position);
           } finally {
             inFlight--;
@@ -110,7 +111,10 @@ describe('file sender', () => {
     const { reads } = served!;
     assert.equal(reads.length, Math.ceil(bytes.length / 4096));
     assert.equal(new Set(reads.map((r) => r.buffer)).size, 2, 'two buffers, reused');
-    assert.ok(reads.every((r) => r.inFlight === 1), 'never two reads at once');
+    assert.ok(
+      reads.every((r) => r.inFlight === 1),
+      'never two reads at once',
+    );
     assert.deepEqual(
       reads.map((r) => r.position),
       reads.map((_, i) => i * 4096),
@@ -192,9 +196,17 @@ describe('file sender', () => {
     };
     const reader = (await fetch(base)).body!.getReader();
     assert.equal(await readToEnd(reader, (n) => (received = n)), bytes.length);
-    assert.ok(receivedWhenHookRan >= 0 && receivedWhenHookRan < bytes.length, `${receivedWhenHookRan} bytes before the hook`);
+    assert.ok(
+      receivedWhenHookRan >= 0 && receivedWhenHookRan < bytes.length,
+      `${receivedWhenHookRan} bytes before the hook`,
+    );
 
-    next = { file, start: 0, end: bytes.length - 1, options: { chunkBytes: 64 * 1024, beforeLastChunk: () => Promise.reject(new Error('delete failed')) } };
+    next = {
+      file,
+      start: 0,
+      end: bytes.length - 1,
+      options: { chunkBytes: 64 * 1024, beforeLastChunk: () => Promise.reject(new Error('delete failed')) },
+    };
     const failed = await fetch(base);
     await assert.rejects(failed.arrayBuffer());
     assert.match(String(await served!.outcome), /delete failed/);

@@ -14,11 +14,21 @@ describe('parseRange', () => {
     assert.deepEqual(parseRange('Bytes = 1-2', 100), { kind: 'partial', start: 1, end: 2 });
   });
   it('reports ranges that select nothing as unsatisfiable', () => {
-    for (const header of ['bytes=100-', 'bytes=100-200', 'bytes=-0']) assert.deepEqual(parseRange(header, 100), { kind: 'unsatisfiable' }, header);
+    for (const header of ['bytes=100-', 'bytes=100-200', 'bytes=-0'])
+      assert.deepEqual(parseRange(header, 100), { kind: 'unsatisfiable' }, header);
     assert.deepEqual(parseRange('bytes=0-', 0), { kind: 'unsatisfiable' });
   });
   it('ignores what it does not serve: none, other units, several ranges, malformed, reversed', () => {
-    for (const header of [undefined, 'items=0-1', 'bytes=0-1,3-4', 'bytes=a-b', 'bytes=5-1', 'bytes=-', 'bytes', 'bytes=1-2-3']) {
+    for (const header of [
+      undefined,
+      'items=0-1',
+      'bytes=0-1,3-4',
+      'bytes=a-b',
+      'bytes=5-1',
+      'bytes=-',
+      'bytes',
+      'bytes=1-2-3',
+    ]) {
       assert.deepEqual(parseRange(header, 100), { kind: 'full' }, String(header));
     }
   });
@@ -46,11 +56,21 @@ describe('conditional requests', () => {
     assert.equal(isNotModified({ 'if-none-match': etag }, etag, modified), true);
     assert.equal(isNotModified({ 'if-none-match': 'W/"abc-1"' }, etag, modified), true);
     assert.equal(isNotModified({ 'if-none-match': '"x", "abc-1"' }, etag, modified), true);
-    assert.equal(isNotModified({ 'if-none-match': '"x"', 'if-modified-since': new Date(modified + 60_000).toUTCString() }, etag, modified), false);
+    assert.equal(
+      isNotModified(
+        { 'if-none-match': '"x"', 'if-modified-since': new Date(modified + 60_000).toUTCString() },
+        etag,
+        modified,
+      ),
+      false,
+    );
   });
   it('If-Modified-Since compares at one-second precision', () => {
     assert.equal(isNotModified({ 'if-modified-since': new Date(modified).toUTCString() }, etag, modified), true);
-    assert.equal(isNotModified({ 'if-modified-since': new Date(modified - 1000).toUTCString() }, etag, modified), false);
+    assert.equal(
+      isNotModified({ 'if-modified-since': new Date(modified - 1000).toUTCString() }, etag, modified),
+      false,
+    );
     assert.equal(isNotModified({ 'if-modified-since': 'not a date' }, etag, modified), false);
   });
   it('If-Range needs a strong ETag match or the exact date', () => {

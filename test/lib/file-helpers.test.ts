@@ -13,7 +13,10 @@ import { mediaKind, mimeEssence, servingPolicy } from '../../src/lib/media-types
 describe('contentDisposition', () => {
   it('keeps ASCII names as they are and encodes the rest in filename*', () => {
     assert.equal(contentDisposition('inline', 'a b.png'), 'inline; filename="a b.png"');
-    assert.equal(contentDisposition('attachment', 'naïve "x".txt'), `attachment; filename="na_ve _x_.txt"; filename*=UTF-8''na%C3%AFve%20%22x%22.txt`);
+    assert.equal(
+      contentDisposition('attachment', 'naïve "x".txt'),
+      `attachment; filename="na_ve _x_.txt"; filename*=UTF-8''na%C3%AFve%20%22x%22.txt`,
+    );
     assert.equal(contentDisposition('attachment', 'a\r\nb'), `attachment; filename="a__b"; filename*=UTF-8''a%0D%0Ab`);
     assert.equal(contentDisposition('inline', null), 'inline');
   });
@@ -56,7 +59,10 @@ describe('file names', () => {
 
 describe('html escaping', () => {
   it('escapes every special character and only trusts marked markup', () => {
-    assert.equal(escapeHtml(`<a href="x" onclick='y'>&\``), '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&#96;');
+    assert.equal(
+      escapeHtml(`<a href="x" onclick='y'>&\``),
+      '&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&#96;',
+    );
     const inner = html`<b>${'<i>'}</b>`;
     assert.equal(html`<p>${inner}${'"'}</p>`.value, '<p><b>&lt;i&gt;</b>&quot;</p>');
   });
@@ -69,7 +75,15 @@ describe('media types', () => {
     assert.equal(mimeEssence(''), null);
   });
   it('serve only passive types inline', () => {
-    for (const type of ['text/html', 'image/svg+xml', 'application/xml', 'text/xml', 'text/javascript', 'application/xhtml+xml', 'application/octet-stream']) {
+    for (const type of [
+      'text/html',
+      'image/svg+xml',
+      'application/xml',
+      'text/xml',
+      'text/javascript',
+      'application/xhtml+xml',
+      'application/octet-stream',
+    ]) {
       assert.equal(servingPolicy(type).inline, false, type);
     }
     assert.deepEqual(servingPolicy('image/png'), { contentType: 'image/png', inline: true });
@@ -85,7 +99,10 @@ describe('ByteLimit', () => {
     const ok = new ByteLimit(10);
     await pipeline(Readable.from([Buffer.alloc(4), Buffer.alloc(6)]), ok, sink());
     assert.equal(ok.bytes, 10);
-    await assert.rejects(pipeline(Readable.from([Buffer.alloc(4), Buffer.alloc(7)]), new ByteLimit(10), sink()), ByteLimitExceededError);
+    await assert.rejects(
+      pipeline(Readable.from([Buffer.alloc(4), Buffer.alloc(7)]), new ByteLimit(10), sink()),
+      ByteLimitExceededError,
+    );
   });
 });
 

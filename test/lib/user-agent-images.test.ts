@@ -4,15 +4,18 @@ import { describeUserAgent } from '../../src/lib/user-agent.js';
 import { parseBase64Image, sniffImageType } from '../../src/lib/images.js';
 import { PNG_1X1 } from '../support/fixtures.js';
 
-
 describe('describeUserAgent', () => {
   it('names common browsers, tools and systems', () => {
     assert.deepEqual(
-      describeUserAgent('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36'),
+      describeUserAgent(
+        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36',
+      ),
       { client: 'Chrome', device: 'Windows' },
     );
     assert.deepEqual(
-      describeUserAgent('Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'),
+      describeUserAgent(
+        'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+      ),
       { client: 'Safari', device: 'iPhone' },
     );
     assert.deepEqual(describeUserAgent('Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0'), {

@@ -50,7 +50,11 @@ forEachDatabase('login, logout and authentication', (engine) => {
     const cookie = await server().login('alice', 'correct horse');
     const me = await server().json('GET', '/api/user', { auth: cookie });
     const secret = decodeURIComponent(cookie.split('=')[1]!);
-    const row = await server().ctx.db.selectFrom('users').selectAll().where('username', '=', 'alice').executeTakeFirstOrThrow();
+    const row = await server()
+      .ctx.db.selectFrom('users')
+      .selectAll()
+      .where('username', '=', 'alice')
+      .executeTakeFirstOrThrow();
     const sessions = await server().ctx.db.selectFrom('sessions').selectAll().execute();
     const dump = JSON.stringify({ row, sessions });
     assert.ok(!dump.includes(me.body.token), 'API token stored in clear');
@@ -76,7 +80,10 @@ forEachDatabase('login, logout and authentication', (engine) => {
     const cookie = await server().login('alice', 'correct horse');
     const { token } = (await server().json('GET', '/api/user/token', { auth: cookie })).body;
     assert.equal((await server().json('GET', '/api/user', { auth: token })).status, 200);
-    assert.equal((await server().json('GET', '/api/user', { headers: { authorization: `Bearer ${token}` } })).status, 200);
+    assert.equal(
+      (await server().json('GET', '/api/user', { headers: { authorization: `Bearer ${token}` } })).status,
+      200,
+    );
   });
 
   it('logout ends the session: its cookie then answers 2000', async () => {
@@ -84,7 +91,10 @@ forEachDatabase('login, logout and authentication', (engine) => {
     const out = await server().json('GET', '/api/auth/logout', { auth: cookie });
     assert.equal(out.status, 200);
     assert.deepEqual(out.body, { loggedOut: true });
-    assert.ok(out.headers.getSetCookie().some((c) => /^chute_session=;/.test(c)), 'cookie cleared');
+    assert.ok(
+      out.headers.getSetCookie().some((c) => /^chute_session=;/.test(c)),
+      'cookie cleared',
+    );
     assert.equal((await server().json('GET', '/api/user', { auth: cookie })).body.code, 2000);
   });
 
@@ -97,7 +107,9 @@ forEachDatabase('login, logout and authentication', (engine) => {
       .where('username', '=', 'alice')
       .execute();
     try {
-      const step = await server().json('POST', '/api/auth/login', { body: { username: 'alice', password: 'correct horse' } });
+      const step = await server().json('POST', '/api/auth/login', {
+        body: { username: 'alice', password: 'correct horse' },
+      });
       assert.equal(step.status, 200);
       assert.deepEqual(step.body, { totp: true });
       assert.equal(step.headers.getSetCookie().length, 0, 'no session before the code');
@@ -110,7 +122,9 @@ forEachDatabase('login, logout and authentication', (engine) => {
       assert.equal(wrong.body.code, 1045);
 
       const code = new TOTP({ secret, digits: 6, period: 30 }).generate({ timestamp: ctx.clock.now() });
-      const ok = await server().json('POST', '/api/auth/login', { body: { username: 'alice', password: 'correct horse', code } });
+      const ok = await server().json('POST', '/api/auth/login', {
+        body: { username: 'alice', password: 'correct horse', code },
+      });
       assert.equal(ok.status, 200);
       assert.equal(ok.body.user.totpEnabled, true);
       assert.ok(!JSON.stringify(ok.body).includes(secret.base32), 'the TOTP secret never leaves the server');

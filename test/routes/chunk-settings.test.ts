@@ -83,7 +83,8 @@ forEachDatabase('chunk settings locked by the environment', (engine) => {
     const pub = (await server().json('GET', '/api/server/public')).body;
     assert.deepEqual([pub.chunksEnabled, pub.chunksThreshold, pub.chunksSize], [false, 4 * MB, MB]);
     const settings = await server().json('GET', '/api/server/settings', { auth: root.token });
-    for (const key of ['chunksEnabled', 'chunksThreshold', 'chunksSize']) assert.ok(settings.body.locked.includes(key), key);
+    for (const key of ['chunksEnabled', 'chunksThreshold', 'chunksSize'])
+      assert.ok(settings.body.locked.includes(key), key);
     const res = await server().json('PATCH', '/api/server/settings', { auth: root.token, body: { chunksSize: '2mb' } });
     assertError(res, 400, 1022);
     assert.match((res.body.issues as string[]).join('\n'), /chunksSize: set by the environment variable CHUNKS_SIZE/);

@@ -17,7 +17,9 @@ forEachDatabase('file password guessing', (engine) => {
     const name = res.body.files[0].name as string;
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) {
-      statuses.push((await server().json('POST', `/api/user/files/${name}/password`, { body: { password: `guess-${i}` } })).status);
+      statuses.push(
+        (await server().json('POST', `/api/user/files/${name}/password`, { body: { password: `guess-${i}` } })).status,
+      );
     }
     assert.deepEqual(statuses, [...Array(10).fill(403), 429]);
     const limited = await server().json('POST', `/api/user/files/${name}/password`, { body: { password: 'right' } });

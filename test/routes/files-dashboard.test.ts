@@ -16,14 +16,19 @@ forEachDatabase('files for the dashboard', (engine) => {
   let bob: TestUser;
 
   const raw = (id: string, auth: string | undefined, headers: Record<string, string> = {}, query = '') =>
-    server().fetch(`/api/user/files/${id}/raw${query}`, { headers: { ...(auth ? { authorization: auth } : {}), ...headers } });
+    server().fetch(`/api/user/files/${id}/raw${query}`, {
+      headers: { ...(auth ? { authorization: auth } : {}), ...headers },
+    });
 
   it('gives the owner the bytes without counting a view, asking a password or using up max views', async () => {
     await server().setup();
     alice = await createTestUser(server(), 'alice');
     bob = await createTestUser(server(), 'bob');
     const file = await uploadOne(server(), alice.token, 'hello, dashboard', { name: 'note.txt', type: 'text/plain' });
-    const patched = await server().json('PATCH', `/api/user/files/${file.id}`, { auth: alice.token, body: { password: 'secret', maxViews: 1 } });
+    const patched = await server().json('PATCH', `/api/user/files/${file.id}`, {
+      auth: alice.token,
+      body: { password: 'secret', maxViews: 1 },
+    });
     assert.equal(patched.status, 200);
     // The public link wants the password ...
     assert.equal((await server().fetch(`/raw/${file.name}`)).status, 403);
@@ -59,7 +64,10 @@ forEachDatabase('files for the dashboard', (engine) => {
     await download.arrayBuffer();
     const byName = await raw(encodeURIComponent(file.name), alice.token);
     assert.equal(await byName.text(), '0123456789');
-    const page = await uploadOne(server(), alice.token, '<script>alert(1)</script>', { name: 'page.html', type: 'text/html' });
+    const page = await uploadOne(server(), alice.token, '<script>alert(1)</script>', {
+      name: 'page.html',
+      type: 'text/html',
+    });
     const html = await raw(page.id, alice.token);
     assert.equal(html.status, 200);
     assert.match(html.headers.get('content-disposition') ?? '', /^attachment/);
@@ -78,7 +86,11 @@ forEachDatabase('files for the dashboard', (engine) => {
     const missing = await raw('no-such-file', alice.token);
     assert.equal(((await missing.json()) as { code: number }).code, 4000);
     // The bytes gone from storage: the same 4000, without the headers of a file answer.
-    const row = await server().ctx.db.selectFrom('files').select('storage_key').where('id', '=', file.id).executeTakeFirstOrThrow();
+    const row = await server()
+      .ctx.db.selectFrom('files')
+      .select('storage_key')
+      .where('id', '=', file.id)
+      .executeTakeFirstOrThrow();
     await server().ctx.storage.delete(row.storage_key);
     const gone = await raw(file.id, alice.token);
     assert.equal(gone.status, 404);
@@ -86,22 +98,42 @@ forEachDatabase('files for the dashboard', (engine) => {
     assert.equal(gone.headers.get('content-disposition'), null);
   });
 
-  it('sets, moves and clears a file\'s expiry; the sweep deletes it once the time has come', async () => {
+  it("sets, moves and clears a file's expiry; the sweep deletes it once the time has come", async () => {
     const file = await uploadOne(server(), alice.token, 'short-lived', { name: 'short.txt' });
     const inAnHour = new Date(clock.now() + 3_600_000).toISOString();
-    const set = await server().json('PATCH', `/api/user/files/${file.id}`, { auth: alice.token, body: { deletesAt: inAnHour } });
+    const set = await server().json('PATCH', `/api/user/files/${file.id}`, {
+      auth: alice.token,
+      body: { deletesAt: inAnHour },
+    });
     assert.equal(set.status, 200);
     assert.equal(set.body.deletesAt, inAnHour);
-    const cleared = await server().json('PATCH', `/api/user/files/${file.id}`, { auth: alice.token, body: { deletesAt: null } });
+    const cleared = await server().json('PATCH', `/api/user/files/${file.id}`, {
+      auth: alice.token,
+      body: { deletesAt: null },
+    });
     assert.equal(cleared.body.deletesAt, null);
-    for (const deletesAt of [new Date(clock.now() - 1000).toISOString(), 'tomorrow', '10000-01-01T00:00:00Z', '9999-12-31T23:59:59.999-01:00']) {
-      const bad = await server().json('PATCH', `/api/user/files/${file.id}`, { auth: alice.token, body: { deletesAt } });
+    for (const deletesAt of [
+      new Date(clock.now() - 1000).toISOString(),
+      'tomorrow',
+      '10000-01-01T00:00:00Z',
+      '9999-12-31T23:59:59.999-01:00',
+    ]) {
+      const bad = await server().json('PATCH', `/api/user/files/${file.id}`, {
+        auth: alice.token,
+        body: { deletesAt },
+      });
       assert.equal(bad.status, 400, deletesAt);
       assert.equal(bad.body.code, 1000, deletesAt);
     }
-    const withOffset = await server().json('PATCH', `/api/user/files/${file.id}`, { auth: alice.token, body: { deletesAt: '2030-01-01T02:00:00+01:00' } });
+    const withOffset = await server().json('PATCH', `/api/user/files/${file.id}`, {
+      auth: alice.token,
+      body: { deletesAt: '2030-01-01T02:00:00+01:00' },
+    });
     assert.equal(withOffset.body.deletesAt, '2030-01-01T01:00:00.000Z');
-    const notHers = await server().json('PATCH', `/api/user/files/${file.id}`, { auth: bob.token, body: { deletesAt: null } });
+    const notHers = await server().json('PATCH', `/api/user/files/${file.id}`, {
+      auth: bob.token,
+      body: { deletesAt: null },
+    });
     assert.equal(notHers.body.code, 4000);
     assert.equal(await deleteExpiredFiles(server().ctx), 0);
     clock.advance(3_600_001);

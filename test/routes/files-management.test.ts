@@ -12,8 +12,12 @@ import { insertFolder, storedFiles, upload, uploadOne } from './files-support.js
 async function insertTag(server: TestServer, userId: string, name: string, fileIds: string[]): Promise<string> {
   const id = newId();
   const now = Date.now();
-  await server.ctx.db.insertInto('tags').values({ id, user_id: userId, name, color: '#123456', created_at: now, updated_at: now }).execute();
-  for (const fileId of fileIds) await server.ctx.db.insertInto('file_tags').values({ file_id: fileId, tag_id: id }).execute();
+  await server.ctx.db
+    .insertInto('tags')
+    .values({ id, user_id: userId, name, color: '#123456', created_at: now, updated_at: now })
+    .execute();
+  for (const fileId of fileIds)
+    await server.ctx.db.insertInto('file_tags').values({ file_id: fileId, tag_id: id }).execute();
   return id;
 }
 
@@ -24,7 +28,7 @@ forEachDatabase('file management', (engine) => {
   let bob: TestUser;
   const ids: Record<string, string> = {};
 
-  it('lists the caller\'s files page by page, newest first', async () => {
+  it("lists the caller's files page by page, newest first", async () => {
     admin = await server().setup();
     alice = await createTestUser(server(), 'alice');
     bob = await createTestUser(server(), 'bob');
@@ -36,7 +40,10 @@ forEachDatabase('file management', (engine) => {
       ['epsilon.txt', 'eeeee', 'text/plain'],
     ];
     for (const [name, content, type] of specs) {
-      const res = await upload(server(), alice.token, [{ name, content, type }], { 'x-service-format': 'name', 'x-service-original-name': 'true' });
+      const res = await upload(server(), alice.token, [{ name, content, type }], {
+        'x-service-format': 'name',
+        'x-service-original-name': 'true',
+      });
       ids[name] = res.body.files[0].id;
     }
     await uploadOne(server(), bob.token, 'bob file', { name: 'bob.txt' });
@@ -44,13 +51,33 @@ forEachDatabase('file management', (engine) => {
     assert.equal(first.status, 200);
     assert.equal(first.body.total, 5);
     assert.equal(first.body.pages, 3);
-    assert.deepEqual(first.body.page.map((f: { name: string }) => f.name), ['epsilon.txt', 'delta.mp4']);
+    assert.deepEqual(
+      first.body.page.map((f: { name: string }) => f.name),
+      ['epsilon.txt', 'delta.mp4'],
+    );
     const third = await server().json('GET', '/api/user/files?perpage=2&page=3', { auth: alice.token });
-    assert.deepEqual(third.body.page.map((f: { name: string }) => f.name), ['Alpha.txt']);
+    assert.deepEqual(
+      third.body.page.map((f: { name: string }) => f.name),
+      ['Alpha.txt'],
+    );
     const file = first.body.page[0];
     assert.deepEqual(Object.keys(file).sort(), [
-      'createdAt', 'deletesAt', 'favorite', 'folderId', 'id', 'maxViews', 'name', 'originalName', 'password', 'size', 'tags',
-      'type', 'updatedAt', 'url', 'userId', 'views',
+      'createdAt',
+      'deletesAt',
+      'favorite',
+      'folderId',
+      'id',
+      'maxViews',
+      'name',
+      'originalName',
+      'password',
+      'size',
+      'tags',
+      'type',
+      'updatedAt',
+      'url',
+      'userId',
+      'views',
     ]);
     assert.equal(file.url, `${server().url}/u/epsilon.txt`);
     assert.equal(file.userId, alice.id);
@@ -58,10 +85,30 @@ forEachDatabase('file management', (engine) => {
 
   it('sorts by name, size, type and views in either order', async () => {
     const names = async (query: string) =>
-      (await server().json('GET', `/api/user/files?${query}`, { auth: alice.token })).body.page.map((f: { name: string }) => f.name);
-    assert.deepEqual(await names('sortBy=size&order=desc'), ['beta.png', 'epsilon.txt', 'delta.mp4', 'gamma.png', 'Alpha.txt']);
-    assert.deepEqual(await names('sortBy=size&order=asc'), ['Alpha.txt', 'gamma.png', 'delta.mp4', 'epsilon.txt', 'beta.png']);
-    assert.deepEqual(await names('sortBy=name&order=asc'), ['Alpha.txt', 'beta.png', 'delta.mp4', 'epsilon.txt', 'gamma.png']);
+      (await server().json('GET', `/api/user/files?${query}`, { auth: alice.token })).body.page.map(
+        (f: { name: string }) => f.name,
+      );
+    assert.deepEqual(await names('sortBy=size&order=desc'), [
+      'beta.png',
+      'epsilon.txt',
+      'delta.mp4',
+      'gamma.png',
+      'Alpha.txt',
+    ]);
+    assert.deepEqual(await names('sortBy=size&order=asc'), [
+      'Alpha.txt',
+      'gamma.png',
+      'delta.mp4',
+      'epsilon.txt',
+      'beta.png',
+    ]);
+    assert.deepEqual(await names('sortBy=name&order=asc'), [
+      'Alpha.txt',
+      'beta.png',
+      'delta.mp4',
+      'epsilon.txt',
+      'gamma.png',
+    ]);
     assert.deepEqual((await names('sortBy=type&order=asc')).slice(0, 2).sort(), ['beta.png', 'gamma.png']);
     await (await server().fetch('/raw/delta.mp4')).arrayBuffer();
     await (await server().fetch('/raw/delta.mp4')).arrayBuffer();
@@ -85,32 +132,49 @@ forEachDatabase('file management', (engine) => {
   });
 
   it('filters favourites and tags', async () => {
-    const fav = await server().json('PATCH', `/api/user/files/${ids['beta.png']}`, { auth: alice.token, body: { favorite: true } });
+    const fav = await server().json('PATCH', `/api/user/files/${ids['beta.png']}`, {
+      auth: alice.token,
+      body: { favorite: true },
+    });
     assert.equal(fav.status, 200);
     assert.equal(fav.body.favorite, true);
     const favourites = await server().json('GET', '/api/user/files?favorite=true', { auth: alice.token });
-    assert.deepEqual(favourites.body.page.map((f: { name: string }) => f.name), ['beta.png']);
+    assert.deepEqual(
+      favourites.body.page.map((f: { name: string }) => f.name),
+      ['beta.png'],
+    );
     const others = await server().json('GET', '/api/user/files?favorite=false', { auth: alice.token });
     assert.equal(others.body.total, 4);
     const work = await insertTag(server(), alice.id, 'work', [ids['Alpha.txt']!, ids['delta.mp4']!]);
     const fun = await insertTag(server(), alice.id, 'fun', [ids['delta.mp4']!, ids['gamma.png']!]);
     const tagged = await server().json('GET', `/api/user/files?tags=${work}`, { auth: alice.token });
     assert.deepEqual(tagged.body.page.map((f: { name: string }) => f.name).sort(), ['Alpha.txt', 'delta.mp4']);
-    const either = await server().json('GET', `/api/user/files?tags=${work},${fun}&sortBy=name&order=asc`, { auth: alice.token });
-    assert.deepEqual(either.body.page.map((f: { name: string }) => f.name), ['Alpha.txt', 'delta.mp4', 'gamma.png']);
+    const either = await server().json('GET', `/api/user/files?tags=${work},${fun}&sortBy=name&order=asc`, {
+      auth: alice.token,
+    });
+    assert.deepEqual(
+      either.body.page.map((f: { name: string }) => f.name),
+      ['Alpha.txt', 'delta.mp4', 'gamma.png'],
+    );
     assert.equal(either.body.total, 3);
     const delta = either.body.page[1];
-    assert.deepEqual(delta.tags.map((t: { name: string }) => t.name), ['fun', 'work']);
+    assert.deepEqual(
+      delta.tags.map((t: { name: string }) => t.name),
+      ['fun', 'work'],
+    );
   });
 
-  it('reads one file by id or name; another user\'s -> 4000; admins see everyone\'s', async () => {
+  it("reads one file by id or name; another user's -> 4000; admins see everyone's", async () => {
     const byId = await server().json('GET', `/api/user/files/${ids['beta.png']}`, { auth: alice.token });
     assert.equal(byId.status, 200);
     assert.equal(byId.body.name, 'beta.png');
     const byName = await server().json('GET', '/api/user/files/beta.png', { auth: alice.token });
     assert.equal(byName.body.id, ids['beta.png']);
     for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
-      const res = await server().json(method, `/api/user/files/${ids['beta.png']}`, { auth: bob.token, ...(method === 'PATCH' ? { body: { favorite: false } } : {}) });
+      const res = await server().json(method, `/api/user/files/${ids['beta.png']}`, {
+        auth: bob.token,
+        ...(method === 'PATCH' ? { body: { favorite: false } } : {}),
+      });
       assert.equal(res.status, 404, method);
       assert.equal(res.body.code, 4000);
     }
@@ -125,16 +189,29 @@ forEachDatabase('file management', (engine) => {
   });
 
   it('renames (1014 when taken, 1007/1009 when invalid) and serves under the new name', async () => {
-    const renamed = await server().json('PATCH', `/api/user/files/${ids['epsilon.txt']}`, { auth: alice.token, body: { name: 'renamed.txt' } });
+    const renamed = await server().json('PATCH', `/api/user/files/${ids['epsilon.txt']}`, {
+      auth: alice.token,
+      body: { name: 'renamed.txt' },
+    });
     assert.equal(renamed.status, 200);
     assert.equal(renamed.body.name, 'renamed.txt');
     assert.equal(await (await server().fetch('/raw/renamed.txt')).text(), 'eeeee');
     assert.equal((await server().fetch('/raw/epsilon.txt')).status, 404);
-    const taken = await server().json('PATCH', `/api/user/files/${ids['epsilon.txt']}`, { auth: alice.token, body: { name: 'beta.png' } });
+    const taken = await server().json('PATCH', `/api/user/files/${ids['epsilon.txt']}`, {
+      auth: alice.token,
+      body: { name: 'beta.png' },
+    });
     assert.equal(taken.status, 400);
     assert.equal(taken.body.code, 1014);
-    for (const [name, code] of [['a/b.txt', 1007], ['..', 1009], ['a\u0000b', 1007]] as const) {
-      const res = await server().json('PATCH', `/api/user/files/${ids['epsilon.txt']}`, { auth: alice.token, body: { name } });
+    for (const [name, code] of [
+      ['a/b.txt', 1007],
+      ['..', 1009],
+      ['a\u0000b', 1007],
+    ] as const) {
+      const res = await server().json('PATCH', `/api/user/files/${ids['epsilon.txt']}`, {
+        auth: alice.token,
+        body: { name },
+      });
       assert.equal(res.body.code, code, name);
     }
   });
@@ -151,57 +228,102 @@ forEachDatabase('file management', (engine) => {
     assert.equal(edited.body.maxViews, 5);
     assert.equal(edited.body.type, 'image/webp');
     assert.equal((await server().json('GET', '/raw/gamma.png')).body.code, 3004);
-    const cleared = await server().json('PATCH', `/api/user/files/${id}`, { auth: alice.token, body: { password: null, maxViews: null } });
+    const cleared = await server().json('PATCH', `/api/user/files/${id}`, {
+      auth: alice.token,
+      body: { password: null, maxViews: null },
+    });
     assert.equal(cleared.body.password, false);
     assert.equal(cleared.body.maxViews, null);
     const served = await server().fetch('/raw/gamma.png');
     assert.equal(served.headers.get('content-type'), 'image/webp');
     assert.match(served.headers.get('content-disposition') ?? '', /filename="Holiday.png"/);
     await served.arrayBuffer();
-    const badOriginal = await server().json('PATCH', `/api/user/files/${id}`, { auth: alice.token, body: { originalName: '../x' } });
+    const badOriginal = await server().json('PATCH', `/api/user/files/${id}`, {
+      auth: alice.token,
+      body: { originalName: '../x' },
+    });
     assert.equal(badOriginal.body.code, 1008);
-    const badType = await server().json('PATCH', `/api/user/files/${id}`, { auth: alice.token, body: { type: 'not a type' } });
+    const badType = await server().json('PATCH', `/api/user/files/${id}`, {
+      auth: alice.token,
+      body: { type: 'not a type' },
+    });
     assert.equal(badType.body.code, 1065);
-    const adminEdit = await server().json('PATCH', `/api/user/files/${id}`, { auth: admin.token, body: { favorite: true } });
+    const adminEdit = await server().json('PATCH', `/api/user/files/${id}`, {
+      auth: admin.token,
+      body: { favorite: true },
+    });
     assert.equal(adminEdit.status, 200);
   });
 
   it('bulk PATCH: favourite, move to a folder; 1020, 1026, 1028, 3011, 3014, 4001', async () => {
     const files = [ids['Alpha.txt']!, ids['delta.mp4']!];
-    const fav = await server().json('PATCH', '/api/user/files/transaction', { auth: alice.token, body: { files, favorite: true } });
+    const fav = await server().json('PATCH', '/api/user/files/transaction', {
+      auth: alice.token,
+      body: { files, favorite: true },
+    });
     assert.equal(fav.status, 200);
     assert.deepEqual(fav.body, { count: 2 });
-    const again = await server().json('PATCH', '/api/user/files/transaction', { auth: alice.token, body: { files, favorite: true } });
+    const again = await server().json('PATCH', '/api/user/files/transaction', {
+      auth: alice.token,
+      body: { files, favorite: true },
+    });
     assert.equal(again.status, 400);
     assert.equal(again.body.code, 1028);
     const folder = await insertFolder(server(), alice.id, 'Holidays');
-    const moved = await server().json('PATCH', '/api/user/files/transaction', { auth: alice.token, body: { files, folder } });
+    const moved = await server().json('PATCH', '/api/user/files/transaction', {
+      auth: alice.token,
+      body: { files, folder },
+    });
     assert.deepEqual(moved.body, { count: 2, name: 'Holidays' });
     const inFolder = await server().json('GET', `/api/user/files?folder=${folder}`, { auth: alice.token });
     assert.equal(inFolder.body.total, 2);
-    const out = await server().json('PATCH', '/api/user/files/transaction', { auth: alice.token, body: { files, folder: null } });
+    const out = await server().json('PATCH', '/api/user/files/transaction', {
+      auth: alice.token,
+      body: { files, folder: null },
+    });
     assert.equal(out.body.count, 2);
-    const noAction = await server().json('PATCH', '/api/user/files/transaction', { auth: alice.token, body: { files } });
+    const noAction = await server().json('PATCH', '/api/user/files/transaction', {
+      auth: alice.token,
+      body: { files },
+    });
     assert.equal(noAction.body.code, 1020);
-    const none = await server().json('PATCH', '/api/user/files/transaction', { auth: alice.token, body: { files: ['nope1', 'nope2'], favorite: true } });
+    const none = await server().json('PATCH', '/api/user/files/transaction', {
+      auth: alice.token,
+      body: { files: ['nope1', 'nope2'], favorite: true },
+    });
     assert.equal(none.body.code, 1026);
     const bobsFile = await uploadOne(server(), bob.token, 'b2', { name: 'b2.txt' });
-    const mixed = await server().json('PATCH', '/api/user/files/transaction', { auth: alice.token, body: { files: [files[0], bobsFile.id], favorite: false } });
+    const mixed = await server().json('PATCH', '/api/user/files/transaction', {
+      auth: alice.token,
+      body: { files: [files[0], bobsFile.id], favorite: false },
+    });
     assert.equal(mixed.status, 403);
     assert.equal(mixed.body.code, 3014);
-    const missingFolder = await server().json('PATCH', '/api/user/files/transaction', { auth: alice.token, body: { files, folder: 'nosuchfolder' } });
+    const missingFolder = await server().json('PATCH', '/api/user/files/transaction', {
+      auth: alice.token,
+      body: { files, folder: 'nosuchfolder' },
+    });
     assert.equal(missingFolder.body.code, 4001);
     const bobsFolder = await insertFolder(server(), bob.id, 'Bob');
-    const foreignFolder = await server().json('PATCH', '/api/user/files/transaction', { auth: alice.token, body: { files, folder: bobsFolder } });
+    const foreignFolder = await server().json('PATCH', '/api/user/files/transaction', {
+      auth: alice.token,
+      body: { files, folder: bobsFolder },
+    });
     assert.equal(foreignFolder.body.code, 3011);
-    const empty = await server().json('PATCH', '/api/user/files/transaction', { auth: alice.token, body: { files: [], favorite: true } });
+    const empty = await server().json('PATCH', '/api/user/files/transaction', {
+      auth: alice.token,
+      body: { files: [], favorite: true },
+    });
     assert.equal(empty.body.code, 1000);
   });
 
   it('recent files and statistics', async () => {
     const recent = await server().json('GET', '/api/user/recent?take=2', { auth: alice.token });
     assert.equal(recent.status, 200);
-    assert.deepEqual(recent.body.map((f: { name: string }) => f.name), ['renamed.txt', 'delta.mp4']);
+    assert.deepEqual(
+      recent.body.map((f: { name: string }) => f.name),
+      ['renamed.txt', 'delta.mp4'],
+    );
     const stats = await server().json('GET', '/api/user/stats', { auth: alice.token });
     assert.equal(stats.status, 200);
     assert.equal(stats.body.filesUploaded, 5);
@@ -213,9 +335,11 @@ forEachDatabase('file management', (engine) => {
     assert.equal(stats.body.urlsCreated, 0);
   });
 
-  it('DELETE one file removes the record and its bytes; another user\'s -> 4000', async () => {
+  it("DELETE one file removes the record and its bytes; another user's -> 4000", async () => {
     const before = (await storedFiles(server())).length;
-    const res = await server().json('DELETE', `/api/user/files/${ids['renamed.txt'] ?? ids['epsilon.txt']}`, { auth: alice.token });
+    const res = await server().json('DELETE', `/api/user/files/${ids['renamed.txt'] ?? ids['epsilon.txt']}`, {
+      auth: alice.token,
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.name, 'renamed.txt');
     assert.equal((await storedFiles(server())).length, before - 1);
@@ -227,15 +351,27 @@ forEachDatabase('file management', (engine) => {
   it('bulk DELETE removes records and bytes; 1026 and 3013', async () => {
     const before = (await storedFiles(server())).length;
     const bobsFile = await uploadOne(server(), bob.token, 'b3', { name: 'b3.txt' });
-    const foreign = await server().json('DELETE', '/api/user/files/transaction', { auth: alice.token, body: { files: [ids['Alpha.txt'], bobsFile.id] } });
+    const foreign = await server().json('DELETE', '/api/user/files/transaction', {
+      auth: alice.token,
+      body: { files: [ids['Alpha.txt'], bobsFile.id] },
+    });
     assert.equal(foreign.status, 403);
     assert.equal(foreign.body.code, 3013);
-    const none = await server().json('DELETE', '/api/user/files/transaction', { auth: alice.token, body: { files: ['nothing'] } });
+    const none = await server().json('DELETE', '/api/user/files/transaction', {
+      auth: alice.token,
+      body: { files: ['nothing'] },
+    });
     assert.equal(none.body.code, 1026);
-    const res = await server().json('DELETE', '/api/user/files/transaction', { auth: alice.token, body: { files: [ids['Alpha.txt'], ids['delta.mp4']] } });
+    const res = await server().json('DELETE', '/api/user/files/transaction', {
+      auth: alice.token,
+      body: { files: [ids['Alpha.txt'], ids['delta.mp4']] },
+    });
     assert.deepEqual(res.body, { count: 2 });
     assert.equal((await storedFiles(server())).length, before + 1 - 2);
-    const byAdmin = await server().json('DELETE', '/api/user/files/transaction', { auth: admin.token, body: { files: [bobsFile.id] } });
+    const byAdmin = await server().json('DELETE', '/api/user/files/transaction', {
+      auth: admin.token,
+      body: { files: [bobsFile.id] },
+    });
     assert.deepEqual(byAdmin.body, { count: 1 });
     assert.equal((await server().json('GET', '/api/user/files', { auth: alice.token })).body.total, 2);
   });
@@ -247,11 +383,18 @@ forEachDatabase('file management', (engine) => {
     if (engine === 'sqlite') {
       await sql`CREATE TRIGGER keep_files BEFORE DELETE ON files BEGIN SELECT RAISE(IGNORE); END`.execute(db);
     } else {
-      await sql`CREATE FUNCTION keep_files() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$`.execute(db);
-      await sql`CREATE TRIGGER keep_files BEFORE DELETE ON files FOR EACH ROW EXECUTE FUNCTION keep_files()`.execute(db);
+      await sql`CREATE FUNCTION keep_files() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$`.execute(
+        db,
+      );
+      await sql`CREATE TRIGGER keep_files BEFORE DELETE ON files FOR EACH ROW EXECUTE FUNCTION keep_files()`.execute(
+        db,
+      );
     }
     try {
-      const res = await server().json('DELETE', '/api/user/files/transaction', { auth: alice.token, body: { files: [file.id] } });
+      const res = await server().json('DELETE', '/api/user/files/transaction', {
+        auth: alice.token,
+        body: { files: [file.id] },
+      });
       assert.equal(res.status, 400);
       assert.equal(res.body.code, 1027);
     } finally {
@@ -261,6 +404,10 @@ forEachDatabase('file management', (engine) => {
     const raw = await server().fetch(`/raw/${file.name}`);
     assert.equal(raw.status, 200);
     assert.equal(await raw.text(), 'kept bytes', 'a record the DELETE left keeps its bytes');
-    assert.deepEqual((await server().json('DELETE', '/api/user/files/transaction', { auth: alice.token, body: { files: [file.id] } })).body, { count: 1 });
+    assert.deepEqual(
+      (await server().json('DELETE', '/api/user/files/transaction', { auth: alice.token, body: { files: [file.id] } }))
+        .body,
+      { count: 1 },
+    );
   });
 });

@@ -19,7 +19,9 @@ const MiB = 1024 * 1024;
 
 /** The storage key of a file (to look at its stored bytes). */
 async function storageKeyOf(server: TestServer, fileId: string): Promise<string> {
-  return (await server.ctx.db.selectFrom('files').select('storage_key').where('id', '=', fileId).executeTakeFirstOrThrow()).storage_key;
+  return (
+    await server.ctx.db.selectFrom('files').select('storage_key').where('id', '=', fileId).executeTakeFirstOrThrow()
+  ).storage_key;
 }
 
 const BROWSER = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
@@ -100,7 +102,12 @@ function servesFiles(server: () => TestServer): void {
     await first.arrayBuffer();
     const etag = first.headers.get('etag')!;
     const lastModified = first.headers.get('last-modified')!;
-    const conditions: Array<Record<string, string>> = [{ 'if-none-match': etag }, { 'if-none-match': `"other", W/${etag}` }, { 'if-none-match': '*' }, { 'if-modified-since': lastModified }];
+    const conditions: Array<Record<string, string>> = [
+      { 'if-none-match': etag },
+      { 'if-none-match': `"other", W/${etag}` },
+      { 'if-none-match': '*' },
+      { 'if-modified-since': lastModified },
+    ];
     for (const headers of conditions) {
       const res = await server().fetch(`/raw/${name}`, { headers });
       assert.equal(res.status, 304, JSON.stringify(headers));
@@ -110,13 +117,17 @@ function servesFiles(server: () => TestServer): void {
     const changed = await server().fetch(`/raw/${name}`, { headers: { 'if-none-match': '"something-else"' } });
     assert.equal(changed.status, 200);
     await changed.arrayBuffer();
-    const old = await server().fetch(`/raw/${name}`, { headers: { 'if-modified-since': 'Thu, 01 Jan 2015 00:00:00 GMT' } });
+    const old = await server().fetch(`/raw/${name}`, {
+      headers: { 'if-modified-since': 'Thu, 01 Jan 2015 00:00:00 GMT' },
+    });
     assert.equal(old.status, 200);
     await old.arrayBuffer();
     const sameTag = await server().fetch(`/raw/${name}`, { headers: { range: 'bytes=0-3', 'if-range': etag } });
     assert.equal(sameTag.status, 206);
     await sameTag.arrayBuffer();
-    const sameDate = await server().fetch(`/raw/${name}`, { headers: { range: 'bytes=0-3', 'if-range': lastModified } });
+    const sameDate = await server().fetch(`/raw/${name}`, {
+      headers: { range: 'bytes=0-3', 'if-range': lastModified },
+    });
     assert.equal(sameDate.status, 206);
     await sameDate.arrayBuffer();
     const otherTag = await server().fetch(`/raw/${name}`, { headers: { range: 'bytes=0-3', 'if-range': '"stale"' } });
@@ -125,7 +136,11 @@ function servesFiles(server: () => TestServer): void {
   });
 
   it('answers HEAD with the headers and no body, without counting a view', async () => {
-    const before = await server().ctx.db.selectFrom('files').select('views').where('name', '=', name).executeTakeFirstOrThrow();
+    const before = await server()
+      .ctx.db.selectFrom('files')
+      .select('views')
+      .where('name', '=', name)
+      .executeTakeFirstOrThrow();
     const res = await server().fetch(`/raw/${name}`, { method: 'HEAD' });
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('content-length'), String(bytes.length));
@@ -134,13 +149,19 @@ function servesFiles(server: () => TestServer): void {
     const ranged = await server().fetch(`/u/${name}`, { method: 'HEAD', headers: { range: 'bytes=0-9' } });
     assert.equal(ranged.status, 206);
     assert.equal(ranged.headers.get('content-length'), '10');
-    const after = await server().ctx.db.selectFrom('files').select('views').where('name', '=', name).executeTakeFirstOrThrow();
+    const after = await server()
+      .ctx.db.selectFrom('files')
+      .select('views')
+      .where('name', '=', name)
+      .executeTakeFirstOrThrow();
     assert.equal(after.views, before.views);
   });
 
   it('counts a view per GET from the start, not for ranged continuations or 304s', async () => {
     const file = await uploadOne(server(), user.token, 'count me', { name: 'c.txt' });
-    const views = async () => (await server().ctx.db.selectFrom('files').select('views').where('id', '=', file.id).executeTakeFirstOrThrow()).views;
+    const views = async () =>
+      (await server().ctx.db.selectFrom('files').select('views').where('id', '=', file.id).executeTakeFirstOrThrow())
+        .views;
     await (await server().fetch(`/raw/${file.name}`)).arrayBuffer();
     await (await server().fetch(`/raw/${file.name}`, { headers: { range: 'bytes=0-2' } })).arrayBuffer();
     await (await server().fetch(`/raw/${file.name}`, { headers: { range: 'bytes=3-' } })).arrayBuffer();
@@ -208,7 +229,12 @@ function servesFiles(server: () => TestServer): void {
     const whole = await server().fetch(`/raw/${file.name}`);
     assert.equal(whole.headers.get('content-length'), String(big.length));
     assert.ok(Buffer.from(await whole.arrayBuffer()).equals(big));
-    for (const [start, end] of [[MiB - 1, MiB], [1, 3 * MiB + 1], [2 * MiB, 3 * MiB + 2], [3 * MiB, 3 * MiB + 2]] as const) {
+    for (const [start, end] of [
+      [MiB - 1, MiB],
+      [1, 3 * MiB + 1],
+      [2 * MiB, 3 * MiB + 2],
+      [3 * MiB, 3 * MiB + 2],
+    ] as const) {
       const res = await server().fetch(`/u/${file.name}`, { headers: { range: `bytes=${start}-${end}` } });
       assert.equal(res.status, 206);
       assert.equal(res.headers.get('content-range'), `bytes ${start}-${end}/${big.length}`);
@@ -218,7 +244,10 @@ function servesFiles(server: () => TestServer): void {
 
   it('sends the last allowed view of a large file whole, then its bytes are gone', async () => {
     const big = randomBytes(2 * MiB + 1);
-    const file = await uploadOne(server(), user.token, big, { name: 'once.bin', headers: { 'x-service-max-views': '1' } });
+    const file = await uploadOne(server(), user.token, big, {
+      name: 'once.bin',
+      headers: { 'x-service-max-views': '1' },
+    });
     const key = await storageKeyOf(server(), file.id);
     const res = await server().fetch(`/raw/${file.name}`);
     assert.equal(res.status, 200);
@@ -251,7 +280,9 @@ forEachDatabase('serving local files through the file sender', (engine) => {
           const req = http.get(`${server().url}/raw/${name}`, { agent, headers: range ? { range } : {} }, (res) => {
             const chunks: Buffer[] = [];
             res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks), reused: req.reusedSocket }));
+            res.on('end', () =>
+              resolve({ status: res.statusCode!, body: Buffer.concat(chunks), reused: req.reusedSocket }),
+            );
             res.on('error', reject);
           });
           req.on('error', reject);
@@ -281,7 +312,10 @@ forEachDatabase('serving local files through the file sender', (engine) => {
   });
 
   it('deletes the bytes of a last view whose client goes away midway', async () => {
-    const file = await uploadOne(server(), owner.token, big, { name: 'once.bin', headers: { 'x-service-max-views': '1' } });
+    const file = await uploadOne(server(), owner.token, big, {
+      name: 'once.bin',
+      headers: { 'x-service-max-views': '1' },
+    });
     const key = await storageKeyOf(server(), file.id);
     const controller = new AbortController();
     const res = await server().fetch(`/raw/${file.name}`, { signal: controller.signal });
@@ -312,7 +346,9 @@ forEachDatabase('password-protected files', (engine) => {
   it('answer 403 / 3004 until unlocked; a token from the right password opens /raw and /u', async () => {
     const owner = await server().setup();
     const visitorUser = await createTestUser(server(), 'visitor');
-    const file = await uploadOne(server(), owner.token, 'secret bytes', { headers: { 'x-service-password': 'open sesame' } });
+    const file = await uploadOne(server(), owner.token, 'secret bytes', {
+      headers: { 'x-service-password': 'open sesame' },
+    });
     const locked = await server().json('GET', `/raw/${file.name}`);
     assert.equal(locked.status, 403);
     assert.equal(locked.body.code, 3004);
@@ -321,10 +357,15 @@ forEachDatabase('password-protected files', (engine) => {
     const wrong = await server().json('POST', `/api/user/files/${file.id}/password`, { body: { password: 'nope' } });
     assert.equal(wrong.status, 403);
     assert.equal(wrong.body.code, 3005);
-    const byOtherUser = await server().json('POST', `/api/user/files/${file.id}/password`, { auth: visitorUser.token, body: {} });
+    const byOtherUser = await server().json('POST', `/api/user/files/${file.id}/password`, {
+      auth: visitorUser.token,
+      body: {},
+    });
     assert.equal(byOtherUser.body.code, 3005);
 
-    const right = await server().json('POST', `/api/user/files/${file.name}/password`, { body: { password: 'open sesame' } });
+    const right = await server().json('POST', `/api/user/files/${file.name}/password`, {
+      body: { password: 'open sesame' },
+    });
     assert.equal(right.status, 200);
     assert.ok(Date.parse(right.body.expiresAt) > Date.now());
     const opened = await server().fetch(`/raw/${file.name}?token=${encodeURIComponent(right.body.token)}`);
@@ -343,7 +384,8 @@ forEachDatabase('password-protected files', (engine) => {
     const owner = await server().login('admin', 'admin-password');
     const a = await uploadOne(server(), owner, 'a', { headers: { 'x-service-password': 'pw' } });
     const b = await uploadOne(server(), owner, 'b', { headers: { 'x-service-password': 'pw' } });
-    const tokenOfA = (await server().json('POST', `/api/user/files/${a.id}/password`, { body: { password: 'pw' } })).body.token;
+    const tokenOfA = (await server().json('POST', `/api/user/files/${a.id}/password`, { body: { password: 'pw' } }))
+      .body.token;
     for (const token of ['garbage', `${tokenOfA}x`]) {
       const res = await server().json('GET', `/raw/${a.name}?token=${encodeURIComponent(token)}`);
       assert.equal(res.status, 403);
@@ -385,12 +427,18 @@ forEachDatabase('max views', (engine) => {
     assert.equal(gone.status, 404);
     assert.equal(gone.body.code, 4000);
     assert.deepEqual(await storedFiles(server()), before);
-    assert.equal(await server().ctx.db.selectFrom('files').select('id').where('id', '=', file.id).executeTakeFirst(), undefined);
+    assert.equal(
+      await server().ctx.db.selectFrom('files').select('id').where('id', '=', file.id).executeTakeFirst(),
+      undefined,
+    );
   });
 
   it('counts concurrent views atomically: exactly maxViews downloads succeed', async () => {
     const owner = await server().login('admin', 'admin-password');
-    const file = await uploadOne(server(), owner, randomBytes(50_000), { name: 'race.bin', headers: { 'x-service-max-views': '3' } });
+    const file = await uploadOne(server(), owner, randomBytes(50_000), {
+      name: 'race.bin',
+      headers: { 'x-service-max-views': '3' },
+    });
     const results = await Promise.all(
       Array.from({ length: 12 }, async () => {
         const res = await server().fetch(`/raw/${file.name}`);
@@ -419,7 +467,10 @@ forEachDatabase('expiry', (engine) => {
     assert.equal(res.status, 404);
     assert.equal(res.body.code, 4000);
     assert.deepEqual(await storedFiles(server()), before);
-    assert.equal(await server().ctx.db.selectFrom('files').select('id').where('id', '=', file.id).executeTakeFirst(), undefined);
+    assert.equal(
+      await server().ctx.db.selectFrom('files').select('id').where('id', '=', file.id).executeTakeFirst(),
+      undefined,
+    );
   });
 
   it('the sweep job removes expired files nobody asks for, and keeps the others', async () => {
@@ -446,7 +497,10 @@ forEachDatabase('view page', (engine) => {
     const image = await uploadOne(server(), owner.token, 'png', { name: 'x.png', type: 'image/png' });
     const video = await uploadOne(server(), owner.token, 'mp4', { name: 'x.mp4', type: 'video/mp4' });
     const audio = await uploadOne(server(), owner.token, 'mp3', { name: 'x.mp3', type: 'audio/mpeg' });
-    const text = await uploadOne(server(), owner.token, 'hello <script>alert(1)</script> & bye', { name: 'x.txt', type: 'text/plain' });
+    const text = await uploadOne(server(), owner.token, 'hello <script>alert(1)</script> & bye', {
+      name: 'x.txt',
+      type: 'text/plain',
+    });
     const page = async (name: string) => {
       const res = await server().fetch(`/view/${name}`);
       assert.equal(res.status, 200);
@@ -462,7 +516,7 @@ forEachDatabase('view page', (engine) => {
     assert.doesNotMatch(textPage, /<script>alert/);
   });
 
-  it('carries embed tags as the owner\'s view settings say, escaped', async () => {
+  it("carries embed tags as the owner's view settings say, escaped", async () => {
     const owner = await server().login('admin', 'admin-password');
     const image = await uploadOne(server(), owner, 'png', { name: 'pic.png', type: 'image/png' });
     const doc = await uploadOne(server(), owner, 'zip', { name: 'a.zip', type: 'application/zip' });
@@ -482,7 +536,10 @@ forEachDatabase('view page', (engine) => {
     });
     assert.equal(patched.status, 200);
     const html = await (await server().fetch(`/view/${image.name}`)).text();
-    assert.ok(html.includes(`<meta property="og:title" content="&quot;&gt;&lt;script&gt;x&lt;/script&gt; ${image.name}">`), html);
+    assert.ok(
+      html.includes(`<meta property="og:title" content="&quot;&gt;&lt;script&gt;x&lt;/script&gt; ${image.name}">`),
+      html,
+    );
     assert.ok(html.includes('<meta property="og:description" content="size 3 B">'));
     assert.ok(html.includes('<meta property="og:site_name" content="Site &amp; Co">'));
     assert.ok(html.includes('<meta name="theme-color" content="#ff0000">'));
@@ -509,7 +566,9 @@ forEachDatabase('view page', (engine) => {
     // Non-browsers, ranges and ?download still get the bytes.
     assert.equal(await (await server().fetch(`/u/${image.name}`)).text(), 'png');
     assert.equal(await (await server().fetch(`/u/${image.name}?download`, { headers: BROWSER })).text(), 'png');
-    const crawler = await server().fetch(`/u/${image.name}`, { headers: { 'user-agent': 'Mozilla/5.0 (compatible; Discordbot/2.0)' } });
+    const crawler = await server().fetch(`/u/${image.name}`, {
+      headers: { 'user-agent': 'Mozilla/5.0 (compatible; Discordbot/2.0)' },
+    });
     assert.match(await crawler.text(), /og:image/);
   });
 });

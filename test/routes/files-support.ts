@@ -29,7 +29,11 @@ export async function upload(
     const blob = new Blob([part.content], part.type === undefined ? {} : { type: part.type });
     form.append(part.field ?? 'file', blob, part.name);
   }
-  const res = await server.fetch('/api/upload', { method: 'POST', headers: { ...authHeaders(auth), ...headers }, body: form });
+  const res = await server.fetch('/api/upload', {
+    method: 'POST',
+    headers: { ...authHeaders(auth), ...headers },
+    body: form,
+  });
   const text = await res.text();
   const body = (res.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : text;
   return { status: res.status, headers: res.headers, body };
@@ -42,12 +46,21 @@ export async function uploadOne(
   content: string | Buffer,
   options: { name?: string; type?: string; headers?: Record<string, string> } = {},
 ): Promise<{ id: string; name: string; url: string; rawUrl: string; type: string; size: number }> {
-  const res = await upload(server, auth, [{ name: options.name ?? 'hello.txt', content, ...(options.type ? { type: options.type } : {}) }], options.headers);
+  const res = await upload(
+    server,
+    auth,
+    [{ name: options.name ?? 'hello.txt', content, ...(options.type ? { type: options.type } : {}) }],
+    options.headers,
+  );
   if (res.status !== 200) throw new Error(`upload failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.files[0];
 }
 
-export async function setFileQuota(server: TestServer, userId: string, quota: { maxBytes?: number; maxFiles?: number }): Promise<void> {
+export async function setFileQuota(
+  server: TestServer,
+  userId: string,
+  quota: { maxBytes?: number; maxFiles?: number },
+): Promise<void> {
   await setUserQuota(server.ctx, server.ctx.db, userId, {
     filesQuota: quota.maxFiles !== undefined ? 'BY_FILES' : 'BY_BYTES',
     maxBytes: quota.maxBytes ?? null,
@@ -78,17 +91,33 @@ export async function storedFiles(server: TestServer): Promise<string[]> {
 }
 
 export async function fileRowCount(server: TestServer): Promise<number> {
-  const row = await server.ctx.db.selectFrom('files').select((eb) => eb.fn.countAll<number | string>().as('n')).executeTakeFirstOrThrow();
+  const row = await server.ctx.db
+    .selectFrom('files')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /** A folder row of `userId` (folders have their own API; these tests only need one to exist). */
-export async function insertFolder(server: TestServer, userId: string, name = `folder-${newId().slice(0, 5)}`): Promise<string> {
+export async function insertFolder(
+  server: TestServer,
+  userId: string,
+  name = `folder-${newId().slice(0, 5)}`,
+): Promise<string> {
   const id = newId();
   const now = Date.now();
   await server.ctx.db
     .insertInto('folders')
-    .values({ id, user_id: userId, parent_id: null, name, public: 0, allow_uploads: 0, created_at: now, updated_at: now })
+    .values({
+      id,
+      user_id: userId,
+      parent_id: null,
+      name,
+      public: 0,
+      allow_uploads: 0,
+      created_at: now,
+      updated_at: now,
+    })
     .execute();
   return id;
 }

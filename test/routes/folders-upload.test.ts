@@ -18,9 +18,15 @@ forEachDatabase('anonymous uploads into a folder', (engine) => {
     return server().fetch(`/api/folders/${folderId}/upload`, { method: 'POST', body: form });
   }
 
-  it('stores the files as the owner\'s, in the folder, readable at their links; the page offers the form', async () => {
-    const folder = await server().json('POST', '/api/user/folders', { auth: bob.token, body: { name: 'Drop box', public: true, allowUploads: true } });
-    const res = await upload(folder.body.id, [['hello.txt', 'hello from a visitor'], ['second.txt', 'two']]);
+  it("stores the files as the owner's, in the folder, readable at their links; the page offers the form", async () => {
+    const folder = await server().json('POST', '/api/user/folders', {
+      auth: bob.token,
+      body: { name: 'Drop box', public: true, allowUploads: true },
+    });
+    const res = await upload(folder.body.id, [
+      ['hello.txt', 'hello from a visitor'],
+      ['second.txt', 'two'],
+    ]);
     assert.equal(res.status, 200);
     const body = (await res.json()) as { files: Array<{ id: string; url: string; originalName: string | null }> };
     assert.equal(body.files.length, 2);
@@ -38,7 +44,10 @@ forEachDatabase('anonymous uploads into a folder', (engine) => {
   });
 
   it('3002 when the owner does not allow uploads, 4001 for a missing folder; nothing is stored', async () => {
-    const closed = await server().json('POST', '/api/user/folders', { auth: bob.token, body: { name: 'Closed', public: true } });
+    const closed = await server().json('POST', '/api/user/folders', {
+      auth: bob.token,
+      body: { name: 'Closed', public: true },
+    });
     let res = await upload(closed.body.id, [['x.txt', 'x']]);
     assert.equal(res.status, 403);
     assert.equal(((await res.json()) as { code: number }).code, 3002);
@@ -53,8 +62,16 @@ forEachDatabase('anonymous uploads into a folder', (engine) => {
 
   it("counts against the owner's quota: over it -> 413 / 5002 and nothing is kept", async () => {
     const cleo = await createTestUser(server(), 'cleo');
-    await setUserQuota(server().ctx, server().ctx.db, cleo.id, { filesQuota: 'BY_FILES', maxBytes: null, maxFiles: 1, maxUrls: null });
-    const folder = await server().json('POST', '/api/user/folders', { auth: cleo.token, body: { name: 'Limited', allowUploads: true } });
+    await setUserQuota(server().ctx, server().ctx.db, cleo.id, {
+      filesQuota: 'BY_FILES',
+      maxBytes: null,
+      maxFiles: 1,
+      maxUrls: null,
+    });
+    const folder = await server().json('POST', '/api/user/folders', {
+      auth: cleo.token,
+      body: { name: 'Limited', allowUploads: true },
+    });
     let res = await upload(folder.body.id, [['one.txt', '1']]);
     assert.equal(res.status, 200);
     res = await upload(folder.body.id, [['two.txt', '2']]);

@@ -18,7 +18,11 @@ async function fetchZip(server: TestServer, pathname: string, auth?: string) {
   try {
     execFileSync('unzip', ['-tq', file]); // CRC and structure check of every entry
     const names = execFileSync('unzip', ['-Z1', file], { encoding: 'utf8' }).split('\n').filter(Boolean).sort();
-    const contents = new Map(names.filter((n) => !n.endsWith('/')).map((n) => [n, execFileSync('unzip', ['-p', file, n], { maxBuffer: 64 << 20 }).toString('utf8')]));
+    const contents = new Map(
+      names
+        .filter((n) => !n.endsWith('/'))
+        .map((n) => [n, execFileSync('unzip', ['-p', file, n], { maxBuffer: 64 << 20 }).toString('utf8')]),
+    );
     return { names, contents, disposition: res.headers.get('content-disposition') };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -44,9 +48,10 @@ forEachDatabase('folders', (engine) => {
     bob = await createTestUser(server(), 'bob');
   });
 
-  const create = (auth: string, body: Record<string, unknown>) => server().json('POST', '/api/user/folders', { auth, body });
+  const create = (auth: string, body: Record<string, unknown>) =>
+    server().json('POST', '/api/user/folders', { auth, body });
 
-  it('builds a nested tree; lists all, the top level or one folder\'s children; shows a folder with its path', async () => {
+  it("builds a nested tree; lists all, the top level or one folder's children; shows a folder with its path", async () => {
     const top = await create(ann.token, { name: 'Photos' });
     assert.equal(top.status, 200);
     assert.equal(top.body.name, 'Photos');
@@ -62,24 +67,36 @@ forEachDatabase('folders', (engine) => {
     let res = await server().json('GET', '/api/user/folders', { auth: ann.token });
     assert.deepEqual(res.body.map((f: { name: string }) => f.name).sort(), ['2024', 'Photos', 'Summer']);
     res = await server().json('GET', '/api/user/folders?parentId=root', { auth: ann.token });
-    assert.deepEqual(res.body.map((f: { name: string }) => f.name), ['Photos']);
+    assert.deepEqual(
+      res.body.map((f: { name: string }) => f.name),
+      ['Photos'],
+    );
     assert.equal(res.body[0].childCount, 1);
     res = await server().json('GET', `/api/user/folders?parentId=${mid.body.id}`, { auth: ann.token });
-    assert.deepEqual(res.body.map((f: { name: string }) => f.name), ['Summer']);
+    assert.deepEqual(
+      res.body.map((f: { name: string }) => f.name),
+      ['Summer'],
+    );
 
     res = await server().json('GET', `/api/user/folders/${mid.body.id}`, { auth: ann.token });
     assert.equal(res.status, 200);
     assert.equal(res.body.fileCount, 1);
-    assert.deepEqual(res.body.files.map((f: { id: string }) => f.id), [file.id]);
+    assert.deepEqual(
+      res.body.files.map((f: { id: string }) => f.id),
+      [file.id],
+    );
     assert.equal(res.body.files[0].url, `${server().url}/u/${file.name}`);
-    assert.deepEqual(res.body.children.map((f: { id: string }) => f.id), [leaf.body.id]);
+    assert.deepEqual(
+      res.body.children.map((f: { id: string }) => f.id),
+      [leaf.body.id],
+    );
     assert.deepEqual(res.body.parents, [{ id: top.body.id, name: 'Photos' }]);
     // Bob sees none of it.
     res = await server().json('GET', '/api/user/folders', { auth: bob.token });
     assert.deepEqual(res.body, []);
   });
 
-  it('refuses a bad parent: 4007 missing, 3003 another user\'s; 1015 own parent; 1016 into a descendant', async () => {
+  it("refuses a bad parent: 4007 missing, 3003 another user's; 1015 own parent; 1016 into a descendant", async () => {
     let res = await create(ann.token, { name: 'x', parentId: 'nosuchfolder' });
     assert.equal(res.status, 404);
     assert.equal(res.body.code, 4007);
@@ -91,17 +108,29 @@ forEachDatabase('folders', (engine) => {
     const a = await create(ann.token, { name: 'A' });
     const b = await create(ann.token, { name: 'B', parentId: a.body.id });
     const c = await create(ann.token, { name: 'C', parentId: b.body.id });
-    res = await server().json('PATCH', `/api/user/folders/${a.body.id}`, { auth: ann.token, body: { parentId: a.body.id } });
+    res = await server().json('PATCH', `/api/user/folders/${a.body.id}`, {
+      auth: ann.token,
+      body: { parentId: a.body.id },
+    });
     assert.equal(res.status, 400);
     assert.equal(res.body.code, 1015);
     for (const target of [b.body.id, c.body.id]) {
-      res = await server().json('PATCH', `/api/user/folders/${a.body.id}`, { auth: ann.token, body: { parentId: target } });
+      res = await server().json('PATCH', `/api/user/folders/${a.body.id}`, {
+        auth: ann.token,
+        body: { parentId: target },
+      });
       assert.equal(res.status, 400);
       assert.equal(res.body.code, 1016);
     }
-    res = await server().json('PATCH', `/api/user/folders/${a.body.id}`, { auth: ann.token, body: { parentId: bobs.body.id } });
+    res = await server().json('PATCH', `/api/user/folders/${a.body.id}`, {
+      auth: ann.token,
+      body: { parentId: bobs.body.id },
+    });
     assert.equal(res.body.code, 3003);
-    res = await server().json('PATCH', `/api/user/folders/${a.body.id}`, { auth: ann.token, body: { parentId: 'nosuchfolder' } });
+    res = await server().json('PATCH', `/api/user/folders/${a.body.id}`, {
+      auth: ann.token,
+      body: { parentId: 'nosuchfolder' },
+    });
     assert.equal(res.body.code, 4007);
 
     // Moving C to the top and renaming/opening works; the tree stays acyclic.
@@ -127,17 +156,23 @@ forEachDatabase('folders', (engine) => {
     assert.equal([one, two].find((r) => r.status === 400)!.body.code, 1016);
   });
 
-  it('adds and removes files: 1011 already in, 1012 not in, 4000 another user\'s file', async () => {
+  it("adds and removes files: 1011 already in, 1012 not in, 4000 another user's file", async () => {
     const folder = await create(ann.token, { name: 'Inbox' });
     const other = await create(ann.token, { name: 'Elsewhere' });
     const file = await insertTestFile(server(), ann.id, { folderId: other.body.id });
-    let res = await server().json('POST', `/api/user/folders/${folder.body.id}/files`, { auth: ann.token, body: { id: file.id } });
+    let res = await server().json('POST', `/api/user/folders/${folder.body.id}/files`, {
+      auth: ann.token,
+      body: { id: file.id },
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.fileCount, 1);
     res = await server().json('GET', `/api/user/folders/${other.body.id}`, { auth: ann.token });
     assert.equal(res.body.fileCount, 0, 'a file is in one folder at a time');
 
-    res = await server().json('POST', `/api/user/folders/${folder.body.id}/files`, { auth: ann.token, body: { id: file.id } });
+    res = await server().json('POST', `/api/user/folders/${folder.body.id}/files`, {
+      auth: ann.token,
+      body: { id: file.id },
+    });
     assert.equal(res.status, 400);
     assert.equal(res.body.code, 1011);
 
@@ -149,10 +184,15 @@ forEachDatabase('folders', (engine) => {
     assert.equal(res.body.code, 1012);
 
     const bobsFile = await insertTestFile(server(), bob.id);
-    res = await server().json('POST', `/api/user/folders/${folder.body.id}/files`, { auth: ann.token, body: { id: bobsFile.id } });
+    res = await server().json('POST', `/api/user/folders/${folder.body.id}/files`, {
+      auth: ann.token,
+      body: { id: bobsFile.id },
+    });
     assert.equal(res.status, 404);
     assert.equal(res.body.code, 4000);
-    res = await server().json('DELETE', `/api/user/folders/${folder.body.id}/files/${bobsFile.id}`, { auth: ann.token });
+    res = await server().json('DELETE', `/api/user/folders/${folder.body.id}/files/${bobsFile.id}`, {
+      auth: ann.token,
+    });
     assert.equal(res.body.code, 4000);
     res = await server().json('POST', `/api/user/folders/${folder.body.id}/files`, { auth: ann.token, body: {} });
     assert.equal(res.body.code, 1000);
@@ -189,7 +229,11 @@ forEachDatabase('folders', (engine) => {
     assert.deepEqual(res.body, { folders: 2, deletedFiles: 0, keptFiles: 2 });
     assert.equal((await server().json('GET', `/api/user/folders/${sub.body.id}`, { auth: ann.token })).status, 404);
     for (const f of [f1, f2]) {
-      const row = await server().ctx.db.selectFrom('files').select('folder_id').where('id', '=', f.id).executeTakeFirst();
+      const row = await server()
+        .ctx.db.selectFrom('files')
+        .select('folder_id')
+        .where('id', '=', f.id)
+        .executeTakeFirst();
       assert.equal(row?.folder_id, null);
       assert.notEqual(await server().ctx.storage.stat(f.storageKey), null);
     }
@@ -201,7 +245,9 @@ forEachDatabase('folders', (engine) => {
     const child = await create(ann.token, { name: 'Child', parentId: doomed.body.id });
     const gone = await insertTestFile(server(), ann.id, { folderId: doomed.body.id, bytes: 'bye' });
     const stays = await insertTestFile(server(), ann.id, { folderId: child.body.id, bytes: 'hi' });
-    const res = await server().json('DELETE', `/api/user/folders/${doomed.body.id}?files=delete&children=lift`, { auth: ann.token });
+    const res = await server().json('DELETE', `/api/user/folders/${doomed.body.id}?files=delete&children=lift`, {
+      auth: ann.token,
+    });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { folders: 1, deletedFiles: 1, keptFiles: 0 });
     const row = await server().ctx.db.selectFrom('files').select('id').where('id', '=', gone.id).executeTakeFirst();
@@ -209,14 +255,19 @@ forEachDatabase('folders', (engine) => {
     assert.equal(await server().ctx.storage.stat(gone.storageKey), null);
     const lifted = await server().json('GET', `/api/user/folders/${child.body.id}`, { auth: ann.token });
     assert.equal(lifted.body.parentId, parent.body.id);
-    assert.deepEqual(lifted.body.files.map((f: { id: string }) => f.id), [stays.id]);
+    assert.deepEqual(
+      lifted.body.files.map((f: { id: string }) => f.id),
+      [stays.id],
+    );
   });
 
-  it('delete with files=delete and children=delete removes the whole tree\'s files and bytes', async () => {
+  it("delete with files=delete and children=delete removes the whole tree's files and bytes", async () => {
     const top = await create(ann.token, { name: 'All' });
     const sub = await create(ann.token, { name: 'Sub', parentId: top.body.id });
     const deep = await create(ann.token, { name: 'Deep', parentId: sub.body.id });
-    const files = await Promise.all([top, sub, deep].map((f) => insertTestFile(server(), ann.id, { folderId: f.body.id, bytes: 'x' })));
+    const files = await Promise.all(
+      [top, sub, deep].map((f) => insertTestFile(server(), ann.id, { folderId: f.body.id, bytes: 'x' })),
+    );
     const unrelated = await insertTestFile(server(), ann.id, { bytes: 'keep me' });
     const res = await server().json('DELETE', `/api/user/folders/${top.body.id}?files=delete`, { auth: ann.token });
     assert.deepEqual(res.body, { folders: 3, deletedFiles: 3, keptFiles: 0 });
@@ -230,7 +281,10 @@ forEachDatabase('folders', (engine) => {
     const folder = await create(ann.token, { name: '<script>alert(1)</script> & co' });
     const hidden = await create(ann.token, { name: 'Hidden', parentId: folder.body.id });
     const shown = await create(ann.token, { name: 'Shown', parentId: folder.body.id, public: true });
-    const file = await insertTestFile(server(), ann.id, { folderId: folder.body.id, originalName: '"><img src=x onerror=alert(1)>.txt' });
+    const file = await insertTestFile(server(), ann.id, {
+      folderId: folder.body.id,
+      originalName: '"><img src=x onerror=alert(1)>.txt',
+    });
 
     let res = await server().json('GET', `/api/folders/${folder.body.id}`);
     assert.equal(res.status, 403);
@@ -246,7 +300,10 @@ forEachDatabase('folders', (engine) => {
     res = await server().json('GET', `/api/folders/${folder.body.id}`);
     assert.equal(res.status, 200);
     assert.equal(res.body.name, '<script>alert(1)</script> & co');
-    assert.deepEqual(res.body.files.map((f: { id: string; url: string }) => [f.id, f.url]), [[file.id, `${server().url}/u/${file.name}`]]);
+    assert.deepEqual(
+      res.body.files.map((f: { id: string; url: string }) => [f.id, f.url]),
+      [[file.id, `${server().url}/u/${file.name}`]],
+    );
     assert.deepEqual(res.body.children, [{ id: shown.body.id, name: 'Shown' }]);
     assert.ok(!JSON.stringify(res.body).includes(ann.id), 'the owner is not revealed');
     assert.equal((await server().json('GET', `/api/folders/${hidden.body.id}`)).body.code, 3002);
@@ -270,22 +327,34 @@ forEachDatabase('folders', (engine) => {
     await create(ann.token, { name: 'Empty', parentId: top.body.id, public: true });
     await insertTestFile(server(), ann.id, { folderId: top.body.id, originalName: 'notes.txt', bytes: 'top notes' });
     await insertTestFile(server(), ann.id, { folderId: top.body.id, originalName: 'notes.txt', bytes: 'second notes' });
-    await insertTestFile(server(), ann.id, { folderId: top.body.id, originalName: '../../evil.txt', bytes: 'no escape' });
-    await insertTestFile(server(), ann.id, { folderId: top.body.id, originalName: 'locked.txt', bytes: 'pw', password: 'hash' });
+    await insertTestFile(server(), ann.id, {
+      folderId: top.body.id,
+      originalName: '../../evil.txt',
+      bytes: 'no escape',
+    });
+    await insertTestFile(server(), ann.id, {
+      folderId: top.body.id,
+      originalName: 'locked.txt',
+      bytes: 'pw',
+      password: 'hash',
+    });
     const big = Buffer.alloc(3 * 1024 * 1024 + 7, 'abcdefghij');
     await insertTestFile(server(), ann.id, { folderId: day1.body.id, originalName: 'big.bin', bytes: big });
     await insertTestFile(server(), ann.id, { folderId: priv.body.id, originalName: 'diary.txt', bytes: 'dear diary' });
 
     const owner = await fetchZip(server(), `/api/user/folders/${top.body.id}/zip`, ann.token);
-    assert.deepEqual(owner.names, [
-      'Day 1/big.bin',
-      'Empty/',
-      'Private/diary.txt',
-      '.._.._evil.txt',
-      'locked.txt',
-      'notes (2).txt',
-      'notes.txt',
-    ].sort());
+    assert.deepEqual(
+      owner.names,
+      [
+        'Day 1/big.bin',
+        'Empty/',
+        'Private/diary.txt',
+        '.._.._evil.txt',
+        'locked.txt',
+        'notes (2).txt',
+        'notes.txt',
+      ].sort(),
+    );
     assert.equal(owner.contents.get('notes.txt'), 'top notes');
     assert.equal(owner.contents.get('notes (2).txt'), 'second notes');
     assert.equal(owner.contents.get('.._.._evil.txt'), 'no escape');
@@ -318,12 +387,19 @@ forEachDatabase('folders', (engine) => {
   it('a client leaving mid-download releases the stored file being zipped', async () => {
     const folder = await create(ann.token, { name: 'Large' });
     for (let i = 0; i < 2; i++) {
-      await insertTestFile(server(), ann.id, { folderId: folder.body.id, originalName: `large-${i}.bin`, bytes: Buffer.alloc(16 * 1024 * 1024, i) });
+      await insertTestFile(server(), ann.id, {
+        folderId: folder.body.id,
+        originalName: `large-${i}.bin`,
+        bytes: Buffer.alloc(16 * 1024 * 1024, i),
+      });
     }
     const uploads = path.join(server().dataDir, 'uploads');
     assert.equal(await openFilesUnder(uploads), 0);
     const abort = new AbortController();
-    const res = await server().fetch(`/api/user/folders/${folder.body.id}/zip`, { headers: { authorization: ann.token }, signal: abort.signal });
+    const res = await server().fetch(`/api/user/folders/${folder.body.id}/zip`, {
+      headers: { authorization: ann.token },
+      signal: abort.signal,
+    });
     const reader = res.body!.getReader();
     await reader.read();
     assert.equal(await openFilesUnder(uploads), 1, 'the first file is being read');

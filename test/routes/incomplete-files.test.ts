@@ -21,7 +21,11 @@ async function assemblingSession(
   options: { name?: string; totalSize?: number } = {},
 ): Promise<{ sessionId: string; incompleteId: string; name: string; storageKey: string }> {
   // Sent as the first chunk of a longer file, so that it is not the last one (no assembly starts).
-  const res = await sendChunk(server, user.token, { file: Buffer.concat([file, Buffer.alloc(1)]), start: 0, end: received - 1 });
+  const res = await sendChunk(server, user.token, {
+    file: Buffer.concat([file, Buffer.alloc(1)]),
+    start: 0,
+    end: received - 1,
+  });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   const session = await server.ctx.db
     .selectFrom('partial_uploads')
@@ -129,8 +133,21 @@ forEachDatabase('incomplete files', (engine) => {
   it("GET lists only the caller's records, with status, progress and file id", async () => {
     const { record } = await uploadAndVerify(server(), bob.token, randomBytes(2500), [1000, 1000]);
     const bobs = await list(bob);
-    assert.deepEqual(bobs.map((r) => r.id), [record.id]);
-    assert.deepEqual(Object.keys(bobs[0]!).sort(), ['chunksComplete', 'chunksTotal', 'createdAt', 'fileId', 'id', 'metadata', 'status', 'updatedAt', 'userId']);
+    assert.deepEqual(
+      bobs.map((r) => r.id),
+      [record.id],
+    );
+    assert.deepEqual(Object.keys(bobs[0]!).sort(), [
+      'chunksComplete',
+      'chunksTotal',
+      'createdAt',
+      'fileId',
+      'id',
+      'metadata',
+      'status',
+      'updatedAt',
+      'userId',
+    ]);
     assert.equal(bobs[0]!.chunksTotal, 3);
     assert.equal(bobs[0]!.userId, bob.id);
     assert.ok(!(await list(admin)).some((r) => r.id === record.id));
@@ -138,20 +155,26 @@ forEachDatabase('incomplete files', (engine) => {
     assert.equal(anonymous.status, 401);
   });
 
-  it('DELETE removes finished records (the listed ones, or all), never PENDING ones or other users\'', async () => {
+  it("DELETE removes finished records (the listed ones, or all), never PENDING ones or other users'", async () => {
     const pending = await assemblingSession(server(), admin, randomBytes(1000), 1000);
     const before = await list(admin);
     const finished = before.filter((r) => r.status === 'COMPLETE' || r.status === 'FAILED');
     assert.ok(finished.length >= 2);
 
-    const one = await server().json('DELETE', '/api/user/files/incomplete', { auth: admin.token, body: { id: [finished[0]!.id, pending.incompleteId] } });
+    const one = await server().json('DELETE', '/api/user/files/incomplete', {
+      auth: admin.token,
+      body: { id: [finished[0]!.id, pending.incompleteId] },
+    });
     assert.equal(one.status, 200);
     assert.equal(one.body.count, 1);
     const bobsBefore = await list(bob);
     const all = await server().json('DELETE', '/api/user/files/incomplete', { auth: admin.token });
     assert.equal(all.status, 200);
     assert.equal(all.body.count, finished.length - 1);
-    assert.deepEqual((await list(admin)).map((r) => r.id), [pending.incompleteId]);
+    assert.deepEqual(
+      (await list(admin)).map((r) => r.id),
+      [pending.incompleteId],
+    );
     assert.deepEqual(await list(bob), bobsBefore);
 
     await assemblePartialUpload(server().ctx, pending.sessionId);

@@ -71,7 +71,12 @@ forEachDatabase('invites', (engine) => {
     });
 
     it('refuses a bad or past expiry and a maximum below one with 1000', async () => {
-      for (const body of [{ expiresAt: 'soonish' }, { expiresAt: '2029-12-31T00:00:00Z' }, { maxUses: 0 }, { maxUses: 1.5 }]) {
+      for (const body of [
+        { expiresAt: 'soonish' },
+        { expiresAt: '2029-12-31T00:00:00Z' },
+        { maxUses: 0 },
+        { maxUses: 1.5 },
+      ]) {
         assertError(await create(body), 400, 1000, JSON.stringify(body));
       }
     });
@@ -96,30 +101,54 @@ forEachDatabase('invites', (engine) => {
       const res = await server().json('DELETE', `/api/auth/invites/${invite.body.id}`, { auth: admin.token });
       assert.equal(res.status, 200);
       assert.equal(res.body.code, invite.body.code);
-      assertError(await server().json('DELETE', `/api/auth/invites/${invite.body.id}`, { auth: admin.token }), 404, 4004);
+      assertError(
+        await server().json('DELETE', `/api/auth/invites/${invite.body.id}`, { auth: admin.token }),
+        404,
+        4004,
+      );
       assertError(await server().json('GET', `/api/auth/invites/${invite.body.id}`, { auth: admin.token }), 404, 4005);
       // Deleting by code is not a thing: codes are for registering.
       const other = await create();
-      assertError(await server().json('DELETE', `/api/auth/invites/${other.body.code}`, { auth: admin.token }), 404, 4004);
+      assertError(
+        await server().json('DELETE', `/api/auth/invites/${other.body.code}`, { auth: admin.token }),
+        404,
+        4004,
+      );
     });
 
     it('answers 6000 when the database refuses the deletion, and keeps the invite', async () => {
       const invite = await create();
       const { db } = server().ctx;
       if (engine === 'sqlite') {
-        await sql`create trigger refuse_invite_delete before delete on invites begin select raise(abort, 'refused'); end`.execute(db);
+        await sql`create trigger refuse_invite_delete before delete on invites begin select raise(abort, 'refused'); end`.execute(
+          db,
+        );
       } else {
-        await sql`create function refuse_invite_delete() returns trigger as $$ begin raise exception 'refused'; end $$ language plpgsql`.execute(db);
-        await sql`create trigger refuse_invite_delete before delete on invites for each row execute function refuse_invite_delete()`.execute(db);
+        await sql`create function refuse_invite_delete() returns trigger as $$ begin raise exception 'refused'; end $$ language plpgsql`.execute(
+          db,
+        );
+        await sql`create trigger refuse_invite_delete before delete on invites for each row execute function refuse_invite_delete()`.execute(
+          db,
+        );
       }
       try {
-        assertError(await server().json('DELETE', `/api/auth/invites/${invite.body.id}`, { auth: admin.token }), 500, 6000);
+        assertError(
+          await server().json('DELETE', `/api/auth/invites/${invite.body.id}`, { auth: admin.token }),
+          500,
+          6000,
+        );
       } finally {
         if (engine === 'sqlite') await sql`drop trigger refuse_invite_delete`.execute(db);
         else await sql`drop trigger refuse_invite_delete on invites`.execute(db);
       }
-      assert.equal((await server().json('GET', `/api/auth/invites/${invite.body.id}`, { auth: admin.token })).status, 200);
-      assert.equal((await server().json('DELETE', `/api/auth/invites/${invite.body.id}`, { auth: admin.token })).status, 200);
+      assert.equal(
+        (await server().json('GET', `/api/auth/invites/${invite.body.id}`, { auth: admin.token })).status,
+        200,
+      );
+      assert.equal(
+        (await server().json('DELETE', `/api/auth/invites/${invite.body.id}`, { auth: admin.token })).status,
+        200,
+      );
     });
   });
 
@@ -136,7 +165,9 @@ forEachDatabase('invites', (engine) => {
       const expiring = await create({ expiresAt: '1h' });
       const once = await create({ maxUses: 1 });
       await setSettings({ registrationEnabled: false });
-      const registered = await server().json('POST', '/api/auth/register', { body: { username: 'by-invite', password: 'pw', code: once.body.code } });
+      const registered = await server().json('POST', '/api/auth/register', {
+        body: { username: 'by-invite', password: 'pw', code: once.body.code },
+      });
       assert.equal(registered.status, 200);
       assertError(await server().json('GET', `/api/auth/invites/web/${once.body.code}`), 400, 1035);
       const used = await server().json('GET', `/api/auth/invites/${once.body.id}`, { auth: admin.token });

@@ -51,7 +51,13 @@ forEachDatabase('GET /api/openapi.json', (engine) => {
     const rows = [...table.matchAll(/^\| (\w+) \| [^|]+ \| (yes|no) \|/gm)].map((m) => [m[1]!, m[2]!] as const);
     assert.ok(rows.length >= 12);
     assert.deepEqual(Object.keys(user.properties).sort(), rows.map(([name]) => name).sort());
-    assert.deepEqual([...user.required].sort(), rows.filter(([, req]) => req === 'yes').map(([n]) => n).sort());
+    assert.deepEqual(
+      [...user.required].sort(),
+      rows
+        .filter(([, req]) => req === 'yes')
+        .map(([n]) => n)
+        .sort(),
+    );
     assert.deepEqual(user.properties.role.enum, ['USER', 'ADMIN', 'SUPERADMIN']);
   });
 

@@ -37,7 +37,11 @@ forEachDatabase('public pages', (engine) => {
   });
 
   it('a protected file: the form posts back to its page; wrong -> the form saying so, right -> 303 with a token', async () => {
-    const file = await uploadOne(server(), owner.token, 'classified', { name: 'c.txt', type: 'text/plain', headers: { 'x-service-password': 'pw1' } });
+    const file = await uploadOne(server(), owner.token, 'classified', {
+      name: 'c.txt',
+      type: 'text/plain',
+      headers: { 'x-service-password': 'pw1' },
+    });
     const locked = await server().fetch(`/view/${file.name}`, { headers: BROWSER });
     assert.equal(locked.status, 403);
     const lockedHtml = await locked.text();
@@ -111,7 +115,10 @@ forEachDatabase('public pages', (engine) => {
     assert.equal(followed.headers.get('location'), 'https://example.com/hidden-target');
 
     // An open link's form post just goes back to the link; a missing one is a page for browsers, JSON for others.
-    await server().json('POST', '/api/user/urls', { auth: owner.token, body: { destination: 'https://example.com/open', vanity: 'open-link' } });
+    await server().json('POST', '/api/user/urls', {
+      auth: owner.token,
+      body: { destination: 'https://example.com/open', vanity: 'open-link' },
+    });
     const open = await server().fetch('/go/open-link', formPost('whatever'));
     assert.equal(open.status, 303);
     assert.equal(open.headers.get('location'), '/go/open-link');
@@ -130,7 +137,10 @@ forEachDatabase('public pages', (engine) => {
     const json = await server().json('GET', '/view/not-there.png');
     assert.equal(json.body.code, 4000);
 
-    const closed = await server().json('POST', '/api/user/folders', { auth: owner.token, body: { name: 'Private stuff' } });
+    const closed = await server().json('POST', '/api/user/folders', {
+      auth: owner.token,
+      body: { name: 'Private stuff' },
+    });
     const folderPage = await server().fetch(`/folder/${closed.body.id}`, { headers: BROWSER });
     assert.equal(folderPage.status, 403);
     const folderHtml = await folderPage.text();
@@ -139,14 +149,23 @@ forEachDatabase('public pages', (engine) => {
   });
 
   it("the view page follows the owner's view settings: type, tags, folder, text, alignment, text files off", async () => {
-    const folder = await server().json('POST', '/api/user/folders', { auth: owner.token, body: { name: 'Album <1>', public: true } });
+    const folder = await server().json('POST', '/api/user/folders', {
+      auth: owner.token,
+      body: { name: 'Album <1>', public: true },
+    });
     const image = await uploadOne(server(), owner.token, Buffer.from(PNG_1X1, 'base64'), {
       name: 'dot.png',
       type: 'image/png',
       headers: { 'x-service-folder': folder.body.id },
     });
-    const tag = await server().json('POST', '/api/user/tags', { auth: owner.token, body: { name: 'best <of>', color: '#12ab34' } });
-    await server().json('PUT', `/api/user/files/${image.id}/tags`, { auth: owner.token, body: { tags: [tag.body.id] } });
+    const tag = await server().json('POST', '/api/user/tags', {
+      auth: owner.token,
+      body: { name: 'best <of>', color: '#12ab34' },
+    });
+    await server().json('PUT', `/api/user/files/${image.id}/tags`, {
+      auth: owner.token,
+      body: { tags: [tag.body.id] },
+    });
     const page = async (name: string) => {
       const res = await server().fetch(`/view/${name}`, { headers: BROWSER });
       assert.equal(res.status, 200);
@@ -155,7 +174,10 @@ forEachDatabase('public pages', (engine) => {
       return html;
     };
 
-    await server().json('PATCH', '/api/user', { auth: owner.token, body: { view: { showMimetype: false, showTags: false, showFolder: false, align: null, content: null } } });
+    await server().json('PATCH', '/api/user', {
+      auth: owner.token,
+      body: { view: { showMimetype: false, showTags: false, showFolder: false, align: null, content: null } },
+    });
     let html = await page(image.name);
     assert.ok(html.includes('class="card stack align-center"'));
     assert.ok(!html.includes('image/png</li>'));
@@ -165,7 +187,9 @@ forEachDatabase('public pages', (engine) => {
 
     await server().json('PATCH', '/api/user', {
       auth: owner.token,
-      body: { view: { showMimetype: true, showTags: true, showFolder: true, align: 'left', content: 'Size: {file.size} <i>' } },
+      body: {
+        view: { showMimetype: true, showTags: true, showFolder: true, align: 'left', content: 'Size: {file.size} <i>' },
+      },
     });
     html = await page(image.name);
     assert.ok(html.includes('class="card stack align-left"'));
@@ -185,19 +209,39 @@ forEachDatabase('public pages', (engine) => {
   });
 
   it('the folder page: tiles link to view pages; thumbnails only for images that cost no view and need no password', async () => {
-    const folder = await server().json('POST', '/api/user/folders', { auth: owner.token, body: { name: 'Shared', public: true } });
+    const folder = await server().json('POST', '/api/user/folders', {
+      auth: owner.token,
+      body: { name: 'Shared', public: true },
+    });
     const inFolder = { 'x-service-folder': folder.body.id };
     const png = Buffer.from(PNG_1X1, 'base64');
-    const open = await uploadOne(server(), owner.token, png, { name: 'open.png', type: 'image/png', headers: inFolder });
-    const limited = await uploadOne(server(), owner.token, png, { name: 'limited.png', type: 'image/png', headers: { ...inFolder, 'x-service-max-views': '1' } });
-    const locked = await uploadOne(server(), owner.token, png, { name: 'locked.png', type: 'image/png', headers: { ...inFolder, 'x-service-password': 'pw' } });
-    const doc = await uploadOne(server(), owner.token, 'zip', { name: 'a.zip', type: 'application/zip', headers: inFolder });
+    const open = await uploadOne(server(), owner.token, png, {
+      name: 'open.png',
+      type: 'image/png',
+      headers: inFolder,
+    });
+    const limited = await uploadOne(server(), owner.token, png, {
+      name: 'limited.png',
+      type: 'image/png',
+      headers: { ...inFolder, 'x-service-max-views': '1' },
+    });
+    const locked = await uploadOne(server(), owner.token, png, {
+      name: 'locked.png',
+      type: 'image/png',
+      headers: { ...inFolder, 'x-service-password': 'pw' },
+    });
+    const doc = await uploadOne(server(), owner.token, 'zip', {
+      name: 'a.zip',
+      type: 'application/zip',
+      headers: inFolder,
+    });
 
     const res = await server().fetch(`/folder/${folder.body.id}`, { headers: BROWSER });
     assert.equal(res.status, 200);
     const html = await res.text();
     assertSafePage(res, html);
-    for (const file of [open, limited, locked, doc]) assert.ok(html.includes(`<a href="/view/${file.name}">`), file.name);
+    for (const file of [open, limited, locked, doc])
+      assert.ok(html.includes(`<a href="/view/${file.name}">`), file.name);
     assert.ok(html.includes(`<img src="/raw/${open.name}"`));
     assert.ok(!html.includes(`src="/raw/${limited.name}"`), 'loading it would spend its only view');
     assert.ok(!html.includes(`src="/raw/${locked.name}"`));
@@ -207,7 +251,10 @@ forEachDatabase('public pages', (engine) => {
   });
 
   it('the upload form of a folder page: files stored, 303 back to the page with a notice; refusals as pages in words', async () => {
-    const folder = await server().json('POST', '/api/user/folders', { auth: owner.token, body: { name: 'Inbox', public: true, allowUploads: true } });
+    const folder = await server().json('POST', '/api/user/folders', {
+      auth: owner.token,
+      body: { name: 'Inbox', public: true, allowUploads: true },
+    });
     const form = new FormData();
     form.append('file', new Blob(['one'], { type: 'text/plain' }), 'one.txt');
     form.append('file', new Blob(['two'], { type: 'text/plain' }), 'two.txt');
@@ -220,16 +267,26 @@ forEachDatabase('public pages', (engine) => {
     const detail = await server().json('GET', `/api/user/folders/${folder.body.id}`, { auth: owner.token });
     assert.equal(detail.body.fileCount, 2);
 
-    const closed = await server().json('POST', '/api/user/folders', { auth: owner.token, body: { name: 'Closed', public: true } });
+    const closed = await server().json('POST', '/api/user/folders', {
+      auth: owner.token,
+      body: { name: 'Closed', public: true },
+    });
     const again = new FormData();
     again.append('file', new Blob(['x'], { type: 'text/plain' }), 'x.txt');
-    const refused = await server().fetch(`/folder/${closed.body.id}`, { method: 'POST', headers: BROWSER, body: again });
+    const refused = await server().fetch(`/folder/${closed.body.id}`, {
+      method: 'POST',
+      headers: BROWSER,
+      body: again,
+    });
     assert.equal(refused.status, 403);
     const refusedHtml = await refused.text();
     assert.ok(refusedHtml.includes('The upload did not work'));
     assert.ok(refusedHtml.includes('This folder does not accept uploads.'));
     assert.ok(refusedHtml.includes(`href="/folder/${closed.body.id}"`));
-    assert.equal((await server().json('GET', `/api/user/folders/${closed.body.id}`, { auth: owner.token })).body.fileCount, 0);
+    assert.equal(
+      (await server().json('GET', `/api/user/folders/${closed.body.id}`, { auth: owner.token })).body.fileCount,
+      0,
+    );
   });
 });
 
@@ -240,7 +297,8 @@ forEachDatabase('public pages: password guessing', (engine) => {
     const owner = await server().setup();
     const file = await uploadOne(server(), owner.token, 'x', { headers: { 'x-service-password': 'right' } });
     const statuses: number[] = [];
-    for (let i = 0; i < 10; i++) statuses.push((await server().fetch(`/view/${file.name}`, formPost(`guess-${i}`))).status);
+    for (let i = 0; i < 10; i++)
+      statuses.push((await server().fetch(`/view/${file.name}`, formPost(`guess-${i}`))).status);
     assert.deepEqual(statuses, Array(10).fill(403));
     const limited = await server().fetch(`/view/${file.name}`, formPost('right'));
     assert.equal(limited.status, 429);

@@ -96,16 +96,23 @@ forEachDatabase('registration', (engine) => {
     });
 
     it('gives the last use to exactly one of several registrations racing for it', async () => {
-      for (const [maxUses, racers] of [[1, 6], [3, 8]] as const) {
+      for (const [maxUses, racers] of [
+        [1, 6],
+        [3, 8],
+      ] as const) {
         const { id, code } = await invite({ maxUses });
         const results = await Promise.all(
-          Array.from({ length: racers }, (_, i) => register({ username: `racer-${maxUses}-${i}`, password: 'pw', code })),
+          Array.from({ length: racers }, (_, i) =>
+            register({ username: `racer-${maxUses}-${i}`, password: 'pw', code }),
+          ),
         );
         const won = results.filter((r) => r.status === 200);
         assert.equal(won.length, maxUses);
         for (const lost of results.filter((r) => r.status !== 200)) assertError(lost, 400, 1035);
         assert.equal(await usesOf(id), maxUses);
-        const users = await server().json('GET', `/api/users?search=racer-${maxUses}-&perpage=100`, { auth: root.token });
+        const users = await server().json('GET', `/api/users?search=racer-${maxUses}-&perpage=100`, {
+          auth: root.token,
+        });
         assert.equal(users.body.total, maxUses);
       }
     });
@@ -117,7 +124,11 @@ forEachDatabase('registration rate limit', (engine) => {
     const server = await startTestServer({ engine });
     try {
       for (let i = 0; i < 10; i++) {
-        assertError(await server.json('POST', '/api/auth/register', { body: { username: `u${i}`, password: 'pw' } }), 400, 1037);
+        assertError(
+          await server.json('POST', '/api/auth/register', { body: { username: `u${i}`, password: 'pw' } }),
+          400,
+          1037,
+        );
       }
       const limited = await server.json('POST', '/api/auth/register', { body: { username: 'u10', password: 'pw' } });
       assert.equal(limited.status, 429);

@@ -42,7 +42,10 @@ forEachDatabase('server settings', (engine) => {
         assertError(await server().json(method, '/api/server/settings', { body }), 401, 2002);
         assertError(await server().json(method, '/api/server/settings', { body, auth: user.token }), 403, 3000);
       }
-      assert.equal((await server().json('GET', '/api/server/settings', { auth: admin.token })).body.settings.siteTitle, 'Chute');
+      assert.equal(
+        (await server().json('GET', '/api/server/settings', { auth: admin.token })).body.settings.siteTitle,
+        'Chute',
+      );
     });
 
     it('GET answers every setting, the keys the environment locks, and what each key means', async () => {
@@ -61,7 +64,12 @@ forEachDatabase('server settings', (engine) => {
     });
 
     it('PATCH stores changes that take effect at once, and answers the new settings', async () => {
-      const res = await patch({ siteTitle: 'Team Files', registrationEnabled: true, filesMaxFileSize: '10mb', filesDisabledExtensions: ['.EXE', 'bat'] });
+      const res = await patch({
+        siteTitle: 'Team Files',
+        registrationEnabled: true,
+        filesMaxFileSize: '10mb',
+        filesDisabledExtensions: ['.EXE', 'bat'],
+      });
       assert.equal(res.status, 200);
       assert.equal(res.body.settings.siteTitle, 'Team Files');
       assert.equal(res.body.settings.filesMaxFileSize, 10 * 1024 * 1024);
@@ -75,19 +83,36 @@ forEachDatabase('server settings', (engine) => {
         firstSetup: false,
         ...DEFAULT_CHUNKS,
       });
-      const registered = await server().json('POST', '/api/auth/register', { body: { username: 'walk-in', password: 'pw' } });
+      const registered = await server().json('POST', '/api/auth/register', {
+        body: { username: 'walk-in', password: 'pw' },
+      });
       assert.equal(registered.status, 200);
       // Only what was sent changes.
       const again = await patch({ registrationEnabled: false });
       assert.equal(again.body.settings.siteTitle, 'Team Files');
-      assertError(await server().json('POST', '/api/auth/register', { body: { username: 'walk-in-2', password: 'pw' } }), 400, 1037);
+      assertError(
+        await server().json('POST', '/api/auth/register', { body: { username: 'walk-in-2', password: 'pw' } }),
+        400,
+        1037,
+      );
     });
 
     it('PATCH refuses bad values, unknown keys and locked keys together with 1022, storing nothing', async () => {
-      const res = await patch({ ratelimitMax: 0, filesRoute: '/api', nonsense: true, urlsLength: 5, siteTitle: 'Never' });
+      const res = await patch({
+        ratelimitMax: 0,
+        filesRoute: '/api',
+        nonsense: true,
+        urlsLength: 5,
+        siteTitle: 'Never',
+      });
       assertError(res, 400, 1022);
       const issues = (res.body.issues as string[]).join('\n');
-      for (const key of ['ratelimitMax', 'filesRoute', 'nonsense: unknown setting', 'urlsLength: set by the environment variable URLS_LENGTH']) {
+      for (const key of [
+        'ratelimitMax',
+        'filesRoute',
+        'nonsense: unknown setting',
+        'urlsLength: set by the environment variable URLS_LENGTH',
+      ]) {
         assert.match(issues, new RegExp(key));
       }
       assert.doesNotMatch(issues, /siteTitle/);
@@ -105,7 +130,11 @@ forEachDatabase('server settings without their record', (engine) => {
     const root = await server().setup('root', 'root-password');
     await server().ctx.db.deleteFrom('settings').execute();
     assertError(await server().json('GET', '/api/server/settings', { auth: root.token }), 404, 4010);
-    assertError(await server().json('PATCH', '/api/server/settings', { auth: root.token, body: { siteTitle: 'x' } }), 404, 4010);
+    assertError(
+      await server().json('PATCH', '/api/server/settings', { auth: root.token, body: { siteTitle: 'x' } }),
+      404,
+      4010,
+    );
     assertError(await server().json('GET', '/api/server/public'), 404, 4010);
   });
 });

@@ -32,7 +32,10 @@ forEachDatabase('server statistics', (engine) => {
     }
     await server().ctx.db.updateTable('urls').set({ views: 3 }).execute();
     assert.equal((await server().json('POST', '/api/auth/invites', { auth: admin.token, body: {} })).status, 200);
-    const gone = await server().json('DELETE', `/api/users/${leaver.id}`, { auth: root.token, body: { delete: false } });
+    const gone = await server().json('DELETE', `/api/users/${leaver.id}`, {
+      auth: root.token,
+      body: { delete: false },
+    });
     assert.equal(gone.status, 200);
   });
 
@@ -90,7 +93,9 @@ forEachDatabase('server statistics', (engine) => {
 
   it('GET /api/server/stats/users answers the files, bytes and short URLs of each given user, in order', async () => {
     const ids = [bob.id, alice.id, root.id, 'no-such-user'].join(',');
-    const res = await server().json('GET', `/api/server/stats/users?ids=${encodeURIComponent(ids)}`, { auth: admin.token });
+    const res = await server().json('GET', `/api/server/stats/users?ids=${encodeURIComponent(ids)}`, {
+      auth: admin.token,
+    });
     assert.equal(res.status, 200);
     assert.deepEqual(res.body.usage, [
       { userId: bob.id, files: 1, storageUsed: 5, urls: 0 },

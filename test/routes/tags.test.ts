@@ -13,7 +13,10 @@ forEachDatabase('tags', (engine) => {
   });
 
   it('creates, lists, reads, renames, recolours and deletes a tag', async () => {
-    let res = await server().json('POST', '/api/user/tags', { auth: ann.token, body: { name: ' Work ', color: '#1C7ED6' } });
+    let res = await server().json('POST', '/api/user/tags', {
+      auth: ann.token,
+      body: { name: ' Work ', color: '#1C7ED6' },
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.name, 'Work');
     assert.equal(res.body.color, '#1c7ed6');
@@ -24,11 +27,17 @@ forEachDatabase('tags', (engine) => {
     assert.equal(res.body.color, '#868e96');
 
     res = await server().json('GET', '/api/user/tags', { auth: ann.token });
-    assert.deepEqual(res.body.map((t: { name: string }) => t.name), ['Work', 'archive']);
+    assert.deepEqual(
+      res.body.map((t: { name: string }) => t.name),
+      ['Work', 'archive'],
+    );
     res = await server().json('GET', `/api/user/tags/${id}`, { auth: ann.token });
     assert.equal(res.body.name, 'Work');
 
-    res = await server().json('PATCH', `/api/user/tags/${id}`, { auth: ann.token, body: { name: 'Job', color: '#fff' } });
+    res = await server().json('PATCH', `/api/user/tags/${id}`, {
+      auth: ann.token,
+      body: { name: 'Job', color: '#fff' },
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.name, 'Job');
     assert.equal(res.body.color, '#fff');
@@ -67,7 +76,11 @@ forEachDatabase('tags', (engine) => {
 
   it("another user's tag is 404 for GET, PATCH and DELETE, and stays as it was", async () => {
     const tag = await server().json('POST', '/api/user/tags', { auth: bob.token, body: { name: 'private' } });
-    for (const [method, body] of [['GET', undefined], ['PATCH', { name: 'mine now' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { name: 'mine now' }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await server().json(method, `/api/user/tags/${tag.body.id}`, { auth: ann.token, body });
       assert.equal(res.status, 404, method);
     }
@@ -76,7 +89,7 @@ forEachDatabase('tags', (engine) => {
     assert.equal((await server().json('GET', '/api/user/tags')).status, 401);
   });
 
-  it('attaches and detaches tags on files; counts follow; 1032 for a tag that is not the caller\'s', async () => {
+  it("attaches and detaches tags on files; counts follow; 1032 for a tag that is not the caller's", async () => {
     const red = (await server().json('POST', '/api/user/tags', { auth: ann.token, body: { name: 'red' } })).body;
     const blue = (await server().json('POST', '/api/user/tags', { auth: ann.token, body: { name: 'blue' } })).body;
     const bobs = (await server().json('POST', '/api/user/tags', { auth: bob.token, body: { name: 'red' } })).body;
@@ -89,12 +102,21 @@ forEachDatabase('tags', (engine) => {
     res = await server().json('POST', `/api/user/files/${file.id}/tags/${red.id}`, { auth: ann.token });
     assert.equal(res.body.tags.length, 1);
 
-    res = await server().json('PUT', `/api/user/files/${file.id}/tags`, { auth: ann.token, body: { tags: [blue.id, red.id] } });
-    assert.deepEqual(res.body.tags.map((t: { name: string }) => t.name), ['blue', 'red']);
+    res = await server().json('PUT', `/api/user/files/${file.id}/tags`, {
+      auth: ann.token,
+      body: { tags: [blue.id, red.id] },
+    });
+    assert.deepEqual(
+      res.body.tags.map((t: { name: string }) => t.name),
+      ['blue', 'red'],
+    );
     res = await server().json('GET', `/api/user/tags/${red.id}`, { auth: ann.token });
     assert.equal(res.body.files, 1);
 
-    res = await server().json('PUT', `/api/user/files/${file.id}/tags`, { auth: ann.token, body: { tags: [blue.id, bobs.id] } });
+    res = await server().json('PUT', `/api/user/files/${file.id}/tags`, {
+      auth: ann.token,
+      body: { tags: [blue.id, bobs.id] },
+    });
     assert.equal(res.status, 400);
     assert.equal(res.body.code, 1032);
     res = await server().json('POST', `/api/user/files/${file.id}/tags/${bobs.id}`, { auth: ann.token });
@@ -105,10 +127,16 @@ forEachDatabase('tags', (engine) => {
     assert.equal(res.body.code, 1032);
     // A refused change changes nothing.
     res = await server().json('GET', `/api/user/files/${file.id}/tags`, { auth: ann.token });
-    assert.deepEqual(res.body.tags.map((t: { name: string }) => t.name), ['blue', 'red']);
+    assert.deepEqual(
+      res.body.tags.map((t: { name: string }) => t.name),
+      ['blue', 'red'],
+    );
 
     res = await server().json('DELETE', `/api/user/files/${file.id}/tags/${red.id}`, { auth: ann.token });
-    assert.deepEqual(res.body.tags.map((t: { name: string }) => t.name), ['blue']);
+    assert.deepEqual(
+      res.body.tags.map((t: { name: string }) => t.name),
+      ['blue'],
+    );
     res = await server().json('PUT', `/api/user/files/${file.id}/tags`, { auth: ann.token, body: { tags: [] } });
     assert.deepEqual(res.body.tags, []);
 
@@ -138,19 +166,29 @@ forEachDatabase('tags', (engine) => {
 
   it('the file list filters by tag (files with any of the given tags)', async () => {
     const cat = await createTestUser(server(), 'cat');
-    const tag = async (name: string) => (await server().json('POST', '/api/user/tags', { auth: cat.token, body: { name } })).body.id as string;
+    const tag = async (name: string) =>
+      (await server().json('POST', '/api/user/tags', { auth: cat.token, body: { name } })).body.id as string;
     const [work, home] = [await tag('work'), await tag('home')];
-    const [a, b, c] = [await insertTestFile(server(), cat.id), await insertTestFile(server(), cat.id), await insertTestFile(server(), cat.id)];
+    const [a, b, c] = [
+      await insertTestFile(server(), cat.id),
+      await insertTestFile(server(), cat.id),
+      await insertTestFile(server(), cat.id),
+    ];
     await server().json('PUT', `/api/user/files/${a.id}/tags`, { auth: cat.token, body: { tags: [work] } });
     await server().json('PUT', `/api/user/files/${b.id}/tags`, { auth: cat.token, body: { tags: [work, home] } });
     await server().json('PUT', `/api/user/files/${c.id}/tags`, { auth: cat.token, body: { tags: [home] } });
     const ids = async (query: string) =>
-      (await server().json('GET', `/api/user/files?${query}`, { auth: cat.token })).body.page.map((f: { id: string }) => f.id).sort();
+      (await server().json('GET', `/api/user/files?${query}`, { auth: cat.token })).body.page
+        .map((f: { id: string }) => f.id)
+        .sort();
     assert.deepEqual(await ids(`tags=${work}`), [a.id, b.id].sort());
     assert.deepEqual(await ids(`tags=${home}`), [b.id, c.id].sort());
     assert.deepEqual(await ids(`tags=${work},${home}`), [a.id, b.id, c.id].sort());
     const listed = await server().json('GET', `/api/user/files?tags=${work}`, { auth: cat.token });
     const fileB = listed.body.page.find((f: { id: string }) => f.id === b.id);
-    assert.deepEqual(fileB.tags.map((t: { name: string }) => t.name), ['home', 'work']);
+    assert.deepEqual(
+      fileB.tags.map((t: { name: string }) => t.name),
+      ['home', 'work'],
+    );
   });
 });

@@ -13,7 +13,11 @@ const MiB = 1024 * 1024;
  * Streams a multipart upload of `total` bytes with Node's http client and resolves with the answer and how many
  * bytes had been written when it arrived (the server answers without waiting for the rest).
  */
-function streamUpload(server: TestServer, token: string, total: number): Promise<{ status: number; body: any; sentAtAnswer: number }> {
+function streamUpload(
+  server: TestServer,
+  token: string,
+  total: number,
+): Promise<{ status: number; body: any; sentAtAnswer: number }> {
   const url = new URL(server.url);
   const boundary = 'chute-test-boundary';
   return new Promise((resolve, reject) => {
@@ -40,7 +44,9 @@ function streamUpload(server: TestServer, token: string, total: number): Promise
     req.on('error', (err) => {
       if (!answered) reject(err);
     });
-    req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+    req.write(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    );
     const chunk = Buffer.alloc(64 * 1024, 7);
     const pump = (): void => {
       while (!answered && sent < total) {
@@ -104,7 +110,11 @@ forEachDatabase('upload size limit', (engine) => {
         port: url.port,
         method: 'POST',
         path: '/api/upload',
-        headers: { authorization: user.token, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(900 * 1024) },
+        headers: {
+          authorization: user.token,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(900 * 1024),
+        },
       });
       req.on('error', () => resolve());
       req.on('close', () => resolve());
@@ -146,10 +156,22 @@ forEachDatabase('upload quotas', (engine) => {
   it('BY_FILES: the file past maxFiles -> 413 / 5002, also within one request', async () => {
     const user = await createTestUser(server(), 'count');
     await setFileQuota(server(), user.id, { maxFiles: 2 });
-    const three = await upload(server(), user.token, [1, 2, 3].map((i) => ({ name: `${i}.txt`, content: String(i) })));
+    const three = await upload(
+      server(),
+      user.token,
+      [1, 2, 3].map((i) => ({ name: `${i}.txt`, content: String(i) })),
+    );
     assert.equal(three.status, 413);
     assert.equal(three.body.code, 5002);
-    assert.equal((await upload(server(), user.token, [{ name: 'a.txt', content: 'a' }, { name: 'b.txt', content: 'b' }])).status, 200);
+    assert.equal(
+      (
+        await upload(server(), user.token, [
+          { name: 'a.txt', content: 'a' },
+          { name: 'b.txt', content: 'b' },
+        ])
+      ).status,
+      200,
+    );
     const third = await upload(server(), user.token, [{ name: 'c.txt', content: 'c' }]);
     assert.equal(third.body.code, 5002);
     const owned = await server().ctx.db.selectFrom('files').select('id').where('user_id', '=', user.id).execute();
@@ -161,7 +183,9 @@ forEachDatabase('upload quotas', (engine) => {
     await setFileQuota(server(), user.id, { maxFiles: 3 });
     const before = (await storedFiles(server())).length;
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => upload(server(), user.token, [{ name: `${i}.bin`, content: Buffer.alloc(20_000, i) }])),
+      Array.from({ length: 12 }, (_, i) =>
+        upload(server(), user.token, [{ name: `${i}.bin`, content: Buffer.alloc(20_000, i) }]),
+      ),
     );
     const statuses = results.map((r) => r.status).sort();
     assert.equal(statuses.filter((s) => s === 200).length, 3, JSON.stringify(statuses));
@@ -175,11 +199,16 @@ forEachDatabase('upload quotas', (engine) => {
     const user = await createTestUser(server(), 'byteracer');
     await setFileQuota(server(), user.id, { maxBytes: 50_000 });
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => upload(server(), user.token, [{ name: `${i}.bin`, content: Buffer.alloc(10_000, i) }])),
+      Array.from({ length: 12 }, (_, i) =>
+        upload(server(), user.token, [{ name: `${i}.bin`, content: Buffer.alloc(10_000, i) }]),
+      ),
     );
     assert.equal(results.filter((r) => r.status === 200).length, 5);
     for (const r of results.filter((r) => r.status !== 200)) assert.equal(r.body.code, 5002);
     const used = await server().ctx.db.selectFrom('files').select('size').where('user_id', '=', user.id).execute();
-    assert.equal(used.reduce((sum, r) => sum + r.size, 0), 50_000);
+    assert.equal(
+      used.reduce((sum, r) => sum + r.size, 0),
+      50_000,
+    );
   });
 });

@@ -11,9 +11,19 @@ import { Readable } from 'node:stream';
 import { it } from 'node:test';
 import { newId } from '../../src/lib/ids.js';
 import { createPostgresDatabase, forEachDatabase, startTestServer, type TestServer } from '../support/server.js';
-import { appendTempFiles, sendChunk, sessionCount, uploadAndVerify, waitForAssembly } from './upload-partial-support.js';
+import {
+  appendTempFiles,
+  sendChunk,
+  sessionCount,
+  uploadAndVerify,
+  waitForAssembly,
+} from './upload-partial-support.js';
 
-async function insertIncomplete(server: TestServer, userId: string, status: 'PENDING' | 'PROCESSING' | 'COMPLETE'): Promise<string> {
+async function insertIncomplete(
+  server: TestServer,
+  userId: string,
+  status: 'PENDING' | 'PROCESSING' | 'COMPLETE',
+): Promise<string> {
   const id = newId();
   const now = server.ctx.clock.now();
   await server.ctx.db
@@ -56,7 +66,9 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
         .where('token_hash', '=', crashedHash)
         .returning(['storage_key'])
         .executeTakeFirstOrThrow();
-      await first.ctx.storage.put(session.storage_key, Readable.from([file]), { contentType: 'application/octet-stream' });
+      await first.ctx.storage.put(session.storage_key, Readable.from([file]), {
+        contentType: 'application/octet-stream',
+      });
       const processingId = await insertIncomplete(first, admin.id, 'PROCESSING');
       assert.equal(await sessionCount(first), 2);
       assert.equal((await appendTempFiles(dataDir)).length, 2);
@@ -66,8 +78,17 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
       try {
         assert.equal(await sessionCount(second), 0);
         assert.deepEqual(await appendTempFiles(dataDir), []);
-        assert.equal(await second.ctx.storage.stat(session.storage_key), null, 'unrecorded published bytes are removed');
-        const refused = await sendChunk(second, admin.token, { file, start: 1000, end: 1999, token: open.body.partialToken });
+        assert.equal(
+          await second.ctx.storage.stat(session.storage_key),
+          null,
+          'unrecorded published bytes are removed',
+        );
+        const refused = await sendChunk(second, admin.token, {
+          file,
+          start: 1000,
+          end: 1999,
+          token: open.body.partialToken,
+        });
         assert.equal(refused.status, 400);
         assert.equal(refused.body.code, 1003);
 
@@ -77,7 +98,11 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
         assert.equal(status(processingId), 'FAILED');
         assert.equal(status(completed.id), 'COMPLETE', 'finished records are left alone');
         // The completed file is still served.
-        assert.equal((await second.fetch(`/api/user/files/${completed.fileId}`, { headers: { authorization: admin.token } })).status, 200);
+        assert.equal(
+          (await second.fetch(`/api/user/files/${completed.fileId}`, { headers: { authorization: admin.token } }))
+            .status,
+          200,
+        );
         // And chunked uploads work again from byte 0.
         await uploadAndVerify(second, admin.token, file, [1000, 1000]);
       } finally {
@@ -126,7 +151,8 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-instance-restart-'));
     const database = engine === 'postgres' ? await createPostgresDatabase() : undefined;
     // Both share one DATA_DIR here (and so one SQLite file), which is why they need INSTANCE_ID to tell them apart.
-    const start = (id: string) => startTestServer({ engine, dataDir, databaseUrl: database?.url, env: { INSTANCE_ID: id } });
+    const start = (id: string) =>
+      startTestServer({ engine, dataDir, databaseUrl: database?.url, env: { INSTANCE_ID: id } });
     const a = await start('alpha');
     let b = await start('beta');
     try {
@@ -144,13 +170,28 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
 
       // beta's upload is gone with its temp data ...
       assert.equal((await appendTempFiles(dataDir)).length, 1);
-      const refused = await sendChunk(b, admin.token, { file: lost, start: 10_000, end: 19_999, token: other.body.partialToken });
+      const refused = await sendChunk(b, admin.token, {
+        file: lost,
+        start: 10_000,
+        end: 19_999,
+        token: other.body.partialToken,
+      });
       assert.equal(refused.status, 400);
       assert.equal(refused.body.code, 1003);
       // ... alpha's carries on (its next chunk may even go to the restarted beta) and arrives byte for byte.
-      const second = await sendChunk(b, admin.token, { file: kept, start: 10_000, end: 19_999, token: first.body.partialToken });
+      const second = await sendChunk(b, admin.token, {
+        file: kept,
+        start: 10_000,
+        end: 19_999,
+        token: first.body.partialToken,
+      });
       assert.equal(second.status, 200, JSON.stringify(second.body));
-      const last = await sendChunk(a, admin.token, { file: kept, start: 20_000, end: 29_999, token: second.body.partialToken });
+      const last = await sendChunk(a, admin.token, {
+        file: kept,
+        start: 20_000,
+        end: 29_999,
+        token: second.body.partialToken,
+      });
       assert.equal(last.status, 200, JSON.stringify(last.body));
       const record = await waitForAssembly(a, admin.token, last.body.incompleteFileId);
       assert.equal(record.status, 'COMPLETE');
@@ -175,7 +216,12 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
       const again = await startTestServer({ engine, dataDir, databaseUrl: database?.url });
       assert.equal(again.ctx.instanceId, generated);
       await again.close();
-      const named = await startTestServer({ engine, dataDir, databaseUrl: database?.url, env: { INSTANCE_ID: 'web-2' } });
+      const named = await startTestServer({
+        engine,
+        dataDir,
+        databaseUrl: database?.url,
+        env: { INSTANCE_ID: 'web-2' },
+      });
       assert.equal(named.ctx.instanceId, 'web-2');
       await named.close();
     } finally {

@@ -16,7 +16,11 @@ const MiB = 1024 * 1024;
 forEachDatabase('chunked uploads', (engine) => {
   describeS3(`chunked uploads [${engine}]`, (s3Env) => {
     const clock = new ManualClock();
-    const server = useTestServer(() => ({ engine, clock, env: { ...s3Env(), FILES_MAX_FILE_SIZE: '64mb', S3_PART_SIZE: '5mb' } }));
+    const server = useTestServer(() => ({
+      engine,
+      clock,
+      env: { ...s3Env(), FILES_MAX_FILE_SIZE: '64mb', S3_PART_SIZE: '5mb' },
+    }));
     let admin: TestUser;
     before(async () => {
       admin = await server().setup();
@@ -25,7 +29,11 @@ forEachDatabase('chunked uploads', (engine) => {
     /** Multipart uploads started in the bucket and neither completed nor aborted. */
     async function unfinishedUploads(): Promise<number> {
       const env = s3Env();
-      const client = s3Client({ endpoint: env.S3_ENDPOINT!, accessKeyId: env.S3_ACCESS_KEY_ID!, secretAccessKey: env.S3_SECRET_ACCESS_KEY! });
+      const client = s3Client({
+        endpoint: env.S3_ENDPOINT!,
+        accessKeyId: env.S3_ACCESS_KEY_ID!,
+        secretAccessKey: env.S3_SECRET_ACCESS_KEY!,
+      });
       try {
         const listed = await client.send(new ListMultipartUploadsCommand({ Bucket: env.S3_BUCKET! }));
         return (listed.Uploads ?? []).length;
@@ -72,7 +80,13 @@ forEachDatabase('chunked uploads', (engine) => {
       const first = await sendChunk(server(), admin.token, { file, start: 0, end: 6 * MiB - 1 });
       assert.equal(first.status, 200, JSON.stringify(first.body));
       const token = first.body.partialToken;
-      const bad = await sendChunk(server(), admin.token, { file, start: 6 * MiB, end: 7 * MiB - 1, token, body: randomBytes(MiB + 1) });
+      const bad = await sendChunk(server(), admin.token, {
+        file,
+        start: 6 * MiB,
+        end: 7 * MiB - 1,
+        token,
+        body: randomBytes(MiB + 1),
+      });
       assert.equal(bad.status, 400);
       assert.equal(bad.body.code, 1002);
       await assertNothingLeft();

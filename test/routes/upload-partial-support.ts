@@ -27,7 +27,9 @@ function authHeaders(auth: string): Record<string, string> {
 }
 
 /** The partial-upload headers of one chunk, as the spec describes them. */
-export function chunkHeaders(req: Pick<ChunkRequest, 'file' | 'start' | 'end' | 'token' | 'last' | 'fileName' | 'type'>): Record<string, string> {
+export function chunkHeaders(
+  req: Pick<ChunkRequest, 'file' | 'start' | 'end' | 'token' | 'last' | 'fileName' | 'type'>,
+): Record<string, string> {
   const total = req.file.length;
   return {
     'content-range': `bytes ${req.start}-${req.end}/${total}`,
@@ -44,7 +46,8 @@ export async function sendChunk(server: TestServer, auth: string, req: ChunkRequ
   const form = new FormData();
   const bytes = req.body ?? req.file.subarray(req.start, req.end + 1);
   form.append(req.partName ?? 'file', new Blob([bytes]), req.fileName ?? 'data.bin');
-  for (let i = 0; i < (req.extraFileParts ?? 0); i++) form.append('file', new Blob([Buffer.from('extra')]), 'extra.bin');
+  for (let i = 0; i < (req.extraFileParts ?? 0); i++)
+    form.append('file', new Blob([Buffer.from('extra')]), 'extra.bin');
   const headers: Record<string, string> = { ...authHeaders(auth), ...chunkHeaders(req) };
   for (const [name, value] of Object.entries(req.headers ?? {})) {
     if (value === undefined) delete headers[name];
@@ -81,7 +84,15 @@ export async function uploadInChunks(
   let token: string | undefined;
   const ranges = chunkRanges(file.length, sizes);
   for (const [i, [start, end]] of ranges.entries()) {
-    const res = await sendChunk(server, auth, { file, start, end, token, headers: options.headers, fileName: options.fileName, type: options.type });
+    const res = await sendChunk(server, auth, {
+      file,
+      start,
+      end,
+      token,
+      headers: options.headers,
+      fileName: options.fileName,
+      type: options.type,
+    });
     if (i === ranges.length - 1) return res;
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.files, []);
@@ -117,7 +128,12 @@ export async function waitForAllAssemblies(server: TestServer, auth: string): Pr
 }
 
 /** Uploads in chunks, waits for COMPLETE, and checks the served bytes; returns the final answer and the record. */
-export async function uploadAndVerify(server: TestServer, auth: string, file: Buffer, sizes: number[]): Promise<{ answer: any; record: any }> {
+export async function uploadAndVerify(
+  server: TestServer,
+  auth: string,
+  file: Buffer,
+  sizes: number[],
+): Promise<{ answer: any; record: any }> {
   const res = await uploadInChunks(server, auth, file, sizes);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.equal(res.body.partialSuccess, false);

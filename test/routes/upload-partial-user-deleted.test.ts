@@ -10,7 +10,7 @@ import { appendTempFiles, sendChunk, sessionCount } from './upload-partial-suppo
 forEachDatabase('deleting a user with unfinished chunked uploads', (engine) => {
   const server = useTestServer({ engine });
 
-  it('removes their sessions and temp data; other users\' uploads carry on', async () => {
+  it("removes their sessions and temp data; other users' uploads carry on", async () => {
     const admin = await server().setup();
     const leaving = await createTestUser(server(), 'leaving');
     const staying = await createTestUser(server(), 'staying');
@@ -23,12 +23,20 @@ forEachDatabase('deleting a user with unfinished chunked uploads', (engine) => {
     assert.equal(kept.status, 200, JSON.stringify(kept.body));
     assert.equal((await appendTempFiles(server().dataDir)).length, 3);
 
-    const deleted = await server().json('DELETE', `/api/users/${leaving.id}`, { auth: admin.token, body: { delete: true } });
+    const deleted = await server().json('DELETE', `/api/users/${leaving.id}`, {
+      auth: admin.token,
+      body: { delete: true },
+    });
     assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
 
     assert.equal(await sessionCount(server()), 1);
     assert.equal((await appendTempFiles(server().dataDir)).length, 1);
-    const last = await sendChunk(server(), staying.token, { file, start: 10_000, end: 19_999, token: kept.body.partialToken });
+    const last = await sendChunk(server(), staying.token, {
+      file,
+      start: 10_000,
+      end: 19_999,
+      token: kept.body.partialToken,
+    });
     assert.equal(last.status, 200, JSON.stringify(last.body));
   });
 });

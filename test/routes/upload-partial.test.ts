@@ -34,7 +34,12 @@ forEachDatabase('chunked uploads', (engine) => {
   });
 
   /** Sends the first chunk of `file` and returns its token. */
-  async function openUpload(auth: string, file: Buffer, end: number, headers?: Record<string, string>): Promise<string> {
+  async function openUpload(
+    auth: string,
+    file: Buffer,
+    end: number,
+    headers?: Record<string, string>,
+  ): Promise<string> {
     const res = await sendChunk(server(), auth, { file, start: 0, end, headers });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body.partialToken;
@@ -44,14 +49,28 @@ forEachDatabase('chunked uploads', (engine) => {
   async function insertFolder(userId: string, name: string): Promise<string> {
     const id = newId();
     const now = Date.now();
-    await server().ctx.db
-      .insertInto('folders')
-      .values({ id, user_id: userId, parent_id: null, name, public: 0, allow_uploads: 0, created_at: now, updated_at: now })
+    await server()
+      .ctx.db.insertInto('folders')
+      .values({
+        id,
+        user_id: userId,
+        parent_id: null,
+        name,
+        public: 0,
+        allow_uploads: 0,
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
     return id;
   }
 
-  async function assertRefused(res: { status: number; body: any }, status: number, code: number, message?: RegExp): Promise<void> {
+  async function assertRefused(
+    res: { status: number; body: any },
+    status: number,
+    code: number,
+    message?: RegExp,
+  ): Promise<void> {
     assert.equal(res.status, status, JSON.stringify(res.body));
     assert.equal(res.body.code, code, JSON.stringify(res.body));
     assert.equal(res.body.statusCode, status);
@@ -120,7 +139,10 @@ forEachDatabase('chunked uploads', (engine) => {
       await assertRefused(crossed, 400, 1002);
       const finalB = await sendChunk(server(), admin.token, { file: b, start: 20_001, end: 33_332, token: tokenB });
       const finalA = await sendChunk(server(), admin.token, { file: a, start: 30_000, end: 49_999, token: tokenA });
-      for (const [final, bytes] of [[finalA, a], [finalB, b]] as const) {
+      for (const [final, bytes] of [
+        [finalA, a],
+        [finalB, b],
+      ] as const) {
         assert.equal(final.status, 200, JSON.stringify(final.body));
         assert.equal((await waitForAssembly(server(), admin.token, final.body.incompleteFileId)).status, 'COMPLETE');
         const served = Buffer.from(await (await fetch(final.body.files[0].rawUrl)).arrayBuffer());
@@ -141,7 +163,11 @@ forEachDatabase('chunked uploads', (engine) => {
       assert.equal(res.body.files[0].type, 'text/plain');
       const record = await waitForAssembly(server(), admin.token, res.body.incompleteFileId);
       assert.equal(record.status, 'COMPLETE');
-      const row = await server().ctx.db.selectFrom('files').selectAll().where('id', '=', record.fileId).executeTakeFirstOrThrow();
+      const row = await server()
+        .ctx.db.selectFrom('files')
+        .selectAll()
+        .where('id', '=', record.fileId)
+        .executeTakeFirstOrThrow();
       assert.equal(row.name, 'chunky.txt');
       assert.equal(row.original_name, 'greeting.txt');
       assert.notEqual(row.password, null);
@@ -186,7 +212,12 @@ forEachDatabase('chunked uploads', (engine) => {
       assert.equal(res.status, 200, JSON.stringify(res.body));
       const next = res.body.partialToken;
       clock.advance(THIRTY_MINUTES);
-      await assertRefused(await sendChunk(server(), admin.token, { file, start: 2000, end: 2999, token: next }), 400, 1003, /restart|byte 0/);
+      await assertRefused(
+        await sendChunk(server(), admin.token, { file, start: 2000, end: 2999, token: next }),
+        400,
+        1003,
+        /restart|byte 0/,
+      );
       await server().chute.jobs.runNow('discard-idle-partial-uploads');
       assert.equal(await sessionCount(server()), 0);
     });
@@ -199,7 +230,12 @@ forEachDatabase('chunked uploads', (engine) => {
       const reused = await sendChunk(server(), admin.token, { file, start: 2000, end: 2999, token });
       await assertRefused(reused, 400, 1003);
       // The refusal did not disturb the upload: the new token finishes it.
-      const last = await sendChunk(server(), admin.token, { file, start: 2000, end: 2999, token: second.body.partialToken });
+      const last = await sendChunk(server(), admin.token, {
+        file,
+        start: 2000,
+        end: 2999,
+        token: second.body.partialToken,
+      });
       assert.equal(last.status, 200);
       assert.equal((await waitForAssembly(server(), admin.token, last.body.incompleteFileId)).status, 'COMPLETE');
     });
@@ -238,14 +274,23 @@ forEachDatabase('chunked uploads', (engine) => {
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
       await assertRefused(await sendChunk(server(), admin.token, { file, start: 3000, end: 4999, token }), 400, 1003);
       const listed = await server().json('GET', '/api/user/files/incomplete', { auth: admin.token });
-      assert.ok(listed.body.every((r: { status: string }) => r.status === 'COMPLETE'), 'an abandoned upload leaves no record');
+      assert.ok(
+        listed.body.every((r: { status: string }) => r.status === 'COMPLETE'),
+        'an abandoned upload leaves no record',
+      );
     });
 
     it('open -> discarded by a failed continuation (too many bytes): the token is spent, nothing is published', async () => {
       const file = randomBytes(3000);
       const token = await openUpload(admin.token, file, 999);
       const before = await server().ctx.db.selectFrom('files').select('id').execute();
-      const bad = await sendChunk(server(), admin.token, { file, start: 1000, end: 1999, token, body: randomBytes(1001) });
+      const bad = await sendChunk(server(), admin.token, {
+        file,
+        start: 1000,
+        end: 1999,
+        token,
+        body: randomBytes(1001),
+      });
       await assertRefused(bad, 400, 1002, /more than the 1000 bytes/);
       assert.equal(await sessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
@@ -258,9 +303,13 @@ forEachDatabase('chunked uploads', (engine) => {
       const file = randomBytes(400_000);
       const token = await openUpload(admin.token, file, 99_999);
       // The first chunk of another upload (the open one stays), then the open upload's next chunk (nothing stays).
-      for (const [start, end, withToken, remaining] of [[0, 199_999, false, 1], [100_000, 299_999, true, 0]] as const) {
+      for (const [start, end, withToken, remaining] of [
+        [0, 199_999, false, 1],
+        [100_000, 299_999, true, 0],
+      ] as const) {
         const boundary = `chute${randomBytes(8).toString('hex')}`;
-        const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="x.bin"\r\n` +
+        const head =
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="x.bin"\r\n` +
           'Content-Type: application/octet-stream\r\n\r\n';
         const tail = `\r\n--${boundary}--\r\n`;
         const request = http.request(`${server().url}/api/upload/partial`, {
@@ -277,22 +326,37 @@ forEachDatabase('chunked uploads', (engine) => {
         request.write(file.subarray(start, start + 50_000));
         // Wait until the server is receiving this chunk, then drop the connection.
         for (let i = 0; i < 2000; i++) {
-          const receiving = await server().ctx.db.selectFrom('partial_uploads').select('id').where('state', '=', 'receiving').execute();
+          const receiving = await server()
+            .ctx.db.selectFrom('partial_uploads')
+            .select('id')
+            .where('state', '=', 'receiving')
+            .execute();
           if (receiving.length === 1) break;
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
         request.destroy();
-        for (let i = 0; i < 2000 && (await sessionCount(server())) > remaining; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+        for (let i = 0; i < 2000 && (await sessionCount(server())) > remaining; i++)
+          await new Promise((resolve) => setTimeout(resolve, 5));
         assert.equal(await sessionCount(server()), remaining);
         assert.equal((await appendTempFiles(server().dataDir)).length, remaining);
       }
-      await assertRefused(await sendChunk(server(), admin.token, { file, start: 100_000, end: 199_999, token }), 400, 1003);
+      await assertRefused(
+        await sendChunk(server(), admin.token, { file, start: 100_000, end: 199_999, token }),
+        400,
+        1003,
+      );
     });
 
     it('a chunk with too few bytes -> 1002 and the session is discarded', async () => {
       const file = randomBytes(3000);
       const token = await openUpload(admin.token, file, 999);
-      const bad = await sendChunk(server(), admin.token, { file, start: 1000, end: 2999, token, body: randomBytes(1999) });
+      const bad = await sendChunk(server(), admin.token, {
+        file,
+        start: 1000,
+        end: 2999,
+        token,
+        body: randomBytes(1999),
+      });
       await assertRefused(bad, 400, 1002, /1999 bytes/);
       assert.equal(await sessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
@@ -308,9 +372,13 @@ forEachDatabase('chunked uploads', (engine) => {
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
     });
 
-    it('unknown, expired, used or another user\'s token -> 1003 (restart from byte 0); another user cannot spend it', async () => {
+    it("unknown, expired, used or another user's token -> 1003 (restart from byte 0); another user cannot spend it", async () => {
       const file = randomBytes(2000);
-      await assertRefused(await sendChunk(server(), admin.token, { file, start: 1000, end: 1999, token: 'not-a-token' }), 400, 1003);
+      await assertRefused(
+        await sendChunk(server(), admin.token, { file, start: 1000, end: 1999, token: 'not-a-token' }),
+        400,
+        1003,
+      );
       const token = await openUpload(admin.token, file, 999);
       await assertRefused(await sendChunk(server(), bob.token, { file, start: 1000, end: 1999, token }), 400, 1003);
       const own = await sendChunk(server(), admin.token, { file, start: 1000, end: 1999, token });
@@ -325,14 +393,23 @@ forEachDatabase('chunked uploads', (engine) => {
     it('a request without any partial header -> 1004', async () => {
       const form = new FormData();
       form.append('file', new Blob([Buffer.from('x')]), 'x.bin');
-      const res = await server().fetch('/api/upload/partial', { method: 'POST', headers: { authorization: admin.token }, body: form });
+      const res = await server().fetch('/api/upload/partial', {
+        method: 'POST',
+        headers: { authorization: admin.token },
+        body: form,
+      });
       const body = (await res.json()) as { code: number };
       assert.equal(res.status, 400);
       assert.equal(body.code, 1004);
     });
 
     it('the retired identifier scheme is refused with a pointer to the token flow', async () => {
-      const res = await sendChunk(server(), admin.token, { file, start: 0, end: 999, headers: { 'x-service-p-identifier': 'abc' } });
+      const res = await sendChunk(server(), admin.token, {
+        file,
+        start: 0,
+        end: 999,
+        headers: { 'x-service-p-identifier': 'abc' },
+      });
       await assertRefused(res, 400, 1003, /x-service-p-token/);
       assert.match(res.body.error, /retired/);
     });
@@ -375,8 +452,17 @@ forEachDatabase('chunked uploads', (engine) => {
 
     it('a next chunk must start right after the previous one: gaps and overlaps -> 1002, the token stays valid', async () => {
       const token = await openUpload(admin.token, file, 999);
-      for (const [start, end] of [[1001, 1999], [999, 1999], [0, 999]] as const) {
-        await assertRefused(await sendChunk(server(), admin.token, { file, start, end, token }), 400, 1002, /start at byte 1000/);
+      for (const [start, end] of [
+        [1001, 1999],
+        [999, 1999],
+        [0, 999],
+      ] as const) {
+        await assertRefused(
+          await sendChunk(server(), admin.token, { file, start, end, token }),
+          400,
+          1002,
+          /start at byte 1000/,
+        );
       }
       const ok = await sendChunk(server(), admin.token, { file, start: 1000, end: 2999, token });
       assert.equal(ok.status, 200);
@@ -386,9 +472,20 @@ forEachDatabase('chunked uploads', (engine) => {
     it('the total size cannot change, and x-service-folder must stay the same -> 1002', async () => {
       const token = await openUpload(admin.token, file, 999);
       const bigger = Buffer.concat([file, Buffer.from('more')]);
-      await assertRefused(await sendChunk(server(), admin.token, { file: bigger, start: 1000, end: 1999, token }), 400, 1002, /total size/);
+      await assertRefused(
+        await sendChunk(server(), admin.token, { file: bigger, start: 1000, end: 1999, token }),
+        400,
+        1002,
+        /total size/,
+      );
       const folder = await insertFolder(admin.id, 'chunks');
-      const moved = await sendChunk(server(), admin.token, { file, start: 1000, end: 1999, token, headers: { 'x-service-folder': folder } });
+      const moved = await sendChunk(server(), admin.token, {
+        file,
+        start: 1000,
+        end: 1999,
+        token,
+        headers: { 'x-service-folder': folder },
+      });
       await assertRefused(moved, 400, 1002, /x-service-folder/);
       const ok = await sendChunk(server(), admin.token, { file, start: 1000, end: 2999, token });
       assert.equal(ok.status, 200);
@@ -400,9 +497,18 @@ forEachDatabase('chunked uploads', (engine) => {
       const headers = { 'x-service-folder': folder };
       const res = await uploadInChunks(server(), admin.token, file, [1000], { headers });
       const record = await waitForAssembly(server(), admin.token, res.body.incompleteFileId);
-      const row = await server().ctx.db.selectFrom('files').select('folder_id').where('id', '=', record.fileId).executeTakeFirstOrThrow();
+      const row = await server()
+        .ctx.db.selectFrom('files')
+        .select('folder_id')
+        .where('id', '=', record.fileId)
+        .executeTakeFirstOrThrow();
       assert.equal(row.folder_id, folder);
-      const unknown = await sendChunk(server(), admin.token, { file, start: 0, end: 999, headers: { 'x-service-folder': 'nofolder' } });
+      const unknown = await sendChunk(server(), admin.token, {
+        file,
+        start: 0,
+        end: 999,
+        headers: { 'x-service-folder': 'nofolder' },
+      });
       await assertRefused(unknown, 404, 4001);
       assert.equal(await sessionCount(server()), 0);
     });
@@ -429,14 +535,23 @@ forEachDatabase('chunked uploads', (engine) => {
       });
       assert.equal(res.status, 400);
       assert.equal(((await res.json()) as { code: number }).code, 1062);
-      await assertRefused(await sendChunk(server(), admin.token, { file, start: 0, end: 999, partName: 'upload' }), 400, 1062, /named "file"/);
+      await assertRefused(
+        await sendChunk(server(), admin.token, { file, start: 0, end: 999, partName: 'upload' }),
+        400,
+        1062,
+        /named "file"/,
+      );
       assert.equal(await sessionCount(server()), 0);
     });
 
     it('not multipart -> 1061', async () => {
       const res = await server().fetch('/api/upload/partial', {
         method: 'POST',
-        headers: { authorization: admin.token, 'content-type': 'application/json', ...chunkHeaders({ file, start: 0, end: 999 }) },
+        headers: {
+          authorization: admin.token,
+          'content-type': 'application/json',
+          ...chunkHeaders({ file, start: 0, end: 999 }),
+        },
         body: JSON.stringify({ file: 'x' }),
       });
       assert.equal(res.status, 400);
@@ -456,14 +571,22 @@ forEachDatabase('chunked uploads', (engine) => {
         file,
         start: 0,
         end: 999,
-        headers: { 'x-service-p-content-length': '99999999999999999999', 'content-range': 'bytes 0-999/99999999999999999999' },
+        headers: {
+          'x-service-p-content-length': '99999999999999999999',
+          'content-range': 'bytes 0-999/99999999999999999999',
+        },
       });
       await assertRefused(res, 413, 5001);
     });
 
     it('over the byte quota -> 413 / 5002 at the first chunk; a quota used up meanwhile -> 5002 at a later chunk', async () => {
       const carol = await createTestUser(server(), 'carol');
-      await setUserQuota(server().ctx, server().ctx.db, carol.id, { filesQuota: 'BY_BYTES', maxBytes: 2500, maxFiles: null, maxUrls: null });
+      await setUserQuota(server().ctx, server().ctx.db, carol.id, {
+        filesQuota: 'BY_BYTES',
+        maxBytes: 2500,
+        maxFiles: null,
+        maxUrls: null,
+      });
       await assertRefused(await sendChunk(server(), carol.token, { file, start: 0, end: 999 }), 413, 5002);
       assert.equal(await sessionCount(server()), 0);
 
@@ -472,7 +595,11 @@ forEachDatabase('chunked uploads', (engine) => {
       // Meanwhile a normal upload uses most of the quota.
       const form = new FormData();
       form.append('file', new Blob([randomBytes(1000)]), 'other.bin');
-      const normal = await server().fetch('/api/upload', { method: 'POST', headers: { authorization: carol.token }, body: form });
+      const normal = await server().fetch('/api/upload', {
+        method: 'POST',
+        headers: { authorization: carol.token },
+        body: form,
+      });
       assert.equal(normal.status, 200);
       const res = await sendChunk(server(), carol.token, { file: small, start: 1000, end: 1999, token });
       await assertRefused(res, 413, 5002);
@@ -482,13 +609,24 @@ forEachDatabase('chunked uploads', (engine) => {
 
     it('a full file-count quota -> 413 / 5002', async () => {
       const dave = await createTestUser(server(), 'dave');
-      await setUserQuota(server().ctx, server().ctx.db, dave.id, { filesQuota: 'BY_FILES', maxBytes: null, maxFiles: 0, maxUrls: null });
+      await setUserQuota(server().ctx, server().ctx.db, dave.id, {
+        filesQuota: 'BY_FILES',
+        maxBytes: null,
+        maxFiles: 0,
+        maxUrls: null,
+      });
       await assertRefused(await sendChunk(server(), dave.token, { file, start: 0, end: 999 }), 413, 5002);
     });
 
     it('authentication is required on every request, with or without a token', async () => {
       const token = await openUpload(admin.token, file, 999);
-      const res = await sendChunk(server(), '', { file, start: 1000, end: 1999, token, headers: { authorization: undefined } });
+      const res = await sendChunk(server(), '', {
+        file,
+        start: 1000,
+        end: 1999,
+        token,
+        headers: { authorization: undefined },
+      });
       await assertRefused(res, 401, 2002);
       const first = await sendChunk(server(), 'not-a-token', { file, start: 0, end: 999 });
       await assertRefused(first, 401, 2001);
@@ -510,7 +648,12 @@ forEachDatabase('chunked uploads', (engine) => {
       assert.equal(winners.length, 1, JSON.stringify([a.body, b.body]));
       assert.equal(losers[0]!.status, 400);
       assert.equal(losers[0]!.body.code, 1003);
-      const last = await sendChunk(server(), admin.token, { file: big, start: 2000, end: 3999, token: winners[0]!.body.partialToken });
+      const last = await sendChunk(server(), admin.token, {
+        file: big,
+        start: 2000,
+        end: 3999,
+        token: winners[0]!.body.partialToken,
+      });
       assert.equal(last.status, 200);
       await waitForAssembly(server(), admin.token, last.body.incompleteFileId);
       const served = Buffer.from(await (await fetch(last.body.files[0].rawUrl)).arrayBuffer());

@@ -45,11 +45,17 @@ forEachDatabase('POST /api/upload', (engine) => {
     form.append('file', new Blob(['first file']), 'one.txt');
     form.append('other', new Blob(['ignored part']), 'ignored.txt');
     form.append('file', new Blob(['second file']), 'two.txt');
-    const res = await server().fetch('/api/upload', { method: 'POST', headers: { authorization: user.token }, body: form });
+    const res = await server().fetch('/api/upload', {
+      method: 'POST',
+      headers: { authorization: user.token },
+      body: form,
+    });
     assert.equal(res.status, 200);
     const body = (await res.json()) as { files: Array<{ url: string }> };
     assert.equal(body.files.length, 2);
-    const texts = await Promise.all(body.files.map(async (f: { url: string }) => (await server().fetch(pathOf(f.url))).text()));
+    const texts = await Promise.all(
+      body.files.map(async (f: { url: string }) => (await server().fetch(pathOf(f.url))).text()),
+    );
     assert.deepEqual(texts, ['first file', 'second file']);
   });
 
@@ -58,7 +64,11 @@ forEachDatabase('POST /api/upload', (engine) => {
     assert.equal(json.status, 400);
     assert.equal(json.body.code, 1061);
     for (const type of ['application/octet-stream', 'text/plain']) {
-      const raw = await server().fetch('/api/upload', { method: 'POST', headers: { authorization: user.token, 'content-type': type }, body: 'bytes' });
+      const raw = await server().fetch('/api/upload', {
+        method: 'POST',
+        headers: { authorization: user.token, 'content-type': type },
+        body: 'bytes',
+      });
       assert.equal(raw.status, 400, type);
       assert.equal(((await raw.json()) as { code: number }).code, 1061);
     }
@@ -67,7 +77,11 @@ forEachDatabase('POST /api/upload', (engine) => {
     const form = new FormData();
     form.append('note', 'only a field');
     form.append('attachment', new Blob(['wrong field name']), 'a.txt');
-    const res = await server().fetch('/api/upload', { method: 'POST', headers: { authorization: user.token }, body: form });
+    const res = await server().fetch('/api/upload', {
+      method: 'POST',
+      headers: { authorization: user.token },
+      body: form,
+    });
     assert.equal(res.status, 400);
     assert.equal(((await res.json()) as { code: number }).code, 1062);
     const before = await fileRowCount(server());
@@ -92,35 +106,51 @@ forEachDatabase('POST /api/upload', (engine) => {
       { name: 'noextension', content: 'data', type: '' },
     ]);
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.files.map((f: { type: string }) => f.type), ['text/markdown', 'video/mp4', 'application/octet-stream']);
+    assert.deepEqual(
+      res.body.files.map((f: { type: string }) => f.type),
+      ['text/markdown', 'video/mp4', 'application/octet-stream'],
+    );
     assert.deepEqual(res.body.assumedMimetypes, [false, true, false]);
     assert.match(res.body.files[1].name, /\.mp4$/);
   });
 
   it('refuses disabled extensions (1006) and stores nothing', async () => {
     const before = await storedFiles(server());
-    const res = await upload(server(), user.token, [{ name: 'ok.txt', content: 'fine' }, { name: 'setup.EXE', content: 'MZ' }]);
+    const res = await upload(server(), user.token, [
+      { name: 'ok.txt', content: 'fine' },
+      { name: 'setup.EXE', content: 'MZ' },
+    ]);
     assert.equal(res.status, 400);
     assert.equal(res.body.code, 1006);
-    const renamed = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], { 'x-service-file-extension': 'bat' });
+    const renamed = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], {
+      'x-service-file-extension': 'bat',
+    });
     assert.equal(renamed.body.code, 1006);
     assert.deepEqual(await storedFiles(server()), before);
   });
 
   it('x-service-deletes-at: durations, dates, never; bad values -> 1001 naming the header', async () => {
     const started = Date.now();
-    const week = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], { 'x-service-deletes-at': '7d' });
+    const week = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], {
+      'x-service-deletes-at': '7d',
+    });
     assert.equal(week.status, 200);
     const at = Date.parse(week.body.deletesAt);
     assert.ok(at >= started + 7 * 86_400_000 && at <= Date.now() + 7 * 86_400_000);
     assert.equal(week.body.files[0].deletesAt, week.body.deletesAt);
     const date = new Date(Date.now() + 3_600_000 * 50).toISOString();
-    const absolute = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], { 'x-service-deletes-at': `date=${date}` });
+    const absolute = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], {
+      'x-service-deletes-at': `date=${date}`,
+    });
     assert.equal(absolute.body.deletesAt, date);
-    const never = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], { 'x-service-deletes-at': 'never' });
+    const never = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], {
+      'x-service-deletes-at': 'never',
+    });
     assert.equal(never.body.deletesAt, undefined);
     for (const bad of ['soon', '2001-01-01T00:00:00Z', '-5m']) {
-      const res = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], { 'x-service-deletes-at': bad });
+      const res = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], {
+        'x-service-deletes-at': bad,
+      });
       assert.equal(res.status, 400, bad);
       assert.equal(res.body.code, 1001);
       assert.match(res.body.error, /x-service-deletes-at/);
@@ -132,11 +162,20 @@ forEachDatabase('POST /api/upload', (engine) => {
     assert.match(uuid.name, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\.txt$/);
     const date = await uploadOne(server(), user.token, 'x', { name: 'a.txt', headers: { 'x-service-format': 'date' } });
     assert.match(date.name, /^\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2}(-[A-Za-z0-9]+)?\.txt$/);
-    const named = await uploadOne(server(), user.token, 'x', { name: 'Holiday photo.jpg', headers: { 'x-service-format': 'name' } });
+    const named = await uploadOne(server(), user.token, 'x', {
+      name: 'Holiday photo.jpg',
+      headers: { 'x-service-format': 'name' },
+    });
     assert.equal(named.name, 'Holiday photo.jpg');
-    const again = await uploadOne(server(), user.token, 'x', { name: 'Holiday photo.jpg', headers: { 'x-service-format': 'name' } });
+    const again = await uploadOne(server(), user.token, 'x', {
+      name: 'Holiday photo.jpg',
+      headers: { 'x-service-format': 'name' },
+    });
     assert.match(again.name, /^Holiday photo-[A-Za-z0-9]{5}\.jpg$/);
-    const words = await uploadOne(server(), user.token, 'x', { name: 'a.txt', headers: { 'x-service-format': 'random-words' } });
+    const words = await uploadOne(server(), user.token, 'x', {
+      name: 'a.txt',
+      headers: { 'x-service-format': 'random-words' },
+    });
     assert.match(words.name, /^[a-z]+-[a-z]+-[a-z]+\.txt$/);
     const served = await server().fetch(pathOf(named.url));
     assert.equal(await served.text(), 'x');
@@ -146,20 +185,42 @@ forEachDatabase('POST /api/upload', (engine) => {
   });
 
   it('x-service-filename sets the name; separators, control characters and dot names are refused', async () => {
-    const named = await uploadOne(server(), user.token, 'x', { name: 'a.txt', headers: { 'x-service-filename': 'report-2026' } });
+    const named = await uploadOne(server(), user.token, 'x', {
+      name: 'a.txt',
+      headers: { 'x-service-filename': 'report-2026' },
+    });
     assert.equal(named.name, 'report-2026.txt');
-    const taken = await upload(server(), user.token, [{ name: 'b.txt', content: 'y' }], { 'x-service-filename': 'report-2026' });
+    const taken = await upload(server(), user.token, [{ name: 'b.txt', content: 'y' }], {
+      'x-service-filename': 'report-2026',
+    });
     assert.equal(taken.status, 400);
     assert.equal(taken.body.code, 1014);
-    const several = await upload(server(), user.token, [{ name: 'a.txt', content: '1' }, { name: 'b.txt', content: '2' }], {
-      'x-service-filename': 'notes.v2',
-    });
+    const several = await upload(
+      server(),
+      user.token,
+      [
+        { name: 'a.txt', content: '1' },
+        { name: 'b.txt', content: '2' },
+      ],
+      {
+        'x-service-filename': 'notes.v2',
+      },
+    );
     assert.equal(several.status, 200);
     assert.equal(several.body.files[0].name, 'notes.v2.txt');
     assert.match(several.body.files[1].name, /^notes\.v2-[A-Za-z0-9]{5}\.txt$/);
-    const cases: Array<[string, number]> = [['a/b', 1007], ['a\\b', 1007], ['a\tb', 1007], ['..', 1009], ['x..y', 1009], ['../etc', 1007]];
+    const cases: Array<[string, number]> = [
+      ['a/b', 1007],
+      ['a\\b', 1007],
+      ['a\tb', 1007],
+      ['..', 1009],
+      ['x..y', 1009],
+      ['../etc', 1007],
+    ];
     for (const [value, code] of cases) {
-      const res = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], { 'x-service-filename': value });
+      const res = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], {
+        'x-service-filename': value,
+      });
       assert.equal(res.body.code, code, value);
     }
     const utf8 = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], {
@@ -169,29 +230,54 @@ forEachDatabase('POST /api/upload', (engine) => {
   });
 
   it('x-service-file-extension replaces the extension; a bad one -> 1001', async () => {
-    const file = await uploadOne(server(), user.token, 'x', { name: 'a.txt', headers: { 'x-service-file-extension': '.LOG' } });
+    const file = await uploadOne(server(), user.token, 'x', {
+      name: 'a.txt',
+      headers: { 'x-service-file-extension': '.LOG' },
+    });
     assert.match(file.name, /\.log$/);
-    const bad = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], { 'x-service-file-extension': 'ta r' });
+    const bad = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], {
+      'x-service-file-extension': 'ta r',
+    });
     assert.equal(bad.body.code, 1001);
   });
 
   it('x-service-original-name keeps the client name for downloads', async () => {
-    const kept = await upload(server(), user.token, [{ name: 'Résumé final.pdf', content: '%PDF', type: 'application/pdf' }], {
-      'x-service-original-name': 'true',
-    });
+    const kept = await upload(
+      server(),
+      user.token,
+      [{ name: 'Résumé final.pdf', content: '%PDF', type: 'application/pdf' }],
+      {
+        'x-service-original-name': 'true',
+      },
+    );
     assert.equal(kept.body.files[0].originalName, 'Résumé final.pdf');
     const res = await server().fetch(pathOf(kept.body.files[0].rawUrl));
-    assert.equal(res.headers.get('content-disposition'), `inline; filename="R_sum_ final.pdf"; filename*=UTF-8''R%C3%A9sum%C3%A9%20final.pdf`);
+    assert.equal(
+      res.headers.get('content-disposition'),
+      `inline; filename="R_sum_ final.pdf"; filename*=UTF-8''R%C3%A9sum%C3%A9%20final.pdf`,
+    );
     const notKept = await uploadOne(server(), user.token, 'x', { name: 'secret-name.txt' });
-    const row = await server().ctx.db.selectFrom('files').select('original_name').where('id', '=', notKept.id).executeTakeFirstOrThrow();
+    const row = await server()
+      .ctx.db.selectFrom('files')
+      .select('original_name')
+      .where('id', '=', notKept.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.original_name, null);
-    const bad = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], { 'x-service-original-name': 'maybe' });
+    const bad = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], {
+      'x-service-original-name': 'maybe',
+    });
     assert.equal(bad.body.code, 1001);
   });
 
   it('x-service-max-views and x-service-password are stored; bad max views -> 1001', async () => {
-    const file = await uploadOne(server(), user.token, 'x', { headers: { 'x-service-max-views': '3', 'x-service-password': 'pw' } });
-    const row = await server().ctx.db.selectFrom('files').selectAll().where('id', '=', file.id).executeTakeFirstOrThrow();
+    const file = await uploadOne(server(), user.token, 'x', {
+      headers: { 'x-service-max-views': '3', 'x-service-password': 'pw' },
+    });
+    const row = await server()
+      .ctx.db.selectFrom('files')
+      .selectAll()
+      .where('id', '=', file.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.max_views, 3);
     assert.ok(row.password?.startsWith('$argon2id$'));
     for (const bad of ['0', '-1', 'many', '1.5']) {
@@ -201,13 +287,19 @@ forEachDatabase('POST /api/upload', (engine) => {
     }
   });
 
-  it('x-service-folder: own folder; missing -> 4001; another user\'s -> 3011', async () => {
+  it("x-service-folder: own folder; missing -> 4001; another user's -> 3011", async () => {
     const mine = await insertFolder(server(), user.id);
     const theirs = await insertFolder(server(), admin.id);
     const file = await uploadOne(server(), user.token, 'x', { headers: { 'x-service-folder': mine } });
-    const row = await server().ctx.db.selectFrom('files').select('folder_id').where('id', '=', file.id).executeTakeFirstOrThrow();
+    const row = await server()
+      .ctx.db.selectFrom('files')
+      .select('folder_id')
+      .where('id', '=', file.id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.folder_id, mine);
-    const missing = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], { 'x-service-folder': 'nosuchfolder' });
+    const missing = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], {
+      'x-service-folder': 'nosuchfolder',
+    });
     assert.equal(missing.status, 404);
     assert.equal(missing.body.code, 4001);
     const other = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], { 'x-service-folder': theirs });
@@ -216,15 +308,27 @@ forEachDatabase('POST /api/upload', (engine) => {
   });
 
   it('x-service-domain sets the host of the links; a bad one -> 1001', async () => {
-    const file = await uploadOne(server(), user.token, 'x', { headers: { 'x-service-domain': 'https://files.example.com' } });
+    const file = await uploadOne(server(), user.token, 'x', {
+      headers: { 'x-service-domain': 'https://files.example.com' },
+    });
     assert.match(file.url, /^https:\/\/files\.example\.com\/u\/[A-Za-z0-9]+\.txt$/);
-    const bad = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], { 'x-service-domain': 'exa mple/..' });
+    const bad = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }], {
+      'x-service-domain': 'exa mple/..',
+    });
     assert.equal(bad.body.code, 1001);
     assert.match(bad.body.error, /x-service-domain/);
   });
 
   it('x-service-no-json answers the links as text, one per line', async () => {
-    const res = await upload(server(), user.token, [{ name: 'a.txt', content: 'x' }, { name: 'b.txt', content: 'y' }], { 'x-service-no-json': 'true' });
+    const res = await upload(
+      server(),
+      user.token,
+      [
+        { name: 'a.txt', content: 'x' },
+        { name: 'b.txt', content: 'y' },
+      ],
+      { 'x-service-no-json': 'true' },
+    );
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^text\/plain/);
     const lines = (res.body as string).trim().split('\n');
@@ -250,7 +354,9 @@ forEachDatabase('upload settings', (engine) => {
     // Same second: the name is taken, so the retry gets a random suffix.
     const second = await upload(server(), admin.token, [{ name: 'a.txt', content: 'y' }]);
     assert.match(second.body.files[0].name, /^2026-01-02_03-04-05-[A-Za-z0-9]{5}\.txt$/);
-    const random = await upload(server(), admin.token, [{ name: 'a.txt', content: 'z' }], { 'x-service-format': 'random' });
+    const random = await upload(server(), admin.token, [{ name: 'a.txt', content: 'z' }], {
+      'x-service-format': 'random',
+    });
     assert.match(random.body.files[0].name, /^[A-Za-z0-9]{12}\.txt$/);
     const served = await server().fetch(`/f/${encodeURIComponent(second.body.files[0].name)}`);
     assert.equal(await served.text(), 'y');
@@ -264,13 +370,15 @@ forEachDatabase('upload rate limit', (engine) => {
     const admin = await server().setup();
     const alice = await createTestUser(server(), 'alice');
     const bob = await createTestUser(server(), 'bob');
-    for (let i = 0; i < 2; i++) assert.equal((await upload(server(), alice.token, [{ name: 'a.txt', content: 'x' }])).status, 200);
+    for (let i = 0; i < 2; i++)
+      assert.equal((await upload(server(), alice.token, [{ name: 'a.txt', content: 'x' }])).status, 200);
     const limited = await upload(server(), alice.token, [{ name: 'a.txt', content: 'x' }]);
     assert.equal(limited.status, 429);
     assert.equal(limited.body.code, 9000);
     // Same address, another user: their own budget (the key is the user, so authentication ran first).
     assert.equal((await upload(server(), bob.token, [{ name: 'a.txt', content: 'x' }])).status, 200);
     // The admin is known to the limiter (authentication ran first) and bypasses it.
-    for (let i = 0; i < 4; i++) assert.equal((await upload(server(), admin.token, [{ name: 'a.txt', content: 'x' }])).status, 200);
+    for (let i = 0; i < 4; i++)
+      assert.equal((await upload(server(), admin.token, [{ name: 'a.txt', content: 'x' }])).status, 200);
   });
 });

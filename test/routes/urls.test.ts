@@ -38,7 +38,13 @@ forEachDatabase('short URLs', (engine) => {
   });
 
   it('refuses destinations that are not http(s) URLs with 400 / 1000', async () => {
-    for (const destination of ['javascript:alert(1)', 'ftp://example.com/x', 'data:text/html,hi', 'not a url', '/relative']) {
+    for (const destination of [
+      'javascript:alert(1)',
+      'ftp://example.com/x',
+      'data:text/html,hi',
+      'not a url',
+      '/relative',
+    ]) {
       const res = await shorten(admin.token, { destination });
       assert.equal(res.status, 400, destination);
       assert.equal(res.body.code, 1000, destination);
@@ -51,7 +57,9 @@ forEachDatabase('short URLs', (engine) => {
     const compiled = countOpenUrlView(db, 'some-slug').compile();
     let plan: string;
     if (engine === 'sqlite') {
-      const rows = await db.executeQuery(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]));
+      const rows = await db.executeQuery(
+        CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
+      );
       plan = JSON.stringify(rows.rows);
       assert.match(plan, /SEARCH url_slugs USING (INDEX|PRIMARY KEY)/);
       assert.match(plan, /SEARCH urls USING (INDEX|PRIMARY KEY)/);
@@ -79,7 +87,9 @@ forEachDatabase('short URLs', (engine) => {
       assert.equal(rows[0]!.synchronous, 2);
     } else {
       const { rows } = await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(server().ctx.db);
-      const { rows: fresh } = await sql<{ setting: string }>`select reset_val as setting from pg_settings where name = 'synchronous_commit'`.execute(server().ctx.db);
+      const { rows: fresh } = await sql<{
+        setting: string;
+      }>`select reset_val as setting from pg_settings where name = 'synchronous_commit'`.execute(server().ctx.db);
       assert.equal(rows[0]!.synchronous_commit, fresh[0]!.setting, 'set local must not leak into the pooled session');
     }
     const read = await server().json('GET', `/api/user/urls/${res.body.id}`, { auth: admin.token });
@@ -116,7 +126,9 @@ forEachDatabase('short URLs', (engine) => {
 
   it('concurrent requests for one vanity: exactly one gets it, the others 1041', async () => {
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => shorten(i % 2 ? admin.token : bob.token, { destination: `https://example.com/r${i}`, vanity: 'raced' })),
+      Array.from({ length: 8 }, (_, i) =>
+        shorten(i % 2 ? admin.token : bob.token, { destination: `https://example.com/r${i}`, vanity: 'raced' }),
+      ),
     );
     assert.equal(results.filter((r) => r.status === 200).length, 1);
     for (const r of results.filter((r) => r.status !== 200)) {
@@ -130,10 +142,16 @@ forEachDatabase('short URLs', (engine) => {
   it('PATCH changes vanity, destination, enabled; a taken vanity -> 400 / 1042', async () => {
     const a = await shorten(admin.token, { destination: 'https://example.com/1', vanity: 'patch-a' });
     const b = await shorten(admin.token, { destination: 'https://example.com/2' });
-    let res = await server().json('PATCH', `/api/user/urls/${b.body.id}`, { auth: admin.token, body: { vanity: 'patch-a' } });
+    let res = await server().json('PATCH', `/api/user/urls/${b.body.id}`, {
+      auth: admin.token,
+      body: { vanity: 'patch-a' },
+    });
     assert.equal(res.status, 400);
     assert.equal(res.body.code, 1042);
-    res = await server().json('PATCH', `/api/user/urls/${b.body.id}`, { auth: admin.token, body: { vanity: a.body.code } });
+    res = await server().json('PATCH', `/api/user/urls/${b.body.id}`, {
+      auth: admin.token,
+      body: { vanity: a.body.code },
+    });
     assert.equal(res.body.code, 1042);
 
     res = await server().json('PATCH', `/api/user/urls/${b.body.id}`, {
@@ -149,10 +167,16 @@ forEachDatabase('short URLs', (engine) => {
     res = await server().json('PATCH', `/api/user/urls/${a.body.id}`, { auth: admin.token, body: { vanity: null } });
     assert.equal(res.body.vanity, null);
     assert.equal((await server().fetch('/go/patch-a')).status, 404);
-    res = await server().json('PATCH', `/api/user/urls/${b.body.id}`, { auth: admin.token, body: { vanity: 'patch-a' } });
+    res = await server().json('PATCH', `/api/user/urls/${b.body.id}`, {
+      auth: admin.token,
+      body: { vanity: 'patch-a' },
+    });
     assert.equal(res.body.vanity, 'patch-a');
 
-    res = await server().json('PATCH', `/api/user/urls/${b.body.id}`, { auth: admin.token, body: { destination: 'mailto:x@y' } });
+    res = await server().json('PATCH', `/api/user/urls/${b.body.id}`, {
+      auth: admin.token,
+      body: { destination: 'mailto:x@y' },
+    });
     assert.equal(res.body.code, 1000);
   });
 
@@ -183,7 +207,11 @@ forEachDatabase('short URLs', (engine) => {
     }
     assert.equal((await server().fetch(`/go/${res.body.code}`)).status, 302);
     assert.equal((await server().fetch(`/go/${res.body.code}`, { method: 'HEAD' })).status, 404);
-    const locked = await shorten(admin.token, { destination: 'https://example.com/head-pw' }, { 'x-service-password': 'pw' });
+    const locked = await shorten(
+      admin.token,
+      { destination: 'https://example.com/head-pw' },
+      { 'x-service-password': 'pw' },
+    );
     assert.equal((await server().fetch(`/go/${locked.body.code}`, { method: 'HEAD' })).status, 401);
     assert.equal((await server().fetch('/go/no-such-head', { method: 'HEAD' })).status, 404);
   });
@@ -191,7 +219,11 @@ forEachDatabase('short URLs', (engine) => {
   it('counts views atomically: concurrent visits never exceed max views', async () => {
     const res = await shorten(admin.token, { destination: 'https://example.com/race' }, { 'x-service-max-views': '5' });
     const statuses = await Promise.all(
-      Array.from({ length: 20 }, () => server().fetch(`/go/${res.body.code}`).then((r) => r.status)),
+      Array.from({ length: 20 }, () =>
+        server()
+          .fetch(`/go/${res.body.code}`)
+          .then((r) => r.status),
+      ),
     );
     assert.equal(statuses.filter((s) => s === 302).length, 5);
     assert.equal(statuses.filter((s) => s === 404).length, 15);
@@ -203,12 +235,20 @@ forEachDatabase('short URLs', (engine) => {
       assert.equal(res.status, 400, value);
       assert.equal(res.body.code, 1001, value);
     }
-    const res = await shorten(admin.token, { destination: 'https://example.com/' }, { 'x-service-domain': 'bad host/x' });
+    const res = await shorten(
+      admin.token,
+      { destination: 'https://example.com/' },
+      { 'x-service-domain': 'bad host/x' },
+    );
     assert.equal(res.body.code, 1001);
   });
 
   it('x-service-domain sets the link host; x-service-no-json answers with the bare link', async () => {
-    let res = await shorten(admin.token, { destination: 'https://example.com/d' }, { 'x-service-domain': 'https://sho.rt' });
+    let res = await shorten(
+      admin.token,
+      { destination: 'https://example.com/d' },
+      { 'x-service-domain': 'https://sho.rt' },
+    );
     assert.equal(res.body.url, `https://sho.rt/go/${res.body.code}`);
     const raw = await server().fetch('/api/user/urls', {
       method: 'POST',
@@ -222,7 +262,11 @@ forEachDatabase('short URLs', (engine) => {
   });
 
   it('password: the link shows an escaped password page; the right password gives a token that redirects', async () => {
-    const res = await shorten(admin.token, { destination: 'https://example.com/secret' }, { 'x-service-password': 'open sesame' });
+    const res = await shorten(
+      admin.token,
+      { destination: 'https://example.com/secret' },
+      { 'x-service-password': 'open sesame' },
+    );
     assert.equal(res.body.passwordProtected, true);
     assert.ok(!JSON.stringify(res.body).includes('open sesame'));
     assert.ok(!JSON.stringify(res.body).includes('argon2'));
@@ -242,7 +286,9 @@ forEachDatabase('short URLs', (engine) => {
     let unlock = await server().json('POST', `/api/user/urls/${res.body.id}/password`, { body: { password: 'wrong' } });
     assert.equal(unlock.status, 403);
     assert.equal(unlock.body.code, 3005);
-    unlock = await server().json('POST', `/api/user/urls/${res.body.id}/password`, { body: { password: 'open sesame' } });
+    unlock = await server().json('POST', `/api/user/urls/${res.body.id}/password`, {
+      body: { password: 'open sesame' },
+    });
     assert.equal(unlock.status, 200);
     assert.equal(unlock.body.url, `${server().url}/go/${res.body.code}?token=${encodeURIComponent(unlock.body.token)}`);
 
@@ -251,10 +297,17 @@ forEachDatabase('short URLs', (engine) => {
     assert.equal(go.headers.get('location'), 'https://example.com/secret');
 
     // A forged token, or one for another URL, only shows the page again.
-    const other = await shorten(admin.token, { destination: 'https://example.com/other' }, { 'x-service-password': 'pw' });
+    const other = await shorten(
+      admin.token,
+      { destination: 'https://example.com/other' },
+      { 'x-service-password': 'pw' },
+    );
     const forged = `${unlock.body.token.split('.')[0]}.AAAA`;
     assert.equal((await server().fetch(`/go/${res.body.code}?token=${forged}`)).status, 401);
-    assert.equal((await server().fetch(`/go/${other.body.code}?token=${encodeURIComponent(unlock.body.token)}`)).status, 401);
+    assert.equal(
+      (await server().fetch(`/go/${other.body.code}?token=${encodeURIComponent(unlock.body.token)}`)).status,
+      401,
+    );
 
     // Removing the password makes it a plain redirect.
     await server().json('PATCH', `/api/user/urls/${res.body.id}`, { auth: admin.token, body: { password: null } });
@@ -278,7 +331,7 @@ forEachDatabase('short URLs', (engine) => {
     assert.equal(list.body.total, 3);
   });
 
-  it('lists the caller\'s URLs, searchable by destination, vanity or code, paginated', async () => {
+  it("lists the caller's URLs, searchable by destination, vanity or code, paginated", async () => {
     const dana = await createTestUser(server(), 'dana');
     const made = [];
     for (let i = 0; i < 5; i++) {
@@ -293,17 +346,37 @@ forEachDatabase('short URLs', (engine) => {
     assert.equal(res.body.page.length, 1);
 
     res = await server().json('GET', '/api/user/urls?searchQuery=DANA-3&searchField=vanity', { auth: dana.token });
-    assert.deepEqual(res.body.page.map((u: { id: string }) => u.id), [made[3].id]);
-    res = await server().json('GET', `/api/user/urls?searchQuery=${made[1].code}&searchField=code`, { auth: dana.token });
-    assert.deepEqual(res.body.page.map((u: { id: string }) => u.id), [made[1].id]);
-    res = await server().json('GET', `/api/user/urls?searchQuery=${encodeURIComponent('example/2')}&searchField=destination`, {
+    assert.deepEqual(
+      res.body.page.map((u: { id: string }) => u.id),
+      [made[3].id],
+    );
+    res = await server().json('GET', `/api/user/urls?searchQuery=${made[1].code}&searchField=code`, {
       auth: dana.token,
     });
-    assert.deepEqual(res.body.page.map((u: { id: string }) => u.id), [made[2].id]);
+    assert.deepEqual(
+      res.body.page.map((u: { id: string }) => u.id),
+      [made[1].id],
+    );
+    res = await server().json(
+      'GET',
+      `/api/user/urls?searchQuery=${encodeURIComponent('example/2')}&searchField=destination`,
+      {
+        auth: dana.token,
+      },
+    );
+    assert.deepEqual(
+      res.body.page.map((u: { id: string }) => u.id),
+      [made[2].id],
+    );
     // LIKE wildcards in the search are literal characters.
     res = await server().json('GET', `/api/user/urls?searchQuery=${encodeURIComponent('4%_')}`, { auth: dana.token });
-    assert.deepEqual(res.body.page.map((u: { id: string }) => u.id), [made[4].id]);
-    res = await server().json('GET', `/api/user/urls?searchQuery=${encodeURIComponent('%')}&searchField=vanity`, { auth: dana.token });
+    assert.deepEqual(
+      res.body.page.map((u: { id: string }) => u.id),
+      [made[4].id],
+    );
+    res = await server().json('GET', `/api/user/urls?searchQuery=${encodeURIComponent('%')}&searchField=vanity`, {
+      auth: dana.token,
+    });
     assert.equal(res.body.total, 0);
     // Only the caller's own.
     res = await server().json('GET', '/api/user/urls?searchQuery=dana', { auth: bob.token });
@@ -312,7 +385,11 @@ forEachDatabase('short URLs', (engine) => {
 
   it("another user's URL is 404 for GET, PATCH, DELETE; the owner deletes it", async () => {
     const mine = await shorten(admin.token, { destination: 'https://example.com/mine' });
-    for (const [method, body] of [['GET', undefined], ['PATCH', { enabled: false }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PATCH', { enabled: false }],
+      ['DELETE', undefined],
+    ] as const) {
       const res = await server().json(method, `/api/user/urls/${mine.body.id}`, { auth: bob.token, body });
       assert.equal(res.status, 404, method);
       assert.equal(res.body.code, 9002);
@@ -334,7 +411,10 @@ forEachDatabase('short URLs under a configured prefix', (engine) => {
   const server = useTestServer({ engine, env: { URLS_ROUTE: '/s', URLS_LENGTH: '10' } });
   it('links and redirects use URLS_ROUTE and URLS_LENGTH', async () => {
     const admin = await server().setup();
-    const res = await server().json('POST', '/api/user/urls', { auth: admin.token, body: { destination: 'https://example.com/p' } });
+    const res = await server().json('POST', '/api/user/urls', {
+      auth: admin.token,
+      body: { destination: 'https://example.com/p' },
+    });
     assert.equal(res.body.code.length, 10);
     assert.equal(res.body.url, `${server().url}/s/${res.body.code}`);
     const go = await server().fetch(`/s/${res.body.code}`);
@@ -354,10 +434,15 @@ forEachDatabase('short URL password guessing', (engine) => {
     });
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) {
-      statuses.push((await server().json('POST', `/api/user/urls/${res.body.id}/password`, { body: { password: `guess-${i}` } })).status);
+      statuses.push(
+        (await server().json('POST', `/api/user/urls/${res.body.id}/password`, { body: { password: `guess-${i}` } }))
+          .status,
+      );
     }
     assert.deepEqual(statuses, [...Array(10).fill(403), 429]);
-    const limited = await server().json('POST', `/api/user/urls/${res.body.id}/password`, { body: { password: 'right' } });
+    const limited = await server().json('POST', `/api/user/urls/${res.body.id}/password`, {
+      body: { password: 'right' },
+    });
     assert.equal(limited.status, 429);
   });
 });

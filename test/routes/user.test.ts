@@ -3,7 +3,17 @@ import { before, it } from 'node:test';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { PNG_1X1 } from '../support/fixtures.js';
 
-const USER_FIELDS = ['id', 'username', 'createdAt', 'updatedAt', 'role', 'view', 'sessions', 'oauthProviders', 'totpEnabled'];
+const USER_FIELDS = [
+  'id',
+  'username',
+  'createdAt',
+  'updatedAt',
+  'role',
+  'view',
+  'sessions',
+  'oauthProviders',
+  'totpEnabled',
+];
 
 forEachDatabase('GET/PATCH /api/user', (engine) => {
   const server = useTestServer({ engine });
@@ -35,9 +45,15 @@ forEachDatabase('GET/PATCH /api/user', (engine) => {
   });
 
   it('merges view settings property by property and leaves missing properties alone', async () => {
-    let res = await server().json('PATCH', '/api/user', { auth: admin.token, body: { view: { embed: true, embedTitle: 'Mine' } } });
+    let res = await server().json('PATCH', '/api/user', {
+      auth: admin.token,
+      body: { view: { embed: true, embedTitle: 'Mine' } },
+    });
     assert.equal(res.status, 200);
-    res = await server().json('PATCH', '/api/user', { auth: admin.token, body: { view: { align: 'center', embedTitle: null } } });
+    res = await server().json('PATCH', '/api/user', {
+      auth: admin.token,
+      body: { view: { align: 'center', embedTitle: null } },
+    });
     assert.deepEqual(res.body.user.view, { embed: true, embedTitle: null, align: 'center' });
     assert.equal(res.body.user.username, 'carol');
     res = await server().json('PATCH', '/api/user', { auth: admin.token, body: {} });
@@ -52,7 +68,10 @@ forEachDatabase('GET/PATCH /api/user', (engine) => {
     });
     assert.equal(res.status, 400);
     assert.equal(res.body.code, 1000);
-    assert.deepEqual(res.body.issues.map((i: { path: string }) => i.path), ['body.view.align']);
+    assert.deepEqual(
+      res.body.issues.map((i: { path: string }) => i.path),
+      ['body.view.align'],
+    );
     const me = await server().json('GET', '/api/user', { auth: admin.token });
     assert.equal(me.body.user.username, 'carol');
   });
@@ -82,7 +101,9 @@ forEachDatabase('GET/PATCH /api/user', (engine) => {
       body: { password: 'second-password', currentPassword: 'first-password' },
     });
     assert.equal(ok.status, 200);
-    const oldLogin = await server().json('POST', '/api/auth/login', { body: { username: 'carol', password: 'first-password' } });
+    const oldLogin = await server().json('POST', '/api/auth/login', {
+      body: { username: 'carol', password: 'first-password' },
+    });
     assert.equal(oldLogin.body.code, 1044);
     await server().login('carol', 'second-password');
   });
@@ -91,7 +112,10 @@ forEachDatabase('GET/PATCH /api/user', (engine) => {
     const password = 'second-password';
     const here = await server().login('carol', password);
     const elsewhere = await server().login('carol', password);
-    const changed = await server().json('PATCH', '/api/user', { auth: here, body: { password: 'third-password', currentPassword: password } });
+    const changed = await server().json('PATCH', '/api/user', {
+      auth: here,
+      body: { password: 'third-password', currentPassword: password },
+    });
     assert.equal(changed.status, 200);
     assert.equal((await server().json('GET', '/api/user', { auth: here })).status, 200);
     const signedOut = await server().json('GET', '/api/user', { auth: elsewhere });
@@ -153,7 +177,10 @@ forEachDatabase('API token and sessions', (engine) => {
     assert.ok(!list.body.other.some((s: { id: string }) => s.id === list.body.current.id));
 
     const secondId = (await server().json('GET', '/api/user/sessions', { auth: second })).body.current.id;
-    const revoked = await server().json('DELETE', '/api/user/sessions', { auth: admin.cookie, body: { sessionId: secondId } });
+    const revoked = await server().json('DELETE', '/api/user/sessions', {
+      auth: admin.cookie,
+      body: { sessionId: secondId },
+    });
     assert.equal(revoked.status, 200);
     assert.equal(revoked.body.other.length, 1);
     assert.equal((await server().json('GET', '/api/user', { auth: second })).body.code, 2000);
@@ -165,7 +192,10 @@ forEachDatabase('API token and sessions', (engine) => {
     assert.equal(current.status, 400);
     assert.equal(current.body.code, 1021);
 
-    const unknown = await server().json('DELETE', '/api/user/sessions', { auth: admin.cookie, body: { sessionId: 'nope' } });
+    const unknown = await server().json('DELETE', '/api/user/sessions', {
+      auth: admin.cookie,
+      body: { sessionId: 'nope' },
+    });
     assert.equal(unknown.status, 400);
     assert.equal(unknown.body.code, 1031);
 
@@ -179,10 +209,17 @@ forEachDatabase('API token and sessions', (engine) => {
   it("cannot revoke another user's session (1031)", async () => {
     const { insertUser } = await import('../../src/services/accounts.js');
     const { hashPassword } = await import('../../src/lib/passwords.js');
-    await insertUser(server().ctx, server().ctx.db, { username: 'frank', passwordHash: await hashPassword('pw2'), role: 'USER' });
+    await insertUser(server().ctx, server().ctx.db, {
+      username: 'frank',
+      passwordHash: await hashPassword('pw2'),
+      role: 'USER',
+    });
     const frank = await server().login('frank', 'pw2');
     const frankSession = (await server().json('GET', '/api/user/sessions', { auth: frank })).body.current.id;
-    const res = await server().json('DELETE', '/api/user/sessions', { auth: admin.cookie, body: { sessionId: frankSession } });
+    const res = await server().json('DELETE', '/api/user/sessions', {
+      auth: admin.cookie,
+      body: { sessionId: frankSession },
+    });
     assert.equal(res.body.code, 1031);
     assert.equal((await server().json('GET', '/api/user', { auth: frank })).status, 200);
   });

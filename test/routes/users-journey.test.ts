@@ -14,7 +14,9 @@ forEachDatabase('administration journey', (engine) => {
     const s = server();
     const root = await s.setup('owner', 'owner-password');
     const admin = await createUserViaApi(s, root.token, 'helper', 'ADMIN');
-    const alice = await createUserViaApi(s, admin.token, 'alice', 'USER', { quota: { filesQuota: 'BY_FILES', maxFiles: 1 } });
+    const alice = await createUserViaApi(s, admin.token, 'alice', 'USER', {
+      quota: { filesQuota: 'BY_FILES', maxFiles: 1 },
+    });
     const asAdmin = (method: string, path: string, body?: unknown) => s.json(method, path, { auth: admin.token, body });
 
     // A file quota: the second file is refused.
@@ -27,8 +29,16 @@ forEachDatabase('administration journey', (engine) => {
     // A short-URL quota only; files unlimited again.
     await asAdmin('PATCH', `/api/users/${alice.id}`, { quota: { filesQuota: 'NONE', maxUrls: 1 } });
     assert.equal((await upload(s, alice.token, [{ name: 'e.bin', content: Buffer.alloc(100) }])).status, 200);
-    assert.equal((await s.json('POST', '/api/user/urls', { auth: alice.token, body: { destination: 'https://example.com/1' } })).status, 200);
-    assertError(await s.json('POST', '/api/user/urls', { auth: alice.token, body: { destination: 'https://example.com/2' } }), 403, 3012);
+    assert.equal(
+      (await s.json('POST', '/api/user/urls', { auth: alice.token, body: { destination: 'https://example.com/1' } }))
+        .status,
+      200,
+    );
+    assertError(
+      await s.json('POST', '/api/user/urls', { auth: alice.token, body: { destination: 'https://example.com/2' } }),
+      403,
+      3012,
+    );
     assert.equal((await s.json('GET', '/api/user', { auth: alice.token })).body.user.quota.maxUrls, 1);
 
     // A settings change applies to the very next upload.
@@ -44,11 +54,17 @@ forEachDatabase('administration journey', (engine) => {
     const pub = await s.json('GET', '/api/server/public');
     assert.deepEqual([pub.body.registrationEnabled, pub.body.invitesEnabled], [false, true]);
     assert.equal((await s.json('GET', `/api/auth/invites/web/${invite.code}`)).status, 200);
-    const joined = await s.json('POST', '/api/auth/register', { body: { username: 'bob', password: 'bob-password', code: invite.code } });
+    const joined = await s.json('POST', '/api/auth/register', {
+      body: { username: 'bob', password: 'bob-password', code: invite.code },
+    });
     assert.equal(joined.status, 200);
     const bob = sessionCookieOf(joined.headers);
     assert.equal((await s.json('GET', '/api/user', { auth: bob })).body.user.username, 'bob');
-    assertError(await s.json('POST', '/api/auth/register', { body: { username: 'carl', password: 'pw', code: invite.code } }), 400, 1035);
+    assertError(
+      await s.json('POST', '/api/auth/register', { body: { username: 'carl', password: 'pw', code: invite.code } }),
+      400,
+      1035,
+    );
 
     // Deleting alice with her content removes her files from the links too.
     const mine = await upload(s, alice.token, [{ name: 'g.txt', content: 'gone soon' }]);
@@ -61,6 +77,10 @@ forEachDatabase('administration journey', (engine) => {
     // The owner cannot be demoted or deleted by the admin, nor step down while alone.
     assertError(await asAdmin('PATCH', `/api/users/${root.id}`, { role: 'USER' }), 403, 3019);
     assertError(await asAdmin('DELETE', `/api/users/${root.id}`), 403, 3009);
-    assertError(await s.json('PATCH', `/api/users/${root.id}`, { auth: root.token, body: { role: 'ADMIN' } }), 403, 3007);
+    assertError(
+      await s.json('PATCH', `/api/users/${root.id}`, { auth: root.token, body: { role: 'ADMIN' } }),
+      403,
+      3007,
+    );
   });
 });

@@ -2,7 +2,13 @@
 // SUPERADMIN accounts for create, edit, role change and delete, plus acting on oneself and the last SUPERADMIN.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { forEachDatabase, startTestServer, useTestServer, type JsonResponse, type TestUser } from '../support/server.js';
+import {
+  forEachDatabase,
+  startTestServer,
+  useTestServer,
+  type JsonResponse,
+  type TestUser,
+} from '../support/server.js';
 import { assertError, createUserViaApi, NO_RATE_LIMIT, type Role } from './users-support.js';
 
 const ROLES: Role[] = ['USER', 'ADMIN', 'SUPERADMIN'];
@@ -104,7 +110,10 @@ forEachDatabase('user administration: role rules', (engine) => {
         const change = ROLE_CHANGE[actor][targetRole][newRole];
         it(`${actor} changing another ${targetRole} to ${newRole}: ${change}`, async () => {
           const id = await target(targetRole);
-          const res = await server().json('PATCH', `/api/users/${id}`, { auth: actors[actor].token, body: { role: newRole } });
+          const res = await server().json('PATCH', `/api/users/${id}`, {
+            auth: actors[actor].token,
+            body: { role: newRole },
+          });
           expectOutcome(res, change, `${actor} sets ${targetRole} to ${newRole}`);
           assert.equal(await roleOf(id), change === 'ok' ? newRole : targetRole);
         });
@@ -124,17 +133,36 @@ forEachDatabase('user administration: role rules', (engine) => {
 
   describe('acting on oneself', () => {
     it('nobody deletes themselves: 3010 for ADMIN and SUPERADMIN (and 3000 for a USER)', async () => {
-      assertError(await server().json('DELETE', `/api/users/${actors.SUPERADMIN.id}`, { auth: actors.SUPERADMIN.token }), 403, 3010);
-      assertError(await server().json('DELETE', `/api/users/${actors.ADMIN.id}`, { auth: actors.ADMIN.token }), 403, 3010);
-      assertError(await server().json('DELETE', `/api/users/${actors.USER.id}`, { auth: actors.USER.token }), 403, 3000);
+      assertError(
+        await server().json('DELETE', `/api/users/${actors.SUPERADMIN.id}`, { auth: actors.SUPERADMIN.token }),
+        403,
+        3010,
+      );
+      assertError(
+        await server().json('DELETE', `/api/users/${actors.ADMIN.id}`, { auth: actors.ADMIN.token }),
+        403,
+        3010,
+      );
+      assertError(
+        await server().json('DELETE', `/api/users/${actors.USER.id}`, { auth: actors.USER.token }),
+        403,
+        3000,
+      );
       assert.equal(await roleOf(actors.ADMIN.id), 'ADMIN');
     });
 
     it('an ADMIN edits their own profile but cannot make themselves SUPERADMIN (3015) or change their own quota (3019)', async () => {
       const me = await createUserViaApi(server(), actors.SUPERADMIN.token, `self-admin-${++serial}`, 'ADMIN');
-      const renamed = await server().json('PATCH', `/api/users/${me.id}`, { auth: me.token, body: { username: `${me.username}-x` } });
+      const renamed = await server().json('PATCH', `/api/users/${me.id}`, {
+        auth: me.token,
+        body: { username: `${me.username}-x` },
+      });
       assert.equal(renamed.status, 200);
-      assertError(await server().json('PATCH', `/api/users/${me.id}`, { auth: me.token, body: { role: 'SUPERADMIN' } }), 403, 3015);
+      assertError(
+        await server().json('PATCH', `/api/users/${me.id}`, { auth: me.token, body: { role: 'SUPERADMIN' } }),
+        403,
+        3015,
+      );
       assertError(
         await server().json('PATCH', `/api/users/${me.id}`, { auth: me.token, body: { quota: null } }),
         403,
@@ -166,18 +194,37 @@ forEachDatabase('user administration: the last SUPERADMIN', (engine) => {
 
   it('cannot step down (3007), not even by asking for the same role twice; with a second one, one can', async () => {
     const root = await server().setup('root', 'root-password');
-    assertError(await server().json('PATCH', `/api/users/${root.id}`, { auth: root.token, body: { role: 'ADMIN' } }), 403, 3007);
-    assertError(await server().json('PATCH', `/api/users/${root.id}`, { auth: root.token, body: { role: 'USER' } }), 403, 3007);
-    const same = await server().json('PATCH', `/api/users/${root.id}`, { auth: root.token, body: { role: 'SUPERADMIN' } });
+    assertError(
+      await server().json('PATCH', `/api/users/${root.id}`, { auth: root.token, body: { role: 'ADMIN' } }),
+      403,
+      3007,
+    );
+    assertError(
+      await server().json('PATCH', `/api/users/${root.id}`, { auth: root.token, body: { role: 'USER' } }),
+      403,
+      3007,
+    );
+    const same = await server().json('PATCH', `/api/users/${root.id}`, {
+      auth: root.token,
+      body: { role: 'SUPERADMIN' },
+    });
     assert.equal(same.status, 200);
 
     const second = await createUserViaApi(server(), root.token, 'second', 'SUPERADMIN');
     const down = await server().json('PATCH', `/api/users/${root.id}`, { auth: root.token, body: { role: 'ADMIN' } });
     assert.equal(down.body.user.role, 'ADMIN');
-    assertError(await server().json('PATCH', `/api/users/${second.id}`, { auth: second.token, body: { role: 'USER' } }), 403, 3007);
+    assertError(
+      await server().json('PATCH', `/api/users/${second.id}`, { auth: second.token, body: { role: 'USER' } }),
+      403,
+      3007,
+    );
     // The former SUPERADMIN, now an ADMIN, can neither delete nor demote the remaining one.
     assertError(await server().json('DELETE', `/api/users/${second.id}`, { auth: root.token }), 403, 3009);
-    assertError(await server().json('PATCH', `/api/users/${second.id}`, { auth: root.token, body: { role: 'ADMIN' } }), 403, 3019);
+    assertError(
+      await server().json('PATCH', `/api/users/${second.id}`, { auth: root.token, body: { role: 'ADMIN' } }),
+      403,
+      3019,
+    );
   });
 });
 
@@ -192,7 +239,11 @@ forEachDatabase('user administration: SUPERADMINs stepping down at once', (engin
         all.map((u) => server.json('PATCH', `/api/users/${u.id}`, { auth: u.token, body: { role: 'ADMIN' } })),
       );
       assert.deepEqual(results.map((r) => r.status).sort(), [200, 200, 200, 200, 200, 403]);
-      assertError(results.find((r) => r.status === 403)!, 403, 3007);
+      assertError(
+        results.find((r) => r.status === 403)!,
+        403,
+        3007,
+      );
       const supers = await server.json('GET', '/api/users?role=SUPERADMIN', { auth: root.token });
       // root may be the one left or have stepped down; either way exactly one SUPERADMIN exists.
       assert.equal(supers.status, 200);

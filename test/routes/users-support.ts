@@ -25,7 +25,11 @@ export async function createUserViaApi(
 
 /** Asserts the spec's error body with this status and code. */
 export function assertError(res: JsonResponse, status: number, code: number, message?: string): void {
-  assert.equal(res.status, status, `${message ?? ''} expected ${status}/${code}, got ${res.status} ${JSON.stringify(res.body)}`);
+  assert.equal(
+    res.status,
+    status,
+    `${message ?? ''} expected ${status}/${code}, got ${res.status} ${JSON.stringify(res.body)}`,
+  );
   assert.equal(res.body.code, code, message);
   assert.equal(res.body.statusCode, status, message);
   assert.match(res.body.error, new RegExp(`^E${code}: `), message);

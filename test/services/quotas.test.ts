@@ -20,21 +20,42 @@ const rejectsWith = (promise: Promise<unknown>, code: number) =>
 
 describe('resolveQuotaInput', () => {
   it('needs maxBytes for BY_BYTES (1056) and maxFiles for BY_FILES (1057)', () => {
-    assert.throws(() => resolveQuotaInput({ filesQuota: 'BY_BYTES' }), (e: unknown) => isApiError(e, 1056));
-    assert.throws(() => resolveQuotaInput({ filesQuota: 'BY_BYTES', maxBytes: '' }), (e: unknown) => isApiError(e, 1056));
-    assert.throws(() => resolveQuotaInput({ filesQuota: 'BY_FILES', maxFiles: null }), (e: unknown) => isApiError(e, 1057));
-    assert.throws(() => resolveQuotaInput({ filesQuota: 'BY_BYTES', maxBytes: '12 parsecs' }), (e: unknown) => isApiError(e, 1000));
+    assert.throws(
+      () => resolveQuotaInput({ filesQuota: 'BY_BYTES' }),
+      (e: unknown) => isApiError(e, 1056),
+    );
+    assert.throws(
+      () => resolveQuotaInput({ filesQuota: 'BY_BYTES', maxBytes: '' }),
+      (e: unknown) => isApiError(e, 1056),
+    );
+    assert.throws(
+      () => resolveQuotaInput({ filesQuota: 'BY_FILES', maxFiles: null }),
+      (e: unknown) => isApiError(e, 1057),
+    );
+    assert.throws(
+      () => resolveQuotaInput({ filesQuota: 'BY_BYTES', maxBytes: '12 parsecs' }),
+      (e: unknown) => isApiError(e, 1000),
+    );
   });
 
   it('reads sizes, keeps only the limit of the chosen kind, and turns "nothing limited" into no quota', () => {
     assert.deepEqual(resolveQuotaInput({ filesQuota: 'BY_BYTES', maxBytes: '10gb', maxFiles: 4 }), {
-      filesQuota: 'BY_BYTES', maxBytes: 10 * 1024 ** 3, maxFiles: null, maxUrls: null,
+      filesQuota: 'BY_BYTES',
+      maxBytes: 10 * 1024 ** 3,
+      maxFiles: null,
+      maxUrls: null,
     });
     assert.deepEqual(resolveQuotaInput({ filesQuota: 'BY_FILES', maxFiles: 0, maxBytes: 9, maxUrls: 2 }), {
-      filesQuota: 'BY_FILES', maxBytes: null, maxFiles: 0, maxUrls: 2,
+      filesQuota: 'BY_FILES',
+      maxBytes: null,
+      maxFiles: 0,
+      maxUrls: 2,
     });
     assert.deepEqual(resolveQuotaInput({ filesQuota: 'NONE', maxUrls: 3 }), {
-      filesQuota: 'BY_BYTES', maxBytes: null, maxFiles: null, maxUrls: 3,
+      filesQuota: 'BY_BYTES',
+      maxBytes: null,
+      maxFiles: null,
+      maxUrls: 3,
     });
     assert.equal(resolveQuotaInput({ filesQuota: 'NONE' }), null);
     assert.equal(resolveQuotaInput(null), null);
@@ -47,9 +68,21 @@ function insertFileRow(trx: TestServer['ctx']['db'], userId: string, size: numbe
   return trx
     .insertInto('files')
     .values({
-      id, name: `${id}.bin`, original_name: null, type: 'application/octet-stream', size, views: 0, max_views: null,
-      favorite: 0, password: null, deletes_at: null, folder_id: null, user_id: userId, storage_key: `quota-test/${id}`,
-      created_at: Date.now(), updated_at: Date.now(),
+      id,
+      name: `${id}.bin`,
+      original_name: null,
+      type: 'application/octet-stream',
+      size,
+      views: 0,
+      max_views: null,
+      favorite: 0,
+      password: null,
+      deletes_at: null,
+      folder_id: null,
+      user_id: userId,
+      storage_key: `quota-test/${id}`,
+      created_at: Date.now(),
+      updated_at: Date.now(),
     })
     .execute();
 }
@@ -73,7 +106,7 @@ forEachDatabase('quota checks', (engine) => {
     await assertUrlQuota(server().ctx, server().ctx.db, free.id, 10 ** 6);
   });
 
-  it('BY_BYTES: counts the bytes of the user\'s files; going over -> 5002', async () => {
+  it("BY_BYTES: counts the bytes of the user's files; going over -> 5002", async () => {
     const { ctx } = server();
     const u = await userWithQuota('bytes', { filesQuota: 'BY_BYTES', maxBytes: '1kb' });
     await insertTestFile(server(), u.id, { bytes: Buffer.alloc(600) });
@@ -83,7 +116,7 @@ forEachDatabase('quota checks', (engine) => {
     await rejectsWith(assertFileQuota(ctx, ctx.db, u.id, { bytes: 425, files: 1 }), 5002);
   });
 
-  it('BY_FILES: counts the user\'s files; going over -> 5002', async () => {
+  it("BY_FILES: counts the user's files; going over -> 5002", async () => {
     const { ctx } = server();
     const u = await userWithQuota('files', { filesQuota: 'BY_FILES', maxFiles: 2 });
     await insertTestFile(server(), u.id, { bytes: 'x' });
@@ -92,11 +125,14 @@ forEachDatabase('quota checks', (engine) => {
     assert.deepEqual(await fileQuotaRoom(ctx.db, u.id), { bytes: null, files: 1 });
   });
 
-  it('maxUrls: counts the user\'s short URLs; going over -> 3012', async () => {
+  it("maxUrls: counts the user's short URLs; going over -> 3012", async () => {
     const { ctx } = server();
     const u = await userWithQuota('urls', { filesQuota: 'NONE', maxUrls: 1 });
     await assertUrlQuota(ctx, ctx.db, u.id);
-    const made = await server().json('POST', '/api/user/urls', { auth: u.token, body: { destination: 'https://example.com' } });
+    const made = await server().json('POST', '/api/user/urls', {
+      auth: u.token,
+      body: { destination: 'https://example.com' },
+    });
     assert.equal(made.status, 200);
     await rejectsWith(assertUrlQuota(ctx, ctx.db, u.id), 3012);
     assert.equal((await quotaUsage(ctx.db, u.id)).urls, 1);

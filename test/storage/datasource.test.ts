@@ -8,7 +8,12 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
-import { createDatasource, InvalidStorageKeyError, StorageNotFoundError, type Datasource } from '../../src/storage/index.js';
+import {
+  createDatasource,
+  InvalidStorageKeyError,
+  StorageNotFoundError,
+  type Datasource,
+} from '../../src/storage/index.js';
 import { randomString } from '../../src/lib/ids.js';
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { describeS3, s3Client } from '../support/s3.js';
@@ -63,9 +68,15 @@ function datasourceSuite(name: string, env: () => Record<string, string>): void 
     const unfinishedUploads = async (): Promise<string[]> => {
       const e = env();
       if (e.DATASOURCE !== 's3') return [];
-      const client = s3Client({ endpoint: e.S3_ENDPOINT!, accessKeyId: e.S3_ACCESS_KEY_ID!, secretAccessKey: e.S3_SECRET_ACCESS_KEY! });
+      const client = s3Client({
+        endpoint: e.S3_ENDPOINT!,
+        accessKeyId: e.S3_ACCESS_KEY_ID!,
+        secretAccessKey: e.S3_SECRET_ACCESS_KEY!,
+      });
       try {
-        const listed = await client.send(new ListMultipartUploadsCommand({ Bucket: e.S3_BUCKET!, Prefix: `${e.S3_PREFIX ?? ''}${prefix}/` }));
+        const listed = await client.send(
+          new ListMultipartUploadsCommand({ Bucket: e.S3_BUCKET!, Prefix: `${e.S3_PREFIX ?? ''}${prefix}/` }),
+        );
         return (listed.Uploads ?? []).map((upload) => upload.Key!);
       } finally {
         client.destroy();
@@ -196,7 +207,10 @@ function datasourceSuite(name: string, env: () => Record<string, string>): void 
         let state = await h.storage.beginAppend(k, { contentType: 'application/octet-stream' });
         state = await h.storage.append(state, bodyOf(first));
         const failure = new Error('chunk cut off');
-        await assert.rejects(h.storage.append(state, failingBody(randomBytes(failedSize), failure)), (e) => e === failure);
+        await assert.rejects(
+          h.storage.append(state, failingBody(randomBytes(failedSize), failure)),
+          (e) => e === failure,
+        );
         // The caller retries the chunk from the state it had before the failed call.
         state = await h.storage.append(state, bodyOf(last));
         assert.deepEqual(await h.storage.completeAppend(state), { size: first.length + last.length });
@@ -233,10 +247,27 @@ function datasourceSuite(name: string, env: () => Record<string, string>): void 
     });
 
     it('refuses keys that could escape the storage folder or prefix', async () => {
-      const bad = ['', '/etc/passwd', '../outside', 'a/../../b', 'a/./b', 'a//b', 'a/', 'nul\0byte', 'back\\slash',
-        'line\nbreak', '..', '.chute-tmp/x', 'x'.repeat(1025)];
+      const bad = [
+        '',
+        '/etc/passwd',
+        '../outside',
+        'a/../../b',
+        'a/./b',
+        'a//b',
+        'a/',
+        'nul\0byte',
+        'back\\slash',
+        'line\nbreak',
+        '..',
+        '.chute-tmp/x',
+        'x'.repeat(1025),
+      ];
       for (const k of bad) {
-        await assert.rejects(h.storage.put(k, bodyOf(Buffer.from('x')), { contentType: 'text/plain' }), InvalidStorageKeyError, k);
+        await assert.rejects(
+          h.storage.put(k, bodyOf(Buffer.from('x')), { contentType: 'text/plain' }),
+          InvalidStorageKeyError,
+          k,
+        );
         await assert.rejects(h.storage.get(k), InvalidStorageKeyError, k);
         await assert.rejects(h.storage.stat(k), InvalidStorageKeyError, k);
         await assert.rejects(h.storage.delete(k), InvalidStorageKeyError, k);

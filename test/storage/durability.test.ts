@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 
 const fixture = fileURLToPath(new URL('./fixtures/put-once.ts', import.meta.url));
 const straceWorks = spawnSync('strace', ['-o', '/dev/null', 'true']).status === 0;
-if (!straceWorks) console.log('# NOTICE: strace is not available: the fsync-order test of the local datasource is SKIPPED');
+if (!straceWorks)
+  console.log('# NOTICE: strace is not available: the fsync-order test of the local datasource is SKIPPED');
 
 interface Event {
   call: 'openat' | 'fsync' | 'fdatasync' | 'rename' | 'write';
@@ -26,7 +27,22 @@ async function traceFixture(dataDir: string, fsync: boolean): Promise<Event[]> {
   const log = path.join(dataDir, 'strace.log');
   const run = spawnSync(
     'strace',
-    ['-f', '-qq', '-s', '0', '-e', 'trace=openat,fsync,fdatasync,rename,write,pwrite64,writev,pwritev,pwritev2', '-o', log, process.execPath, '--import', 'tsx', fixture, dataDir, String(fsync)],
+    [
+      '-f',
+      '-qq',
+      '-s',
+      '0',
+      '-e',
+      'trace=openat,fsync,fdatasync,rename,write,pwrite64,writev,pwritev,pwritev2',
+      '-o',
+      log,
+      process.execPath,
+      '--import',
+      'tsx',
+      fixture,
+      dataDir,
+      String(fsync),
+    ],
     { encoding: 'utf8' },
   );
   assert.equal(run.status, 0, run.stderr);
@@ -99,9 +115,15 @@ describe('local datasource durability (strace)', { skip: !straceWorks && 'strace
         const temp = events[renamed]!.path;
         const fileSynced = events.findLastIndex((e, i) => i < renamed && e.call === 'fsync' && e.path === temp);
         assert.ok(fileSynced >= 0, `the temp file of ${target} is fsynced before the rename`);
-        assert.ok(indexOf(events, (e) => e.call === 'fsync' && e.path === folder, renamed) > renamed, `${folder} is fsynced after the rename`);
+        assert.ok(
+          indexOf(events, (e) => e.call === 'fsync' && e.path === folder, renamed) > renamed,
+          `${folder} is fsynced after the rename`,
+        );
         // New folders are made durable too: their parent is fsynced.
-        assert.ok(indexOf(events, (e) => e.call === 'fsync' && e.path === path.dirname(folder)) >= 0, `${path.dirname(folder)} is fsynced`);
+        assert.ok(
+          indexOf(events, (e) => e.call === 'fsync' && e.path === path.dirname(folder)) >= 0,
+          `${path.dirname(folder)} is fsynced`,
+        );
       }
     } finally {
       await rm(dataDir, { recursive: true, force: true });
@@ -118,7 +140,11 @@ describe('local datasource durability (strace)', { skip: !straceWorks && 'strace
         const temp = events[renamed]!.path;
         const writes = events.filter((e) => e.call === 'write' && e.path === temp);
         // 20 MiB arrived in 320 pieces of 64 KiB: one write each would be 320.
-        assert.equal(writes.reduce((sum, e) => sum + e.bytes!, 0), 20 * 1024 * 1024, `all of ${target} is written`);
+        assert.equal(
+          writes.reduce((sum, e) => sum + e.bytes!, 0),
+          20 * 1024 * 1024,
+          `all of ${target} is written`,
+        );
         assert.ok(writes.length <= 21, `${target}: ${writes.length} writes, expected 1 MiB batches`);
         const finalSync = events.findLastIndex((e, i) => i < renamed && e.call === 'fsync' && e.path === temp);
         assert.ok(finalSync >= 0, `the temp file of ${target} is fsynced before the rename`);
@@ -127,9 +153,17 @@ describe('local datasource durability (strace)', { skip: !straceWorks && 'strace
         assert.ok(earlyFlushes.length >= 1, `${target} is flushed before its last bytes are written`);
       }
       // An append that says its length starts no flush within 4 MiB of its end (9 MiB: 8 MiB is passed 1 MiB before).
-      const hinted = events[indexOf(events, (e) => e.call === 'rename' && e.to === path.join(dataDir, 'uploads/big/hinted.bin'))]!.path;
-      assert.equal(events.filter((e) => e.call === 'write' && e.path === hinted).reduce((sum, e) => sum + e.bytes!, 0), 9 * 1024 * 1024);
-      assert.deepEqual(events.filter((e) => e.path === hinted && (e.call === 'fsync' || e.call === 'fdatasync')).map((e) => e.call), ['fsync']);
+      const hinted =
+        events[indexOf(events, (e) => e.call === 'rename' && e.to === path.join(dataDir, 'uploads/big/hinted.bin'))]!
+          .path;
+      assert.equal(
+        events.filter((e) => e.call === 'write' && e.path === hinted).reduce((sum, e) => sum + e.bytes!, 0),
+        9 * 1024 * 1024,
+      );
+      assert.deepEqual(
+        events.filter((e) => e.path === hinted && (e.call === 'fsync' || e.call === 'fdatasync')).map((e) => e.call),
+        ['fsync'],
+      );
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
@@ -140,7 +174,10 @@ describe('local datasource durability (strace)', { skip: !straceWorks && 'strace
     try {
       const events = await traceFixture(dataDir, false);
       assert.equal(events.filter((e) => e.call === 'rename').length, 5, 'the trace saw the puts and appends');
-      assert.deepEqual(events.filter((e) => e.call === 'fsync' || e.call === 'fdatasync'), []);
+      assert.deepEqual(
+        events.filter((e) => e.call === 'fsync' || e.call === 'fdatasync'),
+        [],
+      );
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

@@ -33,11 +33,36 @@ describe('FileWriter', () => {
   });
 
   it('writes exactly the bytes it is given, at its start offset, whatever the sizes of the pieces', async () => {
-    const cases: Array<{ name: string; sizes: number[]; total: number; options: { flushEarly: boolean; fsyncAtEnd: boolean } }> = [
-      { name: 'tiny and odd pieces', sizes: [1, 7, 4093, 65_536, 3], total: 3 * WRITE_BATCH + 12_345, options: { flushEarly: false, fsyncAtEnd: false } },
-      { name: 'pieces larger than a batch', sizes: [WRITE_BATCH + 1, 2 * WRITE_BATCH + 17, 5], total: 7 * WRITE_BATCH + 1, options: { flushEarly: false, fsyncAtEnd: true } },
-      { name: 'exact batches', sizes: [WRITE_BATCH], total: 4 * WRITE_BATCH, options: { flushEarly: true, fsyncAtEnd: true } },
-      { name: 'past the early flush distance', sizes: [32 * 1024, 65_535], total: EARLY_FLUSH_EVERY * 2 + 999, options: { flushEarly: true, fsyncAtEnd: true } },
+    const cases: Array<{
+      name: string;
+      sizes: number[];
+      total: number;
+      options: { flushEarly: boolean; fsyncAtEnd: boolean };
+    }> = [
+      {
+        name: 'tiny and odd pieces',
+        sizes: [1, 7, 4093, 65_536, 3],
+        total: 3 * WRITE_BATCH + 12_345,
+        options: { flushEarly: false, fsyncAtEnd: false },
+      },
+      {
+        name: 'pieces larger than a batch',
+        sizes: [WRITE_BATCH + 1, 2 * WRITE_BATCH + 17, 5],
+        total: 7 * WRITE_BATCH + 1,
+        options: { flushEarly: false, fsyncAtEnd: true },
+      },
+      {
+        name: 'exact batches',
+        sizes: [WRITE_BATCH],
+        total: 4 * WRITE_BATCH,
+        options: { flushEarly: true, fsyncAtEnd: true },
+      },
+      {
+        name: 'past the early flush distance',
+        sizes: [32 * 1024, 65_535],
+        total: EARLY_FLUSH_EVERY * 2 + 999,
+        options: { flushEarly: true, fsyncAtEnd: true },
+      },
       { name: 'less than one batch', sizes: [100], total: 1000, options: { flushEarly: true, fsyncAtEnd: true } },
       { name: 'nothing', sizes: [1], total: 0, options: { flushEarly: true, fsyncAtEnd: true } },
     ];
@@ -49,7 +74,10 @@ describe('FileWriter', () => {
       const writer = new FileWriter(await open(file, 'r+'), { start: before.length, ...c.options });
       await pipeline(Readable.from(piecesOf(source, c.sizes)), writer);
       assert.equal(writer.bytesWritten, c.total, c.name);
-      assert.ok((await readFile(file)).equals(Buffer.concat([before, source])), `${c.name}: the file holds the bytes before the start, then the source`);
+      assert.ok(
+        (await readFile(file)).equals(Buffer.concat([before, source])),
+        `${c.name}: the file holds the bytes before the start, then the source`,
+      );
       assert.equal(await openDescriptorsOf(file), 0, `${c.name}: the file is closed`);
     }
   });
@@ -58,7 +86,9 @@ describe('FileWriter', () => {
     const file = path.join(dir, 'read-only.bin');
     await writeFile(file, '');
     const writer = new FileWriter(await open(file, 'r'), { flushEarly: false, fsyncAtEnd: false });
-    await assert.rejects(pipeline(Readable.from(piecesOf(randomBytes(3 * WRITE_BATCH), [64 * 1024])), writer), { code: 'EBADF' });
+    await assert.rejects(pipeline(Readable.from(piecesOf(randomBytes(3 * WRITE_BATCH), [64 * 1024])), writer), {
+      code: 'EBADF',
+    });
     await waitFor(async () => (await openDescriptorsOf(file)) === 0, 'the file is closed');
   });
 

@@ -25,18 +25,22 @@ const pathish = fc.stringMatching(/^[a-z./\\\u0000\n ]{0,12}$/);
 describe('storage keys', () => {
   it('an accepted key always resolves strictly inside the root, unchanged by normalisation', () => {
     fc.assert(
-      fc.property(fc.oneof(pathish, fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 40 })), (key) => {
-        if (!accepted(key)) return;
-        const resolved = path.resolve(root, key);
-        assert.ok(resolved.startsWith(`${root}${path.sep}`), `${JSON.stringify(key)} -> ${resolved}`);
-        assert.equal(path.posix.normalize(key), key, 'S3 servers see the same object name as the folder');
-        assert.equal(path.relative(root, resolved).split(path.sep).join('/'), key);
-      }),
+      fc.property(
+        fc.oneof(pathish, fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 40 })),
+        (key) => {
+          if (!accepted(key)) return;
+          const resolved = path.resolve(root, key);
+          assert.ok(resolved.startsWith(`${root}${path.sep}`), `${JSON.stringify(key)} -> ${resolved}`);
+          assert.equal(path.posix.normalize(key), key, 'S3 servers see the same object name as the folder');
+          assert.equal(path.relative(root, resolved).split(path.sep).join('/'), key);
+        },
+      ),
       { numRuns: 5000 },
     );
   });
 
   it('accepts ordinary names and nested names', () => {
-    for (const key of ['a', 'abc.png', 'u/abc.png', '2026/11/x y.tar.gz', '.hidden', 'a..b', '…']) assert.ok(accepted(key), key);
+    for (const key of ['a', 'abc.png', 'u/abc.png', '2026/11/x y.tar.gz', '.hidden', 'a..b', '…'])
+      assert.ok(accepted(key), key);
   });
 });

@@ -44,7 +44,9 @@ describe('local datasource', () => {
 
   it('uses UPLOADS_DIR when set, and works with UPLOADS_FSYNC=false', async () => {
     const uploads = path.join(dataDir, 'elsewhere', 'files');
-    const storage = await createDatasource(loadConfig({ DATA_DIR: dataDir, UPLOADS_DIR: uploads, UPLOADS_FSYNC: 'false' }));
+    const storage = await createDatasource(
+      loadConfig({ DATA_DIR: dataDir, UPLOADS_DIR: uploads, UPLOADS_FSYNC: 'false' }),
+    );
     await storage.put('x.bin', text('fast'), { contentType: 'text/plain' });
     assert.equal(await readFile(path.join(uploads, 'x.bin'), 'utf8'), 'fast');
     let state = await storage.beginAppend('y.bin', { contentType: 'text/plain' });
@@ -74,7 +76,7 @@ describe('local datasource', () => {
     await rm(path.join(tmp, 'someone-elses-file'));
   });
 
-  it('an instance starting up sweeps only its own dead puts; another instance\'s put in progress carries on', async () => {
+  it("an instance starting up sweeps only its own dead puts; another instance's put in progress carries on", async () => {
     const shared = await mkdtemp(path.join(os.tmpdir(), 'chute-shared-tmp-'));
     try {
       const config = loadConfig({ DATA_DIR: shared });
@@ -138,17 +140,23 @@ describe('local datasource', () => {
     await storage.abortAppend(state);
   });
 
-  it('keeps temp files inside UPLOADS_DIR when it is on another filesystem', { skip: !otherFilesystem && 'no /dev/shm on another filesystem than the temp folder' }, async () => {
-    const uploads = await mkdtemp(path.join('/dev/shm', 'chute-uploads-'));
-    try {
-      const storage = (await createDatasource(loadConfig({ DATA_DIR: dataDir, UPLOADS_DIR: uploads }))) as LocalDatasource;
-      assert.equal(storage.tmpDir, path.join(uploads, '.chute-tmp'));
-      await storage.put('across.txt', text('renamed within one filesystem'), { contentType: 'text/plain' });
-      assert.equal(await readFile(path.join(uploads, 'across.txt'), 'utf8'), 'renamed within one filesystem');
-    } finally {
-      await rm(uploads, { recursive: true, force: true });
-    }
-  });
+  it(
+    'keeps temp files inside UPLOADS_DIR when it is on another filesystem',
+    { skip: !otherFilesystem && 'no /dev/shm on another filesystem than the temp folder' },
+    async () => {
+      const uploads = await mkdtemp(path.join('/dev/shm', 'chute-uploads-'));
+      try {
+        const storage = (await createDatasource(
+          loadConfig({ DATA_DIR: dataDir, UPLOADS_DIR: uploads }),
+        )) as LocalDatasource;
+        assert.equal(storage.tmpDir, path.join(uploads, '.chute-tmp'));
+        await storage.put('across.txt', text('renamed within one filesystem'), { contentType: 'text/plain' });
+        assert.equal(await readFile(path.join(uploads, 'across.txt'), 'utf8'), 'renamed within one filesystem');
+      } finally {
+        await rm(uploads, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('get() streams a file in 1 MiB reads and closes it at the end, or when the stream is destroyed early', async () => {
     const storage = await createDatasource(loadConfig({ DATA_DIR: dataDir }));
@@ -157,7 +165,10 @@ describe('local datasource', () => {
     const file = path.join(dataDir, 'uploads', 'streamed.bin');
     const chunks: Buffer[] = [];
     for await (const chunk of await storage.get('streamed.bin')) chunks.push(chunk as Buffer);
-    assert.deepEqual(chunks.map((c) => c.length), [1048576, 1048576, 1048576, 5]);
+    assert.deepEqual(
+      chunks.map((c) => c.length),
+      [1048576, 1048576, 1048576, 5],
+    );
     assert.ok(Buffer.concat(chunks).equals(bytes));
     assert.equal(await openDescriptorsOf(file), 0);
 
@@ -167,12 +178,17 @@ describe('local datasource', () => {
       assert.ok((chunk as Buffer).equals(bytes.subarray(10, 10 + 1024 * 1024)));
       break;
     }
-    await waitFor(async () => (await openDescriptorsOf(file)) === 0, 'the file is closed after the stream was destroyed');
+    await waitFor(
+      async () => (await openDescriptorsOf(file)) === 0,
+      'the file is closed after the stream was destroyed',
+    );
   });
 
   it('get() fails the stream when the file shrinks while it is read, rather than ending it short', async () => {
     const storage = await createDatasource(loadConfig({ DATA_DIR: dataDir }));
-    await storage.put('shrinks.bin', Readable.from([randomBytes(3 * 1024 * 1024)]), { contentType: 'application/octet-stream' });
+    await storage.put('shrinks.bin', Readable.from([randomBytes(3 * 1024 * 1024)]), {
+      contentType: 'application/octet-stream',
+    });
     const stream = await storage.get('shrinks.bin');
     await truncate(path.join(dataDir, 'uploads', 'shrinks.bin'), 1024 * 1024 + 1);
     let received = 0;

@@ -34,7 +34,11 @@ describeS3('s3 datasource specifics', (s3Env) => {
     dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-s3-'));
     storage = await createDatasource(loadConfig({ DATA_DIR: dataDir, ...env() }));
     const e = s3Env();
-    client = s3Client({ endpoint: e.S3_ENDPOINT!, accessKeyId: e.S3_ACCESS_KEY_ID!, secretAccessKey: e.S3_SECRET_ACCESS_KEY! });
+    client = s3Client({
+      endpoint: e.S3_ENDPOINT!,
+      accessKeyId: e.S3_ACCESS_KEY_ID!,
+      secretAccessKey: e.S3_SECRET_ACCESS_KEY!,
+    });
   });
   after(async () => {
     await storage?.close();
@@ -73,7 +77,8 @@ describeS3('s3 datasource specifics', (s3Env) => {
     await storage.put('multi.bin', bodyOf(randomBytes(12 * MiB)), { contentType: 'application/octet-stream' });
     assert.match((await head('files/v1/multi.bin')).ETag ?? '', /-3"$/, 'three 5 MiB parts');
     let state = await storage.beginAppend('appended.bin', { contentType: 'application/octet-stream' });
-    for (const size of [2 * MiB, 2 * MiB, 2 * MiB, 5 * MiB]) state = await storage.append(state, bodyOf(randomBytes(size)));
+    for (const size of [2 * MiB, 2 * MiB, 2 * MiB, 5 * MiB])
+      state = await storage.append(state, bodyOf(randomBytes(size)));
     await storage.completeAppend(state);
     assert.match((await head('files/v1/appended.bin')).ETag ?? '', /-3"$/, '5 + 5 MiB parts and a 1 MiB last part');
     assert.equal((await head('files/v1/appended.bin')).ContentLength, 11 * MiB);
@@ -81,22 +86,26 @@ describeS3('s3 datasource specifics', (s3Env) => {
     await storage.delete('appended.bin');
   });
 
-  it('serves more than 50 open downloads at once (a slow reader does not block other requests)', { timeout: 120_000 }, async () => {
-    const payload = randomBytes(2 * MiB);
-    await storage.put('popular.bin', bodyOf(payload), { contentType: 'application/octet-stream' });
-    const open: Readable[] = [];
-    try {
-      // The SDK's default pool has 50 sockets: with it, the 61st get would wait for one of these to be read.
-      for (let i = 0; i < 60; i++) open.push(await storage.get('popular.bin'));
-      const last = await storage.get('popular.bin', { start: 0, end: 9 });
-      const chunks: Buffer[] = [];
-      for await (const chunk of last) chunks.push(chunk as Buffer);
-      assert.deepEqual(Buffer.concat(chunks), payload.subarray(0, 10));
-    } finally {
-      for (const stream of open) stream.destroy();
-      await storage.delete('popular.bin');
-    }
-  });
+  it(
+    'serves more than 50 open downloads at once (a slow reader does not block other requests)',
+    { timeout: 120_000 },
+    async () => {
+      const payload = randomBytes(2 * MiB);
+      await storage.put('popular.bin', bodyOf(payload), { contentType: 'application/octet-stream' });
+      const open: Readable[] = [];
+      try {
+        // The SDK's default pool has 50 sockets: with it, the 61st get would wait for one of these to be read.
+        for (let i = 0; i < 60; i++) open.push(await storage.get('popular.bin'));
+        const last = await storage.get('popular.bin', { start: 0, end: 9 });
+        const chunks: Buffer[] = [];
+        for await (const chunk of last) chunks.push(chunk as Buffer);
+        assert.deepEqual(Buffer.concat(chunks), payload.subarray(0, 10));
+      } finally {
+        for (const stream of open) stream.destroy();
+        await storage.delete('popular.bin');
+      }
+    },
+  );
 });
 
 forEachDatabase('a Chute on S3 storage', (engine) => {

@@ -63,7 +63,11 @@ export interface PageOptions {
 }
 
 /** A fresh browser context (own cookies) on the server's URL, with clipboard access and console errors collected. */
-export async function openPage(browser: Browser, baseURL: string, options: PageOptions = {}): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+export async function openPage(
+  browser: Browser,
+  baseURL: string,
+  options: PageOptions = {},
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({
     baseURL,
     viewport: options.viewport ?? DESKTOP,
@@ -77,10 +81,12 @@ export async function openPage(browser: Browser, baseURL: string, options: PageO
   page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
   page.on('console', (msg) => {
     // Failed requests are recorded below with their address; the console's copy of them names none.
-    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) errors.push(`console: ${msg.text()}`);
+    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource'))
+      errors.push(`console: ${msg.text()}`);
   });
   page.on('response', (res) => {
-    if (res.status() >= 400) errors.push(`http ${res.status()}: ${res.request().method()} ${new URL(res.url()).pathname}`);
+    if (res.status() >= 400)
+      errors.push(`http ${res.status()}: ${res.request().method()} ${new URL(res.url()).pathname}`);
   });
   return { context, page, errors };
 }

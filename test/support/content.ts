@@ -14,7 +14,12 @@ export async function createTestUser(server: TestServer, username: string): Prom
 }
 
 export async function setUrlQuota(server: TestServer, userId: string, maxUrls: number): Promise<void> {
-  await setUserQuota(server.ctx, server.ctx.db, userId, { filesQuota: 'BY_BYTES', maxBytes: null, maxFiles: null, maxUrls });
+  await setUserQuota(server.ctx, server.ctx.db, userId, {
+    filesQuota: 'BY_BYTES',
+    maxBytes: null,
+    maxFiles: null,
+    maxUrls,
+  });
 }
 
 export interface TestFile {

@@ -6,7 +6,11 @@ export const PNG_1X1 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 /** A PNG of `width` x `height` RGB pixels from `pixel(x, y)`. */
-export function rgbPng(width: number, height: number, pixel: (x: number, y: number) => [number, number, number]): Buffer {
+export function rgbPng(
+  width: number,
+  height: number,
+  pixel: (x: number, y: number) => [number, number, number],
+): Buffer {
   const chunk = (type: string, data: Buffer) => {
     const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
     const out = Buffer.alloc(body.length + 8);

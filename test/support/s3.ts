@@ -136,7 +136,11 @@ export function describeS3(name: string, fn: (s3Env: () => Record<string, string
   const gateway = s3Gateway();
   if (!gateway) {
     printS3Notice();
-    describe(`${name} [s3]`, { skip: 'no S3 gateway: set TEST_S3_ENDPOINT or run scripts/ceph-rgw.sh start' }, () => undefined);
+    describe(
+      `${name} [s3]`,
+      { skip: 'no S3 gateway: set TEST_S3_ENDPOINT or run scripts/ceph-rgw.sh start' },
+      () => undefined,
+    );
     return;
   }
   describe(`${name} [s3]`, () => {

@@ -4,7 +4,16 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { insertTestFile } from '../support/content.js';
-import { DASHBOARD_ENV, DESKTOP, describeBrowser, openPage, PHONE, screenshot, signIn, useBrowser } from '../support/browser.js';
+import {
+  DASHBOARD_ENV,
+  DESKTOP,
+  describeBrowser,
+  openPage,
+  PHONE,
+  screenshot,
+  signIn,
+  useBrowser,
+} from '../support/browser.js';
 import { useTestServer, type TestUser } from '../support/server.js';
 
 /** What went wrong in the page, less the 401 of GET /api/user that the sign-in page meets before signing in. */
@@ -12,7 +21,10 @@ const unexpected = (errors: string[]) => errors.filter((e) => e !== 'http 401: G
 
 describeBrowser('dashboard: administration', () => {
   // URLS_LENGTH set in the environment locks "Short URL code length"; the suite signs in many times from one address.
-  const server = useTestServer({ engine: 'sqlite', env: { ...DASHBOARD_ENV, RATELIMIT_ENABLED: 'false', URLS_LENGTH: '7' } });
+  const server = useTestServer({
+    engine: 'sqlite',
+    env: { ...DASHBOARD_ENV, RATELIMIT_ENABLED: 'false', URLS_LENGTH: '7' },
+  });
   const browser = useBrowser();
   let root: TestUser;
 
@@ -48,7 +60,12 @@ describeBrowser('dashboard: administration', () => {
     const dana = await userNamed('dana');
     assert.equal(dana.role, 'USER');
     assert.deepEqual(
-      { filesQuota: dana.quota.filesQuota, maxBytes: dana.quota.maxBytes, maxFiles: dana.quota.maxFiles, maxUrls: dana.quota.maxUrls },
+      {
+        filesQuota: dana.quota.filesQuota,
+        maxBytes: dana.quota.maxBytes,
+        maxFiles: dana.quota.maxFiles,
+        maxUrls: dana.quota.maxUrls,
+      },
       { filesQuota: 'BY_BYTES', maxBytes: String(5 * 1024 * 1024), maxFiles: null, maxUrls: 10 },
     );
     await screenshot(page, 'admin-users');
@@ -91,8 +108,14 @@ describeBrowser('dashboard: administration', () => {
     await signIn(page, 'dana', 'dana-password');
     await page.goto('/dashboard/admin/users');
     await page.getByTestId('user-row-admin').getByRole('button', { name: 'Edit admin' }).waitFor();
-    assert.equal(await page.getByTestId('user-row-admin').getByRole('button', { name: 'Edit admin' }).isDisabled(), true);
-    assert.equal(await page.getByTestId('user-row-admin').getByRole('button', { name: 'Delete admin' }).isDisabled(), true);
+    assert.equal(
+      await page.getByTestId('user-row-admin').getByRole('button', { name: 'Edit admin' }).isDisabled(),
+      true,
+    );
+    assert.equal(
+      await page.getByTestId('user-row-admin').getByRole('button', { name: 'Delete admin' }).isDisabled(),
+      true,
+    );
     // The reason is in the tooltip.
     await page.getByTestId('user-row-admin').getByRole('button', { name: 'Edit admin' }).hover();
     await page.getByRole('tooltip', { name: 'Only this super administrator can change their account' }).waitFor();
@@ -118,7 +141,10 @@ describeBrowser('dashboard: administration', () => {
     assert.equal(await locked.isEditable(), false);
     assert.equal(await locked.inputValue(), '7');
     await page.getByTestId('setting-urlsLength').getByLabel('Locked by the environment variable URLS_LENGTH').waitFor();
-    await page.getByTestId('setting-urlsLength').getByText('Set by the environment variable URLS_LENGTH.', { exact: false }).waitFor();
+    await page
+      .getByTestId('setting-urlsLength')
+      .getByText('Set by the environment variable URLS_LENGTH.', { exact: false })
+      .waitFor();
     const refused = await server().json('PATCH', '/api/server/settings', { auth: root.token, body: { urlsLength: 5 } });
     assert.equal(refused.body.code, 1022);
 
@@ -127,7 +153,10 @@ describeBrowser('dashboard: administration', () => {
     await page.getByLabel('Requests per window').fill('0');
     await page.getByText('2 unsaved changes').waitFor();
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByRole('alert').getByText(/Nothing was saved: Requests per window is not valid/).waitFor();
+    await page
+      .getByRole('alert')
+      .getByText(/Nothing was saved: Requests per window is not valid/)
+      .waitFor();
     await page.getByTestId('setting-ratelimitMax').getByText('Must be at least 1.').waitFor();
     await screenshot(page, 'admin-settings-refused');
     assert.equal((await server().json('GET', '/api/server/public')).body.siteTitle, 'Chute');
@@ -199,7 +228,10 @@ describeBrowser('dashboard: administration', () => {
     await card.getByText('By admin', { exact: false }).waitFor();
     await screenshot(page, 'admin-invites-phone');
     await card.getByRole('button', { name: `Delete invite ${code}` }).click();
-    await page.getByRole('dialog', { name: `Delete invite ${code}?` }).getByRole('button', { name: 'Delete invite' }).click();
+    await page
+      .getByRole('dialog', { name: `Delete invite ${code}?` })
+      .getByRole('button', { name: 'Delete invite' })
+      .click();
     await card.waitFor({ state: 'detached' });
     assert.deepEqual((await server().json('GET', '/api/auth/invites', { auth: root.token })).body, []);
     assert.deepEqual(unexpected(errors), []);
@@ -232,7 +264,10 @@ describeBrowser('dashboard: administration', () => {
   });
 
   it('the super administrator deletes a user together with their files', async () => {
-    const { page, context, errors } = await openPage(browser(), server().url, { viewport: DESKTOP, colorScheme: 'dark' });
+    const { page, context, errors } = await openPage(browser(), server().url, {
+      viewport: DESKTOP,
+      colorScheme: 'dark',
+    });
     await signIn(page, 'admin', 'admin-password');
     await page.goto('/dashboard/admin/users');
     const row = page.getByTestId('user-row-dana');
@@ -257,10 +292,18 @@ describeBrowser('dashboard: administration', () => {
     await nav.getByRole('link', { name: 'Files' }).waitFor();
     assert.equal(await nav.getByRole('link', { name: 'Users' }).count(), 0);
     assert.equal(await nav.getByRole('link', { name: 'Server settings' }).count(), 0);
-    for (const path of ['/dashboard/admin', '/dashboard/admin/users', '/dashboard/admin/invites', '/dashboard/admin/settings']) {
+    for (const path of [
+      '/dashboard/admin',
+      '/dashboard/admin/users',
+      '/dashboard/admin/invites',
+      '/dashboard/admin/settings',
+    ]) {
       await page.goto(path);
       await page.getByText('Page not found').waitFor();
-      assert.equal(await page.getByRole('heading', { name: /Users|Server settings|Server overview|Invites/ }).count(), 0);
+      assert.equal(
+        await page.getByRole('heading', { name: /Users|Server settings|Server overview|Invites/ }).count(),
+        0,
+      );
     }
     await screenshot(page, 'admin-not-found-for-user');
     assert.deepEqual(unexpected(errors), []);

@@ -43,7 +43,10 @@ describeBrowser('dashboard: first run and sign-in', () => {
     await page.goto('/auth/setup');
     await page.waitForURL(/\/dashboard$/);
     // The wrong password's 400 and the visitor's 401 from GET /api/user are expected; nothing else may fail.
-    assert.deepEqual(errors.filter((e) => e !== 'http 400: POST /api/auth/login' && e !== 'http 401: GET /api/user'), []);
+    assert.deepEqual(
+      errors.filter((e) => e !== 'http 400: POST /api/auth/login' && e !== 'http 401: GET /api/user'),
+      [],
+    );
     await context.close();
   });
 

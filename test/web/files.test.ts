@@ -9,7 +9,17 @@ import { before, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { newId } from '../../src/lib/ids.js';
 import { upload } from '../routes/files-support.js';
-import { DASHBOARD_ENV, DESKTOP, describeBrowser, openPage, PHONE, screenshot, SCREENSHOT_DIR, signIn, useBrowser } from '../support/browser.js';
+import {
+  DASHBOARD_ENV,
+  DESKTOP,
+  describeBrowser,
+  openPage,
+  PHONE,
+  screenshot,
+  SCREENSHOT_DIR,
+  signIn,
+  useBrowser,
+} from '../support/browser.js';
 import { useTestServer, type TestUser } from '../support/server.js';
 
 /** A small RGB PNG: a diagonal gradient from `from` to `to`, so thumbnails are easy to tell apart. */
@@ -34,18 +44,47 @@ function png(width: number, height: number, from: [number, number, number], to: 
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
   header.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 const COLORS: Array<[[number, number, number], [number, number, number]]> = [
-  [[255, 94, 98], [255, 195, 113]],
-  [[67, 206, 162], [24, 90, 157]],
-  [[142, 45, 226], [74, 0, 224]],
-  [[252, 74, 26], [247, 183, 51]],
-  [[0, 180, 219], [0, 131, 176]],
-  [[238, 156, 167], [255, 221, 225]],
-  [[19, 78, 94], [113, 178, 128]],
-  [[255, 216, 155], [25, 84, 123]],
+  [
+    [255, 94, 98],
+    [255, 195, 113],
+  ],
+  [
+    [67, 206, 162],
+    [24, 90, 157],
+  ],
+  [
+    [142, 45, 226],
+    [74, 0, 224],
+  ],
+  [
+    [252, 74, 26],
+    [247, 183, 51],
+  ],
+  [
+    [0, 180, 219],
+    [0, 131, 176],
+  ],
+  [
+    [238, 156, 167],
+    [255, 221, 225],
+  ],
+  [
+    [19, 78, 94],
+    [113, 178, 128],
+  ],
+  [
+    [255, 216, 155],
+    [25, 84, 123],
+  ],
 ];
 
 interface SeedFile {
@@ -63,7 +102,11 @@ function seedFiles(): SeedFile[] {
   }));
   for (let i = 1; i <= 15; i++) {
     const lines = Array.from({ length: i * 3 }, (_, n) => `line ${n + 1} of notes ${i}`);
-    files.push({ name: `notes-${String(i).padStart(2, '0')}.txt`, content: `Notes number ${i}\n${lines.join('\n')}\n`, type: 'text/plain' });
+    files.push({
+      name: `notes-${String(i).padStart(2, '0')}.txt`,
+      content: `Notes number ${i}\n${lines.join('\n')}\n`,
+      type: 'text/plain',
+    });
   }
   files.push(
     { name: 'clip.mp4', content: Buffer.alloc(2048, 1), type: 'video/mp4' },
@@ -91,7 +134,9 @@ interface ApiFile {
 
 /** The names on the cards (gallery) or rows (table) now shown. */
 function shownNames(page: Page, testId: 'file-card' | 'file-row'): Promise<string[]> {
-  return page.getByTestId(testId).evaluateAll((els) => els.map((e) => (e as unknown as { dataset: { fileName: string } }).dataset.fileName));
+  return page
+    .getByTestId(testId)
+    .evaluateAll((els) => els.map((e) => (e as unknown as { dataset: { fileName: string } }).dataset.fileName));
 }
 
 /** The browser's globals the page functions below use (the tests are compiled without the DOM's types). */
@@ -111,8 +156,14 @@ interface BrowserGlobals {
 async function thumbnailsLoaded(page: Page, expected?: number): Promise<void> {
   for (const thumbnail of await page.getByTestId('file-thumbnail').all()) await thumbnail.scrollIntoViewIfNeeded();
   await page.waitForFunction((n) => {
-    const images = [...(globalThis as unknown as BrowserGlobals).document.querySelectorAll('[data-testid="file-thumbnail"]')];
-    return (n === null || images.length === n) && images.length > 0 && images.every((img) => img.complete && img.naturalWidth > 0);
+    const images = [
+      ...(globalThis as unknown as BrowserGlobals).document.querySelectorAll('[data-testid="file-thumbnail"]'),
+    ];
+    return (
+      (n === null || images.length === n) &&
+      images.length > 0 &&
+      images.every((img) => img.complete && img.naturalWidth > 0)
+    );
   }, expected ?? null);
   await page.getByRole('heading', { name: 'Files', exact: true }).scrollIntoViewIfNeeded();
 }
@@ -144,7 +195,10 @@ const unexpected = (errors: string[]): string[] => errors.filter((e) => e !== 'h
 
 /** Waits until the range line reads `text` (the list has loaded what the address asks for). */
 async function waitForRange(page: Page, text: string): Promise<void> {
-  await page.getByTestId('files-range').filter({ hasText: new RegExp(`^${text}$`) }).waitFor();
+  await page
+    .getByTestId('files-range')
+    .filter({ hasText: new RegExp(`^${text}$`) })
+    .waitFor();
   await page.locator('[aria-busy="true"]').waitFor({ state: 'detached' });
 }
 
@@ -154,7 +208,8 @@ describeBrowser('dashboard: files', () => {
   let admin: TestUser;
   const byName = new Map<string, string>();
 
-  const apiFile = async (id: string): Promise<{ status: number; body: ApiFile }> => server().json('GET', `/api/user/files/${id}`, { auth: admin.token });
+  const apiFile = async (id: string): Promise<{ status: number; body: ApiFile }> =>
+    server().json('GET', `/api/user/files/${id}`, { auth: admin.token });
   const allFiles = async (query = ''): Promise<{ page: ApiFile[]; total: number }> =>
     (await server().json('GET', `/api/user/files?perpage=500${query}`, { auth: admin.token })).body;
 
@@ -176,7 +231,10 @@ describeBrowser('dashboard: files', () => {
 
     // Seed through the API, as an uploader would.
     for (const file of seedFiles()) {
-      const res = await upload(server(), admin.token, [{ name: file.name, content: file.content, type: file.type }], { 'x-service-format': 'name', 'x-service-original-name': 'true' });
+      const res = await upload(server(), admin.token, [{ name: file.name, content: file.content, type: file.type }], {
+        'x-service-format': 'name',
+        'x-service-original-name': 'true',
+      });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       byName.set(file.name, res.body.files[0].id);
     }
@@ -191,7 +249,11 @@ describeBrowser('dashboard: files', () => {
     await waitForRange(page, '1–24 of 30');
     assert.equal(await page.getByTestId('file-card').count(), 24);
     // The images' thumbnails load (lazily) from the owner's copy of the bytes.
-    await page.getByTestId('file-card').filter({ has: page.getByTestId('file-thumbnail') }).first().waitFor();
+    await page
+      .getByTestId('file-card')
+      .filter({ has: page.getByTestId('file-thumbnail') })
+      .first()
+      .waitFor();
     await thumbnailsLoaded(page, 8);
     await pageShot(page, 'files-gallery-desktop-light');
 
@@ -203,7 +265,10 @@ describeBrowser('dashboard: files', () => {
     await pageShot(page, 'files-table-desktop-light');
     await page.reload();
     await page.getByTestId('file-table').waitFor();
-    assert.equal(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).localStorage.getItem('chute.files.view')), '"table"');
+    assert.equal(
+      await page.evaluate(() => (globalThis as unknown as BrowserGlobals).localStorage.getItem('chute.files.view')),
+      '"table"',
+    );
     await switchView(page, 'Gallery');
     await page.getByTestId('file-gallery').waitFor();
 
@@ -214,11 +279,17 @@ describeBrowser('dashboard: files', () => {
   });
 
   it('moves between pages, searches, sorts and filters, all kept in the address', async () => {
-    const holiday = await server().json('POST', '/api/user/tags', { auth: admin.token, body: { name: 'holiday', color: '#e8590c' } });
+    const holiday = await server().json('POST', '/api/user/tags', {
+      auth: admin.token,
+      body: { name: 'holiday', color: '#e8590c' },
+    });
     for (const name of ['photo-02.png', 'photo-05.png', 'notes-03.txt']) {
       await server().json('POST', `/api/user/files/${byName.get(name)}/tags/${holiday.body.id}`, { auth: admin.token });
     }
-    await server().json('PATCH', '/api/user/files/transaction', { auth: admin.token, body: { files: [byName.get('clip.mp4'), byName.get('song.mp3')], favorite: true } });
+    await server().json('PATCH', '/api/user/files/transaction', {
+      auth: admin.token,
+      body: { files: [byName.get('clip.mp4'), byName.get('song.mp3')], favorite: true },
+    });
 
     const { page, context, errors } = await openPage(browser(), server().url);
     await signIn(page, 'admin', 'admin-password');
@@ -256,7 +327,14 @@ describeBrowser('dashboard: files', () => {
     await page.getByLabel('Search files').fill('notes-1');
     await page.waitForURL(/q=notes-1/);
     await waitForRange(page, '1–6 of 6');
-    assert.deepEqual((await shownNames(page, 'file-card')).sort(), ['notes-10.txt', 'notes-11.txt', 'notes-12.txt', 'notes-13.txt', 'notes-14.txt', 'notes-15.txt']);
+    assert.deepEqual((await shownNames(page, 'file-card')).sort(), [
+      'notes-10.txt',
+      'notes-11.txt',
+      'notes-12.txt',
+      'notes-13.txt',
+      'notes-14.txt',
+      'notes-15.txt',
+    ]);
     await page.getByRole('textbox', { name: 'Search in' }).click();
     await page.getByRole('option', { name: 'In type' }).click();
     await page.getByLabel('Search files').fill('image/');
@@ -295,7 +373,10 @@ describeBrowser('dashboard: files', () => {
   });
 
   it('acts on several selected files: favourite, move to a folder, delete', async () => {
-    const folder = await server().json('POST', '/api/user/folders', { auth: admin.token, body: { name: 'Screenshots' } });
+    const folder = await server().json('POST', '/api/user/folders', {
+      auth: admin.token,
+      body: { name: 'Screenshots' },
+    });
     assert.equal(folder.status, 200);
     const { page, context, errors } = await openPage(browser(), server().url);
     await signIn(page, 'admin', 'admin-password');
@@ -310,9 +391,14 @@ describeBrowser('dashboard: files', () => {
     await bar.getByRole('button', { name: 'Favourite', exact: true }).click();
     await page.getByText('3 files added to favourites.').waitFor();
     await bar.waitFor({ state: 'detached' });
-    for (const name of ['notes-01.txt', 'notes-02.txt', 'photo-03.png']) assert.equal((await apiFile(byName.get(name)!)).body.favorite, true, name);
+    for (const name of ['notes-01.txt', 'notes-02.txt', 'photo-03.png'])
+      assert.equal((await apiFile(byName.get(name)!)).body.favorite, true, name);
     // The stars on the cards follow.
-    await page.getByTestId('file-card').filter({ hasText: 'photo-03.png' }).getByRole('button', { name: 'Remove photo-03.png from favourites' }).waitFor();
+    await page
+      .getByTestId('file-card')
+      .filter({ hasText: 'photo-03.png' })
+      .getByRole('button', { name: 'Remove photo-03.png from favourites' })
+      .waitFor();
 
     // Move two into the folder (the table view this time, with its select-all box).
     await switchView(page, 'Table');
@@ -377,8 +463,14 @@ describeBrowser('dashboard: files', () => {
     // Copy link: the share link is on the clipboard.
     await panel.getByRole('button', { name: 'Copy link' }).click();
     await panel.getByRole('button', { name: 'Copied' }).waitFor();
-    assert.equal(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).navigator.clipboard.readText()), `${server().url}/u/notes-05.txt`);
-    assert.equal(await panel.getByRole('link', { name: 'Open link' }).getAttribute('href'), `${server().url}/u/notes-05.txt`);
+    assert.equal(
+      await page.evaluate(() => (globalThis as unknown as BrowserGlobals).navigator.clipboard.readText()),
+      `${server().url}/u/notes-05.txt`,
+    );
+    assert.equal(
+      await panel.getByRole('link', { name: 'Open link' }).getAttribute('href'),
+      `${server().url}/u/notes-05.txt`,
+    );
     const download = page.waitForEvent('download');
     await panel.getByRole('link', { name: 'Download' }).click();
     assert.equal((await download).suggestedFilename(), 'notes-05.txt');
@@ -413,7 +505,10 @@ describeBrowser('dashboard: files', () => {
     await panel.getByRole('button', { name: 'Save the expiry' }).click();
     await panel.getByRole('button', { name: 'Never delete' }).waitFor();
     const deletesAt = Date.parse((await apiFile(id)).body.deletesAt ?? '');
-    assert.ok(deletesAt > Date.now() + 23 * 3_600_000 && deletesAt < Date.now() + 25 * 3_600_000, `deletesAt ${deletesAt}`);
+    assert.ok(
+      deletesAt > Date.now() + 23 * 3_600_000 && deletesAt < Date.now() + 25 * 3_600_000,
+      `deletesAt ${deletesAt}`,
+    );
     await panel.getByRole('button', { name: 'Never delete' }).click();
     await panel.getByRole('button', { name: 'Never delete' }).waitFor({ state: 'detached' });
     assert.equal((await apiFile(id)).body.deletesAt, null);
@@ -425,12 +520,18 @@ describeBrowser('dashboard: files', () => {
     await panel.getByLabel('Add a tag').fill('invoices');
     await panel.getByRole('button', { name: 'Add', exact: true }).click();
     await panel.getByTestId('file-tags').getByText('invoices').waitFor();
-    assert.deepEqual((await apiFile(id)).body.tags.map((t) => t.name), ['holiday', 'invoices']);
+    assert.deepEqual(
+      (await apiFile(id)).body.tags.map((t) => t.name),
+      ['holiday', 'invoices'],
+    );
     const tags = (await server().json('GET', '/api/user/tags', { auth: admin.token })).body as Array<{ name: string }>;
     assert.deepEqual(tags.map((t) => t.name).sort(), ['holiday', 'invoices']);
     await panel.getByRole('button', { name: 'Remove tag holiday' }).click();
     await panel.getByRole('button', { name: 'Remove tag holiday' }).waitFor({ state: 'detached' });
-    assert.deepEqual((await apiFile(id)).body.tags.map((t) => t.name), ['invoices']);
+    assert.deepEqual(
+      (await apiFile(id)).body.tags.map((t) => t.name),
+      ['invoices'],
+    );
 
     // Favourite.
     await panel.getByRole('button', { name: 'Favourite', exact: true }).click();
@@ -444,8 +545,14 @@ describeBrowser('dashboard: files', () => {
     await page.getByRole('dialog', { name: 'meeting-notes.txt' }).getByTestId('file-preview-text').waitFor();
 
     // Delete, after confirming.
-    await page.getByRole('dialog', { name: 'meeting-notes.txt' }).getByRole('button', { name: 'Delete the file' }).click();
-    await page.getByRole('dialog', { name: 'Delete meeting-notes.txt?' }).getByRole('button', { name: 'Delete the file' }).click();
+    await page
+      .getByRole('dialog', { name: 'meeting-notes.txt' })
+      .getByRole('button', { name: 'Delete the file' })
+      .click();
+    await page
+      .getByRole('dialog', { name: 'Delete meeting-notes.txt?' })
+      .getByRole('button', { name: 'Delete the file' })
+      .click();
     await page.getByText('meeting-notes.txt was deleted.').waitFor();
     await page.getByRole('dialog', { name: 'meeting-notes.txt' }).waitFor({ state: 'detached' });
     assert.doesNotMatch(page.url(), /file=/);
@@ -461,14 +568,21 @@ describeBrowser('dashboard: files', () => {
     const { page, context, errors } = await openPage(browser(), server().url);
     await signIn(page, 'admin', 'admin-password');
     await page.goto(`/dashboard/files?file=${byName.get('photo-01.png')}`);
-    const image = page.getByRole('dialog', { name: 'photo-01.png' }).getByRole('img', { name: 'Preview of photo-01.png' });
+    const image = page
+      .getByRole('dialog', { name: 'photo-01.png' })
+      .getByRole('img', { name: 'Preview of photo-01.png' });
     await image.waitFor();
     await page.waitForFunction(() => {
-      const [img] = [...(globalThis as unknown as BrowserGlobals).document.querySelectorAll('[data-testid="file-preview-image"]')];
+      const [img] = [
+        ...(globalThis as unknown as BrowserGlobals).document.querySelectorAll('[data-testid="file-preview-image"]'),
+      ];
       return img !== undefined && img.complete && img.naturalWidth === 320;
     });
     await page.goto(`/dashboard/files?file=${byName.get('clip.mp4')}`);
-    assert.match((await page.getByRole('dialog', { name: 'clip.mp4' }).locator('video').getAttribute('src')) ?? '', /\/api\/user\/files\/.+\/raw$/);
+    assert.match(
+      (await page.getByRole('dialog', { name: 'clip.mp4' }).locator('video').getAttribute('src')) ?? '',
+      /\/api\/user\/files\/.+\/raw$/,
+    );
     await page.goto(`/dashboard/files?file=${byName.get('song.mp3')}`);
     await page.getByRole('dialog', { name: 'song.mp3' }).locator('audio').waitFor();
     await page.goto(`/dashboard/files?file=${byName.get('archive.zip')}`);
@@ -529,35 +643,40 @@ describeBrowser('dashboard: files', () => {
   });
 
   it('stays a page at a time with 100,000 files', async () => {
-    const many = await server().json('POST', '/api/users', { auth: admin.token, body: { username: 'many', password: 'many-password' } });
+    const many = await server().json('POST', '/api/users', {
+      auth: admin.token,
+      body: { username: 'many', password: 'many-password' },
+    });
     assert.equal(many.status, 200);
     // 100,000 records straight into the database (uploading them would take the test's whole budget); no bytes.
     const start = Date.parse('2024-01-01T00:00:00Z');
-    await server().ctx.db.transaction().execute(async (trx) => {
-      for (let batch = 0; batch < 200; batch++) {
-        const rows = Array.from({ length: 500 }, (_, i) => {
-          const n = batch * 500 + i + 1;
-          return {
-            id: newId(),
-            name: `bulk-${String(n).padStart(6, '0')}.bin`,
-            original_name: null,
-            type: 'application/octet-stream',
-            size: (n * 7919) % 1_000_000,
-            views: n % 50,
-            max_views: null,
-            favorite: (n % 10 === 0 ? 1 : 0) as 0 | 1,
-            password: null,
-            deletes_at: null,
-            folder_id: null,
-            user_id: many.body.user.id,
-            storage_key: `bulk/${n}`,
-            created_at: start + n * 1000,
-            updated_at: start + n * 1000,
-          };
-        });
-        await trx.insertInto('files').values(rows).execute();
-      }
-    });
+    await server()
+      .ctx.db.transaction()
+      .execute(async (trx) => {
+        for (let batch = 0; batch < 200; batch++) {
+          const rows = Array.from({ length: 500 }, (_, i) => {
+            const n = batch * 500 + i + 1;
+            return {
+              id: newId(),
+              name: `bulk-${String(n).padStart(6, '0')}.bin`,
+              original_name: null,
+              type: 'application/octet-stream',
+              size: (n * 7919) % 1_000_000,
+              views: n % 50,
+              max_views: null,
+              favorite: (n % 10 === 0 ? 1 : 0) as 0 | 1,
+              password: null,
+              deletes_at: null,
+              folder_id: null,
+              user_id: many.body.user.id,
+              storage_key: `bulk/${n}`,
+              created_at: start + n * 1000,
+              updated_at: start + n * 1000,
+            };
+          });
+          await trx.insertInto('files').values(rows).execute();
+        }
+      });
 
     const { page, context, errors } = await openPage(browser(), server().url);
     const listed: string[] = [];
@@ -568,7 +687,10 @@ describeBrowser('dashboard: files', () => {
     await signIn(page, 'many', 'many-password');
     await page.goto('/dashboard/files');
     await waitForRange(page, '1–24 of 100,000');
-    assert.deepEqual(await shownNames(page, 'file-card').then((n) => n.slice(0, 2)), ['bulk-100000.bin', 'bulk-099999.bin']);
+    assert.deepEqual(await shownNames(page, 'file-card').then((n) => n.slice(0, 2)), [
+      'bulk-100000.bin',
+      'bulk-099999.bin',
+    ]);
     await page.getByRole('button', { name: 'Page 4167' }).click();
     await waitForRange(page, '99,985–100,000 of 100,000');
     assert.deepEqual(await shownNames(page, 'file-card').then((n) => n.slice(-1)), ['bulk-000001.bin']);

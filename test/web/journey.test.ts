@@ -27,7 +27,7 @@ async function navigateTo(page: Page, label: string, path: RegExp): Promise<void
   await page.waitForURL(path);
 }
 
-describeBrowser('dashboard: a new user\'s first day, end to end', () => {
+describeBrowser("dashboard: a new user's first day, end to end", () => {
   forEachDatabase('journey', (engine) => {
     // Files over 1 MiB go in 1 MiB chunks, so the "large" file below takes the chunked protocol.
     const server = useTestServer({ engine, env: { ...DASHBOARD_ENV, CHUNKS_THRESHOLD: '1mb', CHUNKS_SIZE: '1mb' } });
@@ -67,7 +67,10 @@ describeBrowser('dashboard: a new user\'s first day, end to end', () => {
         { name: 'archive.bin', mimeType: 'application/octet-stream', buffer: large },
       ]);
       for (const name of ['notes.txt', 'archive.bin']) {
-        await uploadRow(page, name).getByTestId('upload-status').filter({ hasText: /^Done$/ }).waitFor({ timeout: 60_000 });
+        await uploadRow(page, name)
+          .getByTestId('upload-status')
+          .filter({ hasText: /^Done$/ })
+          .waitFor({ timeout: 60_000 });
       }
       await page.getByTestId('upload-summary').filter({ hasText: '2 files uploaded' }).waitFor();
       await shot(page, 'upload-done');
@@ -90,7 +93,9 @@ describeBrowser('dashboard: a new user\'s first day, end to end', () => {
       assert.ok(largeServed.equals(large), 'the chunked file is served byte for byte');
       const shared = await context.newPage();
       await shared.goto(smallLink);
-      const shown = await shared.evaluate(() => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText);
+      const shown = await shared.evaluate(
+        () => (globalThis as unknown as { document: { body: { innerText: string } } }).document.body.innerText,
+      );
       assert.equal(shown.trimEnd(), small.toString().trimEnd());
       await shared.close();
 

@@ -89,7 +89,10 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
     await setUrlQuota(server(), admin.id, 1);
     await page.getByLabel(/^Custom name/).fill('');
     await page.getByRole('button', { name: 'Shorten' }).click();
-    await page.getByRole('alert').getByText('You have reached your limit of 1 short link. Delete some to make room').waitFor();
+    await page
+      .getByRole('alert')
+      .getByText('You have reached your limit of 1 short link. Delete some to make room')
+      .waitFor();
     await setUrlQuota(server(), admin.id, 1000);
 
     // Edit: a new destination, no visit limit, a password.
@@ -131,7 +134,10 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
   });
 
   it('makes a folder, adds a file to it, makes it public for visitors, downloads it, and deletes it keeping the files', async () => {
-    const first = await uploadOne(server(), admin.token, 'notes from the trip', { name: 'notes.txt', type: 'text/plain' });
+    const first = await uploadOne(server(), admin.token, 'notes from the trip', {
+      name: 'notes.txt',
+      type: 'text/plain',
+    });
     // A picture that may be viewed once: its thumbnail in the folder must not use that view up.
     const second = await uploadOne(server(), admin.token, Buffer.from(TINY_PNG, 'base64'), {
       name: 'second.png',
@@ -171,11 +177,16 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
       'the name opens the file on the Files page',
     );
     const folderFiles = async () =>
-      (await server().json('GET', `/api/user/folders/${folder.id}`, { auth: admin.token })).body.files.map((f: { id: string }) => f.id);
+      (await server().json('GET', `/api/user/folders/${folder.id}`, { auth: admin.token })).body.files.map(
+        (f: { id: string }) => f.id,
+      );
     assert.deepEqual(await folderFiles(), [first.id]);
 
     // A file moved in elsewhere (the API, another tab) shows after a reload.
-    const moved = await server().json('PATCH', '/api/user/files/transaction', { auth: admin.token, body: { files: [second.id], folder: folder.id } });
+    const moved = await server().json('PATCH', '/api/user/files/transaction', {
+      auth: admin.token,
+      body: { files: [second.id], folder: folder.id },
+    });
     assert.equal(moved.status, 200);
     await page.reload();
     const secondRow = page.getByTestId('folder-file').filter({ hasText: second.name });
@@ -184,7 +195,9 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
     const thumbnail = secondRow.getByTestId('file-thumbnail');
     await thumbnail.waitFor();
     assert.match((await thumbnail.getAttribute('src')) ?? '', new RegExp(`^/api/user/files/${second.id}/raw$`));
-    await page.waitForFunction(`document.querySelector('[data-testid="folder-file"] img[data-testid="file-thumbnail"]')?.naturalWidth === 4`);
+    await page.waitForFunction(
+      `document.querySelector('[data-testid="folder-file"] img[data-testid="file-thumbnail"]')?.naturalWidth === 4`,
+    );
     assert.equal((await server().json('GET', `/api/user/files/${second.id}`, { auth: admin.token })).body.views, 0);
 
     // Public: the link is shown, and a visitor without an account sees the folder's page.
@@ -193,7 +206,10 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
     await linkField.waitFor();
     const publicLink = await linkField.inputValue();
     assert.equal(publicLink, `${server().url}/folder/${folder.id}`);
-    assert.equal((await server().json('GET', `/api/user/folders/${folder.id}`, { auth: admin.token })).body.public, true);
+    assert.equal(
+      (await server().json('GET', `/api/user/folders/${folder.id}`, { auth: admin.token })).body.public,
+      true,
+    );
     await screenshot(page, 'folders-open');
     const visitor = await openPage(browser(), server().url);
     await visitor.page.goto(publicLink);
@@ -204,7 +220,10 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
     await visitor.context.close();
 
     // The zip download is the folder's.
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download zip' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download zip' }).click(),
+    ]);
     assert.equal(download.suggestedFilename(), 'Holiday.zip');
     assert.equal(await download.failure(), null);
 
@@ -212,7 +231,10 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
     await page.getByRole('button', { name: `Remove ${first.name} from the folder` }).click();
     await page.getByTestId('folder-file').filter({ hasText: first.name }).waitFor({ state: 'detached' });
     assert.deepEqual(await folderFiles(), [second.id]);
-    assert.equal((await server().json('GET', `/api/user/files/${first.id}`, { auth: admin.token })).body.folderId, null);
+    assert.equal(
+      (await server().json('GET', `/api/user/files/${first.id}`, { auth: admin.token })).body.folderId,
+      null,
+    );
 
     // Delete the folder; its file is kept, outside any folder.
     await page.getByRole('button', { name: 'More' }).click();
@@ -252,10 +274,17 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
 
     // The count of files carrying the tag.
     const file = await uploadOne(server(), admin.token, 'tagged', { name: 'tagged.txt', type: 'text/plain' });
-    assert.equal((await server().json('POST', `/api/user/files/${file.id}/tags/${tags[0].id}`, { auth: admin.token })).status, 200);
+    assert.equal(
+      (await server().json('POST', `/api/user/files/${file.id}/tags/${tags[0].id}`, { auth: admin.token })).status,
+      200,
+    );
     await page.reload();
     const count = page.getByTestId('tag-row').filter({ hasText: 'work' }).getByRole('link', { name: '1 file' });
-    assert.equal(await count.getAttribute('href'), `/dashboard/files?tags=${tags[0].id}`, 'the count opens the Files page filtered by the tag');
+    assert.equal(
+      await count.getAttribute('href'),
+      `/dashboard/files?tags=${tags[0].id}`,
+      'the count opens the Files page filtered by the tag',
+    );
 
     // Rename and recolour (typed as a hex value).
     await page.getByRole('button', { name: 'Edit tag work' }).click();
@@ -297,13 +326,25 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
 
   it('the three pages fit a phone, with content, in both themes', async () => {
     const auth = admin.token;
-    await server().json('POST', '/api/user/urls', { auth, body: { destination: `https://example.com/${'long-path/'.repeat(12)}`, vanity: 'a-rather-long-custom-name' } });
-    await server().json('POST', '/api/user/urls', { auth, body: { destination: 'https://example.com/' }, headers: { 'x-service-password': 'pw', 'x-service-max-views': '3' } });
-    const folder = (await server().json('POST', '/api/user/folders', { auth, body: { name: 'Shared with the family', public: true } })).body;
+    await server().json('POST', '/api/user/urls', {
+      auth,
+      body: { destination: `https://example.com/${'long-path/'.repeat(12)}`, vanity: 'a-rather-long-custom-name' },
+    });
+    await server().json('POST', '/api/user/urls', {
+      auth,
+      body: { destination: 'https://example.com/' },
+      headers: { 'x-service-password': 'pw', 'x-service-max-views': '3' },
+    });
+    const folder = (
+      await server().json('POST', '/api/user/folders', { auth, body: { name: 'Shared with the family', public: true } })
+    ).body;
     await server().json('POST', '/api/user/folders', { auth, body: { name: 'Inside', parentId: folder.id } });
     const photo = await uploadOne(server(), auth, 'not really a photo', { name: 'beach.png', type: 'image/png' });
     await server().json('POST', `/api/user/folders/${folder.id}/files`, { auth, body: { id: photo.id } });
-    await server().json('POST', '/api/user/tags', { auth, body: { name: 'screenshots-from-the-old-laptop', color: '#12b886' } });
+    await server().json('POST', '/api/user/tags', {
+      auth,
+      body: { name: 'screenshots-from-the-old-laptop', color: '#12b886' },
+    });
 
     for (const colorScheme of ['light', 'dark'] as const) {
       const { page, context, errors } = await openPage(browser(), server().url, { viewport: PHONE, colorScheme });

@@ -5,7 +5,15 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { DASHBOARD_ENV, DESKTOP, describeBrowser, openPage, PHONE, screenshot, useBrowser } from '../support/browser.js';
+import {
+  DASHBOARD_ENV,
+  DESKTOP,
+  describeBrowser,
+  openPage,
+  PHONE,
+  screenshot,
+  useBrowser,
+} from '../support/browser.js';
 import { rgbPng } from '../support/fixtures.js';
 import { useTestServer, type TestUser } from '../support/server.js';
 
@@ -31,7 +39,8 @@ function gradientPng(width: number, height: number): Buffer {
 /** A real WAV: half a second of a 440 Hz tone. */
 function toneWav(seconds = 0.5, rate = 8000): Buffer {
   const data = Buffer.alloc(Math.round(seconds * rate) * 2);
-  for (let i = 0; i < data.length / 2; i++) data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
+  for (let i = 0; i < data.length / 2; i++)
+    data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
   const header = Buffer.alloc(44);
   header.write('RIFF', 0);
   header.writeUInt32LE(36 + data.length, 4);
@@ -49,7 +58,8 @@ function toneWav(seconds = 0.5, rate = 8000): Buffer {
 }
 
 /** Text that would run if it were ever treated as markup. */
-const HOSTILE_TEXT = '<script>window.__pwned = "script"</script>\n<img src=x onerror="window.__pwned = \'img\'">\n<b>not bold</b> & done\n';
+const HOSTILE_TEXT =
+  '<script>window.__pwned = "script"</script>\n<img src=x onerror="window.__pwned = \'img\'">\n<b>not bold</b> & done\n';
 const HOSTILE_NAME = '<img src=x onerror=window.__pwned=1>notes.txt';
 
 const VARIANTS = [
@@ -77,10 +87,19 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
   let folderId: string;
   let childId: string;
 
-  async function uploadFile(content: Buffer | string, name: string, type: string, headers: Record<string, string> = {}): Promise<Uploaded> {
+  async function uploadFile(
+    content: Buffer | string,
+    name: string,
+    type: string,
+    headers: Record<string, string> = {},
+  ): Promise<Uploaded> {
     const form = new FormData();
     form.append('file', new Blob([content], { type }), name);
-    const res = await server().fetch('/api/upload', { method: 'POST', headers: { authorization: owner.token, 'x-service-original-name': 'true', ...headers }, body: form });
+    const res = await server().fetch('/api/upload', {
+      method: 'POST',
+      headers: { authorization: owner.token, 'x-service-original-name': 'true', ...headers },
+      body: form,
+    });
     const body = (await res.json()) as { files: Uploaded[] };
     assert.equal(res.status, 200, JSON.stringify(body));
     return body.files[0]!;
@@ -90,7 +109,14 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
     owner = await server().setup('owner', 'owner-password');
     const view = await server().json('PATCH', '/api/user', {
       auth: owner.token,
-      body: { view: { showMimetype: true, showFolder: true, showTags: true, content: 'Shared by {file.originalName}, <b>{file.size}</b>' } },
+      body: {
+        view: {
+          showMimetype: true,
+          showFolder: true,
+          showTags: true,
+          content: 'Shared by {file.originalName}, <b>{file.size}</b>',
+        },
+      },
     });
     assert.equal(view.status, 200);
     const folder = await server().json('POST', '/api/user/folders', {
@@ -99,7 +125,10 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
     });
     assert.equal(folder.status, 200, JSON.stringify(folder.body));
     folderId = folder.body.id;
-    const child = await server().json('POST', '/api/user/folders', { auth: owner.token, body: { name: `Day 1: ${'a_very_long_name_without_spaces_'.repeat(3)}`, parentId: folderId, public: true } });
+    const child = await server().json('POST', '/api/user/folders', {
+      auth: owner.token,
+      body: { name: `Day 1: ${'a_very_long_name_without_spaces_'.repeat(3)}`, parentId: folderId, public: true },
+    });
     assert.equal(child.status, 200, JSON.stringify(child.body));
     childId = child.body.id;
     const inFolder = { 'x-service-folder': folderId };
@@ -108,10 +137,19 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
     await uploadFile(gradientPng(400, 600), 'portrait.png', 'image/png', inFolder);
     await uploadFile(Buffer.alloc(2048, 1), 'backup.zip', 'application/zip', inFolder);
     audio = await uploadFile(toneWav(), 'tone.wav', 'audio/wav');
-    locked = await uploadFile('the secret plans', 'plans.txt', 'text/plain', { ...inFolder, 'x-service-password': 'open sesame' });
-    const tag = await server().json('POST', '/api/user/tags', { auth: owner.token, body: { name: 'holiday', color: '#e8590c' } });
+    locked = await uploadFile('the secret plans', 'plans.txt', 'text/plain', {
+      ...inFolder,
+      'x-service-password': 'open sesame',
+    });
+    const tag = await server().json('POST', '/api/user/tags', {
+      auth: owner.token,
+      body: { name: 'holiday', color: '#e8590c' },
+    });
     assert.equal(tag.status, 200, JSON.stringify(tag.body));
-    const tagged = await server().json('PUT', `/api/user/files/${image.id}/tags`, { auth: owner.token, body: { tags: [tag.body.id] } });
+    const tagged = await server().json('PUT', `/api/user/files/${image.id}/tags`, {
+      auth: owner.token,
+      body: { tags: [tag.body.id] },
+    });
     assert.equal(tagged.status, 200, JSON.stringify(tagged.body));
     const url = await server().json('POST', '/api/user/urls', {
       auth: owner.token,
@@ -124,7 +162,10 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
 
   /** Neither the page nor its images may be wider than the window (no sideways scrolling on a phone). */
   async function assertFitsWidth(page: Page): Promise<void> {
-    const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+    const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+      scrollWidth: document.documentElement.scrollWidth,
+      innerWidth: window.innerWidth,
+    }));
     assert.ok(scrollWidth <= innerWidth, `the page scrolls sideways: ${scrollWidth} > ${innerWidth}`);
   }
 
@@ -141,9 +182,15 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
       await page.getByText('Pixel <Drop>', { exact: true }).waitFor();
       const img = page.getByRole('img', { name: 'mountain-panorama.png' });
       await img.waitFor();
-      const shown = await img.evaluate((el: PageImage) => ({ loaded: el.complete && el.naturalWidth === 1600, right: el.getBoundingClientRect().right }));
+      const shown = await img.evaluate((el: PageImage) => ({
+        loaded: el.complete && el.naturalWidth === 1600,
+        right: el.getBoundingClientRect().right,
+      }));
       assert.ok(shown.loaded, 'the image loaded');
-      assert.ok(shown.right <= variant.viewport.width, `the image fits the window (${shown.right} > ${variant.viewport.width})`);
+      assert.ok(
+        shown.right <= variant.viewport.width,
+        `the image fits the window (${shown.right} > ${variant.viewport.width})`,
+      );
       await assertFitsWidth(page);
       await page.getByText('image/png').waitFor();
       await page.getByText(/^Uploaded \d+ \w{3} \d{4}$/).waitFor();
@@ -249,10 +296,21 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
       // Images show themselves (loaded); the protected file shows no bytes of its own.
       const thumbs = page.locator('.thumb img');
       assert.equal(await thumbs.count(), 2);
-      await page.waitForFunction(() => [...document.querySelectorAll('.thumb img')].every((i) => i.complete && i.naturalWidth > 0));
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll('.thumb img')].every((i) => i.complete && i.naturalWidth > 0),
+      );
       assert.equal(await tiles.filter({ hasText: 'plans.txt' }).locator('img').count(), 0);
-      assert.equal(await page.getByRole('link', { name: /Download all/ }).getAttribute('href'), `/api/folders/${folderId}/zip`);
-      assert.equal(await page.getByRole('list', { name: 'Folders' }).getByRole('link', { name: /^Day 1: a_very_long/ }).getAttribute('href'), `/folder/${childId}`);
+      assert.equal(
+        await page.getByRole('link', { name: /Download all/ }).getAttribute('href'),
+        `/api/folders/${folderId}/zip`,
+      );
+      assert.equal(
+        await page
+          .getByRole('list', { name: 'Folders' })
+          .getByRole('link', { name: /^Day 1: a_very_long/ })
+          .getAttribute('href'),
+        `/folder/${childId}`,
+      );
       await assertFitsWidth(page);
       await assertNothingRan(page);
       await screenshot(page, `public-folder-${variant.label}`);
@@ -274,7 +332,10 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
   });
 
   it('a visitor uploads into the folder from its page, without any script', async () => {
-    const { page, context, errors } = await openPage(browser(), server().url, { viewport: PHONE, colorScheme: 'light' });
+    const { page, context, errors } = await openPage(browser(), server().url, {
+      viewport: PHONE,
+      colorScheme: 'light',
+    });
     await page.goto(`/folder/${folderId}`);
     await page.getByLabel('Choose files').setInputFiles([
       { name: 'from-a-visitor.txt', mimeType: 'text/plain', buffer: Buffer.from('hello from the page') },

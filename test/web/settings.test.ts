@@ -11,7 +11,16 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { DASHBOARD_ENV, DESKTOP, describeBrowser, openPage, PHONE, screenshot, signIn, useBrowser } from '../support/browser.js';
+import {
+  DASHBOARD_ENV,
+  DESKTOP,
+  describeBrowser,
+  openPage,
+  PHONE,
+  screenshot,
+  signIn,
+  useBrowser,
+} from '../support/browser.js';
 import { rgbPng } from '../support/fixtures.js';
 import { useTestServer, type TestUser } from '../support/server.js';
 
@@ -38,17 +47,23 @@ interface BrowserGlobals {
 async function dialogSettled(page: Page): Promise<void> {
   await page.waitForFunction(() => {
     const w = globalThis as unknown as BrowserGlobals;
-    return Array.from(w.document.querySelectorAll('.mantine-Modal-content')).every((el) => w.getComputedStyle(el).opacity === '1');
+    return Array.from(w.document.querySelectorAll('.mantine-Modal-content')).every(
+      (el) => w.getComputedStyle(el).opacity === '1',
+    );
   });
 }
 
 async function download(page: Page, buttonName: string): Promise<{ name: string; text: string }> {
-  const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: buttonName }).click()]);
+  const [file] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: buttonName }).click(),
+  ]);
   const saved = await file.path();
   return { name: file.suggestedFilename(), text: await readFile(saved, 'utf8') };
 }
 
-const CHROME_LINUX = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
+const CHROME_LINUX =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 const FIREFOX_WINDOWS = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:127.0) Gecko/20100101 Firefox/127.0';
 
 /** A page's errors less the 401 of GET /api/user that the sign-in page gets while nobody is signed in. */
@@ -64,7 +79,10 @@ describeBrowser('dashboard: user settings', () => {
   let workDir: string;
 
   /** A USER with a password, over the API. */
-  async function createUser(username: string, password = `${username}-password`): Promise<{ id: string; token: string; password: string }> {
+  async function createUser(
+    username: string,
+    password = `${username}-password`,
+  ): Promise<{ id: string; token: string; password: string }> {
     const created = await server().json('POST', '/api/users', { auth: admin.token, body: { username, password } });
     assert.equal(created.status, 200, JSON.stringify(created.body));
     const cookie = await server().login(username, password);
@@ -113,9 +131,17 @@ describeBrowser('dashboard: user settings', () => {
     await screenshot(page, 'settings-profile-changed');
 
     // The old name and password no longer sign in; the new ones do, in the browser.
-    assert.equal((await server().json('POST', '/api/auth/login', { body: { username: 'alice', password: alice.password } })).status, 400);
     assert.equal(
-      (await server().json('POST', '/api/auth/login', { body: { username: 'alice-renamed', password: alice.password } })).status,
+      (await server().json('POST', '/api/auth/login', { body: { username: 'alice', password: alice.password } }))
+        .status,
+      400,
+    );
+    assert.equal(
+      (
+        await server().json('POST', '/api/auth/login', {
+          body: { username: 'alice-renamed', password: alice.password },
+        })
+      ).status,
       400,
     );
     await page.getByTestId('account-menu').click();
@@ -226,7 +252,10 @@ describeBrowser('dashboard: user settings', () => {
     await card.waitFor();
     await page.getByRole('switch', { name: 'Show a view page' }).click();
     await page.getByLabel(/^Text on the page/).fill('Uploaded {file.createdAt}');
-    await page.getByTestId('view-page-content').getByText(/^Uploaded \d{4}-\d\d-\d\dT/).waitFor();
+    await page
+      .getByTestId('view-page-content')
+      .getByText(/^Uploaded \d{4}-\d\d-\d\dT/)
+      .waitFor();
     await page.getByRole('switch', { name: 'Show the file type' }).click();
     await page.getByTestId('view-page-meta').getByText('image/png', { exact: false }).waitFor();
     await page.getByText('You have unsaved changes.').waitFor();
@@ -266,10 +295,16 @@ describeBrowser('dashboard: user settings', () => {
     // What Discord reads from one of carol's images is what the preview promised.
     const form = new FormData();
     form.append('file', new Blob([rgbPng(8, 8, () => [0, 0, 255])], { type: 'image/png' }), 'beach.png');
-    const uploaded = await server().fetch('/api/upload', { method: 'POST', headers: { authorization: carol.token, 'x-service-original-name': 'true' }, body: form });
+    const uploaded = await server().fetch('/api/upload', {
+      method: 'POST',
+      headers: { authorization: carol.token, 'x-service-original-name': 'true' },
+      body: form,
+    });
     assert.equal(uploaded.status, 200);
     const link = new URL(((await uploaded.json()) as { files: Array<{ url: string }> }).files[0]!.url);
-    const embed = await (await server().fetch(link.pathname, { headers: { 'user-agent': 'Mozilla/5.0 (compatible; Discordbot/2.0)' } })).text();
+    const embed = await (
+      await server().fetch(link.pathname, { headers: { 'user-agent': 'Mozilla/5.0 (compatible; Discordbot/2.0)' } })
+    ).text();
     assert.match(embed, /<meta property="og:title" content="Shared by carol: beach.png">/);
     assert.match(embed, /<meta property="og:description" content="\d+ B, image\/png">/);
     assert.match(embed, /<meta property="og:site_name" content="Carol’s files">/);
@@ -311,7 +346,10 @@ describeBrowser('dashboard: user settings', () => {
     await current.getByText('This browser').waitFor();
     await current.getByText('Chrome on Linux').waitFor();
     assert.equal(await current.getByRole('button', { name: /^Sign out/ }).count(), 0);
-    await page.locator('[data-testid="session-row"]:not([aria-current])').getByText('Node.js', { exact: true }).waitFor();
+    await page
+      .locator('[data-testid="session-row"]:not([aria-current])')
+      .getByText('Node.js', { exact: true })
+      .waitFor();
     await screenshot(page, 'settings-sessions-phone-dark');
 
     const firefox = page.getByTestId('session-row').filter({ hasText: 'Firefox on Windows' });
@@ -321,7 +359,10 @@ describeBrowser('dashboard: user settings', () => {
     await page.getByText('Firefox on Windows is signed out.').waitFor();
     assert.equal(await rows.count(), 2);
     const left = (await server().json('GET', '/api/user/sessions', { auth: dave.token })).body;
-    assert.deepEqual(left.other.map((s: { client: string }) => s.client), ['Chrome', 'Node.js']);
+    assert.deepEqual(
+      left.other.map((s: { client: string }) => s.client),
+      ['Chrome', 'Node.js'],
+    );
 
     // The other browser is signed out at its next request.
     await other.page.goto('/dashboard/files');
@@ -334,7 +375,10 @@ describeBrowser('dashboard: user settings', () => {
     assert.equal(await rows.count(), 1);
     // Seen with the API token: only this browser's session is left.
     const none = (await server().json('GET', '/api/user/sessions', { auth: dave.token })).body;
-    assert.deepEqual(none.other.map((s: { client: string; device: string }) => `${s.client} on ${s.device}`), ['Chrome on Linux']);
+    assert.deepEqual(
+      none.other.map((s: { client: string; device: string }) => `${s.client} on ${s.device}`),
+      ['Chrome on Linux'],
+    );
     // This browser is still signed in.
     await page.reload();
     await page.getByText('This browser').waitFor();
@@ -355,7 +399,10 @@ describeBrowser('dashboard: user settings', () => {
     await page.getByRole('button', { name: 'Show the token' }).click();
     assert.equal(await field.inputValue(), erin.token);
     await page.getByRole('button', { name: 'Copy the token' }).click();
-    assert.equal(await page.evaluate(() => (globalThis as unknown as BrowserGlobals).navigator.clipboard.readText()), erin.token);
+    assert.equal(
+      await page.evaluate(() => (globalThis as unknown as BrowserGlobals).navigator.clipboard.readText()),
+      erin.token,
+    );
     await page.getByRole('button', { name: 'Hide the token' }).click();
     assert.doesNotMatch(await field.inputValue(), new RegExp(erin.token));
     await screenshot(page, 'settings-token');
@@ -379,7 +426,10 @@ describeBrowser('dashboard: user settings', () => {
 
   it('the downloaded ShareX uploaders and the shell script carry the token and options, and really upload', async () => {
     const frank = await createUser('frank');
-    const folder = await server().json('POST', '/api/user/folders', { auth: frank.token, body: { name: 'Screenshots' } });
+    const folder = await server().json('POST', '/api/user/folders', {
+      auth: frank.token,
+      body: { name: 'Screenshots' },
+    });
     assert.equal(folder.status, 200);
     const { page, context, errors } = await openPage(browser(), server().url);
     await signIn(page, 'frank', frank.password);
@@ -472,14 +522,19 @@ describeBrowser('dashboard: user settings', () => {
     const fileLink = byFile.stdout.trim();
     assert.match(fileLink, /^http:\/\/127\.0\.0\.1:\d+\/u\/[0-9a-f-]{36}\.txt$/);
     assert.equal(await (await fetch(fileLink)).text(), 'uploaded by the script\n');
-    const scripted = (await server().json('GET', '/api/user/files', { auth: frank.token })).body.page.find((f: { url: string }) => f.url === fileLink);
+    const scripted = (await server().json('GET', '/api/user/files', { auth: frank.token })).body.page.find(
+      (f: { url: string }) => f.url === fileLink,
+    );
     assert.equal(scripted.originalName, 'my notes, v2; final.txt');
     assert.equal(scripted.folderId, folder.body.id);
 
     // Without arguments it uploads what Flameshot captured and puts the link on the clipboard (xclip under X11).
     const shot = rgbPng(16, 16, (x) => [x * 16, 0, 0]);
     await writeFile(path.join(workDir, 'shot.png'), shot);
-    await writeFile(path.join(bin, 'flameshot'), `#!/bin/sh\n[ "$1 $2" = "gui --raw" ] || exit 2\ncat '${workDir}/shot.png'\n`);
+    await writeFile(
+      path.join(bin, 'flameshot'),
+      `#!/bin/sh\n[ "$1 $2" = "gui --raw" ] || exit 2\ncat '${workDir}/shot.png'\n`,
+    );
     await writeFile(path.join(bin, 'xclip'), `#!/bin/sh\ncat > '${workDir}/clipboard'\n`);
     await chmod(path.join(bin, 'flameshot'), 0o755);
     await chmod(path.join(bin, 'xclip'), 0o755);
@@ -515,7 +570,10 @@ describeBrowser('dashboard: user settings', () => {
   });
 
   it('every tab looks finished at desktop size in the dark theme', async () => {
-    const { page, context, errors } = await openPage(browser(), server().url, { viewport: DESKTOP, colorScheme: 'dark' });
+    const { page, context, errors } = await openPage(browser(), server().url, {
+      viewport: DESKTOP,
+      colorScheme: 'dark',
+    });
     await signIn(page, 'admin', 'admin-password');
     for (const tab of ['profile', 'view', 'sessions', 'token', 'uploaders']) {
       await page.goto(`/dashboard/settings?tab=${tab}`);

@@ -5,7 +5,16 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { DASHBOARD_ENV, describeBrowser, DESKTOP, openPage, PHONE, screenshot, signIn, useBrowser } from '../support/browser.js';
+import {
+  DASHBOARD_ENV,
+  describeBrowser,
+  DESKTOP,
+  openPage,
+  PHONE,
+  screenshot,
+  signIn,
+  useBrowser,
+} from '../support/browser.js';
 import { useTestServer, type TestServer, type TestUser } from '../support/server.js';
 import { appendTempFiles } from '../routes/upload-partial-support.js';
 
@@ -20,7 +29,10 @@ function row(page: Page, name: string): Locator {
 }
 
 async function waitForStatus(page: Page, name: string, status: string): Promise<void> {
-  await row(page, name).getByTestId('upload-status').filter({ hasText: new RegExp(`^${status}$`) }).waitFor();
+  await row(page, name)
+    .getByTestId('upload-status')
+    .filter({ hasText: new RegExp(`^${status}$`) })
+    .waitFor();
 }
 
 async function linkOf(page: Page, name: string): Promise<string> {
@@ -35,8 +47,13 @@ async function download(url: string): Promise<Buffer> {
   return Buffer.from(await res.arrayBuffer());
 }
 
-async function chooseFiles(page: Page, files: Array<{ name: string; buffer: Buffer; mimeType?: string }>): Promise<void> {
-  await page.locator('input[type=file]').setInputFiles(files.map((f) => ({ mimeType: 'application/octet-stream', ...f })));
+async function chooseFiles(
+  page: Page,
+  files: Array<{ name: string; buffer: Buffer; mimeType?: string }>,
+): Promise<void> {
+  await page
+    .locator('input[type=file]')
+    .setInputFiles(files.map((f) => ({ mimeType: 'application/octet-stream', ...f })));
 }
 
 /** The upload requests the page sends, by path. */
@@ -63,7 +80,9 @@ async function openUploadPage({ page, errors }: { page: Page; errors: string[] }
 async function filesNamed(server: TestServer, auth: string, originalName: string): Promise<any[]> {
   const res = await server.json('GET', '/api/user/files?perpage=100', { auth });
   assert.equal(res.status, 200);
-  return res.body.page.filter((f: { originalName: string | null; name: string }) => f.originalName === originalName || f.name === originalName);
+  return res.body.page.filter(
+    (f: { originalName: string | null; name: string }) => f.originalName === originalName || f.name === originalName,
+  );
 }
 
 async function until<T>(what: string, check: () => Promise<T | undefined | false>): Promise<T> {
@@ -76,7 +95,10 @@ async function until<T>(what: string, check: () => Promise<T | undefined | false
 }
 
 /** Pastes a file or text on the page, as Ctrl+V does outside any field (the tests' tsconfig has no DOM types). */
-async function paste(page: Page, what: { file?: { name: string; type: string; bytes: number[] }; text?: string }): Promise<void> {
+async function paste(
+  page: Page,
+  what: { file?: { name: string; type: string; bytes: number[] }; text?: string },
+): Promise<void> {
   await page.evaluate(`(() => {
     const what = ${JSON.stringify(what)};
     const data = new DataTransfer();
@@ -90,11 +112,20 @@ async function paste(page: Page, what: { file?: { name: string; type: string; by
  * Slows this page's uploads down (Chromium's network emulation), so that a cancel lands mid-upload and the speed can
  * be seen; returns the function that lifts the limit.
  */
-async function throttleUploads(context: BrowserContext, page: Page, bytesPerSecond: number): Promise<() => Promise<void>> {
+async function throttleUploads(
+  context: BrowserContext,
+  page: Page,
+  bytesPerSecond: number,
+): Promise<() => Promise<void>> {
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
   const limit = (upload: number) =>
-    cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: upload });
+    cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: upload,
+    });
   await limit(bytesPerSecond);
   return async () => {
     await limit(-1);
@@ -131,14 +162,23 @@ describeBrowser('dashboard: upload', () => {
     ]);
     await waitForStatus(page, 'small.bin', 'Done');
     await waitForStatus(page, 'large.bin', 'Assembling');
-    await row(page, 'large.bin').getByText(/all chunks sent; waiting for the server to put the file together \(PENDING\)/).waitFor();
+    await row(page, 'large.bin')
+      .getByText(/all chunks sent; waiting for the server to put the file together \(PENDING\)/)
+      .waitFor();
     await screenshot(page, 'upload-assembling');
-    assert.equal(await page.getByText(/on your clipboard/).count(), 0, 'nothing is announced before every file is done');
+    assert.equal(
+      await page.getByText(/on your clipboard/).count(),
+      0,
+      'nothing is announced before every file is done',
+    );
     release();
     await waitForStatus(page, 'large.bin', 'Done');
-    assert.equal(await page.getByRole('progressbar', { name: 'Overall progress' }).getAttribute('aria-valuenow'), '100');
+    assert.equal(
+      await page.getByRole('progressbar', { name: 'Overall progress' }).getAttribute('aria-valuenow'),
+      '100',
+    );
     await page.getByTestId('upload-summary').filter({ hasText: '2 files uploaded' }).waitFor();
-    assert.match(await row(page, 'large.bin').textContent() ?? '', /sent in chunks/);
+    assert.match((await row(page, 'large.bin').textContent()) ?? '', /sent in chunks/);
     assert.deepEqual(requests, { whole: 1, chunks: 5 });
 
     const smallLink = await linkOf(page, 'small.bin');
@@ -162,14 +202,22 @@ describeBrowser('dashboard: upload', () => {
     const incompleteBefore = (await server().json('GET', '/api/user/files/incomplete', { auth: admin.token })).body;
     const file = randomBytes(4 * MB);
     await chooseFiles(page, [{ name: 'cancel-me.bin', buffer: file }]);
-    await row(page, 'cancel-me.bin').getByText(/chunk 2 of 4/).waitFor();
+    await row(page, 'cancel-me.bin')
+      .getByText(/chunk 2 of 4/)
+      .waitFor();
     await row(page, 'cancel-me.bin').getByRole('button', { name: 'Cancel the upload of cancel-me.bin' }).click();
     await waitForStatus(page, 'cancel-me.bin', 'Cancelled');
     await screenshot(page, 'upload-cancelled');
     // The server drops the session of the interrupted chunk, and its bytes, once it notices the client has gone.
-    await until('the partial upload is discarded', async () => (await server().ctx.db.selectFrom('partial_uploads').select('id').execute()).length === 0);
+    await until(
+      'the partial upload is discarded',
+      async () => (await server().ctx.db.selectFrom('partial_uploads').select('id').execute()).length === 0,
+    );
     assert.deepEqual(await filesNamed(server(), admin.token, 'cancel-me.bin'), []);
-    assert.deepEqual((await server().json('GET', '/api/user/files/incomplete', { auth: admin.token })).body, incompleteBefore);
+    assert.deepEqual(
+      (await server().json('GET', '/api/user/files/incomplete', { auth: admin.token })).body,
+      incompleteBefore,
+    );
     assert.deepEqual(await appendTempFiles(server().dataDir), [], 'no chunk bytes are left in the temp folder');
 
     await unthrottle();
@@ -185,7 +233,10 @@ describeBrowser('dashboard: upload', () => {
     const { page, context, errors } = opened;
     await openUploadPage(opened);
     const setLimit = async (filesMaxFileSize: string) => {
-      const res = await server().json('PATCH', '/api/server/settings', { auth: admin.token, body: { filesMaxFileSize } });
+      const res = await server().json('PATCH', '/api/server/settings', {
+        auth: admin.token,
+        body: { filesMaxFileSize },
+      });
       assert.equal(res.status, 200, JSON.stringify(res.body));
     };
     await setLimit('100kb');
@@ -235,7 +286,10 @@ describeBrowser('dashboard: upload', () => {
     await page.getByLabel('Max views').fill('3');
     await page.getByLabel('Keep original file name').check();
     const summary = page.getByRole('button', { name: /Upload options/ });
-    assert.match((await summary.textContent()) ?? '', /Expire in 1 day · UUID names · Password · 3 views max · Folder: Holiday · Original names kept/);
+    assert.match(
+      (await summary.textContent()) ?? '',
+      /Expire in 1 day · UUID names · Password · 3 views max · Folder: Holiday · Original names kept/,
+    );
     await screenshot(page, 'upload-options-dark');
 
     const started = Date.now();
@@ -250,19 +304,29 @@ describeBrowser('dashboard: upload', () => {
     const files = res.body.page as any[];
     assert.deepEqual(files.map((f) => f.originalName).sort(), ['options-large.bin', 'options-small.txt']);
     for (const file of files) {
-      assert.match(file.name, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(txt|bin)$/, 'a UUID name');
+      assert.match(
+        file.name,
+        /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(txt|bin)$/,
+        'a UUID name',
+      );
       assert.equal(file.password, true);
       assert.equal(file.maxViews, 3);
       assert.equal(file.folderId, folder.body.id);
       const deletesAt = Date.parse(file.deletesAt);
-      assert.ok(deletesAt >= started + 86_400_000 - 60_000 && deletesAt <= Date.now() + 86_400_000, `expires in a day: ${file.deletesAt}`);
+      assert.ok(
+        deletesAt >= started + 86_400_000 - 60_000 && deletesAt <= Date.now() + 86_400_000,
+        `expires in a day: ${file.deletesAt}`,
+      );
     }
     // The password protects the link.
     const link = await linkOf(page, 'options-small.txt');
     assert.notEqual((await fetch(link.replace('/u/', '/raw/'))).status, 200);
     // The options are remembered for the next visit, except the password.
     await page.reload();
-    await page.getByRole('button', { name: /Upload options/ }).filter({ hasText: 'UUID names' }).waitFor();
+    await page
+      .getByRole('button', { name: /Upload options/ })
+      .filter({ hasText: 'UUID names' })
+      .waitFor();
     assert.doesNotMatch((await summary.textContent()) ?? '', /Password/);
     await page.evaluate('window.localStorage.clear()');
     assert.deepEqual(errors, []);
@@ -288,7 +352,10 @@ describeBrowser('dashboard: upload', () => {
     const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3, 4]);
     await paste(page, { file: { name: 'image.png', type: 'image/png', bytes: [...png] } });
     const pasted = page.getByRole('listitem', { name: /^pasted-\d{8}-\d{6}\.png$/ });
-    await pasted.getByTestId('upload-status').filter({ hasText: /^Done$/ }).waitFor();
+    await pasted
+      .getByTestId('upload-status')
+      .filter({ hasText: /^Done$/ })
+      .waitFor();
     const pastedLink = await pasted.getByTestId('upload-link').textContent();
     assert.ok((await download(pastedLink!)).equals(png));
 
@@ -312,7 +379,10 @@ describeBrowser('dashboard: upload', () => {
     await waitForStatus(page, 'notes.txt', 'Done');
     const video = row(page, 'holiday-video-with-a-long-name.mp4');
     await video.getByText(/of 3\.0 MB · [\d.]+ [KM]B\/s · [\d.]+ (s|min) left · chunk [123] of 3/).waitFor();
-    await page.getByText(/of 3\.0 MB · [\d.]+ [KM]B\/s · [\d.]+ (s|min) left/).first().waitFor();
+    await page
+      .getByText(/of 3\.0 MB · [\d.]+ [KM]B\/s · [\d.]+ (s|min) left/)
+      .first()
+      .waitFor();
     await screenshot(page, 'upload-progress-phone-dark');
     await page.getByRole('button', { name: 'Cancel all' }).click();
     await waitForStatus(page, 'holiday-video-with-a-long-name.mp4', 'Cancelled');
@@ -329,26 +399,49 @@ describeBrowser('dashboard: upload', () => {
     // A record as the assembler writes it for an upload of another client (an uploader app, an earlier visit).
     const id = 'assemblyfromelsewhere01';
     const now = Date.now();
-    const metadata = { name: 'from-sharex.mkv', type: 'video/x-matroska', size: 300 * MB, url: `${server().url}/u/from-sharex.mkv` };
-    await server().ctx.db
-      .insertInto('incomplete_files')
-      .values({ id, user_id: admin.id, file_id: null, status: 'PROCESSING', chunks_total: 12, chunks_complete: 5, metadata: JSON.stringify(metadata), created_at: now, updated_at: now })
+    const metadata = {
+      name: 'from-sharex.mkv',
+      type: 'video/x-matroska',
+      size: 300 * MB,
+      url: `${server().url}/u/from-sharex.mkv`,
+    };
+    await server()
+      .ctx.db.insertInto('incomplete_files')
+      .values({
+        id,
+        user_id: admin.id,
+        file_id: null,
+        status: 'PROCESSING',
+        chunks_total: 12,
+        chunks_complete: 5,
+        metadata: JSON.stringify(metadata),
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
     const opened = await openPage(browser(), server().url, { viewport: PHONE });
     const { page, context, errors } = opened;
     await openUploadPage(opened);
-    const record = page.getByRole('list', { name: 'Files being assembled' }).getByRole('listitem', { name: 'from-sharex.mkv' });
+    const record = page
+      .getByRole('list', { name: 'Files being assembled' })
+      .getByRole('listitem', { name: 'from-sharex.mkv' });
     await record.getByText('Assembling', { exact: true }).waitFor();
     await record.getByText('300 MB · 12 chunks').waitFor();
     await screenshot(page, 'upload-assembling-elsewhere-phone');
 
-    await server().ctx.db.updateTable('incomplete_files').set({ status: 'COMPLETE', chunks_complete: 12 }).where('id', '=', id).execute();
+    await server()
+      .ctx.db.updateTable('incomplete_files')
+      .set({ status: 'COMPLETE', chunks_complete: 12 })
+      .where('id', '=', id)
+      .execute();
     await record.getByText('Complete', { exact: true }).waitFor();
     assert.equal(await record.getByRole('link', { name: 'from-sharex.mkv' }).getAttribute('href'), metadata.url);
     await record.getByRole('button', { name: 'Dismiss from-sharex.mkv' }).click();
     await record.waitFor({ state: 'detached' });
     await until('the record is removed', async () => {
-      const list = (await server().json('GET', '/api/user/files/incomplete', { auth: admin.token })).body as Array<{ id: string }>;
+      const list = (await server().json('GET', '/api/user/files/incomplete', { auth: admin.token })).body as Array<{
+        id: string;
+      }>;
       return !list.some((r) => r.id === id);
     });
     assert.deepEqual(errors, []);

@@ -75,7 +75,10 @@ export function App() {
   if (!server) {
     return (
       <Center mih="100dvh" p="md">
-        <ErrorAlert title="Chute is not answering" error={new Error('Could not reach the server. Reload the page to try again.')} />
+        <ErrorAlert
+          title="Chute is not answering"
+          error={new Error('Could not reach the server. Reload the page to try again.')}
+        />
       </Center>
     );
   }

@@ -48,9 +48,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('oauth_providers')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
-    .addColumn('provider', 'text', (c) =>
-      c.notNull().check(sql`provider in ('DISCORD', 'GOOGLE', 'GITHUB', 'OIDC')`),
-    )
+    .addColumn('provider', 'text', (c) => c.notNull().check(sql`provider in ('DISCORD', 'GOOGLE', 'GITHUB', 'OIDC')`))
     .addColumn('username', 'text', (c) => c.notNull())
     .addColumn('oauth_id', 'text')
     .addColumn('access_token', 'text')

@@ -13,7 +13,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('url_slugs_url').on('url_slugs').column('url_id').execute();
   // URLs created before this migration (none in a fresh install) get their slugs.
   await sql`insert into url_slugs (slug, url_id, kind) select code, id, 'code' from urls`.execute(db);
-  await sql`insert into url_slugs (slug, url_id, kind) select vanity, id, 'vanity' from urls where vanity is not null`.execute(db);
+  await sql`insert into url_slugs (slug, url_id, kind) select vanity, id, 'vanity' from urls where vanity is not null`.execute(
+    db,
+  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -27,7 +27,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('partial_uploads_state_updated').on('partial_uploads').columns(['state', 'updated_at']).execute();
+  await db.schema
+    .createIndex('partial_uploads_state_updated')
+    .on('partial_uploads')
+    .columns(['state', 'updated_at'])
+    .execute();
   await db.schema.createIndex('partial_uploads_user').on('partial_uploads').column('user_id').execute();
 }
 

@@ -39,7 +39,13 @@ export async function errorFromResponse(res: Response): Promise<ApiRequestError>
   }
   const code = typeof body?.code === 'number' ? body.code : 0;
   const serverText = typeof body?.error === 'string' ? body.error : undefined;
-  return new ApiRequestError(code, res.status, humanMessage(code, res.status, serverText), serverText, body ?? undefined);
+  return new ApiRequestError(
+    code,
+    res.status,
+    humanMessage(code, res.status, serverText),
+    serverText,
+    body ?? undefined,
+  );
 }
 
 export interface RequestOptions {

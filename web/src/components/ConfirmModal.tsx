@@ -24,7 +24,17 @@ export interface ConfirmModalProps {
   failure?: string | null;
 }
 
-export function ConfirmModal({ opened, title, children, confirmLabel, onConfirm, onClose, failureText = errorMessage, busy, failure }: ConfirmModalProps) {
+export function ConfirmModal({
+  opened,
+  title,
+  children,
+  confirmLabel,
+  onConfirm,
+  onClose,
+  failureText = errorMessage,
+  busy,
+  failure,
+}: ConfirmModalProps) {
   const [running, setRunning] = useState(false);
   const [failed, setFailed] = useState<string | null>(null);
   // Each time it opens, it asks afresh.

@@ -18,7 +18,10 @@ export function useCopy(what = 'link'): { copied: boolean; copy: (text: string) 
       window.clearTimeout(timer.current);
       timer.current = window.setTimeout(() => setCopied(false), 2000);
     } else {
-      notifyError(new Error(`The browser did not allow copying. Select the ${what} and copy it yourself.`), 'Not copied');
+      notifyError(
+        new Error(`The browser did not allow copying. Select the ${what} and copy it yourself.`),
+        'Not copied',
+      );
     }
     return ok;
   };
@@ -40,7 +43,16 @@ interface CopyButtonProps {
   iconSize?: number;
 }
 
-export function CopyButton({ value, what = 'link', label, notice, disabled, variant, size, iconSize = 16 }: CopyButtonProps) {
+export function CopyButton({
+  value,
+  what = 'link',
+  label,
+  notice,
+  disabled,
+  variant,
+  size,
+  iconSize = 16,
+}: CopyButtonProps) {
   const { copied, copy } = useCopy(what);
   const onClick = async () => {
     if ((await copy(value)) && notice) notifySuccess(notice);

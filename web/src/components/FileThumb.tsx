@@ -20,11 +20,23 @@ const KIND_COLORS = {
  * Fills its parent (give the parent a size or an AspectRatio), or, with `size`, a rounded square of that many
  * pixels for a row of a list.
  */
-export function FileThumb({ file, iconSize = 40, size }: { file: Pick<FileItem, 'id' | 'type' | 'size'>; iconSize?: number; size?: number }) {
+export function FileThumb({
+  file,
+  iconSize = 40,
+  size,
+}: {
+  file: Pick<FileItem, 'id' | 'type' | 'size'>;
+  iconSize?: number;
+  size?: number;
+}) {
   const [failed, setFailed] = useState(false);
   if (size !== undefined) {
     return (
-      <Box w={size} h={size} style={{ flex: `0 0 ${size}px`, borderRadius: 'var(--mantine-radius-sm)', overflow: 'hidden' }}>
+      <Box
+        w={size}
+        h={size}
+        style={{ flex: `0 0 ${size}px`, borderRadius: 'var(--mantine-radius-sm)', overflow: 'hidden' }}
+      >
         <FileThumb file={file} iconSize={iconSize} />
       </Box>
     );
@@ -47,7 +59,12 @@ export function FileThumb({ file, iconSize = 40, size }: { file: Pick<FileItem, 
   }
   const color = KIND_COLORS[kind];
   return (
-    <Center w="100%" h="100%" bg={`var(--mantine-color-${color}-light)`} c={`var(--mantine-color-${color}-light-color)`}>
+    <Center
+      w="100%"
+      h="100%"
+      bg={`var(--mantine-color-${color}-light)`}
+      c={`var(--mantine-color-${color}-light-color)`}
+    >
       <KindIcon type={file.type} size={iconSize} stroke={1.5} />
     </Center>
   );

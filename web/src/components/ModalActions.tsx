@@ -15,7 +15,16 @@ export interface ModalActionsProps {
   disabled?: boolean;
 }
 
-export function ModalActions({ failure = null, failureTitle, onCancel, busy, label, onConfirm, danger, disabled }: ModalActionsProps) {
+export function ModalActions({
+  failure = null,
+  failureTitle,
+  onCancel,
+  busy,
+  label,
+  onConfirm,
+  danger,
+  disabled,
+}: ModalActionsProps) {
   return (
     <>
       <FormError message={failure} title={failureTitle} />

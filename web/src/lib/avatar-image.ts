@@ -64,6 +64,7 @@ export async function prepareAvatar(file: File): Promise<string> {
   // WebP where the browser can write it (toDataURL falls back on PNG otherwise), then JPEG if still too large.
   let dataUrl = scaled(image, 'image/webp', 0.9);
   if (dataUrlBytes(dataUrl) > AVATAR_MAX_BYTES) dataUrl = scaled(image, 'image/jpeg', 0.85);
-  if (dataUrlBytes(dataUrl) > AVATAR_MAX_BYTES) throw new Error('That image is too large, even scaled down. Try a smaller one.');
+  if (dataUrlBytes(dataUrl) > AVATAR_MAX_BYTES)
+    throw new Error('That image is too large, even scaled down. Try a smaller one.');
   return dataUrl;
 }

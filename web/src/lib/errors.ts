@@ -63,7 +63,9 @@ const MESSAGES: Record<number, Sentence> = {
   4009: 'That user no longer exists.',
   5000: (detail) => {
     const limit = /larger than (.+)$/.exec(detail)?.[1];
-    return limit ? `That file is larger than this server allows (the limit is ${limit}).` : 'That file is larger than this server allows.';
+    return limit
+      ? `That file is larger than this server allows (the limit is ${limit}).`
+      : 'That file is larger than this server allows.';
   },
   5001: 'That upload is larger than this server allows.',
   5002: (detail) => {

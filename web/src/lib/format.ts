@@ -15,7 +15,9 @@ export function formatBytes(bytes: number): string {
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '-';
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? '-' : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  return Number.isNaN(date.getTime())
+    ? '-'
+    : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 /** "3 minutes", "2 hours" ... for times left and ages. */
@@ -32,4 +34,5 @@ export function formatSpeed(bytesPerSecond: number): string {
 }
 
 /** "1 file", "2 files", "1,204 files"; `many` for words whose plural is not one + "s" ("files were"). */
-export const plural = (count: number, one: string, many = `${one}s`): string => `${count.toLocaleString()} ${count === 1 ? one : many}`;
+export const plural = (count: number, one: string, many = `${one}s`): string =>
+  `${count.toLocaleString()} ${count === 1 ? one : many}`;

@@ -5,7 +5,12 @@ export { parseByteSize as parseSize } from '../../../src/lib/sizes';
 
 /** "10gb" for 10 GiB, "1536kb" for 1.5 MiB, the plain number when no unit divides it. */
 export function sizeText(bytes: number): string {
-  for (const [unit, factor] of [['tb', 1024 ** 4], ['gb', 1024 ** 3], ['mb', 1024 ** 2], ['kb', 1024]] as const) {
+  for (const [unit, factor] of [
+    ['tb', 1024 ** 4],
+    ['gb', 1024 ** 3],
+    ['mb', 1024 ** 2],
+    ['kb', 1024],
+  ] as const) {
     if (bytes >= factor && bytes % factor === 0) return `${bytes / factor}${unit}`;
   }
   return String(bytes);

@@ -74,7 +74,11 @@ export function HomePage() {
         {recent.error ? <ErrorAlert error={recent.error} onRetry={recent.reload} /> : null}
         {recent.data && recent.data.length === 0 ? (
           <Text c="dimmed" size="sm">
-            Nothing yet. <Anchor component={Link} to="/dashboard/upload">Upload a file</Anchor> to get a link.
+            Nothing yet.{' '}
+            <Anchor component={Link} to="/dashboard/upload">
+              Upload a file
+            </Anchor>{' '}
+            to get a link.
           </Text>
         ) : null}
         {recent.data && recent.data.length > 0 ? (

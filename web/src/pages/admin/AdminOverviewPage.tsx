@@ -1,6 +1,18 @@
 // Server overview (admins only): totals from GET /api/server/stats (users, files, bytes stored, views, short URLs,
 // invites), the most common file types and the users storing the most, with the way to the other admin pages.
-import { Anchor, Button, Card, Group, Progress, SimpleGrid, Skeleton, Stack, Table, Text, ThemeIcon } from '@mantine/core';
+import {
+  Anchor,
+  Button,
+  Card,
+  Group,
+  Progress,
+  SimpleGrid,
+  Skeleton,
+  Stack,
+  Table,
+  Text,
+  ThemeIcon,
+} from '@mantine/core';
 import {
   IconDatabase,
   IconEye,
@@ -20,7 +32,19 @@ import { serverStats, type ServerStats } from './admin-api';
 
 const count = (n: number) => n.toLocaleString();
 
-function Stat({ label, value, hint, icon: StatIcon, color }: { label: string; value: string; hint?: string; icon: Icon; color: string }) {
+function Stat({
+  label,
+  value,
+  hint,
+  icon: StatIcon,
+  color,
+}: {
+  label: string;
+  value: string;
+  hint?: string;
+  icon: Icon;
+  color: string;
+}) {
   return (
     <Card withBorder padding="md">
       <Group justify="space-between" align="flex-start" wrap="nowrap">
@@ -123,7 +147,12 @@ function TopUsers({ stats }: { stats: ServerStats }) {
                 {formatBytes(u.storageUsed)} · {count(u.files)} files
               </Text>
             </Group>
-            <Progress value={share} size="sm" mt={4} aria-label={`${u.username}: ${Math.round(share)}% of all storage`} />
+            <Progress
+              value={share}
+              size="sm"
+              mt={4}
+              aria-label={`${u.username}: ${Math.round(share)}% of all storage`}
+            />
           </div>
         );
       })}
@@ -145,10 +174,20 @@ export function AdminOverviewPage() {
             <Button component={Link} to="/dashboard/admin/users" variant="light" leftSection={<IconUsers size={16} />}>
               Users
             </Button>
-            <Button component={Link} to="/dashboard/admin/invites" variant="light" leftSection={<IconMailPlus size={16} />}>
+            <Button
+              component={Link}
+              to="/dashboard/admin/invites"
+              variant="light"
+              leftSection={<IconMailPlus size={16} />}
+            >
               Invites
             </Button>
-            <Button component={Link} to="/dashboard/admin/settings" variant="light" leftSection={<IconServerCog size={16} />}>
+            <Button
+              component={Link}
+              to="/dashboard/admin/settings"
+              variant="light"
+              leftSection={<IconServerCog size={16} />}
+            >
               Settings
             </Button>
           </Group>
@@ -159,10 +198,28 @@ export function AdminOverviewPage() {
         {data ? (
           <>
             <Stat label="Users" value={count(data.users)} hint={roleHint(data)} icon={IconUsers} color="blue" />
-            <Stat label="Files" value={count(data.files)} hint={data.ownerlessFiles > 0 ? `${count(data.ownerlessFiles)} without owner` : undefined} icon={IconFiles} color="teal" />
-            <Stat label="Storage used" value={formatBytes(data.storageUsed)} hint={data.files > 0 ? `${formatBytes(data.storageUsed / data.files)} per file` : undefined} icon={IconDatabase} color="grape" />
+            <Stat
+              label="Files"
+              value={count(data.files)}
+              hint={data.ownerlessFiles > 0 ? `${count(data.ownerlessFiles)} without owner` : undefined}
+              icon={IconFiles}
+              color="teal"
+            />
+            <Stat
+              label="Storage used"
+              value={formatBytes(data.storageUsed)}
+              hint={data.files > 0 ? `${formatBytes(data.storageUsed / data.files)} per file` : undefined}
+              icon={IconDatabase}
+              color="grape"
+            />
             <Stat label="File views" value={count(data.fileViews)} icon={IconEye} color="orange" />
-            <Stat label="Short URLs" value={count(data.urls)} hint={`${count(data.urlViews)} visit${data.urlViews === 1 ? '' : 's'}`} icon={IconLink} color="cyan" />
+            <Stat
+              label="Short URLs"
+              value={count(data.urls)}
+              hint={`${count(data.urlViews)} visit${data.urlViews === 1 ? '' : 's'}`}
+              icon={IconLink}
+              color="cyan"
+            />
             <Stat label="Invites" value={count(data.invites)} icon={IconMailPlus} color="pink" />
           </>
         ) : (

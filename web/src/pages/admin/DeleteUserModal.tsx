@@ -50,12 +50,16 @@ export function DeleteUserModal({
       onClose={onClose}
     >
       <Text size="sm">
-        {target?.username} will no longer be able to sign in, and their sessions and API token stop working. This cannot be
-        undone.
+        {target?.username} will no longer be able to sign in, and their sessions and API token stop working. This cannot
+        be undone.
       </Text>
       <Checkbox
         label={`Also delete ${content}`}
-        description={withContent ? 'Their files are removed from storage and their links stop working.' : 'Otherwise they stay online, without an owner.'}
+        description={
+          withContent
+            ? 'Their files are removed from storage and their links stop working.'
+            : 'Otherwise they stay online, without an owner.'
+        }
         checked={withContent}
         onChange={(e) => setWithContent(e.currentTarget.checked)}
       />

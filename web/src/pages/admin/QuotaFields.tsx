@@ -20,7 +20,8 @@ export const NO_QUOTA: QuotaForm = { kind: 'NONE', maxBytes: '', maxFiles: '', m
 export function quotaForm(quota: Quota | null | undefined): QuotaForm {
   if (!quota) return NO_QUOTA;
   const maxUrls = quota.maxUrls ?? '';
-  if (quota.filesQuota === 'BY_FILES' && quota.maxFiles !== null) return { ...NO_QUOTA, kind: 'BY_FILES', maxFiles: quota.maxFiles, maxUrls };
+  if (quota.filesQuota === 'BY_FILES' && quota.maxFiles !== null)
+    return { ...NO_QUOTA, kind: 'BY_FILES', maxFiles: quota.maxFiles, maxUrls };
   if (quota.filesQuota === 'BY_BYTES' && quota.maxBytes !== null) {
     return { ...NO_QUOTA, kind: 'BY_BYTES', maxBytes: sizeText(Number(quota.maxBytes)), maxUrls };
   }
@@ -44,7 +45,8 @@ export function quotaInput(form: QuotaForm): QuotaInput | null {
 export function quotaProblems(form: QuotaForm): Partial<Record<'maxBytes' | 'maxFiles', string>> {
   if (form.kind === 'BY_BYTES') {
     if (form.maxBytes.trim() === '') return { maxBytes: 'Enter the storage limit, for example 10gb.' };
-    if (parseSize(form.maxBytes) === null) return { maxBytes: 'Write a size such as 500mb, 10gb or a number of bytes.' };
+    if (parseSize(form.maxBytes) === null)
+      return { maxBytes: 'Write a size such as 500mb, 10gb or a number of bytes.' };
   }
   if (form.kind === 'BY_FILES' && form.maxFiles === '') return { maxFiles: 'Enter the largest number of files.' };
   return {};
@@ -66,7 +68,8 @@ export function quotaSummary(quota: Quota | null | undefined): string {
   return parts.length > 0 ? parts.join(', ') : 'No limit';
 }
 
-const numberOrEmpty = (value: string | number): number | '' => (typeof value === 'number' ? value : value === '' ? '' : Number(value));
+const numberOrEmpty = (value: string | number): number | '' =>
+  typeof value === 'number' ? value : value === '' ? '' : Number(value);
 
 export function QuotaFields({
   value,

@@ -14,10 +14,21 @@ import { useApi } from '../../lib/use-api';
 import { serverSettings, updateServerSettings, type ServerSettingsAnswer, type SettingValue } from './admin-api';
 import { adminErrorMessage, fieldIssues } from './admin-errors';
 import { SettingField } from './SettingField';
-import { fromDraft, groupSettings, kindOf, labelOf, sameDraft, toDraft, type Draft, type SettingKind } from './settings-fields';
+import {
+  fromDraft,
+  groupSettings,
+  kindOf,
+  labelOf,
+  sameDraft,
+  toDraft,
+  type Draft,
+  type SettingKind,
+} from './settings-fields';
 
 function draftsOf(answer: ServerSettingsAnswer, kinds: Record<string, SettingKind>): Record<string, Draft> {
-  return Object.fromEntries(Object.entries(answer.settings).map(([key, value]) => [key, toDraft(kinds[key] ?? 'text', value)]));
+  return Object.fromEntries(
+    Object.entries(answer.settings).map(([key, value]) => [key, toDraft(kinds[key] ?? 'text', value)]),
+  );
 }
 
 export function ServerSettingsPage() {
@@ -27,7 +38,9 @@ export function ServerSettingsPage() {
   const kinds = useMemo<Record<string, SettingKind>>(
     () =>
       answer
-        ? Object.fromEntries(Object.entries(answer.settings).map(([k, v]) => [k, kindOf(k, v, answer.fields[k]?.description ?? '')]))
+        ? Object.fromEntries(
+            Object.entries(answer.settings).map(([k, v]) => [k, kindOf(k, v, answer.fields[k]?.description ?? '')]),
+          )
         : {},
     [answer],
   );
@@ -88,7 +101,10 @@ export function ServerSettingsPage() {
       const next = await updateServerSettings(patch);
       loaded.setData(next);
       const count = Object.keys(patch).length;
-      notifySuccess(count === 1 ? `${labelOf(Object.keys(patch)[0]!)} was saved.` : `${count} settings were saved.`, 'Settings saved');
+      notifySuccess(
+        count === 1 ? `${labelOf(Object.keys(patch)[0]!)} was saved.` : `${count} settings were saved.`,
+        'Settings saved',
+      );
       // The site title and the registration switches are part of what every page knows about the server.
       void refresh();
     } catch (err) {
@@ -96,7 +112,9 @@ export function ServerSettingsPage() {
       if (Object.keys(issues).length > 0) {
         setErrors(issues);
         const names = Object.keys(issues).map(labelOf).join(', ');
-        setSaveError(`Nothing was saved: ${names} ${Object.keys(issues).length === 1 ? 'is' : 'are'} not valid. See the fields marked in red.`);
+        setSaveError(
+          `Nothing was saved: ${names} ${Object.keys(issues).length === 1 ? 'is' : 'are'} not valid. See the fields marked in red.`,
+        );
         focusFirst(issues);
       } else {
         setSaveError(adminErrorMessage(err));
@@ -123,8 +141,8 @@ export function ServerSettingsPage() {
       <FormError message={saveError} title="The settings were not saved" />
       {answer && answer.locked.length > 0 ? (
         <Alert color="orange" variant="light" icon={<IconLock size={18} />}>
-          {answer.locked.length === 1 ? 'One setting is' : `${answer.locked.length} settings are`} set by environment variables and
-          cannot be changed here: change the variable and restart Chute.
+          {answer.locked.length === 1 ? 'One setting is' : `${answer.locked.length} settings are`} set by environment
+          variables and cannot be changed here: change the variable and restart Chute.
         </Alert>
       ) : null}
       {answer && groups.length > 1 ? (

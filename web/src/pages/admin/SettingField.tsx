@@ -18,7 +18,15 @@ export interface SettingFieldProps {
   onChange: (value: Draft) => void;
 }
 
-function Input({ settingKey, kind, locked, value, error, onChange, describedBy }: SettingFieldProps & { describedBy: string }) {
+function Input({
+  settingKey,
+  kind,
+  locked,
+  value,
+  error,
+  onChange,
+  describedBy,
+}: SettingFieldProps & { describedBy: string }) {
   const common = { id: `setting-${settingKey}`, disabled: locked, error, 'aria-describedby': describedBy };
   switch (kind) {
     case 'switch':
@@ -55,7 +63,9 @@ function Input({ settingKey, kind, locked, value, error, onChange, describedBy }
           {...common}
           value={String(value)}
           onChange={(e) => onChange(e.currentTarget.value)}
-          description={bytes !== null && !error ? `${formatBytes(bytes)} (${bytes.toLocaleString()} bytes)` : 'e.g. 100mb, 2gb'}
+          description={
+            bytes !== null && !error ? `${formatBytes(bytes)} (${bytes.toLocaleString()} bytes)` : 'e.g. 100mb, 2gb'
+          }
           inputWrapperOrder={['input', 'description', 'error']}
         />
       );
@@ -72,9 +82,24 @@ function Input({ settingKey, kind, locked, value, error, onChange, describedBy }
         />
       );
     case 'choice':
-      return <Select {...common} data={CHOICES[settingKey] ?? []} value={String(value)} onChange={(v) => v && onChange(v)} allowDeselect={false} />;
+      return (
+        <Select
+          {...common}
+          data={CHOICES[settingKey] ?? []}
+          value={String(value)}
+          onChange={(v) => v && onChange(v)}
+          allowDeselect={false}
+        />
+      );
     case 'optional-text':
-      return <TextInput {...common} value={String(value)} onChange={(e) => onChange(e.currentTarget.value)} placeholder="Not set" />;
+      return (
+        <TextInput
+          {...common}
+          value={String(value)}
+          onChange={(e) => onChange(e.currentTarget.value)}
+          placeholder="Not set"
+        />
+      );
     default:
       return <TextInput {...common} value={String(value)} onChange={(e) => onChange(e.currentTarget.value)} />;
   }
@@ -84,14 +109,22 @@ export function SettingField(props: SettingFieldProps) {
   const { settingKey, description, env, locked, changed, kind } = props;
   const descriptionId = `setting-${settingKey}-description`;
   return (
-    <Grid gutter={{ base: 6, sm: 'lg' }} align={kind === 'switch' ? 'center' : 'flex-start'} data-testid={`setting-${settingKey}`}>
+    <Grid
+      gutter={{ base: 6, sm: 'lg' }}
+      align={kind === 'switch' ? 'center' : 'flex-start'}
+      data-testid={`setting-${settingKey}`}
+    >
       <Grid.Col span={kind === 'switch' ? { base: 9, sm: 7 } : { base: 12, sm: 7 }}>
         <Group gap={6} wrap="wrap">
           <Text component="label" htmlFor={`setting-${settingKey}`} fw={600} size="sm">
             {labelOf(settingKey)}
           </Text>
           {locked ? (
-            <Tooltip label={`Set by the environment variable ${env}; change it there and restart Chute.`} multiline w={260}>
+            <Tooltip
+              label={`Set by the environment variable ${env}; change it there and restart Chute.`}
+              multiline
+              w={260}
+            >
               <Badge
                 size="sm"
                 variant="light"
@@ -115,7 +148,10 @@ export function SettingField(props: SettingFieldProps) {
           {locked ? ` Set by the environment variable ${env}.` : ''}
         </Text>
       </Grid.Col>
-      <Grid.Col span={kind === 'switch' ? { base: 3, sm: 5 } : { base: 12, sm: 5 }} style={kind === 'switch' ? { display: 'flex', justifyContent: 'flex-end' } : undefined}>
+      <Grid.Col
+        span={kind === 'switch' ? { base: 3, sm: 5 } : { base: 12, sm: 5 }}
+        style={kind === 'switch' ? { display: 'flex', justifyContent: 'flex-end' } : undefined}
+      >
         <Input {...props} describedBy={descriptionId} />
       </Grid.Col>
     </Grid>

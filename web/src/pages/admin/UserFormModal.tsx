@@ -1,6 +1,18 @@
 // Create a user, or edit one: username, password, role (only the roles the signed-in admin may give), avatar and
 // quota. An edit sends only what changed.
-import { Avatar, Button, Divider, FileButton, Group, Modal, PasswordInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import {
+  Avatar,
+  Button,
+  Divider,
+  FileButton,
+  Group,
+  Modal,
+  PasswordInput,
+  Select,
+  Stack,
+  Text,
+  TextInput,
+} from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiRequestError } from '../../api/client';
@@ -35,7 +47,8 @@ function errorsOf(err: unknown): { fields: FieldErrors; form: string | null } {
       const issues = fieldIssues(err);
       const known = ['username', 'password', 'avatar', 'maxBytes', 'maxFiles', 'maxUrls'];
       const fields: FieldErrors = {};
-      for (const [field, text] of Object.entries(issues)) if (known.includes(field)) fields[field as keyof FieldErrors] = text;
+      for (const [field, text] of Object.entries(issues))
+        if (known.includes(field)) fields[field as keyof FieldErrors] = text;
       return Object.keys(fields).length > 0 ? { fields, form: null } : { fields: {}, form: message };
     }
     default:
@@ -81,7 +94,11 @@ export function UserFormModal({
 
   /** Editing a field takes its error away. */
   const clear = (...fields: Array<keyof FieldErrors>) =>
-    setErrors((e) => (fields.some((f) => e[f]) ? Object.fromEntries(Object.entries(e).filter(([k]) => !fields.includes(k as keyof FieldErrors))) : e));
+    setErrors((e) =>
+      fields.some((f) => e[f])
+        ? Object.fromEntries(Object.entries(e).filter(([k]) => !fields.includes(k as keyof FieldErrors)))
+        : e,
+    );
   const changeQuota = (next: QuotaForm) => {
     setQuota(next);
     clear(...(Object.keys(next) as Array<keyof QuotaForm>).filter((k) => next[k] !== quota[k]));
@@ -106,14 +123,21 @@ export function UserFormModal({
   const body = (): UserInput | null => {
     const newQuota = quotaInput(quota);
     if (!target) {
-      return { username: username.trim(), password, role, ...(newQuota ? { quota: newQuota } : {}), ...(avatar ? { avatar } : {}) };
+      return {
+        username: username.trim(),
+        password,
+        role,
+        ...(newQuota ? { quota: newQuota } : {}),
+        ...(avatar ? { avatar } : {}),
+      };
     }
     const edit: UserInput = {};
     if (username.trim() !== target.username) edit.username = username.trim();
     if (password !== '') edit.password = password;
     if (role !== target.role) edit.role = role;
     if (avatar !== undefined) edit.avatar = avatar;
-    if (quotaEditable && JSON.stringify(newQuota) !== JSON.stringify(quotaInput(quotaForm(target.quota)))) edit.quota = newQuota;
+    if (quotaEditable && JSON.stringify(newQuota) !== JSON.stringify(quotaInput(quotaForm(target.quota))))
+      edit.quota = newQuota;
     return Object.keys(edit).length > 0 ? edit : null;
   };
 
@@ -135,7 +159,10 @@ export function UserFormModal({
       const { user } = target
         ? await updateUser(target.id, input)
         : await createUser(input as UserInput & { username: string; password: string });
-      notifySuccess(target ? `${user.username} was updated.` : `${user.username} can now sign in.`, target ? 'Saved' : 'User created');
+      notifySuccess(
+        target ? `${user.username} was updated.` : `${user.username} can now sign in.`,
+        target ? 'Saved' : 'User created',
+      );
       onSaved(user);
       onClose();
     } catch (err) {

@@ -62,15 +62,24 @@ function UserName({ user, self }: { user: User; self: boolean }) {
 /** Bytes stored, against the byte quota when there is one. */
 function Storage({ user, usage }: { user: User; usage: UserUsage | undefined }) {
   if (!usage) return <Skeleton h={14} w={70} />;
-  const limit = user.quota?.filesQuota === 'BY_BYTES' && user.quota.maxBytes !== null ? Number(user.quota.maxBytes) : null;
+  const limit =
+    user.quota?.filesQuota === 'BY_BYTES' && user.quota.maxBytes !== null ? Number(user.quota.maxBytes) : null;
   if (limit === null) return <Text size="sm">{formatBytes(usage.storageUsed)}</Text>;
   const percent = limit === 0 ? 100 : Math.min(100, (usage.storageUsed / limit) * 100);
   return (
     <Stack gap={4} miw={110}>
       <Text size="sm">
-        {formatBytes(usage.storageUsed)} <Text span c="dimmed" size="xs">of {limitText(limit)}</Text>
+        {formatBytes(usage.storageUsed)}{' '}
+        <Text span c="dimmed" size="xs">
+          of {limitText(limit)}
+        </Text>
       </Text>
-      <Progress value={percent} size="sm" color={percent >= 90 ? 'red' : 'blue'} aria-label={`${Math.round(percent)}% of the quota used`} />
+      <Progress
+        value={percent}
+        size="sm"
+        color={percent >= 90 ? 'red' : 'blue'}
+        aria-label={`${Math.round(percent)}% of the quota used`}
+      />
     </Stack>
   );
 }
@@ -81,7 +90,12 @@ function Files({ user, usage }: { user: User; usage: UserUsage | undefined }) {
   return (
     <Text size="sm">
       {usage.files}
-      {limit !== null ? <Text span c="dimmed" size="xs"> / {limit}</Text> : null}
+      {limit !== null ? (
+        <Text span c="dimmed" size="xs">
+          {' '}
+          / {limit}
+        </Text>
+      ) : null}
     </Text>
   );
 }
@@ -90,11 +104,23 @@ function Files({ user, usage }: { user: User; usage: UserUsage | undefined }) {
  * Edit and delete, each shown disabled (with the reason in its tooltip) when the role rules forbid it. They stay
  * focusable (aria-disabled rather than disabled), so that the reason is reachable by keyboard and pointer alike.
  */
-function RowActions({ actor, user, onEdit, onDelete }: { actor: User; user: User; onEdit: () => void; onDelete: () => void }) {
+function RowActions({
+  actor,
+  user,
+  onEdit,
+  onDelete,
+}: {
+  actor: User;
+  user: User;
+  onEdit: () => void;
+  onDelete: () => void;
+}) {
   const editBlocked = cannotEditReason(actor, user);
   const deleteBlocked = cannotDeleteReason(actor, user);
   const blockable = (reason: string | null, action: () => void) =>
-    reason === null ? { onClick: action } : { 'data-disabled': true, 'aria-disabled': true, onClick: (e: MouseEvent) => e.preventDefault() };
+    reason === null
+      ? { onClick: action }
+      : { 'data-disabled': true, 'aria-disabled': true, onClick: (e: MouseEvent) => e.preventDefault() };
   return (
     <Group gap={4} wrap="nowrap" justify="flex-end">
       <Tooltip label={editBlocked ?? `Edit ${user.username}`}>
@@ -103,7 +129,12 @@ function RowActions({ actor, user, onEdit, onDelete }: { actor: User; user: User
         </ActionIcon>
       </Tooltip>
       <Tooltip label={deleteBlocked ?? `Delete ${user.username}`}>
-        <ActionIcon variant="subtle" color="red" aria-label={`Delete ${user.username}`} {...blockable(deleteBlocked, onDelete)}>
+        <ActionIcon
+          variant="subtle"
+          color="red"
+          aria-label={`Delete ${user.username}`}
+          {...blockable(deleteBlocked, onDelete)}
+        >
           <IconTrash size={18} />
         </ActionIcon>
       </Tooltip>
@@ -130,7 +161,10 @@ export function UsersPage() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [debounced]);
 
-  const list = useApi((signal) => listUsers({ page, perpage: PER_PAGE, search: debounced, role }, signal), [page, debounced, role]);
+  const list = useApi(
+    (signal) => listUsers({ page, perpage: PER_PAGE, search: debounced, role }, signal),
+    [page, debounced, role],
+  );
   // Reloaded with every load of the list, so that a deletion or a new quota shows fresh numbers.
   const usage = useApi((signal) => usersUsage(list.data?.users.map((u) => u.id) ?? [], signal), [list.data]);
   const usageOf = (id: string) => usage.data?.usage.find((u) => u.userId === id);

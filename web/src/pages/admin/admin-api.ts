@@ -56,8 +56,10 @@ export interface ServerSettingsAnswer {
   fields: Record<string, { description: string; env: string }>;
 }
 
-export const listUsers = (query: { page: number; perpage: number; search?: string; role?: Role | '' }, signal?: AbortSignal) =>
-  api<UserList>('/api/users', { query, signal });
+export const listUsers = (
+  query: { page: number; perpage: number; search?: string; role?: Role | '' },
+  signal?: AbortSignal,
+) => api<UserList>('/api/users', { query, signal });
 
 export const usersUsage = (ids: string[], signal?: AbortSignal) =>
   ids.length === 0
@@ -67,7 +69,8 @@ export const usersUsage = (ids: string[], signal?: AbortSignal) =>
 export const createUser = (body: UserInput & { username: string; password: string }) =>
   api<{ user: User }>('/api/users', { method: 'POST', body });
 
-export const updateUser = (id: string, body: UserInput) => api<{ user: User }>(`/api/users/${encodeURIComponent(id)}`, { method: 'PATCH', body });
+export const updateUser = (id: string, body: UserInput) =>
+  api<{ user: User }>(`/api/users/${encodeURIComponent(id)}`, { method: 'PATCH', body });
 
 export const deleteUser = (id: string, withContent: boolean) =>
   api<{ user: User; deletedFiles: number; deletedUrls: number }>(`/api/users/${encodeURIComponent(id)}`, {

@@ -36,7 +36,10 @@ export function fieldIssues(err: unknown): Record<string, string> {
 
 /** Zod's and the services' lower-case fragments ("must be a ...", "Too small: expected number to be >=1") as sentences. */
 export function sentence(text: string): string {
-  let t = text.trim().replace(/^Too small: expected \w+ to be >=?(\d+)$/i, 'Must be at least $1').replace(/^Too big: expected \w+ to be <=?(\d+)$/i, 'Must be at most $1');
+  let t = text
+    .trim()
+    .replace(/^Too small: expected \w+ to be >=?(\d+)$/i, 'Must be at least $1')
+    .replace(/^Too big: expected \w+ to be <=?(\d+)$/i, 'Must be at most $1');
   t = t.replace(/^Too small: expected string to have >=(\d+) characters?$/i, 'Must not be empty');
   t = t.replace(/^Invalid input: expected (\w+), received \w+$/i, 'Must be a $1');
   t = t.replace(/^set by the environment variable (\w+)$/i, 'Set by the environment variable $1; change it there');

@@ -51,11 +51,32 @@ export function LoginPage() {
         <Stack>
           <FormError message={error} />
           {needsCode ? (
-            <PinInput length={6} type="number" oneTimeCode value={code} onChange={setCode} aria-label="Authentication code" autoFocus />
+            <PinInput
+              length={6}
+              type="number"
+              oneTimeCode
+              value={code}
+              onChange={setCode}
+              aria-label="Authentication code"
+              autoFocus
+            />
           ) : (
             <>
-              <TextInput label="Username" required autoComplete="username" value={username} onChange={(e) => setUsername(e.currentTarget.value)} autoFocus />
-              <PasswordInput label="Password" required autoComplete="current-password" value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
+              <TextInput
+                label="Username"
+                required
+                autoComplete="username"
+                value={username}
+                onChange={(e) => setUsername(e.currentTarget.value)}
+                autoFocus
+              />
+              <PasswordInput
+                label="Password"
+                required
+                autoComplete="current-password"
+                value={password}
+                onChange={(e) => setPassword(e.currentTarget.value)}
+              />
             </>
           )}
           <Button type="submit" loading={busy}>

@@ -55,9 +55,28 @@ export function NewAccountForm({
       <Stack>
         <FormError message={error} />
         {before}
-        <TextInput label="Username" required autoComplete="username" value={username} onChange={(e) => setUsername(e.currentTarget.value)} autoFocus={autoFocus} />
-        <PasswordInput label="Password" required autoComplete="new-password" value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
-        <PasswordInput label="Repeat the password" required autoComplete="new-password" value={confirm} onChange={(e) => setConfirm(e.currentTarget.value)} />
+        <TextInput
+          label="Username"
+          required
+          autoComplete="username"
+          value={username}
+          onChange={(e) => setUsername(e.currentTarget.value)}
+          autoFocus={autoFocus}
+        />
+        <PasswordInput
+          label="Password"
+          required
+          autoComplete="new-password"
+          value={password}
+          onChange={(e) => setPassword(e.currentTarget.value)}
+        />
+        <PasswordInput
+          label="Repeat the password"
+          required
+          autoComplete="new-password"
+          value={confirm}
+          onChange={(e) => setConfirm(e.currentTarget.value)}
+        />
         <Button type="submit" loading={busy}>
           {submitLabel}
         </Button>

@@ -30,8 +30,19 @@ export function RegisterPage() {
     <AuthFrame title="Create an account" subtitle={!open ? 'This server needs an invite code to register.' : undefined}>
       <NewAccountForm
         submitLabel="Register"
-        send={(account) => api('/api/auth/register', { method: 'POST', body: { ...account, ...(code ? { code } : {}) } })}
-        before={invites ? <TextInput label="Invite code" required={!open} value={code} onChange={(e) => setCode(e.currentTarget.value)} /> : null}
+        send={(account) =>
+          api('/api/auth/register', { method: 'POST', body: { ...account, ...(code ? { code } : {}) } })
+        }
+        before={
+          invites ? (
+            <TextInput
+              label="Invite code"
+              required={!open}
+              value={code}
+              onChange={(e) => setCode(e.currentTarget.value)}
+            />
+          ) : null
+        }
         after={
           <Text size="sm" ta="center">
             Already have an account?{' '}

@@ -5,8 +5,15 @@ import { NewAccountForm } from './NewAccountForm';
 
 export function SetupPage() {
   return (
-    <AuthFrame title="Welcome to Chute" subtitle="Create the first account. It becomes the super administrator of this server.">
-      <NewAccountForm submitLabel="Create the account" autoFocus send={(account) => api('/api/setup', { method: 'POST', body: account })} />
+    <AuthFrame
+      title="Welcome to Chute"
+      subtitle="Create the first account. It becomes the super administrator of this server."
+    >
+      <NewAccountForm
+        submitLabel="Create the account"
+        autoFocus
+        send={(account) => api('/api/setup', { method: 'POST', body: account })}
+      />
     </AuthFrame>
   );
 }

@@ -38,11 +38,22 @@ export function BulkActions({
   async function favorite(value: boolean) {
     setBusy(value ? 'favorite' : 'unfavorite');
     try {
-      const res = await api<{ count: number }>('/api/user/files/transaction', { method: 'PATCH', body: { files: ids, favorite: value } });
-      notifySuccess(value ? `${plural(res.count, 'file')} added to favourites.` : `${plural(res.count, 'file')} removed from favourites.`);
+      const res = await api<{ count: number }>('/api/user/files/transaction', {
+        method: 'PATCH',
+        body: { files: ids, favorite: value },
+      });
+      notifySuccess(
+        value
+          ? `${plural(res.count, 'file')} added to favourites.`
+          : `${plural(res.count, 'file')} removed from favourites.`,
+      );
       onDone();
     } catch (err) {
-      notifyFileError(err, 'Could not change the favourites', value ? 'They already were favourites.' : 'None of them was a favourite.');
+      notifyFileError(
+        err,
+        'Could not change the favourites',
+        value ? 'They already were favourites.' : 'None of them was a favourite.',
+      );
       if (gone(err)) onDone();
     } finally {
       setBusy(null);
@@ -54,13 +65,24 @@ export function BulkActions({
     setBusy('move');
     try {
       const folder = target === NO_FOLDER ? null : target;
-      const res = await api<{ count: number; name?: string }>('/api/user/files/transaction', { method: 'PATCH', body: { files: ids, folder } });
-      notifySuccess(folder === null ? `${plural(res.count, 'file')} taken out of their folder.` : `${plural(res.count, 'file')} moved to ${res.name ?? 'the folder'}.`);
+      const res = await api<{ count: number; name?: string }>('/api/user/files/transaction', {
+        method: 'PATCH',
+        body: { files: ids, folder },
+      });
+      notifySuccess(
+        folder === null
+          ? `${plural(res.count, 'file')} taken out of their folder.`
+          : `${plural(res.count, 'file')} moved to ${res.name ?? 'the folder'}.`,
+      );
       setMoving(false);
       setTarget(null);
       onDone();
     } catch (err) {
-      notifyFileError(err, 'Could not move the files', target !== NO_FOLDER ? 'They already were in that folder.' : 'They were not in a folder.');
+      notifyFileError(
+        err,
+        'Could not move the files',
+        target !== NO_FOLDER ? 'They already were in that folder.' : 'They were not in a folder.',
+      );
       if (gone(err)) onDone();
     } finally {
       setBusy(null);
@@ -69,7 +91,10 @@ export function BulkActions({
   async function remove() {
     setBusy('delete');
     try {
-      const res = await api<{ count: number }>('/api/user/files/transaction', { method: 'DELETE', body: { files: ids } });
+      const res = await api<{ count: number }>('/api/user/files/transaction', {
+        method: 'DELETE',
+        body: { files: ids },
+      });
       notifySuccess(`${plural(res.count, 'file')} deleted.`);
       setConfirmDelete(false);
       onDone();
@@ -84,7 +109,15 @@ export function BulkActions({
 
   return (
     <>
-      <Paper withBorder shadow="sm" p="xs" mb="md" className={classes.bulkBar} role="region" aria-label="Selected files">
+      <Paper
+        withBorder
+        shadow="sm"
+        p="xs"
+        mb="md"
+        className={classes.bulkBar}
+        role="region"
+        aria-label="Selected files"
+      >
         <Group gap="xs" justify="space-between" wrap="wrap">
           <Group gap={6}>
             <Text size="sm" fw={600} data-testid="selection-count">
@@ -95,16 +128,39 @@ export function BulkActions({
             </Button>
           </Group>
           <Group gap={6} wrap="wrap">
-            <Button size="xs" variant="default" leftSection={<IconStar size={14} color="var(--mantine-color-yellow-6)" />} loading={busy === 'favorite'} onClick={() => void favorite(true)}>
+            <Button
+              size="xs"
+              variant="default"
+              leftSection={<IconStar size={14} color="var(--mantine-color-yellow-6)" />}
+              loading={busy === 'favorite'}
+              onClick={() => void favorite(true)}
+            >
               Favourite
             </Button>
-            <Button size="xs" variant="default" leftSection={<IconStarOff size={14} />} loading={busy === 'unfavorite'} onClick={() => void favorite(false)}>
+            <Button
+              size="xs"
+              variant="default"
+              leftSection={<IconStarOff size={14} />}
+              loading={busy === 'unfavorite'}
+              onClick={() => void favorite(false)}
+            >
               Unfavourite
             </Button>
-            <Button size="xs" variant="default" leftSection={<IconFolderSymlink size={14} />} onClick={() => setMoving(true)}>
+            <Button
+              size="xs"
+              variant="default"
+              leftSection={<IconFolderSymlink size={14} />}
+              onClick={() => setMoving(true)}
+            >
               Move to folder
             </Button>
-            <Button size="xs" variant="light" color="red" leftSection={<IconTrash size={14} />} onClick={() => setConfirmDelete(true)}>
+            <Button
+              size="xs"
+              variant="light"
+              color="red"
+              leftSection={<IconTrash size={14} />}
+              onClick={() => setConfirmDelete(true)}
+            >
               Delete
             </Button>
           </Group>
@@ -125,7 +181,11 @@ export function BulkActions({
       <Modal opened={moving} onClose={() => setMoving(false)} title={`Move ${plural(count, 'file')}`} centered>
         {folders && folders.length === 0 ? (
           <Text size="sm" mb="md">
-            You have no folders yet. <Anchor component={Link} to="/dashboard/folders">Create one</Anchor> first.
+            You have no folders yet.{' '}
+            <Anchor component={Link} to="/dashboard/folders">
+              Create one
+            </Anchor>{' '}
+            first.
           </Text>
         ) : null}
         <Select

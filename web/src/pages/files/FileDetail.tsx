@@ -137,7 +137,11 @@ function FileDetailBody({
   folderLabel,
   onDeleted,
   onTagCreated,
-}: FileDetailProps & { file: FileItem; patch: (body: Record<string, unknown>) => Promise<FileItem>; update: (file: FileItem) => void }) {
+}: FileDetailProps & {
+  file: FileItem;
+  patch: (body: Record<string, unknown>) => Promise<FileItem>;
+  update: (file: FileItem) => void;
+}) {
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [favoriteBusy, setFavoriteBusy] = useState(false);
   const [folderBusy, setFolderBusy] = useState(false);
@@ -161,7 +165,11 @@ function FileDetailBody({
     try {
       await api('/api/user/files/transaction', { method: 'PATCH', body: { files: [file.id], folder: target } });
       update({ ...file, folderId: target });
-      notifySuccess(target === null ? 'Taken out of its folder.' : `Moved to ${folders?.find((f) => f.id === target)?.name ?? 'the folder'}.`);
+      notifySuccess(
+        target === null
+          ? 'Taken out of its folder.'
+          : `Moved to ${folders?.find((f) => f.id === target)?.name ?? 'the folder'}.`,
+      );
     } catch (err) {
       notifyFileError(err, 'Could not move the file');
     } finally {
@@ -185,8 +193,12 @@ function FileDetailBody({
       <FilePreview file={file} />
 
       <Group gap={6}>
-        <Badge variant="light" tt="none">{KIND_LABELS[fileKind(file.type)]}</Badge>
-        <Badge variant="default" tt="none">{formatBytes(file.size)}</Badge>
+        <Badge variant="light" tt="none">
+          {KIND_LABELS[fileKind(file.type)]}
+        </Badge>
+        <Badge variant="default" tt="none">
+          {formatBytes(file.size)}
+        </Badge>
         {file.password ? (
           <Badge variant="light" color="orange" tt="none" leftSection={<IconLock size={12} />}>
             Password
@@ -200,11 +212,33 @@ function FileDetailBody({
       </Group>
 
       <Group gap="xs">
-        <CopyButton value={file.url} label="Copy link" variant="filled" size="xs" iconSize={14} notice="The link is on your clipboard." />
-        <Button size="xs" variant="default" component="a" href={file.url} target="_blank" rel="noopener noreferrer" leftSection={<IconExternalLink size={14} />}>
+        <CopyButton
+          value={file.url}
+          label="Copy link"
+          variant="filled"
+          size="xs"
+          iconSize={14}
+          notice="The link is on your clipboard."
+        />
+        <Button
+          size="xs"
+          variant="default"
+          component="a"
+          href={file.url}
+          target="_blank"
+          rel="noopener noreferrer"
+          leftSection={<IconExternalLink size={14} />}
+        >
           Open link
         </Button>
-        <Button size="xs" variant="default" component="a" href={ownerDownloadUrl(file.id)} download leftSection={<IconDownload size={14} />}>
+        <Button
+          size="xs"
+          variant="default"
+          component="a"
+          href={ownerDownloadUrl(file.id)}
+          download
+          leftSection={<IconDownload size={14} />}
+        >
           Download
         </Button>
         <Button
@@ -212,7 +246,9 @@ function FileDetailBody({
           variant="default"
           loading={favoriteBusy}
           aria-pressed={file.favorite}
-          leftSection={file.favorite ? <IconStarFilled size={14} color="var(--mantine-color-yellow-6)" /> : <IconStar size={14} />}
+          leftSection={
+            file.favorite ? <IconStarFilled size={14} color="var(--mantine-color-yellow-6)" /> : <IconStar size={14} />
+          }
           onClick={() => void toggleFavorite()}
         >
           {file.favorite ? 'Unfavourite' : 'Favourite'}
@@ -233,11 +269,19 @@ function FileDetailBody({
 
       <Section title="Organise">
         <RenameForm file={file} patch={patch} />
-        <FileTags file={file} tags={tags} onChanged={(next: FileTag[]) => update({ ...file, tags: next })} onTagCreated={onTagCreated} />
+        <FileTags
+          file={file}
+          tags={tags}
+          onChanged={(next: FileTag[]) => update({ ...file, tags: next })}
+          onTagCreated={onTagCreated}
+        />
         <Select
           label="Folder"
           placeholder={folders && folders.length === 0 ? 'You have no folders yet' : 'No folder'}
-          data={[{ value: NO_FOLDER, label: 'No folder' }, ...(folders ?? []).map((f) => ({ value: f.id, label: folderLabel(f) }))]}
+          data={[
+            { value: NO_FOLDER, label: 'No folder' },
+            ...(folders ?? []).map((f) => ({ value: f.id, label: folderLabel(f) })),
+          ]}
           value={file.folderId ?? NO_FOLDER}
           onChange={(value) => void moveTo(value)}
           disabled={folderBusy || (folders !== undefined && folders.length === 0)}
@@ -259,7 +303,14 @@ function FileDetailBody({
           <Text size="sm" c="dimmed">
             Deletes the file and its link for good.
           </Text>
-          <Button size="xs" color="red" variant="light" leftSection={<IconTrash size={14} />} onClick={() => setConfirmDelete(true)} style={{ flex: 'none' }}>
+          <Button
+            size="xs"
+            color="red"
+            variant="light"
+            leftSection={<IconTrash size={14} />}
+            onClick={() => setConfirmDelete(true)}
+            style={{ flex: 'none' }}
+          >
             Delete the file
           </Button>
         </Group>

@@ -94,7 +94,11 @@ export function PasswordForm({ file, patch }: FormProps) {
     setError(problem);
     if (!problem) {
       setPassword('');
-      notifySuccess(value === null ? 'The password was removed: anyone with the link can open the file.' : 'The file now asks for the password.');
+      notifySuccess(
+        value === null
+          ? 'The password was removed: anyone with the link can open the file.'
+          : 'The file now asks for the password.',
+      );
     }
   }
 
@@ -108,7 +112,11 @@ export function PasswordForm({ file, patch }: FormProps) {
       <Stack gap={6}>
         <PasswordInput
           label={file.password ? 'New password' : 'Password'}
-          description={file.password ? 'The file asks for a password. Enter a new one to change it.' : 'Visitors must enter it to open the file.'}
+          description={
+            file.password
+              ? 'The file asks for a password. Enter a new one to change it.'
+              : 'Visitors must enter it to open the file.'
+          }
           value={password}
           onChange={(e) => {
             setPassword(e.currentTarget.value);
@@ -147,7 +155,10 @@ export function MaxViewsForm({ file, patch }: FormProps) {
     const problem = await attempt(() => patch({ maxViews: next }));
     setBusy(false);
     setError(problem);
-    if (!problem) notifySuccess(next === null ? 'No view limit any more.' : `The file is deleted after ${next.toLocaleString()} views.`);
+    if (!problem)
+      notifySuccess(
+        next === null ? 'No view limit any more.' : `The file is deleted after ${next.toLocaleString()} views.`,
+      );
   }
 
   const parsed = typeof value === 'number' ? value : value === '' ? null : Number(value);
@@ -208,7 +219,12 @@ export function ExpiryForm({ file, patch }: FormProps) {
     const problem = await attempt(() => patch({ deletesAt: at === null ? null : at.toISOString() }));
     setBusy(null);
     setError(problem);
-    if (!problem) notifySuccess(at === null ? 'The file is kept until you delete it.' : `The file will be deleted on ${formatDate(at.toISOString())}.`);
+    if (!problem)
+      notifySuccess(
+        at === null
+          ? 'The file is kept until you delete it.'
+          : `The file will be deleted on ${formatDate(at.toISOString())}.`,
+      );
   }
 
   return (
@@ -236,7 +252,12 @@ export function ExpiryForm({ file, patch }: FormProps) {
             From now:
           </Text>
           {EXPIRY_PRESETS.map((preset) => (
-            <Button key={preset.value} size="compact-xs" variant="default" onClick={() => setValue(localInputValue(new Date(Date.now() + preset.ms)))}>
+            <Button
+              key={preset.value}
+              size="compact-xs"
+              variant="default"
+              onClick={() => setValue(localInputValue(new Date(Date.now() + preset.ms)))}
+            >
               {preset.label}
             </Button>
           ))}
@@ -247,7 +268,12 @@ export function ExpiryForm({ file, patch }: FormProps) {
               Never delete
             </Button>
           ) : null}
-          <Button type="submit" size="xs" loading={busy === 'set'} disabled={!value || value === toLocalInput(file.deletesAt)}>
+          <Button
+            type="submit"
+            size="xs"
+            loading={busy === 'set'}
+            disabled={!value || value === toLocalInput(file.deletesAt)}
+          >
             Save the expiry
           </Button>
         </Group>

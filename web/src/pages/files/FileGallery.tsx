@@ -1,6 +1,19 @@
 // The gallery view: a grid of cards with a thumbnail (or type icon), name, size and date, a checkbox to select and a
 // star; the card itself opens the detail panel.
-import { AspectRatio, Badge, Box, Card, Checkbox, Group, SimpleGrid, Skeleton, Stack, Text, Tooltip, UnstyledButton } from '@mantine/core';
+import {
+  AspectRatio,
+  Badge,
+  Box,
+  Card,
+  Checkbox,
+  Group,
+  SimpleGrid,
+  Skeleton,
+  Stack,
+  Text,
+  Tooltip,
+  UnstyledButton,
+} from '@mantine/core';
 import { IconLock } from '@tabler/icons-react';
 import type { FileItem } from '../../api/types';
 import { FileThumb } from '../../components/FileThumb';
@@ -22,7 +35,10 @@ const GRID_COLS = { base: 2, xs: 3, md: 4, lg: 6 };
 export function shortDate(iso: string): string {
   const date = new Date(iso);
   const thisYear = date.getFullYear() === new Date().getFullYear();
-  return date.toLocaleDateString(undefined, thisYear ? { month: 'short', day: 'numeric' } : { year: 'numeric', month: 'short', day: 'numeric' });
+  return date.toLocaleDateString(
+    undefined,
+    thisYear ? { month: 'short', day: 'numeric' } : { year: 'numeric', month: 'short', day: 'numeric' },
+  );
 }
 
 export function FileGallery({ files, selected, onToggleSelected, onOpen, onToggleFavorite }: FileListProps) {
@@ -41,7 +57,11 @@ export function FileGallery({ files, selected, onToggleSelected, onOpen, onToggl
             data-file-name={file.name}
           >
             <Box className={`${classes.overlay} ${classes.check}`}>
-              <Checkbox aria-label={`Select ${file.name}`} checked={isSelected} onChange={() => onToggleSelected(file)} />
+              <Checkbox
+                aria-label={`Select ${file.name}`}
+                checked={isSelected}
+                onChange={() => onToggleSelected(file)}
+              />
             </Box>
             <FavoriteButton
               className={`${classes.overlay} ${classes.star}`}
@@ -69,7 +89,13 @@ export function FileGallery({ files, selected, onToggleSelected, onOpen, onToggl
                     {formatBytes(file.size)} · {shortDate(file.createdAt)}
                   </Text>
                   {file.tags.length > 0 ? (
-                    <Badge tt="none" size="xs" variant="light" color={file.tags[0]!.color} style={{ flex: 'none', maxWidth: '50%' }}>
+                    <Badge
+                      tt="none"
+                      size="xs"
+                      variant="light"
+                      color={file.tags[0]!.color}
+                      style={{ flex: 'none', maxWidth: '50%' }}
+                    >
                       {file.tags[0]!.name}
                       {file.tags.length > 1 ? ` +${file.tags.length - 1}` : ''}
                     </Badge>

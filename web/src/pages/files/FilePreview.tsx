@@ -17,7 +17,10 @@ interface TextPreview {
   truncated: boolean;
 }
 
-function useTextPreview(file: Pick<FileItem, 'id' | 'size' | 'type'>): { preview: TextPreview | null; error: string | null } {
+function useTextPreview(file: Pick<FileItem, 'id' | 'size' | 'type'>): {
+  preview: TextPreview | null;
+  error: string | null;
+} {
   const [preview, setPreview] = useState<TextPreview | null>(null);
   const [error, setError] = useState<string | null>(null);
   const wanted = isTextual(file.type) && file.size > 0;
@@ -26,7 +29,11 @@ function useTextPreview(file: Pick<FileItem, 'id' | 'size' | 'type'>): { preview
     setError(null);
     if (!wanted) return;
     const controller = new AbortController();
-    fetch(ownerRawUrl(file.id), { headers: { range: `bytes=0-${TEXT_PREVIEW_BYTES - 1}` }, credentials: 'same-origin', signal: controller.signal })
+    fetch(ownerRawUrl(file.id), {
+      headers: { range: `bytes=0-${TEXT_PREVIEW_BYTES - 1}` },
+      credentials: 'same-origin',
+      signal: controller.signal,
+    })
       .then(async (res) => {
         if (!res.ok) throw await errorFromResponse(res);
         const text = await res.text();
@@ -50,17 +57,36 @@ export function FilePreview({ file }: { file: Pick<FileItem, 'id' | 'name' | 'si
   const src = ownerRawUrl(file.id);
 
   if (kind === 'image') {
-    return <img className={classes.previewMedia} src={src} alt={`Preview of ${file.name}`} data-testid="file-preview-image" />;
+    return (
+      <img
+        className={classes.previewMedia}
+        src={src}
+        alt={`Preview of ${file.name}`}
+        data-testid="file-preview-image"
+      />
+    );
   }
   if (kind === 'video') {
-    return <video className={classes.previewMedia} src={src} controls preload="metadata" aria-label={`Video ${file.name}`} />;
+    return (
+      <video className={classes.previewMedia} src={src} controls preload="metadata" aria-label={`Video ${file.name}`} />
+    );
   }
   if (kind === 'audio') {
     return <audio src={src} controls preload="metadata" style={{ width: '100%' }} aria-label={`Audio ${file.name}`} />;
   }
   if (isTextual(file.type)) {
-    if (file.size === 0) return <Text c="dimmed" size="sm">This file is empty.</Text>;
-    if (error) return <Text c="red" size="sm">The preview could not be loaded: {error}</Text>;
+    if (file.size === 0)
+      return (
+        <Text c="dimmed" size="sm">
+          This file is empty.
+        </Text>
+      );
+    if (error)
+      return (
+        <Text c="red" size="sm">
+          The preview could not be loaded: {error}
+        </Text>
+      );
     if (!preview) {
       return (
         <Center h={80}>

@@ -19,7 +19,13 @@ interface TableProps extends FileListProps {
   onToggleAll: () => void;
 }
 
-function SortableHeader({ field, label, sortBy, order, onSort }: { field: SortField; label: string } & Pick<TableProps, 'sortBy' | 'order' | 'onSort'>) {
+function SortableHeader({
+  field,
+  label,
+  sortBy,
+  order,
+  onSort,
+}: { field: SortField; label: string } & Pick<TableProps, 'sortBy' | 'order' | 'onSort'>) {
   const active = sortBy === field;
   const Icon = !active ? IconArrowsSort : order === 'asc' ? IconArrowUp : IconArrowDown;
   return (
@@ -61,17 +67,32 @@ export function FileTable(props: TableProps) {
         </Table.Thead>
         <Table.Tbody>
           {files.map((file) => (
-            <Table.Tr key={file.id} bg={selected.has(file.id) ? 'var(--mantine-primary-color-light)' : undefined} data-testid="file-row" data-file-name={file.name}>
+            <Table.Tr
+              key={file.id}
+              bg={selected.has(file.id) ? 'var(--mantine-primary-color-light)' : undefined}
+              data-testid="file-row"
+              data-file-name={file.name}
+            >
               <Table.Td>
-                <Checkbox aria-label={`Select ${file.name}`} checked={selected.has(file.id)} onChange={() => onToggleSelected(file)} />
+                <Checkbox
+                  aria-label={`Select ${file.name}`}
+                  checked={selected.has(file.id)}
+                  onChange={() => onToggleSelected(file)}
+                />
               </Table.Td>
               <Table.Td maw={360}>
-                <UnstyledButton className={classes.nameButton} onClick={() => onOpen(file)} aria-label={`Open ${file.name}`}>
+                <UnstyledButton
+                  className={classes.nameButton}
+                  onClick={() => onOpen(file)}
+                  aria-label={`Open ${file.name}`}
+                >
                   <Group gap="sm" wrap="nowrap">
                     <FileThumb file={file} size={40} iconSize={20} />
                     <Box miw={0}>
                       <Group gap={4} wrap="nowrap">
-                        {file.password ? <IconLock size={14} aria-label="Password protected" style={{ flex: 'none' }} /> : null}
+                        {file.password ? (
+                          <IconLock size={14} aria-label="Password protected" style={{ flex: 'none' }} />
+                        ) : null}
                         <Text size="sm" fw={500} truncate className={classes.nameText} title={file.name}>
                           {file.name}
                         </Text>

@@ -34,7 +34,10 @@ export function FileTags({
         tag = await api<Tag>('/api/user/tags', { method: 'POST', body: { name: wanted } });
         onTagCreated();
       }
-      const res = await api<{ tags: FileTag[] }>(`/api/user/files/${encodeURIComponent(file.id)}/tags/${encodeURIComponent(tag.id)}`, { method: 'POST' });
+      const res = await api<{ tags: FileTag[] }>(
+        `/api/user/files/${encodeURIComponent(file.id)}/tags/${encodeURIComponent(tag.id)}`,
+        { method: 'POST' },
+      );
       onChanged(res.tags);
       setText('');
     } catch (err) {
@@ -46,7 +49,10 @@ export function FileTags({
 
   async function remove(tag: FileTag) {
     try {
-      const res = await api<{ tags: FileTag[] }>(`/api/user/files/${encodeURIComponent(file.id)}/tags/${encodeURIComponent(tag.id)}`, { method: 'DELETE' });
+      const res = await api<{ tags: FileTag[] }>(
+        `/api/user/files/${encodeURIComponent(file.id)}/tags/${encodeURIComponent(tag.id)}`,
+        { method: 'DELETE' },
+      );
       onChanged(res.tags);
     } catch (err) {
       notifyFileError(err, 'Could not remove the tag');
@@ -73,7 +79,14 @@ export function FileTags({
               color={tag.color}
               size="lg"
               pr={3}
-              rightSection={<CloseButton size="xs" variant="transparent" aria-label={`Remove tag ${tag.name}`} onClick={() => void remove(tag)} />}
+              rightSection={
+                <CloseButton
+                  size="xs"
+                  variant="transparent"
+                  aria-label={`Remove tag ${tag.name}`}
+                  onClick={() => void remove(tag)}
+                />
+              }
             >
               {tag.name}
             </Badge>
@@ -97,7 +110,13 @@ export function FileTags({
             maxLength={64}
             comboboxProps={{ withinPortal: true }}
           />
-          <Button type="submit" variant="default" loading={busy} disabled={!text.trim()} leftSection={<IconPlus size={14} />}>
+          <Button
+            type="submit"
+            variant="default"
+            loading={busy}
+            disabled={!text.trim()}
+            leftSection={<IconPlus size={14} />}
+          >
             Add
           </Button>
         </Group>

@@ -26,7 +26,11 @@ import { isFiltered, useFileQuery, useSearchText, writeFileQuery } from './use-f
 
 export function FilesPage() {
   const query = useFileQuery();
-  const [view, setView] = useLocalStorage<FilesView>({ key: 'chute.files.view', defaultValue: 'gallery', getInitialValueInEffect: false });
+  const [view, setView] = useLocalStorage<FilesView>({
+    key: 'chute.files.view',
+    defaultValue: 'gallery',
+    getInitialValueInEffect: false,
+  });
   const [selected, setSelected] = useState<Set<string>>(() => new Set());
   const [searchText, setSearchText] = useSearchText(query.q);
 
@@ -68,7 +72,8 @@ export function FilesPage() {
   const { setData: setList, reload: reloadList } = list;
 
   const replaceFile = useCallback(
-    (next: FileItem) => setList((prev) => (prev ? { ...prev, page: prev.page.map((f) => (f.id === next.id ? next : f)) } : prev!)),
+    (next: FileItem) =>
+      setList((prev) => (prev ? { ...prev, page: prev.page.map((f) => (f.id === next.id ? next : f)) } : prev!)),
     [setList],
   );
 
@@ -100,7 +105,10 @@ export function FilesPage() {
 
   async function toggleFavorite(file: FileItem) {
     try {
-      const next = await api<FileItem>(`/api/user/files/${encodeURIComponent(file.id)}`, { method: 'PATCH', body: { favorite: !file.favorite } });
+      const next = await api<FileItem>(`/api/user/files/${encodeURIComponent(file.id)}`, {
+        method: 'PATCH',
+        body: { favorite: !file.favorite },
+      });
       // Under a favourite filter the file leaves the list; otherwise it changes in place.
       if (query.favorite !== null || query.sortBy === 'favorite') reloadList();
       else replaceFile(next);
@@ -123,11 +131,21 @@ export function FilesPage() {
 
   let content;
   if (!list.data) {
-    content = list.error ? null : view === 'gallery' ? <GallerySkeleton count={Math.min(query.perpage, 12)} /> : <TableSkeleton rows={8} />;
+    content = list.error ? null : view === 'gallery' ? (
+      <GallerySkeleton count={Math.min(query.perpage, 12)} />
+    ) : (
+      <TableSkeleton rows={8} />
+    );
   } else if (total === 0) {
     content = <EmptyState filtered={filtered} onClearFilters={clearFilters} />;
   } else {
-    const listProps = { files, selected, onToggleSelected: toggleSelected, onOpen: openFile, onToggleFavorite: (f: FileItem) => void toggleFavorite(f) };
+    const listProps = {
+      files,
+      selected,
+      onToggleSelected: toggleSelected,
+      onOpen: openFile,
+      onToggleFavorite: (f: FileItem) => void toggleFavorite(f),
+    };
     content = (
       <Box style={{ opacity: list.loading ? 0.6 : 1, transition: 'opacity 120ms' }} aria-busy={list.loading}>
         {view === 'gallery' ? (
@@ -151,7 +169,11 @@ export function FilesPage() {
     <Stack gap={0}>
       <PageHeader
         title="Files"
-        description={list.data ? `${plural(list.data.total, filtered ? 'matching file' : 'file')}` : 'Your uploads, their links and settings.'}
+        description={
+          list.data
+            ? `${plural(list.data.total, filtered ? 'matching file' : 'file')}`
+            : 'Your uploads, their links and settings.'
+        }
         actions={
           <Button component={Link} to="/dashboard/upload" leftSection={<IconUpload size={16} />}>
             Upload

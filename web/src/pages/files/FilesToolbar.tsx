@@ -19,7 +19,15 @@ import {
 } from '@mantine/core';
 import { useDisclosure, useMediaQuery } from '@mantine/hooks';
 import type { ReactNode } from 'react';
-import { IconAdjustmentsHorizontal, IconLayoutGrid, IconList, IconSearch, IconSortAscending, IconSortDescending, IconX } from '@tabler/icons-react';
+import {
+  IconAdjustmentsHorizontal,
+  IconLayoutGrid,
+  IconList,
+  IconSearch,
+  IconSortAscending,
+  IconSortDescending,
+  IconX,
+} from '@tabler/icons-react';
 import type { Folder, Tag } from '../../api/types';
 import type { FileQuery } from './use-file-query';
 import { SEARCH_FIELDS, SEARCH_LABELS, SORT_FIELDS, SORT_LABELS } from './types';
@@ -40,7 +48,15 @@ export interface FilesToolbarProps {
   onClearFilters: () => void;
 }
 
-function ViewSwitch({ view, onView, compact }: { view: FilesView; onView: (view: FilesView) => void; compact: boolean }) {
+function ViewSwitch({
+  view,
+  onView,
+  compact,
+}: {
+  view: FilesView;
+  onView: (view: FilesView) => void;
+  compact: boolean;
+}) {
   const option = (value: FilesView, text: string, icon: ReactNode) => ({
     value,
     label: (
@@ -55,7 +71,10 @@ function ViewSwitch({ view, onView, compact }: { view: FilesView; onView: (view:
       aria-label="View"
       value={view}
       onChange={(value) => onView(value as FilesView)}
-      data={[option('gallery', 'Gallery', <IconLayoutGrid size={16} aria-hidden />), option('table', 'Table', <IconList size={16} aria-hidden />)]}
+      data={[
+        option('gallery', 'Gallery', <IconLayoutGrid size={16} aria-hidden />),
+        option('table', 'Table', <IconList size={16} aria-hidden />),
+      ]}
     />
   );
 }
@@ -65,7 +84,8 @@ export function FilesToolbar(props: FilesToolbarProps) {
   const phone = useMediaQuery('(max-width: 48em)') ?? false;
   const [filtersOpen, filters] = useDisclosure(false);
   const favoriteValue = query.favorite === true ? 'true' : query.favorite === false ? 'false' : 'all';
-  const activeFilters = (query.favorite !== null ? 1 : 0) + (query.tags.length > 0 ? 1 : 0) + (query.folder !== null ? 1 : 0);
+  const activeFilters =
+    (query.favorite !== null ? 1 : 0) + (query.tags.length > 0 ? 1 : 0) + (query.folder !== null ? 1 : 0);
 
   const search = (
     <TextInput
@@ -78,7 +98,13 @@ export function FilesToolbar(props: FilesToolbarProps) {
       onChange={(event) => props.onSearchText(event.currentTarget.value)}
       rightSection={
         props.searchText ? (
-          <ActionIcon variant="subtle" color="gray" size="sm" aria-label="Clear the search" onClick={() => props.onSearchText('')}>
+          <ActionIcon
+            variant="subtle"
+            color="gray"
+            size="sm"
+            aria-label="Clear the search"
+            onClick={() => props.onSearchText('')}
+          >
             <IconX size={14} />
           </ActionIcon>
         ) : null
@@ -109,7 +135,9 @@ export function FilesToolbar(props: FilesToolbarProps) {
         <ActionIcon
           variant="default"
           size="input-sm"
-          aria-label={query.order === 'asc' ? 'Ascending order: switch to descending' : 'Descending order: switch to ascending'}
+          aria-label={
+            query.order === 'asc' ? 'Ascending order: switch to descending' : 'Descending order: switch to ascending'
+          }
           onClick={() => onChange({ order: query.order === 'asc' ? 'desc' : 'asc', page: 1 })}
         >
           {query.order === 'asc' ? <IconSortAscending size={18} /> : <IconSortDescending size={18} />}
@@ -172,7 +200,13 @@ export function FilesToolbar(props: FilesToolbarProps) {
           <Button
             variant="default"
             leftSection={<IconAdjustmentsHorizontal size={16} />}
-            rightSection={activeFilters > 0 ? <Badge size="sm" circle>{activeFilters}</Badge> : null}
+            rightSection={
+              activeFilters > 0 ? (
+                <Badge size="sm" circle>
+                  {activeFilters}
+                </Badge>
+              ) : null
+            }
             onClick={filters.toggle}
             aria-expanded={filtersOpen}
           >

@@ -1,6 +1,16 @@
 // The sort and search fields of the Files page's list (src/routes/user-files.ts); the API's shapes are in api/types.ts.
 
-export const SORT_FIELDS = ['createdAt', 'updatedAt', 'deletesAt', 'name', 'originalName', 'size', 'type', 'views', 'favorite'] as const;
+export const SORT_FIELDS = [
+  'createdAt',
+  'updatedAt',
+  'deletesAt',
+  'name',
+  'originalName',
+  'size',
+  'type',
+  'views',
+  'favorite',
+] as const;
 export type SortField = (typeof SORT_FIELDS)[number];
 export const SEARCH_FIELDS = ['name', 'originalName', 'type'] as const;
 export type SearchField = (typeof SEARCH_FIELDS)[number];

@@ -76,7 +76,8 @@ export function useFileQuery(): FileQuery {
 }
 
 /** Whether any filter narrows the list (the empty state then offers to clear them instead of uploading). */
-export const isFiltered = (q: FileQuery): boolean => q.q !== '' || q.favorite !== null || q.tags.length > 0 || q.folder !== null;
+export const isFiltered = (q: FileQuery): boolean =>
+  q.q !== '' || q.favorite !== null || q.tags.length > 0 || q.folder !== null;
 
 const SEARCH_DEBOUNCE_MS = 300;
 

@@ -15,15 +15,39 @@ import { errorMessage, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { listFolders, moveFilesToFolder, searchFiles } from './folder-api';
 
-export function AddFilesModal({ folder, onClose, onAdded }: { folder: Folder | null; onClose: () => void; onAdded: () => void }) {
+export function AddFilesModal({
+  folder,
+  onClose,
+  onAdded,
+}: {
+  folder: Folder | null;
+  onClose: () => void;
+  onAdded: () => void;
+}) {
   return (
-    <FormModal value={folder} onClose={onClose} title={(f) => `Add files to “${f.name}”`} formKey={(f) => f.id} size="lg">
+    <FormModal
+      value={folder}
+      onClose={onClose}
+      title={(f) => `Add files to “${f.name}”`}
+      formKey={(f) => f.id}
+      size="lg"
+    >
       {(f, phone) => <AddFilesBody folder={f} phone={phone} onClose={onClose} onAdded={onAdded} />}
     </FormModal>
   );
 }
 
-function AddFilesBody({ folder, phone, onClose, onAdded }: { folder: Folder; phone: boolean; onClose: () => void; onAdded: () => void }) {
+function AddFilesBody({
+  folder,
+  phone,
+  onClose,
+  onAdded,
+}: {
+  folder: Folder;
+  phone: boolean;
+  onClose: () => void;
+  onAdded: () => void;
+}) {
   const [search, setSearch] = useState('');
   const [debounced] = useDebouncedValue(search.trim(), 300);
   const [page, setPage] = useState(1);
@@ -53,7 +77,9 @@ function AddFilesBody({ folder, phone, onClose, onAdded }: { folder: Folder; pho
       onAdded();
     } catch (err) {
       setFailure(
-        err instanceof ApiRequestError && err.code === 1028 ? 'Those files are already in this folder.' : errorMessage(err),
+        err instanceof ApiRequestError && err.code === 1028
+          ? 'Those files are already in this folder.'
+          : errorMessage(err),
       );
     } finally {
       setBusy(false);
@@ -82,7 +108,9 @@ function AddFilesBody({ folder, phone, onClose, onAdded }: { folder: Folder; pho
       ) : null}
       {data && data.total === 0 ? (
         <Text size="sm" c="dimmed" ta="center" py="lg">
-          {debounced ? `No file name has “${debounced}” in it.` : 'You have no files yet. Upload some first, then add them here.'}
+          {debounced
+            ? `No file name has “${debounced}” in it.`
+            : 'You have no files yet. Upload some first, then add them here.'}
         </Text>
       ) : null}
       {data && data.page.length > 0 ? (
@@ -90,7 +118,8 @@ function AddFilesBody({ folder, phone, onClose, onAdded }: { folder: Folder; pho
           <Stack gap={4} style={{ opacity: files.loading ? 0.6 : 1 }} role="group" aria-label="Your files">
             {data.page.map((file) => {
               const here = file.folderId === folder.id;
-              const elsewhere = file.folderId !== null && !here ? folderNames.get(file.folderId) ?? 'another folder' : null;
+              const elsewhere =
+                file.folderId !== null && !here ? (folderNames.get(file.folderId) ?? 'another folder') : null;
               return (
                 // The whole row ticks the box.
                 <label key={file.id} style={{ display: 'block', cursor: here ? 'default' : 'pointer' }}>

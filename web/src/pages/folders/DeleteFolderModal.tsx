@@ -35,7 +35,8 @@ export function DeleteFolderModal({
     const parts = [`Folder “${folder.name}” deleted`];
     if (result.folders > 1) parts.push(`with ${plural(result.folders - 1, 'folder', 'folders')} inside it`);
     let message = `${parts.join(' ')}.`;
-    if (result.keptFiles > 0) message += ` ${plural(result.keptFiles, 'file was', 'files were')} kept; find them under Files.`;
+    if (result.keptFiles > 0)
+      message += ` ${plural(result.keptFiles, 'file was', 'files were')} kept; find them under Files.`;
     if (result.deletedFiles > 0) message += ` ${plural(result.deletedFiles, 'file was', 'files were')} deleted.`;
     notifySuccess(message);
     onDeleted(folder);
@@ -58,9 +59,17 @@ export function DeleteFolderModal({
             {nested ? ` and ${plural(folder.childCount, 'folder', 'folders')}` : ''}.
             {folder.public ? ' Its public link will stop working.' : ''}
           </Text>
-          <Radio.Group label={`The files in it${filesBelow}`} value={files} onChange={(v) => setFiles(v as 'keep' | 'delete')}>
+          <Radio.Group
+            label={`The files in it${filesBelow}`}
+            value={files}
+            onChange={(v) => setFiles(v as 'keep' | 'delete')}
+          >
             <Stack gap={8} mt={6}>
-              <Radio value="keep" label="Keep them" description="They stay in your files, outside any folder, with their links" />
+              <Radio
+                value="keep"
+                label="Keep them"
+                description="They stay in your files, outside any folder, with their links"
+              />
               <Radio
                 value="delete"
                 color="red"
@@ -70,10 +79,18 @@ export function DeleteFolderModal({
             </Stack>
           </Radio.Group>
           {nested ? (
-            <Radio.Group label="The folders inside it" value={children} onChange={(v) => setChildren(v as 'delete' | 'lift')}>
+            <Radio.Group
+              label="The folders inside it"
+              value={children}
+              onChange={(v) => setChildren(v as 'delete' | 'lift')}
+            >
               <Stack gap={8} mt={6}>
                 <Radio value="delete" label="Delete them with it" />
-                <Radio value="lift" label="Move them up one level" description="They and their files stay as they are" />
+                <Radio
+                  value="lift"
+                  label="Move them up one level"
+                  description="They and their files stay as they are"
+                />
               </Stack>
             </Radio.Group>
           ) : null}

@@ -1,7 +1,17 @@
 // Folders as a grid of cards: name (opens it), what is in it, public/uploads badges, and a menu of what can be done
 // with it. Used for the top level and for the folders inside an open folder.
 import { ActionIcon, Anchor, Badge, Card, Group, Menu, SimpleGrid, Stack, Text, ThemeIcon } from '@mantine/core';
-import { IconCopy, IconDots, IconDownload, IconFolder, IconFolderShare, IconLock, IconPencil, IconTrash, IconWorld } from '@tabler/icons-react';
+import {
+  IconCopy,
+  IconDots,
+  IconDownload,
+  IconFolder,
+  IconFolderShare,
+  IconLock,
+  IconPencil,
+  IconTrash,
+  IconWorld,
+} from '@tabler/icons-react';
 import type { Folder } from '../../api/types';
 import { copyText } from '../../lib/clipboard';
 import { notifyError, notifySuccess } from '../../lib/notify';
@@ -24,7 +34,11 @@ export function contentsText(folder: Pick<Folder, 'fileCount' | 'childCount'>): 
 
 export async function copyPublicLink(folder: Folder): Promise<void> {
   if (await copyText(publicFolderLink(folder.id))) notifySuccess('The public link was copied.');
-  else notifyError(new Error('The browser did not allow copying. Open the folder and copy the link from there.'), 'Not copied');
+  else
+    notifyError(
+      new Error('The browser did not allow copying. Open the folder and copy the link from there.'),
+      'Not copied',
+    );
 }
 
 function FolderCard({ folder, actions }: { folder: Folder; actions: FolderActions }) {

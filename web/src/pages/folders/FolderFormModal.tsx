@@ -8,14 +8,25 @@ import { ModalActions } from '../../components/ModalActions';
 import { errorMessage, notifySuccess } from '../../lib/notify';
 import { createFolder, updateFolder } from './folder-api';
 
-export type FolderForm = { mode: 'create'; parent: { id: string; name: string } | null } | { mode: 'edit'; folder: Folder };
+export type FolderForm =
+  { mode: 'create'; parent: { id: string; name: string } | null } | { mode: 'edit'; folder: Folder };
 
-export function FolderFormModal({ form, onClose, onSaved }: { form: FolderForm | null; onClose: () => void; onSaved: (folder: Folder) => void }) {
+export function FolderFormModal({
+  form,
+  onClose,
+  onSaved,
+}: {
+  form: FolderForm | null;
+  onClose: () => void;
+  onSaved: (folder: Folder) => void;
+}) {
   return (
     <FormModal
       value={form}
       onClose={onClose}
-      title={(f) => (f.mode === 'edit' ? `Edit “${f.folder.name}”` : f.parent ? `New folder in “${f.parent.name}”` : 'New folder')}
+      title={(f) =>
+        f.mode === 'edit' ? `Edit “${f.folder.name}”` : f.parent ? `New folder in “${f.parent.name}”` : 'New folder'
+      }
       formKey={(f) => (f.mode === 'edit' ? f.folder.id : 'new')}
     >
       {(f) => <FolderFormBody form={f} onClose={onClose} onSaved={onSaved} />}
@@ -23,7 +34,15 @@ export function FolderFormModal({ form, onClose, onSaved }: { form: FolderForm |
   );
 }
 
-function FolderFormBody({ form, onClose, onSaved }: { form: FolderForm; onClose: () => void; onSaved: (folder: Folder) => void }) {
+function FolderFormBody({
+  form,
+  onClose,
+  onSaved,
+}: {
+  form: FolderForm;
+  onClose: () => void;
+  onSaved: (folder: Folder) => void;
+}) {
   const current = form.mode === 'edit' ? form.folder : null;
   const [name, setName] = useState(current?.name ?? '');
   const [isPublic, setPublic] = useState(current?.public ?? false);

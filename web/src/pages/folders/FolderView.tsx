@@ -79,7 +79,9 @@ export function FolderView({ id, version, actions, onNewFolder }: FolderViewProp
     try {
       await removeFileFromFolder(folder.id, file.id);
       detail.setData((previous) =>
-        previous ? { ...previous, fileCount: previous.fileCount - 1, files: previous.files.filter((f) => f.id !== file.id) } : previous!,
+        previous
+          ? { ...previous, fileCount: previous.fileCount - 1, files: previous.files.filter((f) => f.id !== file.id) }
+          : previous!,
       );
       notifySuccess(`${file.name} was taken out of the folder. It is still in your files.`);
     } catch (err) {
@@ -98,7 +100,13 @@ export function FolderView({ id, version, actions, onNewFolder }: FolderViewProp
             <Button leftSection={<IconPlus size={16} />} onClick={() => setAdding(true)}>
               Add files
             </Button>
-            <Button variant="default" leftSection={<IconDownload size={16} />} component="a" href={zipPath(folder.id)} download>
+            <Button
+              variant="default"
+              leftSection={<IconDownload size={16} />}
+              component="a"
+              href={zipPath(folder.id)}
+              download
+            >
               Download zip
             </Button>
             <Menu position="bottom-end" withArrow>
@@ -114,7 +122,10 @@ export function FolderView({ id, version, actions, onNewFolder }: FolderViewProp
                 <Menu.Item leftSection={<IconPencil size={16} />} onClick={() => actions.onEdit(folder)}>
                   Rename
                 </Menu.Item>
-                <Menu.Item leftSection={<IconFiles size={16} />} onClick={() => navigate(`/dashboard/files?folder=${encodeURIComponent(folder.id)}`)}>
+                <Menu.Item
+                  leftSection={<IconFiles size={16} />}
+                  onClick={() => navigate(`/dashboard/files?folder=${encodeURIComponent(folder.id)}`)}
+                >
                   Show on the Files page
                 </Menu.Item>
                 <Menu.Divider />
@@ -126,7 +137,10 @@ export function FolderView({ id, version, actions, onNewFolder }: FolderViewProp
           </>
         }
       />
-      <SharingCard folder={folder} onSaved={(saved) => detail.setData((previous) => (previous ? { ...previous, ...saved } : previous!))} />
+      <SharingCard
+        folder={folder}
+        onSaved={(saved) => detail.setData((previous) => (previous ? { ...previous, ...saved } : previous!))}
+      />
       {folder.children.length > 0 ? (
         <Stack gap="xs">
           <Text fw={600}>Folders inside</Text>
@@ -197,8 +211,16 @@ function SharingCard({ folder, onSaved }: { folder: Folder; onSaved: (saved: Fol
     try {
       const saved = await updateFolder(folder.id, patch);
       onSaved(saved);
-      if ('public' in patch) notifySuccess(patch.public ? 'The folder is public: anyone with its link can see it.' : 'The folder is private again.');
-      else notifySuccess(patch.allowUploads ? 'Visitors can now upload into the folder.' : 'The folder no longer takes uploads from visitors.');
+      if ('public' in patch)
+        notifySuccess(
+          patch.public ? 'The folder is public: anyone with its link can see it.' : 'The folder is private again.',
+        );
+      else
+        notifySuccess(
+          patch.allowUploads
+            ? 'Visitors can now upload into the folder.'
+            : 'The folder no longer takes uploads from visitors.',
+        );
     } catch (err) {
       notifyError(err);
     } finally {
@@ -230,7 +252,15 @@ function SharingCard({ folder, onSaved }: { folder: Folder; onSaved: (saved: Fol
             />
             <CopyButton value={link} what="public link" />
             <Tooltip label="Open the public page" withArrow>
-              <ActionIcon variant="subtle" color="gray" component="a" href={link} target="_blank" rel="noreferrer" aria-label="Open the public page">
+              <ActionIcon
+                variant="subtle"
+                color="gray"
+                component="a"
+                href={link}
+                target="_blank"
+                rel="noreferrer"
+                aria-label="Open the public page"
+              >
                 <IconExternalLink size={16} />
               </ActionIcon>
             </Tooltip>
@@ -267,7 +297,13 @@ function FileRow({ file, onRemove }: { file: FileItem; onRemove: () => void }) {
             {file.name}
           </Anchor>
           {file.password ? (
-            <Badge size="xs" variant="light" color="violet" leftSection={<IconLock size={10} />} style={{ flexShrink: 0 }}>
+            <Badge
+              size="xs"
+              variant="light"
+              color="violet"
+              leftSection={<IconLock size={10} />}
+              style={{ flexShrink: 0 }}
+            >
               Password
             </Badge>
           ) : null}
@@ -292,7 +328,12 @@ function FileRow({ file, onRemove }: { file: FileItem; onRemove: () => void }) {
           </ActionIcon>
         </Tooltip>
         <Tooltip label="Take out of the folder" withArrow>
-          <ActionIcon variant="subtle" color="gray" aria-label={`Remove ${file.name} from the folder`} onClick={onRemove}>
+          <ActionIcon
+            variant="subtle"
+            color="gray"
+            aria-label={`Remove ${file.name} from the folder`}
+            onClick={onRemove}
+          >
             <IconFolderMinus size={18} />
           </ActionIcon>
         </Tooltip>

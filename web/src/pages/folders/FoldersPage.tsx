@@ -30,7 +30,11 @@ export function FoldersPage() {
     onSetPublic: (folder, value) => {
       updateFolder(folder.id, { public: value })
         .then(() => {
-          notifySuccess(value ? `“${folder.name}” is public: anyone with its link can see it.` : `“${folder.name}” is private again.`);
+          notifySuccess(
+            value
+              ? `“${folder.name}” is public: anyone with its link can see it.`
+              : `“${folder.name}” is private again.`,
+          );
           reload();
         })
         .catch((err: unknown) => notifyError(err));
@@ -40,9 +44,18 @@ export function FoldersPage() {
   return (
     <>
       {openId ? (
-        <FolderView id={openId} version={version} actions={actions} onNewFolder={(parent) => setForm({ mode: 'create', parent })} />
+        <FolderView
+          id={openId}
+          version={version}
+          actions={actions}
+          onNewFolder={(parent) => setForm({ mode: 'create', parent })}
+        />
       ) : (
-        <FolderIndex version={version} actions={actions} onNewFolder={() => setForm({ mode: 'create', parent: null })} />
+        <FolderIndex
+          version={version}
+          actions={actions}
+          onNewFolder={() => setForm({ mode: 'create', parent: null })}
+        />
       )}
       <FolderFormModal
         form={form}
@@ -68,7 +81,15 @@ export function FoldersPage() {
   );
 }
 
-function FolderIndex({ version, actions, onNewFolder }: { version: number; actions: FolderActions; onNewFolder: () => void }) {
+function FolderIndex({
+  version,
+  actions,
+  onNewFolder,
+}: {
+  version: number;
+  actions: FolderActions;
+  onNewFolder: () => void;
+}) {
   const folders = useApi((signal) => listFolders('root', signal), [version]);
   return (
     <Stack gap="md">
@@ -81,7 +102,9 @@ function FolderIndex({ version, actions, onNewFolder }: { version: number; actio
           </Button>
         }
       />
-      {folders.error ? <ErrorAlert error={folders.error} onRetry={folders.reload} title="Could not load your folders" /> : null}
+      {folders.error ? (
+        <ErrorAlert error={folders.error} onRetry={folders.reload} title="Could not load your folders" />
+      ) : null}
       {!folders.data && folders.loading ? (
         <SimpleGrid cols={{ base: 1, xs: 2, md: 3, xl: 4 }} spacing="sm" aria-busy="true" aria-label="Loading folders">
           {Array.from({ length: 6 }, (_, i) => (
@@ -99,8 +122,8 @@ function FolderIndex({ version, actions, onNewFolder }: { version: number; actio
             </Button>
           }
         >
-          Create a folder, then add files to it here or pick it in the upload options. A public folder can be shared with
-          one link, and can even take uploads from the people you share it with.
+          Create a folder, then add files to it here or pick it in the upload options. A public folder can be shared
+          with one link, and can even take uploads from the people you share it with.
         </EmptyCard>
       ) : null}
       {folders.data && folders.data.length > 0 ? <FolderCards folders={folders.data} actions={actions} /> : null}

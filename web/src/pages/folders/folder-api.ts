@@ -35,7 +35,10 @@ export function updateFolder(id: string, patch: FolderInput): Promise<Folder> {
   return api<Folder>(folderPath(id), { method: 'PATCH', body: patch });
 }
 
-export function deleteFolder(id: string, options: { files: 'keep' | 'delete'; children: 'delete' | 'lift' }): Promise<FolderDeleteResult> {
+export function deleteFolder(
+  id: string,
+  options: { files: 'keep' | 'delete'; children: 'delete' | 'lift' },
+): Promise<FolderDeleteResult> {
   return api<FolderDeleteResult>(folderPath(id), { method: 'DELETE', query: options });
 }
 
@@ -45,7 +48,10 @@ export function removeFileFromFolder(folderId: string, fileId: string): Promise<
 
 /** Moves files into the folder in one request (out of whatever folder they were in). */
 export function moveFilesToFolder(folderId: string, fileIds: string[]): Promise<{ count: number }> {
-  return api<{ count: number }>('/api/user/files/transaction', { method: 'PATCH', body: { files: fileIds, folder: folderId } });
+  return api<{ count: number }>('/api/user/files/transaction', {
+    method: 'PATCH',
+    body: { files: fileIds, folder: folderId },
+  });
 }
 
 export function searchFiles(query: { page: number; search: string }, signal: AbortSignal): Promise<ListPage<FileItem>> {

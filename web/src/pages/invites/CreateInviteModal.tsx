@@ -9,7 +9,15 @@ import { notifySuccess } from '../../lib/notify';
 import { adminErrorMessage } from '../admin/admin-errors';
 import { createInvite, inviteLink, type Invite } from './invite-api';
 
-export function CreateInviteModal({ opened, onClose, onCreated }: { opened: boolean; onClose: () => void; onCreated: (invite: Invite) => void }) {
+export function CreateInviteModal({
+  opened,
+  onClose,
+  onCreated,
+}: {
+  opened: boolean;
+  onClose: () => void;
+  onCreated: (invite: Invite) => void;
+}) {
   const phone = useMediaQuery('(max-width: 36em)');
   const [expiry, setExpiry] = useState('7d');
   const [date, setDate] = useState('');
@@ -37,7 +45,9 @@ export function CreateInviteModal({ opened, onClose, onCreated }: { opened: bool
     if (expiry === 'custom') {
       const when = readExpiryDate(date);
       if (when === 'missing' || when === 'past') {
-        setDateError(when === 'missing' ? 'Choose the date and time the invite stops working.' : 'Choose a moment in the future.');
+        setDateError(
+          when === 'missing' ? 'Choose the date and time the invite stops working.' : 'Choose a moment in the future.',
+        );
         return;
       }
       expiresAt = when.toISOString();
@@ -56,11 +66,25 @@ export function CreateInviteModal({ opened, onClose, onCreated }: { opened: bool
   };
 
   return (
-    <Modal opened={opened} onClose={onClose} title={created ? 'Invite created' : 'Create an invite'} fullScreen={phone} centered>
+    <Modal
+      opened={opened}
+      onClose={onClose}
+      title={created ? 'Invite created' : 'Create an invite'}
+      fullScreen={phone}
+      centered
+    >
       {created ? (
         <Stack>
-          <Text size="sm">Send this link to the person you invite. It opens the registration page with the code filled in.</Text>
-          <TextInput label="Invite link" value={inviteLink(created.code)} readOnly onFocus={(e) => e.currentTarget.select()} data-testid="new-invite-link" />
+          <Text size="sm">
+            Send this link to the person you invite. It opens the registration page with the code filled in.
+          </Text>
+          <TextInput
+            label="Invite link"
+            value={inviteLink(created.code)}
+            readOnly
+            onFocus={(e) => e.currentTarget.select()}
+            data-testid="new-invite-link"
+          />
           <Group justify="flex-end">
             <CopyButton value={inviteLink(created.code)} label="Copy link" size="sm" />
             <Button onClick={onClose}>Done</Button>
@@ -69,7 +93,13 @@ export function CreateInviteModal({ opened, onClose, onCreated }: { opened: bool
       ) : (
         <form onSubmit={submit} noValidate>
           <Stack>
-            <Select label="Expires" data={[...EXPIRY_FROM_NOW]} value={expiry} onChange={(v) => v && setExpiry(v)} allowDeselect={false} />
+            <Select
+              label="Expires"
+              data={[...EXPIRY_FROM_NOW]}
+              value={expiry}
+              onChange={(v) => v && setExpiry(v)}
+              allowDeselect={false}
+            />
             {expiry === 'custom' ? (
               <TextInput
                 type="datetime-local"

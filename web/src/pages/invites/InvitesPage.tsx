@@ -46,13 +46,19 @@ function StateBadge({ invite }: { invite: Invite }) {
   );
 }
 
-const usesText = (invite: Invite) => (invite.maxUses === null ? `${invite.uses} of unlimited` : `${invite.uses} of ${invite.maxUses}`);
+const usesText = (invite: Invite) =>
+  invite.maxUses === null ? `${invite.uses} of unlimited` : `${invite.uses} of ${invite.maxUses}`;
 const expiryText = (invite: Invite) => (invite.expiresAt === null ? 'Never' : formatDate(invite.expiresAt));
 
 function InviteActions({ invite, onDelete }: { invite: Invite; onDelete: () => void }) {
   return (
     <Group gap={4} wrap="nowrap" justify="flex-end">
-      <CopyButton value={inviteLink(invite.code)} what={`link of invite ${invite.code}`} iconSize={18} notice="The invite link is in your clipboard." />
+      <CopyButton
+        value={inviteLink(invite.code)}
+        what={`link of invite ${invite.code}`}
+        iconSize={18}
+        notice="The invite link is in your clipboard."
+      />
       <Tooltip label="Delete the invite">
         <ActionIcon variant="subtle" color="red" onClick={onDelete} aria-label={`Delete invite ${invite.code}`}>
           <IconTrash size={18} />
@@ -123,12 +129,18 @@ export function InvitesPage() {
       ) : null}
       {invites.data && list.length === 0 ? (
         <EmptyCard icon={<IconMailPlus size={22} />} title="No invites yet">
-          {enabled ? 'Create one and send its link to the person you want to invite.' : 'Turn invites on first, then create one here.'}
+          {enabled
+            ? 'Create one and send its link to the person you want to invite.'
+            : 'Turn invites on first, then create one here.'}
         </EmptyCard>
       ) : null}
       {list.length > 0 ? (
         <>
-          <ListTable columns={['Code', 'Status', 'Used', 'Expires', 'Created by', 'Created']} minWidth={720} visibleFrom="sm">
+          <ListTable
+            columns={['Code', 'Status', 'Used', 'Expires', 'Created by', 'Created']}
+            minWidth={720}
+            visibleFrom="sm"
+          >
             {list.map((invite) => (
               <Table.Tr key={invite.id} data-testid={`invite-row-${invite.code}`}>
                 <Table.Td>

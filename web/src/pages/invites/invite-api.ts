@@ -19,7 +19,8 @@ export const listInvites = (signal?: AbortSignal) => api<Invite[]>('/api/auth/in
 export const createInvite = (body: { expiresAt: string | null; maxUses: number | null }) =>
   api<Invite>('/api/auth/invites', { method: 'POST', body });
 
-export const deleteInvite = (id: string) => api<Invite>(`/api/auth/invites/${encodeURIComponent(id)}`, { method: 'DELETE' });
+export const deleteInvite = (id: string) =>
+  api<Invite>(`/api/auth/invites/${encodeURIComponent(id)}`, { method: 'DELETE' });
 
 /** The register page with the code filled in, on this server. */
 export const inviteLink = (code: string) => `${window.location.origin}/auth/register?code=${encodeURIComponent(code)}`;

@@ -8,15 +8,40 @@ import type { UserViewSettings } from '../../api/types';
 import { fillPlaceholders, isEmbedColor, type SampleFile } from './placeholders';
 
 const DISCORD = {
-  dark: { message: '#313338', card: '#2b2d31', text: '#dbdee1', muted: '#b5bac1', link: '#00a8fc', bar: '#1e1f22', media: '#1e1f22' },
-  light: { message: '#ffffff', card: '#f2f3f5', text: '#313338', muted: '#4e5058', link: '#006ce7', bar: '#e3e5e8', media: '#e3e5e8' },
+  dark: {
+    message: '#313338',
+    card: '#2b2d31',
+    text: '#dbdee1',
+    muted: '#b5bac1',
+    link: '#00a8fc',
+    bar: '#1e1f22',
+    media: '#1e1f22',
+  },
+  light: {
+    message: '#ffffff',
+    card: '#f2f3f5',
+    text: '#313338',
+    muted: '#4e5058',
+    link: '#006ce7',
+    bar: '#e3e5e8',
+    media: '#e3e5e8',
+  },
 };
 
 function MediaPlaceholder({ file, background, color }: { file: SampleFile; background: string; color: string }) {
   return (
     <Box
       mt="sm"
-      style={{ background, color, borderRadius: 4, aspectRatio: '16 / 9', maxWidth: 400, display: 'flex', alignItems: 'center', justifyContent: 'center' }}
+      style={{
+        background,
+        color,
+        borderRadius: 4,
+        aspectRatio: '16 / 9',
+        maxWidth: 400,
+        display: 'flex',
+        alignItems: 'center',
+        justifyContent: 'center',
+      }}
       aria-hidden
     >
       <Stack align="center" gap={4}>
@@ -85,16 +110,32 @@ export function EmbedPreview({ view, file, siteTitle, username, avatar, origin }
                 maxWidth: 432,
               }}
             >
-              <Text size="xs" mt={4} data-testid="embed-site-name" style={{ color: colors.muted, overflowWrap: 'anywhere' }}>
+              <Text
+                size="xs"
+                mt={4}
+                data-testid="embed-site-name"
+                style={{ color: colors.muted, overflowWrap: 'anywhere' }}
+              >
                 {siteName}
               </Text>
               {title ? (
-                <Text fw={600} size="md" mt={6} data-testid="embed-title" style={{ color: colors.link, overflowWrap: 'anywhere' }}>
+                <Text
+                  fw={600}
+                  size="md"
+                  mt={6}
+                  data-testid="embed-title"
+                  style={{ color: colors.link, overflowWrap: 'anywhere' }}
+                >
                   {title}
                 </Text>
               ) : null}
               {description ? (
-                <Text size="sm" mt={6} data-testid="embed-description" style={{ whiteSpace: 'pre-line', overflowWrap: 'anywhere' }}>
+                <Text
+                  size="sm"
+                  mt={6}
+                  data-testid="embed-description"
+                  style={{ whiteSpace: 'pre-line', overflowWrap: 'anywhere' }}
+                >
                   {description}
                 </Text>
               ) : null}
@@ -139,12 +180,21 @@ export function ViewPagePreview({ view, file }: { view: UserViewSettings; file: 
             {file.name} ({file.size})
           </Text>
         ) : (
-          <Box mt="xs" p="xs" style={{ background: '#1c1c1c', textAlign: 'left', fontFamily: 'monospace', fontSize: 12, borderRadius: 4 }}>
+          <Box
+            mt="xs"
+            p="xs"
+            style={{ background: '#1c1c1c', textAlign: 'left', fontFamily: 'monospace', fontSize: 12, borderRadius: 4 }}
+          >
             <IconFileText size={14} style={{ verticalAlign: 'middle' }} /> Shopping list: milk, bread, coffee…
           </Box>
         )
       ) : (
-        <Box style={{ display: 'flex', justifyContent: align === 'left' ? 'flex-start' : align === 'right' ? 'flex-end' : 'center' }}>
+        <Box
+          style={{
+            display: 'flex',
+            justifyContent: align === 'left' ? 'flex-start' : align === 'right' ? 'flex-end' : 'center',
+          }}
+        >
           <Box w="100%" maw={320}>
             <MediaPlaceholder file={file} background="#1c1c1c" color="#aaa" />
           </Box>

@@ -1,5 +1,17 @@
 // Profile: the avatar, the username and the password, each saved on its own with PATCH /api/user.
-import { Avatar, Button, Card, FileButton, Group, PasswordInput, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
+import {
+  Avatar,
+  Button,
+  Card,
+  FileButton,
+  Group,
+  PasswordInput,
+  SimpleGrid,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { IconPhoto, IconTrash } from '@tabler/icons-react';
 import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
@@ -57,7 +69,13 @@ function AvatarCard() {
         Avatar
       </Title>
       <Group align="center" gap="md">
-        <Avatar src={shown} size={80} radius={80} alt={pending ? 'New avatar (not saved yet)' : 'Your avatar'} data-testid="avatar-preview">
+        <Avatar
+          src={shown}
+          size={80}
+          radius={80}
+          alt={pending ? 'New avatar (not saved yet)' : 'Your avatar'}
+          data-testid="avatar-preview"
+        >
           {user.username.slice(0, 2).toUpperCase()}
         </Avatar>
         <Stack gap="xs" style={{ flex: '1 1 170px', minWidth: 0 }}>
@@ -81,13 +99,25 @@ function AvatarCard() {
               <Group gap="xs">
                 <FileButton onChange={(file) => void pick(file)} accept="image/*">
                   {(props) => (
-                    <Button {...props} size="sm" variant="light" leftSection={<IconPhoto size={16} />} loading={preparing}>
+                    <Button
+                      {...props}
+                      size="sm"
+                      variant="light"
+                      leftSection={<IconPhoto size={16} />}
+                      loading={preparing}
+                    >
                       {user.avatar ? 'Change avatar' : 'Upload an avatar'}
                     </Button>
                   )}
                 </FileButton>
                 {user.avatar ? (
-                  <Button size="sm" variant="subtle" color="red" leftSection={<IconTrash size={16} />} onClick={() => setConfirmRemove(true)}>
+                  <Button
+                    size="sm"
+                    variant="subtle"
+                    color="red"
+                    leftSection={<IconTrash size={16} />}
+                    onClick={() => setConfirmRemove(true)}
+                  >
                     Remove
                   </Button>
                 ) : null}
@@ -216,10 +246,22 @@ function PasswordCard() {
       <Stack gap="sm">
         <FormError message={error} p="xs" />
         {noPasswordYet ? null : (
-          <PasswordInput label="Current password" required autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.currentTarget.value)} />
+          <PasswordInput
+            label="Current password"
+            required
+            autoComplete="current-password"
+            value={current}
+            onChange={(e) => setCurrent(e.currentTarget.value)}
+          />
         )}
         <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-          <PasswordInput label="New password" required autoComplete="new-password" value={next} onChange={(e) => setNext(e.currentTarget.value)} />
+          <PasswordInput
+            label="New password"
+            required
+            autoComplete="new-password"
+            value={next}
+            onChange={(e) => setNext(e.currentTarget.value)}
+          />
           <PasswordInput
             label="Repeat the new password"
             required

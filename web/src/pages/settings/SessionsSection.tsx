@@ -31,7 +31,15 @@ function SessionIcon({ session }: { session: SessionInfo }) {
   return <IconDeviceDesktop size={22} aria-hidden />;
 }
 
-function SessionRow({ session, current, onRevoke }: { session: SessionInfo; current?: boolean; onRevoke?: () => void }) {
+function SessionRow({
+  session,
+  current,
+  onRevoke,
+}: {
+  session: SessionInfo;
+  current?: boolean;
+  onRevoke?: () => void;
+}) {
   const words = describeSession(session);
   return (
     <Paper withBorder p="sm" radius="md" data-testid="session-row" aria-current={current ? 'true' : undefined}>
@@ -62,7 +70,14 @@ function SessionRow({ session, current, onRevoke }: { session: SessionInfo; curr
           </div>
         </Group>
         {onRevoke ? (
-          <Button size="xs" variant="light" color="red" onClick={onRevoke} style={{ flexShrink: 0 }} aria-label={`Sign out ${words}, signed in ${formatDate(session.createdAt)}`}>
+          <Button
+            size="xs"
+            variant="light"
+            color="red"
+            onClick={onRevoke}
+            style={{ flexShrink: 0 }}
+            aria-label={`Sign out ${words}, signed in ${formatDate(session.createdAt)}`}
+          >
             Sign out
           </Button>
         ) : null}
@@ -82,7 +97,9 @@ export function SessionsSection() {
     try {
       const body = revoking === 'all' ? { all: true } : { sessionId: revoking.id };
       sessions.setData(await api<SessionList>('/api/user/sessions', { method: 'DELETE', body }));
-      notifySuccess(revoking === 'all' ? 'Every other session is signed out.' : `${describeSession(revoking)} is signed out.`);
+      notifySuccess(
+        revoking === 'all' ? 'Every other session is signed out.' : `${describeSession(revoking)} is signed out.`,
+      );
       setRevoking(null);
     } catch (err) {
       notifyError(settingsErrorObject(err), 'The session was not signed out');
@@ -100,7 +117,8 @@ export function SessionsSection() {
             Sessions
           </Title>
           <Text size="sm" c="dimmed">
-            The browsers and apps signed in to your account. Sign out any you do not recognise, then change your password.
+            The browsers and apps signed in to your account. Sign out any you do not recognise, then change your
+            password.
           </Text>
         </div>
         {data && data.other.length > 0 ? (

@@ -28,8 +28,16 @@ export function SettingsPage() {
 
   return (
     <Stack gap={0} maw={1200}>
-      <PageHeader title="Settings" description="Your profile, how your links look, where you are signed in, and your uploaders." />
-      <Tabs variant={phone ? 'pills' : 'default'} value={tab} onChange={(value) => setSearch({ tab: value === 'profile' ? null : value })} keepMounted={false}>
+      <PageHeader
+        title="Settings"
+        description="Your profile, how your links look, where you are signed in, and your uploaders."
+      />
+      <Tabs
+        variant={phone ? 'pills' : 'default'}
+        value={tab}
+        onChange={(value) => setSearch({ tab: value === 'profile' ? null : value })}
+        keepMounted={false}
+      >
         <Tabs.List mb="md">
           {TABS.map((t) => (
             <Tabs.Tab key={t.value} value={t.value} leftSection={t.icon}>

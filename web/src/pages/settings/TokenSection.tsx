@@ -48,11 +48,24 @@ export function TokenSection() {
           onFocus={(e) => shown && e.currentTarget.select()}
         />
         <Tooltip label={shown ? 'Hide the token' : 'Show the token'}>
-          <ActionIcon variant="default" size={36} aria-label={shown ? 'Hide the token' : 'Show the token'} onClick={() => setShown((s) => !s)}>
+          <ActionIcon
+            variant="default"
+            size={36}
+            aria-label={shown ? 'Hide the token' : 'Show the token'}
+            onClick={() => setShown((s) => !s)}
+          >
             {shown ? <IconEyeOff size={18} /> : <IconEye size={18} />}
           </ActionIcon>
         </Tooltip>
-        <CopyButton value={value} what="token" variant="default" size={36} iconSize={18} notice="The API token is on your clipboard." disabled={!value} />
+        <CopyButton
+          value={value}
+          what="token"
+          variant="default"
+          size={36}
+          iconSize={18}
+          notice="The API token is on your clipboard."
+          disabled={!value}
+        />
       </Group>
       <Group justify="flex-end" mt="md">
         <Button variant="light" color="red" leftSection={<IconRefresh size={16} />} onClick={() => setConfirming(true)}>
@@ -67,7 +80,9 @@ export function TokenSection() {
         onClose={() => setConfirming(false)}
       >
         <Alert color="orange" p="sm">
-          <Text size="sm">The current token stops working at once. Everything that uses it has to be given the new one:</Text>
+          <Text size="sm">
+            The current token stops working at once. Everything that uses it has to be given the new one:
+          </Text>
           <List size="sm" mt={4}>
             <List.Item>ShareX and other uploader configurations,</List.Item>
             <List.Item>the Flameshot/curl script,</List.Item>

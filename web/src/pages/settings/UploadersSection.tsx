@@ -68,7 +68,13 @@ function DownloadRow({ icon, title, description, fileName, contents, token, type
           </div>
         </Group>
         <Group gap="xs">
-          <Button variant="default" size="sm" onClick={() => setOpen((o) => !o)} aria-expanded={open} aria-label={`${open ? 'Hide' : 'Show'} ${fileName}`}>
+          <Button
+            variant="default"
+            size="sm"
+            onClick={() => setOpen((o) => !o)}
+            aria-expanded={open}
+            aria-label={`${open ? 'Hide' : 'Show'} ${fileName}`}
+          >
             {open ? 'Hide' : 'Show'}
           </Button>
           <Button
@@ -99,8 +105,10 @@ export function UploadersSection() {
   const folders = useApi((signal) => api<Folder[]>('/api/user/folders', { signal }), []);
   const [files, setFiles] = useState<FileUploadOptions>(DEFAULT_FILE_OPTIONS);
   const [urls, setUrls] = useState<UrlShortenOptions>(DEFAULT_URL_OPTIONS);
-  const setFile = <K extends keyof FileUploadOptions>(key: K, value: FileUploadOptions[K]) => setFiles((o) => ({ ...o, [key]: value }));
-  const setUrl = <K extends keyof UrlShortenOptions>(key: K, value: UrlShortenOptions[K]) => setUrls((o) => ({ ...o, [key]: value }));
+  const setFile = <K extends keyof FileUploadOptions>(key: K, value: FileUploadOptions[K]) =>
+    setFiles((o) => ({ ...o, [key]: value }));
+  const setUrl = <K extends keyof UrlShortenOptions>(key: K, value: UrlShortenOptions[K]) =>
+    setUrls((o) => ({ ...o, [key]: value }));
 
   const folderChoices = useMemo(() => folderOptions(folders.data ?? []), [folders.data]);
   const fileViewsError = maxViewsProblem(files.maxViews);
@@ -122,8 +130,20 @@ export function UploadersSection() {
           </Text>
           <Stack gap="sm">
             <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-              <Select label="Name format" data={[...NAME_FORMAT_CHOICES]} value={files.format} onChange={(v) => setFile('format', v ?? '')} allowDeselect={false} />
-              <Select label="Expires" data={[...EXPIRY_CHOICES]} value={files.expiry} onChange={(v) => setFile('expiry', v ?? '')} allowDeselect={false} />
+              <Select
+                label="Name format"
+                data={[...NAME_FORMAT_CHOICES]}
+                value={files.format}
+                onChange={(v) => setFile('format', v ?? '')}
+                allowDeselect={false}
+              />
+              <Select
+                label="Expires"
+                data={[...EXPIRY_CHOICES]}
+                value={files.expiry}
+                onChange={(v) => setFile('expiry', v ?? '')}
+                allowDeselect={false}
+              />
               <TextInput
                 label="Delete after this many views"
                 placeholder="No limit"
@@ -134,7 +154,13 @@ export function UploadersSection() {
               />
               <Select
                 label="Folder"
-                placeholder={folders.loading ? 'Loading folders…' : folderChoices.length === 0 ? 'You have no folders' : 'No folder'}
+                placeholder={
+                  folders.loading
+                    ? 'Loading folders…'
+                    : folderChoices.length === 0
+                      ? 'You have no folders'
+                      : 'No folder'
+                }
                 data={folderChoices}
                 value={files.folderId || null}
                 onChange={(v) => setFile('folderId', v ?? '')}
@@ -220,8 +246,8 @@ export function UploadersSection() {
           title="Flameshot / curl script (Linux, macOS)"
           description={
             <>
-              <Code>chmod +x chute-upload.sh</Code>, then bind <Code>chute-upload.sh</Code> to a key for screenshots, or run{' '}
-              <Code>chute-upload.sh FILE…</Code>. The links are copied with wl-copy or xclip when installed.
+              <Code>chmod +x chute-upload.sh</Code>, then bind <Code>chute-upload.sh</Code> to a key for screenshots, or
+              run <Code>chute-upload.sh FILE…</Code>. The links are copied with wl-copy or xclip when installed.
             </>
           }
           fileName="chute-upload.sh"

@@ -77,7 +77,14 @@ function toView(form: ViewForm): UserViewSettings {
   };
 }
 
-function FlagSwitch({ form, flag, label, description, onChange, disabled }: {
+function FlagSwitch({
+  form,
+  flag,
+  label,
+  description,
+  onChange,
+  disabled,
+}: {
   form: ViewForm;
   flag: Flag;
   label: string;
@@ -158,7 +165,8 @@ export function ViewSettingsSection() {
   useEffect(() => setForm(saved), [saved]);
 
   const dirty = JSON.stringify(form) !== JSON.stringify(saved);
-  const colorError = form.embedColor.trim() !== '' && !isEmbedColor(form.embedColor.trim()) ? 'Use a hex colour such as #5865f2.' : null;
+  const colorError =
+    form.embedColor.trim() !== '' && !isEmbedColor(form.embedColor.trim()) ? 'Use a hex colour such as #5865f2.' : null;
   const setFlag = (flag: Flag, value: boolean) => setForm((f) => ({ ...f, [flag]: value }));
   const setText = (field: TextField | 'embedColor', value: string) => setForm((f) => ({ ...f, [field]: value }));
   const textProps = (field: TextField) => ({
@@ -238,7 +246,13 @@ export function ViewSettingsSection() {
                   ]}
                 />
               </div>
-              <FlagSwitch form={form} flag="showMimetype" label="Show the file type" description="Such as image/png, next to the size." onChange={setFlag} />
+              <FlagSwitch
+                form={form}
+                flag="showMimetype"
+                label="Show the file type"
+                description="Such as image/png, next to the size."
+                onChange={setFlag}
+              />
               <FlagSwitch
                 form={form}
                 flag="disableTextFiles"
@@ -288,10 +302,28 @@ export function ViewSettingsSection() {
                 description="Other files are posted as a plain link."
                 onChange={setFlag}
               />
-              <TextInput label="Title" placeholder="For example: {file.originalName}" maxLength={1000} {...textProps('embedTitle')} />
-              <Textarea label="Description" placeholder="For example: {file.size} · {file.type}" autosize minRows={2} maxRows={5} maxLength={2000} {...textProps('embedDescription')} />
+              <TextInput
+                label="Title"
+                placeholder="For example: {file.originalName}"
+                maxLength={1000}
+                {...textProps('embedTitle')}
+              />
+              <Textarea
+                label="Description"
+                placeholder="For example: {file.size} · {file.type}"
+                autosize
+                minRows={2}
+                maxRows={5}
+                maxLength={2000}
+                {...textProps('embedDescription')}
+              />
               <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-                <TextInput label="Site name" description={`Empty: ${server?.siteTitle ?? 'the site title'}`} maxLength={1000} {...textProps('embedSiteName')} />
+                <TextInput
+                  label="Site name"
+                  description={`Empty: ${server?.siteTitle ?? 'the site title'}`}
+                  maxLength={1000}
+                  {...textProps('embedSiteName')}
+                />
                 <ColorInput
                   label="Colour"
                   description="The bar beside the card."
@@ -343,7 +375,12 @@ export function ViewSettingsSection() {
               </div>
               <div>
                 <Text size="sm" fw={500} mb={6}>
-                  In a browser {form.enabled ? null : <Text span size="xs" c="dimmed">(off: browsers get the file itself)</Text>}
+                  In a browser{' '}
+                  {form.enabled ? null : (
+                    <Text span size="xs" c="dimmed">
+                      (off: browsers get the file itself)
+                    </Text>
+                  )}
                 </Text>
                 <ViewPagePreview view={preview} file={file} />
               </div>

@@ -14,7 +14,9 @@ export function settingsError(err: unknown): string {
     if (known) return known;
     if (err.code === 1000) {
       const issues = err.details?.issues;
-      const first = Array.isArray(issues) ? (issues[0] as { path?: unknown; message?: unknown } | undefined) : undefined;
+      const first = Array.isArray(issues)
+        ? (issues[0] as { path?: unknown; message?: unknown } | undefined)
+        : undefined;
       if (first && typeof first.path === 'string' && typeof first.message === 'string') {
         const field = first.path.replace(/^body\./, '');
         if (field === 'avatar') return `That image cannot be used as an avatar: it is ${first.message}.`;

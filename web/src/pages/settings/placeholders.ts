@@ -15,9 +15,33 @@ export interface SampleFile {
 const UPLOADED_AT = new Date(Date.now() - 3_600_000).toISOString();
 
 export const SAMPLE_FILES: Record<SampleFile['kind'], SampleFile> = {
-  image: { kind: 'image', name: 'Xy7kP2.png', originalName: 'holiday.png', size: '1.4 MB', type: 'image/png', views: 12, createdAt: UPLOADED_AT },
-  video: { kind: 'video', name: 'Qm3vT8.mp4', originalName: 'clip.mp4', size: '24.8 MB', type: 'video/mp4', views: 3, createdAt: UPLOADED_AT },
-  text: { kind: 'text', name: 'Lp9sW1.txt', originalName: 'notes.txt', size: '2.1 KB', type: 'text/plain', views: 1, createdAt: UPLOADED_AT },
+  image: {
+    kind: 'image',
+    name: 'Xy7kP2.png',
+    originalName: 'holiday.png',
+    size: '1.4 MB',
+    type: 'image/png',
+    views: 12,
+    createdAt: UPLOADED_AT,
+  },
+  video: {
+    kind: 'video',
+    name: 'Qm3vT8.mp4',
+    originalName: 'clip.mp4',
+    size: '24.8 MB',
+    type: 'video/mp4',
+    views: 3,
+    createdAt: UPLOADED_AT,
+  },
+  text: {
+    kind: 'text',
+    name: 'Lp9sW1.txt',
+    originalName: 'notes.txt',
+    size: '2.1 KB',
+    type: 'text/plain',
+    views: 1,
+    createdAt: UPLOADED_AT,
+  },
 };
 
 export const PLACEHOLDERS: Array<{ key: string; meaning: string }> = [

@@ -77,7 +77,9 @@ export function urlShortenHeaders(options: UrlShortenOptions): Record<string, st
 export function maxViewsProblem(text: string): string | null {
   const value = text.trim();
   if (value === '') return null;
-  return /^\d{1,9}$/.test(value) && Number(value) >= 1 ? null : 'Enter a whole number of at least 1, or leave it empty.';
+  return /^\d{1,9}$/.test(value) && Number(value) >= 1
+    ? null
+    : 'Enter a whole number of at least 1, or leave it empty.';
 }
 
 function hostOf(origin: string): string {
@@ -90,7 +92,11 @@ function hostOf(origin: string): string {
 
 /** A file-name-safe form of the server's host, for the downloaded files' names. */
 export function fileSlug(origin: string): string {
-  return hostOf(origin).replace(/[^A-Za-z0-9.-]+/g, '-').replace(/^-+|-+$/g, '') || 'chute';
+  return (
+    hostOf(origin)
+      .replace(/[^A-Za-z0-9.-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'chute'
+  );
 }
 
 const SHAREX_VERSION = '17.0.0';
@@ -140,7 +146,9 @@ export function shellQuote(text: string): string {
  * (x-service-no-json), so the script needs nothing but curl.
  */
 export function flameshotScript(target: UploaderTarget, options: FileUploadOptions): string {
-  const headers = Object.entries(fileUploadHeaders(options)).map(([name, value]) => `  -H ${shellQuote(`${name}: ${value}`)}`);
+  const headers = Object.entries(fileUploadHeaders(options)).map(
+    ([name, value]) => `  -H ${shellQuote(`${name}: ${value}`)}`,
+  );
   return `#!/usr/bin/env bash
 # Uploads to ${target.siteTitle.replace(/[\r\n]+/g, ' ')} (${target.origin}) as ${target.username.replace(/[\r\n]+/g, ' ')}.
 #   chute-upload.sh FILE...   uploads the files

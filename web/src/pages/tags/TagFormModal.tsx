@@ -9,7 +9,15 @@ import { createTag, HEX_COLOR_RE, isNameTaken, TAG_SWATCHES, updateTag, tagError
 
 export type TagForm = { mode: 'create'; color: string } | { mode: 'edit'; tag: Tag };
 
-export function TagFormModal({ form, onClose, onSaved }: { form: TagForm | null; onClose: () => void; onSaved: (tag: Tag) => void }) {
+export function TagFormModal({
+  form,
+  onClose,
+  onSaved,
+}: {
+  form: TagForm | null;
+  onClose: () => void;
+  onSaved: (tag: Tag) => void;
+}) {
   return (
     <FormModal
       value={form}
@@ -105,7 +113,10 @@ function TagFormBody({ form, onClose, onSaved }: { form: TagForm; onClose: () =>
                 borderRadius: '50%',
                 background: swatch,
                 cursor: 'pointer',
-                border: color.toLowerCase() === swatch ? '3px solid var(--mantine-color-text)' : '1px solid var(--mantine-color-default-border)',
+                border:
+                  color.toLowerCase() === swatch
+                    ? '3px solid var(--mantine-color-text)'
+                    : '1px solid var(--mantine-color-default-border)',
                 padding: 0,
               }}
             />

@@ -1,6 +1,18 @@
 // Tags: the person's labels for files, with how many files carry each; create, rename/recolour, delete.
 // Files are tagged on the Files page; deleting a tag leaves the files as they are.
-import { ActionIcon, Anchor, Button, Card, Divider, Group, Skeleton, Stack, Text, TextInput, Tooltip } from '@mantine/core';
+import {
+  ActionIcon,
+  Anchor,
+  Button,
+  Card,
+  Divider,
+  Group,
+  Skeleton,
+  Stack,
+  Text,
+  TextInput,
+  Tooltip,
+} from '@mantine/core';
 import { IconPencil, IconPlus, IconSearch, IconTags, IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
 import type { Tag } from '../../api/types';
@@ -59,7 +71,8 @@ export function TagsPage() {
             </Button>
           }
         >
-          Make tags such as “work” or “screenshots”, give each a colour, and put them on files to find them again quickly.
+          Make tags such as “work” or “screenshots”, give each a colour, and put them on files to find them again
+          quickly.
         </EmptyCard>
       ) : null}
       {all.length > FILTER_FROM ? (
@@ -99,12 +112,22 @@ export function TagsPage() {
                 </Stack>
                 <Group gap={2} wrap="nowrap">
                   <Tooltip label="Edit" withArrow>
-                    <ActionIcon variant="subtle" color="gray" aria-label={`Edit tag ${tag.name}`} onClick={() => setForm({ mode: 'edit', tag })}>
+                    <ActionIcon
+                      variant="subtle"
+                      color="gray"
+                      aria-label={`Edit tag ${tag.name}`}
+                      onClick={() => setForm({ mode: 'edit', tag })}
+                    >
                       <IconPencil size={16} />
                     </ActionIcon>
                   </Tooltip>
                   <Tooltip label="Delete" withArrow>
-                    <ActionIcon variant="subtle" color="red" aria-label={`Delete tag ${tag.name}`} onClick={() => setDeleting(tag)}>
+                    <ActionIcon
+                      variant="subtle"
+                      color="red"
+                      aria-label={`Delete tag ${tag.name}`}
+                      onClick={() => setDeleting(tag)}
+                    >
                       <IconTrash size={16} />
                     </ActionIcon>
                   </Tooltip>
@@ -135,7 +158,15 @@ export function TagsPage() {
   );
 }
 
-function DeleteTagModal({ tag: requested, onClose, onDeleted }: { tag: Tag | null; onClose: () => void; onDeleted: () => void }) {
+function DeleteTagModal({
+  tag: requested,
+  onClose,
+  onDeleted,
+}: {
+  tag: Tag | null;
+  onClose: () => void;
+  onDeleted: () => void;
+}) {
   const tag = useLastValue(requested);
   const remove = async () => {
     if (!tag) return;

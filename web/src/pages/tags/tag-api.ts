@@ -50,6 +50,7 @@ export function isNameTaken(err: unknown): boolean {
 
 /** A refusal in words (a tag deleted meanwhile, in another tab). */
 export function tagErrorMessage(err: unknown): string {
-  if (err instanceof ApiRequestError && err.code === 9002) return 'That tag no longer exists. Reload the page to see your tags as they are now.';
+  if (err instanceof ApiRequestError && err.code === 9002)
+    return 'That tag no longer exists. Reload the page to see your tags as they are now.';
   return errorMessage(err);
 }

@@ -42,7 +42,9 @@ export function EarlierAssemblies({ tracked }: { tracked: Set<string> }) {
       try {
         const list = await api<IncompleteFile[]>('/api/user/files/incomplete', { signal: controller.signal });
         if (stopped) return;
-        const unfinished = list.filter((r) => (r.status === 'PENDING' || r.status === 'PROCESSING') && !trackedRef.current.has(r.id));
+        const unfinished = list.filter(
+          (r) => (r.status === 'PENDING' || r.status === 'PROCESSING') && !trackedRef.current.has(r.id),
+        );
         busy = unfinished.length > 0;
         setRecords(list);
         setFollowed((previous) => {
@@ -69,7 +71,9 @@ export function EarlierAssemblies({ tracked }: { tracked: Set<string> }) {
   const dismiss = (record: IncompleteFile) => {
     setDismissed((d) => new Set(d).add(record.id));
     if (record.status === 'COMPLETE' || record.status === 'FAILED') {
-      api('/api/user/files/incomplete', { method: 'DELETE', body: { id: [record.id] } }).catch((err: unknown) => notifyError(err, 'Could not dismiss it'));
+      api('/api/user/files/incomplete', { method: 'DELETE', body: { id: [record.id] } }).catch((err: unknown) =>
+        notifyError(err, 'Could not dismiss it'),
+      );
     }
   };
 
@@ -84,10 +88,24 @@ export function EarlierAssemblies({ tracked }: { tracked: Set<string> }) {
           const words = STATUS_WORDS[record.status];
           const finished = record.status === 'COMPLETE' || record.status === 'FAILED';
           return (
-            <Group component="li" key={record.id} justify="space-between" wrap="nowrap" gap="sm" aria-label={record.metadata.name}>
+            <Group
+              component="li"
+              key={record.id}
+              justify="space-between"
+              wrap="nowrap"
+              gap="sm"
+              aria-label={record.metadata.name}
+            >
               <div style={{ minWidth: 0 }}>
                 {record.status === 'COMPLETE' && record.metadata.url ? (
-                  <Anchor href={record.metadata.url} target="_blank" rel="noopener noreferrer" size="sm" truncate display="block">
+                  <Anchor
+                    href={record.metadata.url}
+                    target="_blank"
+                    rel="noopener noreferrer"
+                    size="sm"
+                    truncate
+                    display="block"
+                  >
                     {record.metadata.name}
                   </Anchor>
                 ) : (
@@ -108,7 +126,12 @@ export function EarlierAssemblies({ tracked }: { tracked: Set<string> }) {
                 </Badge>
                 {finished ? (
                   <Tooltip label="Dismiss" withArrow>
-                    <ActionIcon variant="subtle" color="gray" aria-label={`Dismiss ${record.metadata.name}`} onClick={() => dismiss(record)}>
+                    <ActionIcon
+                      variant="subtle"
+                      color="gray"
+                      aria-label={`Dismiss ${record.metadata.name}`}
+                      onClick={() => dismiss(record)}
+                    >
                       <IconX size={16} />
                     </ActionIcon>
                   </Tooltip>

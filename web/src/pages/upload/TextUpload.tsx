@@ -61,7 +61,9 @@ export function TextUpload({ text, name, onText, onName, onUpload }: Props) {
             submit();
           }
         }}
-        styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 'var(--mantine-font-size-sm)' } }}
+        styles={{
+          input: { fontFamily: 'var(--mantine-font-family-monospace)', fontSize: 'var(--mantine-font-size-sm)' },
+        }}
         spellCheck={false}
       />
       <Group align="flex-end" gap="sm" wrap="wrap">
@@ -78,7 +80,9 @@ export function TextUpload({ text, name, onText, onName, onUpload }: Props) {
         </Button>
       </Group>
       <Text size="xs" c="dimmed">
-        {text ? `${formatBytes(bytes)} · Ctrl+Enter uploads it` : 'Tip: paste anywhere on this page; pasted files and images go straight to the queue.'}
+        {text
+          ? `${formatBytes(bytes)} · Ctrl+Enter uploads it`
+          : 'Tip: paste anywhere on this page; pasted files and images go straight to the queue.'}
       </Text>
     </Stack>
   );

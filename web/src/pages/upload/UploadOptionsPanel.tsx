@@ -18,7 +18,14 @@ import { useDisclosure } from '@mantine/hooks';
 import { IconAdjustmentsHorizontal, IconChevronDown } from '@tabler/icons-react';
 import { useId } from 'react';
 import { localInputValue } from '../../lib/expiry';
-import { DEFAULT_OPTIONS, EXPIRY_CHOICES, FORMAT_CHOICES, optionsProblem, optionsSummary, type UploadOptions } from './upload-options';
+import {
+  DEFAULT_OPTIONS,
+  EXPIRY_CHOICES,
+  FORMAT_CHOICES,
+  optionsProblem,
+  optionsSummary,
+  type UploadOptions,
+} from './upload-options';
 
 export interface FolderChoice {
   value: string;
@@ -35,7 +42,8 @@ interface Props {
 export function UploadOptionsPanel({ options, onChange, folders, foldersLoading }: Props) {
   const [opened, { toggle }] = useDisclosure(false);
   const panelId = useId();
-  const set = <K extends keyof UploadOptions>(key: K, value: UploadOptions[K]) => onChange({ ...options, [key]: value });
+  const set = <K extends keyof UploadOptions>(key: K, value: UploadOptions[K]) =>
+    onChange({ ...options, [key]: value });
   const folderName = folders.find((f) => f.value === options.folderId)?.label ?? null;
   const summary = optionsSummary(options, folderName);
   const problem = optionsProblem(options);
@@ -60,7 +68,8 @@ export function UploadOptionsPanel({ options, onChange, folders, foldersLoading 
                 Upload options
               </Text>
               <Text size="xs" c={problem ? 'red' : 'dimmed'} lineClamp={2}>
-                {problem ?? (changed ? summary.join(' · ') : 'Server defaults: expiry, name format, no password, no folder')}
+                {problem ??
+                  (changed ? summary.join(' · ') : 'Server defaults: expiry, name format, no password, no folder')}
               </Text>
             </div>
           </Group>
@@ -72,7 +81,11 @@ export function UploadOptionsPanel({ options, onChange, folders, foldersLoading 
             ) : null}
             <IconChevronDown
               size={18}
-              style={{ transform: opened ? 'rotate(180deg)' : undefined, transition: 'transform 150ms ease', flexShrink: 0 }}
+              style={{
+                transform: opened ? 'rotate(180deg)' : undefined,
+                transition: 'transform 150ms ease',
+                flexShrink: 0,
+              }}
             />
           </Group>
         </Group>
@@ -87,7 +100,9 @@ export function UploadOptionsPanel({ options, onChange, folders, foldersLoading 
             onChange={(value) => {
               const expiry = (value ?? 'default') as UploadOptions['expiry'];
               const expiresOn =
-                expiry === 'custom' && !options.expiresOn ? localInputValue(new Date(Date.now() + 7 * 86_400_000)) : options.expiresOn;
+                expiry === 'custom' && !options.expiresOn
+                  ? localInputValue(new Date(Date.now() + 7 * 86_400_000))
+                  : options.expiresOn;
               onChange({ ...options, expiry, expiresOn });
             }}
           />

@@ -26,7 +26,10 @@ async function announceLinks(finished: UploadItem[]): Promise<void> {
   if (links.length === 0) return;
   const what = links.length === 1 ? 'The link is' : `All ${links.length} links are`;
   if (await copyText(links.join('\n'))) {
-    notifySuccess(`${what} on your clipboard${links.length > 1 ? ', one per line' : ''}.`, links.length === 1 ? 'Uploaded' : `${links.length} files uploaded`);
+    notifySuccess(
+      `${what} on your clipboard${links.length > 1 ? ', one per line' : ''}.`,
+      links.length === 1 ? 'Uploaded' : `${links.length} files uploaded`,
+    );
   } else {
     notifications.show({
       color: 'teal',
@@ -41,8 +44,15 @@ uploadQueue.onSettled = (finished) => void announceLinks(finished);
 /** Pasted screenshots are all called image.png: give them a name that tells them apart. */
 function namePasted(file: File): File {
   if (!/^image\.[a-z0-9]+$/i.test(file.name)) return file;
-  const stamp = new Date().toISOString().replace(/\.\d+Z$/, '').replace(/[-:]/g, '').replace('T', '-');
-  return new File([file], `pasted-${stamp}${file.name.slice(file.name.lastIndexOf('.'))}`, { type: file.type, lastModified: file.lastModified });
+  const stamp = new Date()
+    .toISOString()
+    .replace(/\.\d+Z$/, '')
+    .replace(/[-:]/g, '')
+    .replace('T', '-');
+  return new File([file], `pasted-${stamp}${file.name.slice(file.name.lastIndexOf('.'))}`, {
+    type: file.type,
+    lastModified: file.lastModified,
+  });
 }
 
 export function UploadPage() {
@@ -66,7 +76,11 @@ export function UploadPage() {
 
   useEffect(() => {
     if (server) {
-      uploadQueue.settings = { chunksEnabled: server.chunksEnabled, chunksThreshold: server.chunksThreshold, chunksSize: server.chunksSize };
+      uploadQueue.settings = {
+        chunksEnabled: server.chunksEnabled,
+        chunksThreshold: server.chunksThreshold,
+        chunksSize: server.chunksSize,
+      };
     }
   }, [server]);
 
@@ -124,8 +138,13 @@ export function UploadPage() {
         const links = uploadQueue.snapshot().flatMap((i) => (i.status === 'done' && i.link ? [i.link.url] : []));
         void copyText(links.join('\n')).then((ok) =>
           ok
-            ? notifySuccess(links.length === 1 ? 'The link is on your clipboard.' : `${links.length} links copied, one per line.`)
-            : notifyError(new Error('The browser did not allow copying. Select the links and copy them yourself.'), 'Not copied'),
+            ? notifySuccess(
+                links.length === 1 ? 'The link is on your clipboard.' : `${links.length} links copied, one per line.`,
+              )
+            : notifyError(
+                new Error('The browser did not allow copying. Select the links and copy them yourself.'),
+                'Not copied',
+              ),
         );
       },
     }),
@@ -165,7 +184,14 @@ export function UploadPage() {
               role="button"
               aria-label="Drop files here, or press Enter to choose files"
             >
-              <Stack align="center" justify="center" gap="xs" mih={{ base: 150, sm: 190 }} style={{ pointerEvents: 'none' }} ta="center">
+              <Stack
+                align="center"
+                justify="center"
+                gap="xs"
+                mih={{ base: 150, sm: 190 }}
+                style={{ pointerEvents: 'none' }}
+                ta="center"
+              >
                 <Dropzone.Accept>
                   <ThemeIcon size={56} radius="xl" variant="light">
                     <IconUpload size={30} />

@@ -1,6 +1,18 @@
 // The files of this visit: overall progress (bytes, speed, time left) and one row per file with its own progress,
 // its link once done, and cancel / retry / remove.
-import { ActionIcon, Anchor, Badge, Button, Card, Group, Progress, Stack, Text, ThemeIcon, Tooltip } from '@mantine/core';
+import {
+  ActionIcon,
+  Anchor,
+  Badge,
+  Button,
+  Card,
+  Group,
+  Progress,
+  Stack,
+  Text,
+  ThemeIcon,
+  Tooltip,
+} from '@mantine/core';
 import {
   IconAlertTriangle,
   IconCheck,
@@ -43,9 +55,15 @@ interface Totals {
 function totals(items: UploadItem[]): Totals {
   const counted = items.filter((i) => i.status !== 'cancelled' && i.status !== 'failed');
   const total = counted.reduce((sum, i) => sum + i.file.size, 0);
-  const sent = counted.reduce((sum, i) => sum + (i.status === 'done' || i.status === 'assembling' ? i.file.size : i.sent), 0);
+  const sent = counted.reduce(
+    (sum, i) => sum + (i.status === 'done' || i.status === 'assembling' ? i.file.size : i.sent),
+    0,
+  );
   const speed = items.reduce((sum, i) => sum + (i.status === 'uploading' ? i.speed : 0), 0);
-  const left = items.reduce((sum, i) => sum + (i.status === 'queued' || i.status === 'uploading' ? i.file.size - i.sent : 0), 0);
+  const left = items.reduce(
+    (sum, i) => sum + (i.status === 'queued' || i.status === 'uploading' ? i.file.size - i.sent : 0),
+    0,
+  );
   return {
     total,
     sent,
@@ -74,7 +92,11 @@ export function UploadQueueCard({ items, actions }: { items: UploadItem[]; actio
           ? 'Nothing uploaded'
           : 'Uploads cancelled';
   const facts = [
-    t.working > 0 ? `${formatBytes(t.sent)} of ${formatBytes(t.total)}` : t.done > 0 ? `${formatBytes(t.total)} in all` : null,
+    t.working > 0
+      ? `${formatBytes(t.sent)} of ${formatBytes(t.total)}`
+      : t.done > 0
+        ? `${formatBytes(t.total)} in all`
+        : null,
     t.speed > 0 ? formatSpeed(t.speed) : null,
     t.working > 0 && Number.isFinite(t.secondsLeft) ? `${formatDuration(t.secondsLeft)} left` : null,
     t.failed > 0 ? `${t.failed} failed` : null,
@@ -147,7 +169,8 @@ function detailOf(item: UploadItem): string {
       return `${size} · waiting for a free slot${item.chunked ? ' · will go in chunks' : ''}`;
     case 'uploading': {
       const parts = [`${formatBytes(item.sent)} of ${size}`];
-      if (item.speed > 0) parts.push(formatSpeed(item.speed), `${formatDuration((item.file.size - item.sent) / item.speed)} left`);
+      if (item.speed > 0)
+        parts.push(formatSpeed(item.speed), `${formatDuration((item.file.size - item.sent) / item.speed)} left`);
       if (item.chunk) parts.push(`chunk ${item.chunk.index} of ${item.chunk.count}`);
       return parts.join(' · ');
     }
@@ -209,7 +232,15 @@ function UploadRow({ item, actions }: { item: UploadItem; actions: QueueActions 
           ) : null}
           {item.status === 'done' && item.link ? (
             <Group gap={4} wrap="nowrap">
-              <Anchor href={item.link.url} target="_blank" rel="noopener noreferrer" size="sm" truncate style={{ minWidth: 0 }} data-testid="upload-link">
+              <Anchor
+                href={item.link.url}
+                target="_blank"
+                rel="noopener noreferrer"
+                size="sm"
+                truncate
+                style={{ minWidth: 0 }}
+                data-testid="upload-link"
+              >
                 {item.link.url}
               </Anchor>
               <CopyButton value={item.link.url} what={`link of ${name}`} />
@@ -238,7 +269,12 @@ function RowActions({ item, name, actions }: { item: UploadItem; name: string; a
   if (item.status === 'queued' || item.status === 'uploading') {
     return (
       <Tooltip label="Cancel" withArrow>
-        <ActionIcon variant="subtle" color="gray" aria-label={`Cancel the upload of ${name}`} onClick={() => actions.cancel(item.id)}>
+        <ActionIcon
+          variant="subtle"
+          color="gray"
+          aria-label={`Cancel the upload of ${name}`}
+          onClick={() => actions.cancel(item.id)}
+        >
           <IconX size={16} />
         </ActionIcon>
       </Tooltip>
@@ -248,11 +284,21 @@ function RowActions({ item, name, actions }: { item: UploadItem; name: string; a
     return (
       <>
         <Tooltip label="Remove from the list" withArrow>
-          <ActionIcon variant="subtle" color="gray" aria-label={`Remove ${name} from the list`} onClick={() => actions.remove(item.id)}>
+          <ActionIcon
+            variant="subtle"
+            color="gray"
+            aria-label={`Remove ${name} from the list`}
+            onClick={() => actions.remove(item.id)}
+          >
             <IconTrash size={16} />
           </ActionIcon>
         </Tooltip>
-        <Button size="compact-xs" variant="light" leftSection={<IconRefresh size={12} />} onClick={() => actions.retry(item.id)}>
+        <Button
+          size="compact-xs"
+          variant="light"
+          leftSection={<IconRefresh size={12} />}
+          onClick={() => actions.retry(item.id)}
+        >
           Retry
         </Button>
       </>

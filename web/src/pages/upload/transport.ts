@@ -55,7 +55,13 @@ interface XhrAnswer {
   retryAfter: string | null;
 }
 
-function sendOnce(url: string, body: FormData, headers: Record<string, string>, onFraction: OnFraction, signal: AbortSignal): Promise<XhrAnswer> {
+function sendOnce(
+  url: string,
+  body: FormData,
+  headers: Record<string, string>,
+  onFraction: OnFraction,
+  signal: AbortSignal,
+): Promise<XhrAnswer> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(abortError());
@@ -107,7 +113,13 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** POSTs a multipart body; answers its JSON, or throws ApiRequestError in words. Waits out a 429 a few times. */
-async function post<T>(url: string, body: FormData, headers: Record<string, string>, onFraction: OnFraction, signal: AbortSignal): Promise<T> {
+async function post<T>(
+  url: string,
+  body: FormData,
+  headers: Record<string, string>,
+  onFraction: OnFraction,
+  signal: AbortSignal,
+): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     const answer = await sendOnce(url, body, headers, onFraction, signal);
     if (answer.status === 429 && attempt < RATE_LIMIT_RETRIES) {
@@ -123,15 +135,24 @@ async function post<T>(url: string, body: FormData, headers: Record<string, stri
         throw new ApiRequestError(0, answer.status, 'The server answered something unexpected. Try again.');
       }
     }
-    if (answer.status < 200 || answer.status > 599) throw new ApiRequestError(0, answer.status, humanMessage(0, answer.status));
+    if (answer.status < 200 || answer.status > 599)
+      throw new ApiRequestError(0, answer.status, humanMessage(0, answer.status));
     throw await errorFromResponse(
-      new Response(answer.text, { status: answer.status, headers: { 'content-type': answer.contentType || 'text/plain' } }),
+      new Response(answer.text, {
+        status: answer.status,
+        headers: { 'content-type': answer.contentType || 'text/plain' },
+      }),
     );
   }
 }
 
 /** One request with the whole file (a multipart part named `file`). */
-export async function uploadWhole(file: File, options: Record<string, string>, onProgress: OnProgress, signal: AbortSignal): Promise<UploadedLink> {
+export async function uploadWhole(
+  file: File,
+  options: Record<string, string>,
+  onProgress: OnProgress,
+  signal: AbortSignal,
+): Promise<UploadedLink> {
   const form = new FormData();
   form.append('file', file, file.name);
   const answer = await post<SingleUploadAnswer>('/api/upload', form, options, (f) => onProgress(f * file.size), signal);
@@ -180,12 +201,20 @@ export async function uploadInChunks(
     if (token !== null) headers['x-service-p-token'] = token;
     onChunk({ index: index + 1, count });
     const length = end - start + 1;
-    const answer = await post<PartialChunkAnswer | FinalChunkAnswer>('/api/upload/partial', form, headers, (f) => onProgress(start + f * length), signal);
+    const answer = await post<PartialChunkAnswer | FinalChunkAnswer>(
+      '/api/upload/partial',
+      form,
+      headers,
+      (f) => onProgress(start + f * length),
+      signal,
+    );
     if (last) {
-      if (answer.partialSuccess !== false || !answer.files[0]) throw new ApiRequestError(0, 200, 'The server did not finish the upload. Try again.');
+      if (answer.partialSuccess !== false || !answer.files[0])
+        throw new ApiRequestError(0, 200, 'The server did not finish the upload. Try again.');
       return answer;
     }
-    if (answer.partialSuccess !== true) throw new ApiRequestError(0, 200, 'The server ended the upload early. Try again.');
+    if (answer.partialSuccess !== true)
+      throw new ApiRequestError(0, 200, 'The server ended the upload early. Try again.');
     token = answer.partialToken;
   }
   throw new ApiRequestError(0, 0, 'Nothing was sent.');

@@ -7,7 +7,10 @@ import { headerText } from './transport';
 export type ExpiryChoice = 'default' | 'never' | ExpiryPreset | 'custom';
 export type FormatChoice = 'default' | NameFormat;
 
-export const EXPIRY_CHOICES: ReadonlyArray<{ value: ExpiryChoice; label: string }> = [{ value: 'default', label: 'Server default' }, ...EXPIRY_FROM_NOW];
+export const EXPIRY_CHOICES: ReadonlyArray<{ value: ExpiryChoice; label: string }> = [
+  { value: 'default', label: 'Server default' },
+  ...EXPIRY_FROM_NOW,
+];
 
 export const FORMAT_CHOICES: ReadonlyArray<{ value: FormatChoice; label: string }> = [
   { value: 'default', label: 'Server default' },
@@ -94,11 +97,18 @@ export function optionsSummary(options: UploadOptions, folderName: string | null
   if (options.expiry === 'never') parts.push('Never expire');
   else if (options.expiry === 'custom') {
     const at = new Date(options.expiresOn);
-    parts.push(Number.isNaN(at.getTime()) ? 'Expiry date missing' : `Expire ${at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}`);
+    parts.push(
+      Number.isNaN(at.getTime())
+        ? 'Expiry date missing'
+        : `Expire ${at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}`,
+    );
   } else if (options.expiry !== 'default') {
-    parts.push(`Expire ${EXPIRY_CHOICES.find((c) => c.value === options.expiry)?.label.toLowerCase() ?? options.expiry}`);
+    parts.push(
+      `Expire ${EXPIRY_CHOICES.find((c) => c.value === options.expiry)?.label.toLowerCase() ?? options.expiry}`,
+    );
   }
-  if (options.format !== 'default') parts.push(`${FORMAT_CHOICES.find((c) => c.value === options.format)?.label ?? options.format} names`);
+  if (options.format !== 'default')
+    parts.push(`${FORMAT_CHOICES.find((c) => c.value === options.format)?.label ?? options.format} names`);
   if (options.password) parts.push('Password');
   if (options.maxViews !== '') parts.push(`${options.maxViews} view${options.maxViews === 1 ? '' : 's'} max`);
   if (options.folderId) parts.push(`Folder: ${folderName ?? '…'}`);

@@ -125,7 +125,17 @@ export class UploadQueue {
     const item = this.find(id);
     if (!item || (item.status !== 'failed' && item.status !== 'cancelled')) return;
     this.headers.set(id, headers);
-    this.update(id, { status: 'queued', sent: 0, speed: 0, error: undefined, chunk: undefined, link: undefined, assembly: undefined, incompleteId: undefined, announced: false });
+    this.update(id, {
+      status: 'queued',
+      sent: 0,
+      speed: 0,
+      error: undefined,
+      chunk: undefined,
+      link: undefined,
+      assembly: undefined,
+      incompleteId: undefined,
+      announced: false,
+    });
     this.pump();
   }
 
@@ -140,7 +150,9 @@ export class UploadQueue {
 
   /** Forgets the finished, failed and cancelled files. */
   clearFinished(): void {
-    this.items = this.items.filter((i) => i.status === 'queued' || i.status === 'uploading' || i.status === 'assembling');
+    this.items = this.items.filter(
+      (i) => i.status === 'queued' || i.status === 'uploading' || i.status === 'assembling',
+    );
     this.emit();
   }
 
@@ -210,8 +222,22 @@ export class UploadQueue {
     try {
       const options = this.headers.get(id)?.() ?? {};
       if (item.chunked) {
-        const answer = await uploadInChunks(item.file, options, this.settings.chunksSize, onProgress, (chunk) => this.update(id, { chunk }, true), controller.signal);
-        this.update(id, { status: 'assembling', sent: item.file.size, speed: 0, link: answer.files[0], incompleteId: answer.incompleteFileId, assembly: 'PENDING' });
+        const answer = await uploadInChunks(
+          item.file,
+          options,
+          this.settings.chunksSize,
+          onProgress,
+          (chunk) => this.update(id, { chunk }, true),
+          controller.signal,
+        );
+        this.update(id, {
+          status: 'assembling',
+          sent: item.file.size,
+          speed: 0,
+          link: answer.files[0],
+          incompleteId: answer.incompleteFileId,
+          assembly: 'PENDING',
+        });
       } else {
         const link = await uploadWhole(item.file, options, onProgress, controller.signal);
         this.update(id, { status: 'done', sent: item.file.size, speed: 0, link });
@@ -240,14 +266,19 @@ export class UploadQueue {
             if (!record || record.status === 'COMPLETE') this.update(item.id, { status: 'done', assembly: 'COMPLETE' });
             else if (record.status === 'FAILED') {
               const why = record.metadata.error ? ` (${record.metadata.error})` : '';
-              this.update(item.id, { status: 'failed', assembly: 'FAILED', error: `The server could not put the file together${why}. Retry to send it again.` });
+              this.update(item.id, {
+                status: 'failed',
+                assembly: 'FAILED',
+                error: `The server could not put the file together${why}. Retry to send it again.`,
+              });
             } else if (record.status !== item.assembly) this.update(item.id, { assembly: record.status });
           }
         } catch {
           // A failed poll is tried again on the next round.
         }
         this.settleIfIdle();
-        if (this.items.some((i) => i.status === 'assembling')) await new Promise((r) => window.setTimeout(r, ASSEMBLY_POLL_MS));
+        if (this.items.some((i) => i.status === 'assembling'))
+          await new Promise((r) => window.setTimeout(r, ASSEMBLY_POLL_MS));
       }
     } finally {
       this.polling = false;

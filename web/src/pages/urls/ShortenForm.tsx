@@ -1,12 +1,33 @@
 // The "Shorten a link" card: a destination and, behind "More options", a custom name, a visit limit, a password and
 // whether the link works yet. The new short link is shown and copied to the clipboard at once.
-import { Alert, Anchor, Button, Card, Collapse, Flex, Group, PasswordInput, SimpleGrid, Stack, Switch, Text, TextInput } from '@mantine/core';
+import {
+  Alert,
+  Anchor,
+  Button,
+  Card,
+  Collapse,
+  Flex,
+  Group,
+  PasswordInput,
+  SimpleGrid,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+} from '@mantine/core';
 import { IconChevronDown, IconChevronUp, IconLink } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { CopyButton } from '../../components/CopyButton';
 import { FormError } from '../../components/FormError';
 import { copyText } from '../../lib/clipboard';
-import { checkUrlFields, shortenUrl, urlErrorMessage, urlFieldError, type ShortUrl, type UrlFieldErrors } from './url-api';
+import {
+  checkUrlFields,
+  shortenUrl,
+  urlErrorMessage,
+  urlFieldError,
+  type ShortUrl,
+  type UrlFieldErrors,
+} from './url-api';
 import { VisitLimitInput } from './VisitLimitInput';
 
 export function ShortenForm({ onCreated }: { onCreated: (url: ShortUrl) => void }) {
@@ -138,7 +159,13 @@ function CreatedLink({ url, copied }: { url: ShortUrl; copied: boolean }) {
   return (
     <Alert color="teal" title="Your short link" data-testid="short-link-result">
       <Group gap="xs" wrap="nowrap" justify="space-between">
-        <Anchor href={url.url} target="_blank" rel="noreferrer" fw={600} style={{ minWidth: 0, overflowWrap: 'anywhere' }}>
+        <Anchor
+          href={url.url}
+          target="_blank"
+          rel="noreferrer"
+          fw={600}
+          style={{ minWidth: 0, overflowWrap: 'anywhere' }}
+        >
           {url.url}
         </Anchor>
         <CopyButton value={url.url} what="short link" />

@@ -5,12 +5,28 @@ import { useState, type FormEvent } from 'react';
 import { FormModal } from '../../components/FormModal';
 import { ModalActions } from '../../components/ModalActions';
 import { notifySuccess } from '../../lib/notify';
-import { checkUrlFields, updateUrl, urlErrorMessage, urlFieldError, type ShortUrl, type ShortUrlPatch, type UrlFieldErrors } from './url-api';
+import {
+  checkUrlFields,
+  updateUrl,
+  urlErrorMessage,
+  urlFieldError,
+  type ShortUrl,
+  type ShortUrlPatch,
+  type UrlFieldErrors,
+} from './url-api';
 import { VisitLimitInput } from './VisitLimitInput';
 
 type PasswordChoice = 'keep' | 'set' | 'remove';
 
-export function UrlEditModal({ url, onClose, onSaved }: { url: ShortUrl | null; onClose: () => void; onSaved: (url: ShortUrl) => void }) {
+export function UrlEditModal({
+  url,
+  onClose,
+  onSaved,
+}: {
+  url: ShortUrl | null;
+  onClose: () => void;
+  onSaved: (url: ShortUrl) => void;
+}) {
   return (
     <FormModal value={url} onClose={onClose} title="Edit short link" formKey={(u) => u.id} size="lg">
       {(u) => <EditForm url={u} onClose={onClose} onSaved={onSaved} />}
@@ -33,7 +49,8 @@ function EditForm({ url, onClose, onSaved }: { url: ShortUrl; onClose: () => voi
     event.preventDefault();
     const checked = checkUrlFields({ destination, vanity });
     const found: UrlFieldErrors = { ...checked.errors };
-    if (url.passwordProtected && passwordChoice === 'set' && !password) found.password = 'Enter the new password, or keep the current one.';
+    if (url.passwordProtected && passwordChoice === 'set' && !password)
+      found.password = 'Enter the new password, or keep the current one.';
     setErrors(found);
     setFailure(null);
     if (checked.errors || found.password) return;

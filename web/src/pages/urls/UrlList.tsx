@@ -81,7 +81,14 @@ export function UrlList({ urls, phone, onEdit, onDelete }: ListProps) {
           <Card key={url.id} withBorder padding="sm" data-testid="url-item">
             <Group justify="space-between" wrap="nowrap" align="flex-start" gap="xs">
               <Stack gap={2} style={{ minWidth: 0 }}>
-                <Anchor href={url.url} target="_blank" rel="noreferrer" fw={600} size="sm" style={{ overflowWrap: 'anywhere' }}>
+                <Anchor
+                  href={url.url}
+                  target="_blank"
+                  rel="noreferrer"
+                  fw={600}
+                  size="sm"
+                  style={{ overflowWrap: 'anywhere' }}
+                >
                   {shortText(url, true)}
                 </Anchor>
                 <Text size="xs" c="dimmed" truncate="end" title={url.destination}>
@@ -102,11 +109,22 @@ export function UrlList({ urls, phone, onEdit, onDelete }: ListProps) {
     );
   }
   return (
-    <ListTable columns={['Short link', 'Destination', { label: 'Visits', align: 'right' }, 'State', 'Created']} minWidth={760} nativeScroll>
+    <ListTable
+      columns={['Short link', 'Destination', { label: 'Visits', align: 'right' }, 'State', 'Created']}
+      minWidth={760}
+      nativeScroll
+    >
       {urls.map((url) => (
         <Table.Tr key={url.id} data-testid="url-item">
           <Table.Td maw={260}>
-            <Anchor href={url.url} target="_blank" rel="noreferrer" fw={600} size="sm" style={{ overflowWrap: 'anywhere' }}>
+            <Anchor
+              href={url.url}
+              target="_blank"
+              rel="noreferrer"
+              fw={600}
+              size="sm"
+              style={{ overflowWrap: 'anywhere' }}
+            >
               {shortText(url)}
             </Anchor>
           </Table.Td>

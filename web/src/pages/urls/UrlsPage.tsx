@@ -44,7 +44,9 @@ export function UrlsPage() {
   }, [data, page]);
 
   const replaceUrl = (saved: ShortUrl) =>
-    list.setData((previous) => (previous ? { ...previous, page: previous.page.map((u) => (u.id === saved.id ? saved : u)) } : previous!));
+    list.setData((previous) =>
+      previous ? { ...previous, page: previous.page.map((u) => (u.id === saved.id ? saved : u)) } : previous!,
+    );
 
   const onCreated = () => {
     setSearchText('');
@@ -78,7 +80,9 @@ export function UrlsPage() {
         />
       </Group>
 
-      {list.error ? <ErrorAlert error={list.error} onRetry={list.reload} title="Could not load your short links" /> : null}
+      {list.error ? (
+        <ErrorAlert error={list.error} onRetry={list.reload} title="Could not load your short links" />
+      ) : null}
       {!data && list.loading ? (
         <Stack gap="xs" aria-busy="true" aria-label="Loading short links">
           {Array.from({ length: 4 }, (_, i) => (
@@ -86,7 +90,9 @@ export function UrlsPage() {
           ))}
         </Stack>
       ) : null}
-      {data && data.page.length === 0 && data.total === 0 ? <EmptyState searching={query !== ''} query={query} /> : null}
+      {data && data.page.length === 0 && data.total === 0 ? (
+        <EmptyState searching={query !== ''} query={query} />
+      ) : null}
       {data && data.page.length > 0 ? (
         <div style={{ opacity: list.loading ? 0.6 : 1, transition: 'opacity 120ms' }}>
           <UrlList urls={data.page} phone={phone} onEdit={setEditing} onDelete={setDeleting} />
@@ -141,7 +147,15 @@ function EmptyState({ searching, query }: { searching: boolean; query: string })
   );
 }
 
-function DeleteUrlModal({ url: requested, onClose, onDeleted }: { url: ShortUrl | null; onClose: () => void; onDeleted: () => void }) {
+function DeleteUrlModal({
+  url: requested,
+  onClose,
+  onDeleted,
+}: {
+  url: ShortUrl | null;
+  onClose: () => void;
+  onDeleted: () => void;
+}) {
   const url = useLastValue(requested);
   const remove = async () => {
     if (!url) return;

@@ -123,14 +123,16 @@ export function urlFieldError(err: unknown): { field: 'destination' | 'vanity' |
     return { field: 'destination', message: 'Only web addresses (http:// or https://) can be shortened.' };
   }
   if (err.code === 1000 && text.includes('vanity')) return { field: 'vanity', message: VANITY_RULE };
-  if (err.code === 1001 && text.includes('max-views')) return { field: 'maxViews', message: 'Enter a whole number of 1 or more.' };
+  if (err.code === 1001 && text.includes('max-views'))
+    return { field: 'maxViews', message: 'Enter a whole number of 1 or more.' };
   return null;
 }
 
 /** A refusal in words, for what is not about one field (a link deleted meanwhile in another tab; the quota is in the
  * shared table). */
 export function urlErrorMessage(err: unknown): string {
-  if (err instanceof ApiRequestError && err.code === 9002) return 'That short link no longer exists. Reload the page to see your links as they are now.';
+  if (err instanceof ApiRequestError && err.code === 9002)
+    return 'That short link no longer exists. Reload the page to see your links as they are now.';
   return errorMessage(err);
 }
 
