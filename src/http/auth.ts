@@ -6,7 +6,7 @@ import type { AppContext } from '../context.js';
 import type { SessionRow, UserRow } from '../db/types.js';
 import { findUserByToken } from '../services/accounts.js';
 import { findSession, SESSION_TTL_MS } from '../services/sessions.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../lib/errors.js';
 
 export const SESSION_COOKIE = 'chute_session';
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
 import type { AppContext } from '../context.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../lib/errors.js';
 import type { App } from './types.js';
 
 const ASSET_TYPES: Record<string, string> = {

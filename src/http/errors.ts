@@ -1,56 +1,8 @@
-// The one error type, and the Fastify handlers that turn every failure (ours, Fastify's, a plugin's)
+// The Fastify handlers that turn every failure (ours, Fastify's, a plugin's)
 // into the specification's error body: {error: "E<code>: <message>[: context]", code, statusCode}.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { ERROR_MESSAGES, statusOfCode, type ErrorCode } from './error-codes.js';
-
-export interface ApiErrorOptions {
-  /** Extra properties for the body, e.g. the failing fields of a validation error. */
-  extra?: Record<string, unknown>;
-  /** Only for the generic 9xxx codes, whose status "varies" by the spec (429, 413, 415 from the HTTP layer). */
-  status?: number;
-  /** Extra headers for the response (Retry-After, Content-Range ...). */
-  headers?: Record<string, string>;
-  cause?: unknown;
-}
-
-export class ApiError extends Error {
-  readonly statusCode: number;
-  readonly extra: Record<string, unknown> | undefined;
-  readonly headers: Record<string, string> | undefined;
-
-  constructor(
-    readonly code: ErrorCode,
-    readonly context?: string,
-    options: ApiErrorOptions = {},
-  ) {
-    super(formatErrorMessage(code, context), { cause: options.cause });
-    this.name = 'ApiError';
-    const fixed = statusOfCode(code);
-    this.statusCode = options.status !== undefined && code >= 9000 ? options.status : fixed;
-    this.extra = options.extra;
-    this.headers = options.headers;
-  }
-
-  toBody(): ErrorBody {
-    return { ...this.extra, error: this.message, code: this.code, statusCode: this.statusCode };
-  }
-}
-
-export interface ErrorBody {
-  error: string;
-  code: number;
-  statusCode: number;
-  [extra: string]: unknown;
-}
-
-export function formatErrorMessage(code: ErrorCode, context?: string): string {
-  return `E${code}: ${ERROR_MESSAGES[code]}${context ? `: ${context}` : ''}`;
-}
-
-export function isApiError(err: unknown, code?: ErrorCode): err is ApiError {
-  return err instanceof ApiError && (code === undefined || err.code === code);
-}
+import { ApiError, type ErrorCode } from '../lib/errors.js';
 
 interface ValidationIssue {
   path: string;

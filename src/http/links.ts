@@ -2,7 +2,7 @@
 // asked for with x-service-domain) joined with the configured route prefix.
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../lib/errors.js';
 
 /** Internal route prefixes; the configured `filesRoute` / `urlsRoute` settings are rewritten onto these. */
 export const FILES_ROUTE_INTERNAL = '/u';
@@ -27,16 +27,6 @@ export function publicBaseUrl(ctx: AppContext, request: FastifyRequest, domain?:
   }
   if (ctx.config.PUBLIC_URL) return ctx.config.PUBLIC_URL.replace(/\/+$/, '');
   return `${request.protocol}://${request.host}`;
-}
-
-/** The share link of a stored file: <base><filesRoute>/<name>. */
-export function fileLink(ctx: AppContext, base: string, name: string): string {
-  return `${base}${ctx.settings.get().filesRoute}/${encodeURIComponent(name)}`;
-}
-
-/** The redirect link of a short URL: <base><urlsRoute>/<code or vanity>. */
-export function urlLink(ctx: AppContext, base: string, codeOrVanity: string): string {
-  return `${base}${ctx.settings.get().urlsRoute}/${encodeURIComponent(codeOrVanity)}`;
 }
 
 /**

@@ -3,8 +3,9 @@
 // to a browser as a page in words rather than as JSON.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import type { ErrorCode } from './error-codes.js';
-import { ApiError, sendApiError, toApiError } from './errors.js';
+import type { ErrorCode } from '../lib/error-codes.js';
+import { ApiError } from '../lib/errors.js';
+import { sendApiError, toApiError } from './errors.js';
 import { renderErrorPage, type ErrorPageText } from '../pages/error-page.js';
 import type { RenderedPage } from '../pages/layout.js';
 

@@ -4,7 +4,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
-import { ApiError } from './errors.js';
+import { ApiError } from '../lib/errors.js';
 
 export async function registerRateLimit(app: FastifyInstance, ctx: AppContext): Promise<void> {
   let redis: Redis | undefined;

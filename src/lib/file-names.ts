@@ -3,8 +3,11 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { ALPHANUMERIC, randomString } from './ids.js';
-import type { FileNameFormat } from '../services/settings.js';
 import { RANDOM_WORDS_ADJECTIVES, RANDOM_WORDS_NOUNS } from './words.js';
+
+/** The name formats an upload may ask for (x-service-format) and the `defaultFormat` setting may name. */
+export const FILE_NAME_FORMATS = ['random', 'uuid', 'date', 'name', 'random-words'] as const;
+export type FileNameFormat = (typeof FILE_NAME_FORMATS)[number];
 
 export interface NameRequest {
   format: FileNameFormat;

@@ -2,6 +2,7 @@
 // a type icon otherwise) linking to each file's view page, its public child folders, the zip download, and a plain
 // upload form (posted to the page itself, no script) when the owner accepts anonymous uploads.
 import { html, joinHtml, type SafeHtml } from '../lib/html.js';
+import { rawLink } from '../lib/links.js';
 import { formatByteSize } from '../lib/sizes.js';
 import { fileIconName, icon } from './icons.js';
 import { formatDay, renderPage, type RenderedPage } from './layout.js';
@@ -41,7 +42,7 @@ function plural(n: number, one: string, many: string): string {
 }
 
 function fileTile(file: FolderPageFile): SafeHtml {
-  const raw = `/raw/${encodeURIComponent(file.name)}`;
+  const raw = rawLink('', file.name);
   const thumb = file.password
     ? html`<div class="thumb">${icon('lock', 36)}</div>`
     : file.thumbnail

@@ -12,9 +12,10 @@ import { pipeline, type Readable } from 'node:stream';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
 import { sendFileRange } from '../http/file-sender.js';
-import { fileLink, FILES_ROUTE_INTERNAL, publicBaseUrl } from '../http/links.js';
+import { FILES_ROUTE_INTERNAL, publicBaseUrl } from '../http/links.js';
+import { fileLink } from '../lib/links.js';
 import {
   acceptFormBodies,
   limitPasswordForms,
@@ -244,7 +245,7 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
     const scope = plugin.withTypeProvider<ZodTypeProvider>();
     const forms = [
       { url: '/view/:name', back: (name: string) => `/view/${encodeURIComponent(name)}` },
-      { url: `${FILES_ROUTE_INTERNAL}/:name`, back: (name: string) => fileLink(ctx, '', name) },
+      { url: `${FILES_ROUTE_INTERNAL}/:name`, back: (name: string) => fileLink(ctx.settings.get(), '', name) },
     ];
     for (const form of forms) {
       scope.post(

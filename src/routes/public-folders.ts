@@ -5,8 +5,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { cutOffRequestBody } from '../http/cut-off-body.js';
-import { ApiError } from '../http/errors.js';
-import { fileLink, publicBaseUrl } from '../http/links.js';
+import { ApiError } from '../lib/errors.js';
+import { publicBaseUrl } from '../http/links.js';
+import { fileLink } from '../lib/links.js';
 import { uploadFileParts } from '../http/multipart.js';
 import { pageErrorHandler, pageErrorText, sendPage } from '../http/pages.js';
 import { uploadRateLimit } from '../http/rate-limit.js';
@@ -45,7 +46,7 @@ async function publicFolderDto(ctx: AppContext, base: string, id: string): Promi
       size: f.size,
       createdAt: toIso(f.created_at),
       password: f.password !== null,
-      url: fileLink(ctx, base, f.name),
+      url: fileLink(ctx.settings.get(), base, f.name),
     })),
     children: view.children,
     zipUrl: `${base}/api/folders/${encodeURIComponent(id)}/zip`,

@@ -3,7 +3,8 @@
 // the link with ?token=, which then redirects; a wrong one -> the form again, saying so.
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { urlLink, URLS_ROUTE_INTERNAL } from '../http/links.js';
+import { URLS_ROUTE_INTERNAL } from '../http/links.js';
+import { urlLink } from '../lib/links.js';
 import {
   acceptFormBodies,
   limitPasswordForms,
@@ -14,7 +15,7 @@ import {
 import type { RouteModule } from '../http/types.js';
 import { renderUrlPasswordPage } from '../pages/url-password-page.js';
 import { followShortUrl, peekShortUrl, unlockUrl } from '../services/urls.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
 
 const params = z.object({ slug: z.string().min(1).max(200) });
 
@@ -69,7 +70,7 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
         const { slug } = request.params;
         const outcome = await peekShortUrl(ctx, slug);
         if (outcome.kind === 'missing') throw new ApiError(9002, 'no such short URL');
-        const back = urlLink(ctx, '', slug);
+        const back = urlLink(ctx.settings.get(), '', slug);
         if (outcome.kind === 'redirect')
           return reply.code(303).header('cache-control', 'no-store').header('location', back).send();
         const password = request.body.password ?? '';

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { caller, requireUser } from '../http/auth.js';
 import { cutOffRequestBody } from '../http/cut-off-body.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
 import { publicBaseUrl } from '../http/links.js';
 import { AUTHENTICATED } from '../http/openapi.js';
 import { uploadRateLimit } from '../http/rate-limit.js';

@@ -3,7 +3,8 @@
 import { z } from 'zod';
 import { caller, requireUser } from '../http/auth.js';
 import { cutOffRequestBody } from '../http/cut-off-body.js';
-import { ApiError, sendApiError, toApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
+import { sendApiError, toApiError } from '../http/errors.js';
 import { publicBaseUrl } from '../http/links.js';
 import { uploadFileParts } from '../http/multipart.js';
 import { AUTHENTICATED } from '../http/openapi.js';

@@ -3,8 +3,9 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { UrlRow } from '../db/types.js';
 import { caller, requireUser } from '../http/auth.js';
-import { ApiError } from '../http/errors.js';
-import { publicBaseUrl, urlLink } from '../http/links.js';
+import { ApiError } from '../lib/errors.js';
+import { publicBaseUrl } from '../http/links.js';
+import { urlLink } from '../lib/links.js';
 import { AUTHENTICATED } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
 import { unlockRateLimit } from '../http/rate-limit.js';
@@ -35,7 +36,7 @@ export const urlRoutes: RouteModule = (app, ctx) => {
   const auth = requireUser(ctx);
   /** The API shape of a URL, its link on the request's own base. */
   const dtoFor = (request: FastifyRequest, row: UrlRow) =>
-    toUrlDto(row, (slug) => urlLink(ctx, publicBaseUrl(ctx, request), slug));
+    toUrlDto(row, (slug) => urlLink(ctx.settings.get(), publicBaseUrl(ctx, request), slug));
 
   app.post(
     '/api/user/urls',
@@ -64,7 +65,7 @@ export const urlRoutes: RouteModule = (app, ctx) => {
         maxViews: parseMaxViews(headers['x-service-max-views']),
         password: headers['x-service-password'] || undefined,
       });
-      const dto = toUrlDto(row, (slug) => urlLink(ctx, base, slug));
+      const dto = toUrlDto(row, (slug) => urlLink(ctx.settings.get(), base, slug));
       if (headers['x-service-no-json'] === 'true')
         return reply.code(201).type('text/plain; charset=utf-8').send(dto.url);
       return dto;
@@ -173,7 +174,7 @@ export const urlRoutes: RouteModule = (app, ctx) => {
     },
     async (request) => {
       const { token, slug, expiresAt } = await unlockUrl(ctx, request.params.id, request.body.password);
-      const link = urlLink(ctx, publicBaseUrl(ctx, request), slug);
+      const link = urlLink(ctx.settings.get(), publicBaseUrl(ctx, request), slug);
       return { token, url: `${link}?token=${encodeURIComponent(token)}`, expiresAt: new Date(expiresAt).toISOString() };
     },
   );

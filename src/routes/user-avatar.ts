@@ -3,7 +3,7 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { caller, requireAdmin, requireUser } from '../http/auth.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
 import { AUTHENTICATED } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
 import { Id } from '../schemas/common.js';

@@ -7,6 +7,7 @@ import { AUTHENTICATED } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
 import { unlockRateLimit } from '../http/rate-limit.js';
 import { contentDisposition } from '../lib/content-disposition.js';
+import { rawLink } from '../lib/links.js';
 import { contentRange, parseRange, unsatisfiedRange } from '../lib/byte-range.js';
 import { servingPolicy, UPLOADED_BYTES_CSP } from '../lib/media-types.js';
 import { Id, IsoDateTime } from '../schemas/common.js';
@@ -304,7 +305,7 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
       return {
         token: unlocked.token,
         expiresAt: new Date(unlocked.expiresAt).toISOString(),
-        url: `${base}/raw/${encodeURIComponent(unlocked.name)}?token=${encodeURIComponent(unlocked.token)}`,
+        url: rawLink(base, unlocked.name, { token: unlocked.token }),
       };
     },
   );

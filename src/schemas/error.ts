@@ -1,6 +1,6 @@
 // The error body of the specification, with the code enum listing exactly the specification's codes.
 import { z } from 'zod';
-import { ERROR_CODES } from '../http/error-codes.js';
+import { ERROR_CODES } from '../lib/error-codes.js';
 
 export const ErrorBodySchema = z
   .looseObject({

@@ -3,7 +3,7 @@
 // (counted by one conditional UPDATE, so that concurrent downloads cannot go past the limit).
 import type { AppContext } from '../context.js';
 import type { FileRow, UserRow } from '../db/types.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
 import { verifyPassword } from '../lib/passwords.js';
 import { parseView } from './mappers.js';
 import type { UserViewSettings } from '../schemas/user.js';

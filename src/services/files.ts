@@ -6,8 +6,8 @@ import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Database, FileRow, UserRow } from '../db/types.js';
-import { ApiError } from '../http/errors.js';
-import { fileLink } from '../http/links.js';
+import { ApiError } from '../lib/errors.js';
+import { fileLink } from '../lib/links.js';
 import { toIso } from '../lib/clock.js';
 import { mimeEssence } from '../lib/media-types.js';
 import { hashPassword } from '../lib/passwords.js';
@@ -36,7 +36,7 @@ export function toFileDto(ctx: AppContext, baseUrl: string, row: FileRow, tags: 
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
     deletesAt: row.deletes_at === null ? null : toIso(row.deletes_at),
-    url: fileLink(ctx, baseUrl, row.name),
+    url: fileLink(ctx.settings.get(), baseUrl, row.name),
     tags,
   };
 }

@@ -3,7 +3,7 @@
 import type { AppContext } from '../context.js';
 import { lockUser } from '../db/locks.js';
 import type { Db, FileRow, FolderRow } from '../db/types.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
 import { toIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { FolderDto } from '../schemas/folder.js';

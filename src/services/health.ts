@@ -1,7 +1,7 @@
 // The health check: the database must answer a query.
 import type { AppContext } from '../context.js';
 import { pingDatabase } from '../db/index.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
 
 export async function checkHealth(ctx: AppContext): Promise<{ pass: true }> {
   try {

@@ -4,7 +4,7 @@
 import type { AppContext } from '../context.js';
 import type { Db, InviteRow } from '../db/types.js';
 import { isUniqueViolation } from '../db/errors.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
 import { toIso } from '../lib/clock.js';
 import { parseDuration } from '../lib/durations.js';
 import { newId, randomString } from '../lib/ids.js';

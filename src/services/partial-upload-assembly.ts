@@ -2,7 +2,7 @@
 // and discarding it with its temp data (after a failed chunk, after 30 idle minutes, at start-up).
 import type { AppContext } from '../context.js';
 import type { PartialUploadRow } from '../db/types.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
 import type { AppendState } from '../storage/datasource.js';
 import { failIncompleteFile, markIncompleteFile } from './incomplete-files.js';
 import type { UploadOptions } from './upload-options.js';

@@ -10,8 +10,8 @@ import { pipeline, Transform, type Readable, type TransformCallback } from 'node
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { PartialUploadRow, UserRow } from '../db/types.js';
-import { ApiError } from '../http/errors.js';
-import { fileLink } from '../http/links.js';
+import { ApiError } from '../lib/errors.js';
+import { fileLink, rawLink } from '../lib/links.js';
 import { toIso } from '../lib/clock.js';
 import { candidateName } from '../lib/file-names.js';
 import { newId, newSecretToken } from '../lib/ids.js';
@@ -323,7 +323,7 @@ async function reserveFile(
           },
           attempt,
         );
-    const url = fileLink(ctx, session.base_url, name);
+    const url = fileLink(ctx.settings.get(), session.base_url, name);
     const taken = await ctx.db.selectFrom('files').select('id').where('name', '=', name).executeTakeFirst();
     if (!taken) {
       const metadata: IncompleteFileMetadata = { name, type: file.type, size: session.total_size, url };
@@ -385,8 +385,8 @@ function finalAnswer(
         name,
         type: file.type,
         size: session.total_size,
-        url: fileLink(ctx, session.base_url, name),
-        rawUrl: `${session.base_url}/raw/${encodeURIComponent(name)}`,
+        url: fileLink(ctx.settings.get(), session.base_url, name),
+        rawUrl: rawLink(session.base_url, name),
         originalName: options.keepOriginalName ? file.clientName : null,
         deletesAt,
         pending: true,

@@ -5,7 +5,7 @@ import { lockUser } from '../db/locks.js';
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Db, FilesQuotaKind, QuotaRow } from '../db/types.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { formatByteSize, parseByteSize } from '../lib/sizes.js';
 import type { QuotaInput } from '../schemas/user.js';

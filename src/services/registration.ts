@@ -1,7 +1,7 @@
 // Self-service registration: open when the admin enables it, otherwise only with an invite code.
 import type { AppContext } from '../context.js';
 import type { UserRow } from '../db/types.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
 import { hashPassword } from '../lib/passwords.js';
 import { insertUser } from './accounts.js';
 import { consumeInvite } from './invites.js';

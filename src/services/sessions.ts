@@ -1,7 +1,7 @@
 // Login sessions: the cookie holds a random secret, the database only its keyed hash and a separate public id.
 import type { AppContext } from '../context.js';
 import type { Db, SessionRow, UserRow } from '../db/types.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
 import { newId, newSecretToken } from '../lib/ids.js';
 import { describeUserAgent } from '../lib/user-agent.js';
 

@@ -2,14 +2,12 @@
 // environment variables (which lock the key). Readers get a synchronous snapshot, refreshed after every write and
 // periodically, so that a change made on one instance reaches the others without a restart.
 import { z } from 'zod';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
+import { FILE_NAME_FORMATS, type FileNameFormat } from '../lib/file-names.js';
 import { parseByteSize } from '../lib/sizes.js';
 import { parseDuration } from '../lib/durations.js';
 import type { Clock } from '../lib/clock.js';
 import type { Db } from '../db/types.js';
-
-const FILE_NAME_FORMATS = ['random', 'uuid', 'date', 'name', 'random-words'] as const;
-export type FileNameFormat = (typeof FILE_NAME_FORMATS)[number];
 
 const routePrefix = z
   .string()

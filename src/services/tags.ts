@@ -2,7 +2,7 @@
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Db, TagRow } from '../db/types.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
 import { toIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { TagDto } from '../schemas/tag.js';

@@ -2,10 +2,11 @@
 // -> 1001 naming the header; a bad explicit file name -> 1007 (characters) or 1009 (name).
 import { randomInt } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
 import { parseDuration } from '../lib/durations.js';
 import { fileNameProblem } from '../lib/file-names.js';
-import { SETTING_DEFINITIONS, type FileNameFormat, type Settings } from './settings.js';
+import type { FileNameFormat } from '../lib/file-names.js';
+import { SETTING_DEFINITIONS, type Settings } from './settings.js';
 
 export const UPLOAD_HEADERS = {
   deletesAt: 'x-service-deletes-at',

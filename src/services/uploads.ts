@@ -6,8 +6,8 @@ import { pipeline } from 'node:stream';
 import mime from 'mime';
 import type { AppContext } from '../context.js';
 import type { FileRow, UserRow } from '../db/types.js';
-import { ApiError } from '../http/errors.js';
-import { fileLink } from '../http/links.js';
+import { ApiError } from '../lib/errors.js';
+import { fileLink, rawLink } from '../lib/links.js';
 import { ByteLimit, ByteLimitExceededError } from '../lib/byte-limit.js';
 import { toIso } from '../lib/clock.js';
 import { candidateName, extensionOf, sanitizeFileName, suffixedName } from '../lib/file-names.js';
@@ -266,8 +266,8 @@ function uploadResponse(ctx: AppContext, baseUrl: string, rows: FileRow[], objec
     name: row.name,
     type: row.type,
     size: row.size,
-    url: fileLink(ctx, baseUrl, row.name),
-    rawUrl: `${baseUrl}/raw/${encodeURIComponent(row.name)}`,
+    url: fileLink(ctx.settings.get(), baseUrl, row.name),
+    rawUrl: rawLink(baseUrl, row.name),
     originalName: row.original_name,
     deletesAt: row.deletes_at === null ? null : toIso(row.deletes_at),
   }));

@@ -4,7 +4,7 @@ import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Database, Db, UrlRow } from '../db/types.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../lib/errors.js';
 import { toIso } from '../lib/clock.js';
 import { newId, randomString } from '../lib/ids.js';
 import { hashPassword, verifyPassword } from '../lib/passwords.js';

@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { toIso } from '../lib/clock.js';
 import { html, joinHtml, SafeHtml } from '../lib/html.js';
 import { mediaKind, type MediaKind } from '../lib/media-types.js';
+import { rawLink } from '../lib/links.js';
 import { formatByteSize } from '../lib/sizes.js';
 import { colorDot, fileIconName, icon } from '../pages/icons.js';
 import { formatDay, renderPage, type RenderedPage } from '../pages/layout.js';
@@ -91,8 +92,7 @@ function fillPlaceholders(template: string, file: ServedFile): string {
 }
 
 function rawPath(file: ServedFile, token: string | undefined, download = false): string {
-  const query = [...(token ? [`token=${encodeURIComponent(token)}`] : []), ...(download ? ['download'] : [])];
-  return `/raw/${encodeURIComponent(file.name)}${query.length > 0 ? `?${query.join('&')}` : ''}`;
+  return rawLink('', file.name, { token, download });
 }
 
 function embedTags(input: ViewPageInput, kind: MediaKind): SafeHtml {

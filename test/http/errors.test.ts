@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
-import { ERROR_CODES, ERROR_MESSAGES, statusOfCode } from '../../src/http/error-codes.js';
-import { ApiError, registerErrorHandlers } from '../../src/http/errors.js';
+import { ERROR_CODES, ERROR_MESSAGES, statusOfCode } from '../../src/lib/error-codes.js';
+import { ApiError } from '../../src/lib/errors.js';
+import { registerErrorHandlers } from '../../src/http/errors.js';
 import { forEachDatabase, useTestServer } from '../support/server.js';
 
 describe('error codes', () => {

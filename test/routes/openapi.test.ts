@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { before, it } from 'node:test';
-import { ERROR_CODES } from '../../src/http/error-codes.js';
+import { ERROR_CODES } from '../../src/lib/error-codes.js';
 import { forEachDatabase, useTestServer } from '../support/server.js';
 
 forEachDatabase('GET /api/openapi.json', (engine) => {

@@ -2,7 +2,7 @@
 // that run inside the transaction recording new content (atomic under concurrency on both engines).
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { isApiError } from '../../src/http/errors.js';
+import { isApiError } from '../../src/lib/errors.js';
 import { newId } from '../../src/lib/ids.js';
 import {
   assertFileQuota,

@@ -1,7 +1,7 @@
 // The settings record: defaults, stored changes, environment locks, and propagation to another instance.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { isApiError } from '../../src/http/errors.js';
+import { isApiError } from '../../src/lib/errors.js';
 import { SettingsService } from '../../src/services/settings.js';
 import { forEachDatabase, useTestServer } from '../support/server.js';
 

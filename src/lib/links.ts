@@ -1,0 +1,25 @@
+// The links Chute hands out. `base` is the public origin (PUBLIC_URL, the request's host or the upload's
+// x-service-domain; '' for a path on this host); the file and URL prefixes are the admin's `filesRoute` and
+// `urlsRoute` settings, passed in by the caller.
+
+/** The share link of a stored file: <base><filesRoute>/<name>. */
+export function fileLink(routes: { filesRoute: string }, base: string, name: string): string {
+  return `${base}${routes.filesRoute}/${encodeURIComponent(name)}`;
+}
+
+/** The redirect link of a short URL: <base><urlsRoute>/<code or vanity>. */
+export function urlLink(routes: { urlsRoute: string }, base: string, codeOrVanity: string): string {
+  return `${base}${routes.urlsRoute}/${encodeURIComponent(codeOrVanity)}`;
+}
+
+/**
+ * The raw bytes of a stored file: <base>/raw/<name>, with a password unlock `token` and/or `download` (serve as an
+ * attachment) in the query when given.
+ */
+export function rawLink(base: string, name: string, options: { token?: string; download?: boolean } = {}): string {
+  const query = [
+    ...(options.token ? [`token=${encodeURIComponent(options.token)}`] : []),
+    ...(options.download ? ['download'] : []),
+  ];
+  return `${base}/raw/${encodeURIComponent(name)}${query.length > 0 ? `?${query.join('&')}` : ''}`;
+}
