@@ -15,11 +15,10 @@ export function renderErrorPage(
     ? html`<p><a class="button secondary" href="${options.back.href}">${icon('back', 18)}${options.back.label}</a></p>`
     : '';
   const body = html`<div class="card center">
-    <div class="lock">${icon('alert', 24)}</div>
-    <h1>${options.title}</h1>
-    <p class="muted">${options.message}</p>
-    ${back}
-  </div>`;
+<div class="lock">${icon('alert', 24)}</div>
+<h1>${options.title}</h1>
+<p class="muted">${options.message}</p>
+${back}</div>`;
   return renderPage({
     title: `${options.title} - ${options.siteTitle}`,
     siteTitle: options.siteTitle,

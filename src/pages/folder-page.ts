@@ -46,20 +46,10 @@ function fileTile(file: FolderPageFile): SafeHtml {
   const thumb = file.password
     ? html`<div class="thumb">${icon('lock', 36)}</div>`
     : file.thumbnail
-      ? html`<div class="thumb"><img src="${raw}" alt="" loading="lazy" decoding="async" /></div>`
-      : html`<div class="thumb">
-          <div>${icon(fileIconName(file.type), 40)}<span class="ext">${extensionOf(file.displayName)}</span></div>
-        </div>`;
+      ? html`<div class="thumb"><img src="${raw}" alt="" loading="lazy" decoding="async"></div>`
+      : html`<div class="thumb"><div>${icon(fileIconName(file.type), 40)}<span class="ext">${extensionOf(file.displayName)}</span></div></div>`;
   const size = [formatByteSize(file.size), ...(file.password ? ['locked'] : [])].join(' · ');
-  return html`<li class="tile">
-    <a href="/view/${encodeURIComponent(file.name)}"
-      >${thumb}
-      <div class="tile-body">
-        <span class="tile-name">${file.displayName}</span><span class="tile-meta">${size}</span
-        ><span class="tile-meta">${formatDay(file.createdAt)}</span>
-      </div></a
-    >
-  </li>`;
+  return html`<li class="tile"><a href="/view/${encodeURIComponent(file.name)}">${thumb}<div class="tile-body"><span class="tile-name">${file.displayName}</span><span class="tile-meta">${size}</span><span class="tile-meta">${formatDay(file.createdAt)}</span></div></a></li>`;
 }
 
 export function renderFolderPage(input: FolderPageInput): RenderedPage {
@@ -76,9 +66,7 @@ export function renderFolderPage(input: FolderPageInput): RenderedPage {
         ].join(' · ');
   const zip =
     files.length > 0 || children.length > 0
-      ? html`<a class="button" href="/api/folders/${encodeURIComponent(folder.id)}/zip"
-          >${icon('download', 18)}Download all (.zip)</a
-        >`
+      ? html`<a class="button" href="/api/folders/${encodeURIComponent(folder.id)}/zip">${icon('download', 18)}Download all (.zip)</a>`
       : '';
   const notice =
     input.uploaded !== undefined && input.uploaded > 0
@@ -86,36 +74,26 @@ export function renderFolderPage(input: FolderPageInput): RenderedPage {
       : '';
   const childList =
     children.length > 0
-      ? html`<ul class="children" aria-label="Folders">
-          ${joinHtml(children.map((c) => html`<li><a href="${folderPath(c.id)}">${icon('folder', 18)}${c.name}</a></li>`))}
-        </ul>`
+      ? html`<ul class="children" aria-label="Folders">${joinHtml(children.map((c) => html`<li><a href="${folderPath(c.id)}">${icon('folder', 18)}${c.name}</a></li>`))}</ul>`
       : '';
   const grid =
     files.length > 0
-      ? html`<ul class="grid" aria-label="Files">
-          ${joinHtml(files.map(fileTile))}
-        </ul>`
-      : html`<p class="empty">
-          This folder has no files${folder.allowUploads ? ' yet: be the first to add one below' : ''}.
-        </p>`;
+      ? html`<ul class="grid" aria-label="Files">${joinHtml(files.map(fileTile))}</ul>`
+      : html`<p class="empty">This folder has no files${folder.allowUploads ? ' yet: be the first to add one below' : ''}.</p>`;
   const upload = folder.allowUploads
     ? html`<section class="card upload" aria-labelledby="upload-title">
-        <h2 id="upload-title">Add files to this folder</h2>
-        <form method="post" action="${folderPath(folder.id)}" enctype="multipart/form-data">
-          <label for="upload-files">Choose files</label>
-          <input id="upload-files" type="file" name="file" multiple required />
-          <button class="button" type="submit">${icon('upload', 18)}Upload</button>
-        </form>
-      </section>`
+<h2 id="upload-title">Add files to this folder</h2>
+<form method="post" action="${folderPath(folder.id)}" enctype="multipart/form-data">
+<label for="upload-files">Choose files</label>
+<input id="upload-files" type="file" name="file" multiple required>
+<button class="button" type="submit">${icon('upload', 18)}Upload</button>
+</form>
+</section>`
     : '';
-  const body = html`${parent}
-    <div class="folder-head">
-      <div>
-        <h1>${folder.name}</h1>
-        <p class="muted small">${counts}</p>
-      </div>
-      ${zip}
-    </div>
-    ${notice} ${childList} ${grid} ${upload}`;
+  const body = html`${parent}<div class="folder-head"><div><h1>${folder.name}</h1><p class="muted small">${counts}</p></div>${zip}</div>
+${notice}
+${childList}
+${grid}
+${upload}`;
   return renderPage({ title: `${folder.name} - ${input.siteTitle}`, siteTitle: input.siteTitle, body });
 }

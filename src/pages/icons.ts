@@ -25,29 +25,13 @@ export type IconName = keyof typeof PATHS;
 
 /** An icon of `size` pixels; decorative (hidden from screen readers): the text next to it says what it is. */
 export function icon(name: IconName, size = 20): SafeHtml {
-  return html`<svg
-    xmlns="http://www.w3.org/2000/svg"
-    width="${size}"
-    height="${size}"
-    viewBox="0 0 24 24"
-    fill="none"
-    stroke="currentColor"
-    stroke-width="1.8"
-    stroke-linecap="round"
-    stroke-linejoin="round"
-    aria-hidden="true"
-    focusable="false"
-  >
-    ${new SafeHtml(PATHS[name])}
-  </svg>`;
+  return html`<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true" focusable="false">${new SafeHtml(PATHS[name])}</svg>`;
 }
 
 /** A small dot in a tag's colour (an SVG fill: no inline style needed); colours that are not #hex are left grey. */
 export function colorDot(color: string): SafeHtml {
   const fill = /^#[0-9a-fA-F]{3,8}$/.test(color) ? color : 'currentColor';
-  return html`<svg width="10" height="10" viewBox="0 0 10 10" aria-hidden="true" focusable="false">
-    <circle cx="5" cy="5" r="5" fill="${fill}" />
-  </svg>`;
+  return html`<svg width="10" height="10" viewBox="0 0 10 10" aria-hidden="true" focusable="false"><circle cx="5" cy="5" r="5" fill="${fill}"/></svg>`;
 }
 
 const ARCHIVES = /(zip|x-7z|x-rar|vnd\.rar|x-tar|gzip|x-gzip|x-bzip2|x-xz|zstd)/;

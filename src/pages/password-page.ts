@@ -22,23 +22,16 @@ export function renderPasswordPage(options: PasswordPageOptions): RenderedPage {
     ? html`<p class="alert" role="alert" id="password-error">${icon('alert', 18)}<span>${options.error}</span></p>`
     : '';
   const body = html`<div class="card">
-    <div class="lock">${icon('lock', 24)}</div>
-    <h1>${options.heading}</h1>
-    <p class="muted">${options.description}</p>
-    ${error}
-    <form class="unlock" method="post">
-      <label for="password">Password</label>
-      <input
-        id="password"
-        type="password"
-        name="password"
-        autocomplete="current-password"
-        required
-        autofocus${options.error ? html` aria-invalid="true" aria-describedby="password-error"` : ''}
-      />
-      <button class="button" type="submit">${options.buttonLabel}</button>
-    </form>
-  </div>`;
+<div class="lock">${icon('lock', 24)}</div>
+<h1>${options.heading}</h1>
+<p class="muted">${options.description}</p>
+${error}
+<form class="unlock" method="post">
+<label for="password">Password</label>
+<input id="password" type="password" name="password" autocomplete="current-password" required autofocus${options.error ? html` aria-invalid="true" aria-describedby="password-error"` : ''}>
+<button class="button" type="submit">${options.buttonLabel}</button>
+</form>
+</div>`;
   return renderPage({ title: options.title, siteTitle: options.siteTitle, body, noindex: true, narrow: true });
 }
 

@@ -8,12 +8,9 @@
 // The password form is plain HTML posted back to its own address (POST /u/<name> or /view/<name>): the right
 // password answers 303 to the same address with ?token=, a wrong one the form again with the reason in words.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { pipeline, type Readable } from 'node:stream';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { ApiError } from '../lib/errors.js';
-import { sendFileRange } from '../http/file-sender.js';
 import { FILES_ROUTE_INTERNAL, publicBaseUrl } from '../http/links.js';
 import { fileLink } from '../lib/links.js';
 import {
@@ -23,26 +20,24 @@ import {
   passwordFormErrorHandler,
   sendPage,
 } from '../http/pages.js';
+import { sendStoredBytes } from '../http/stored-bytes.js';
 import type { RouteModule } from '../http/types.js';
-import { contentRange, parseRange, unsatisfiedRange } from '../lib/byte-range.js';
-import { httpDate, ifRangeAllows, isNotModified } from '../lib/conditional.js';
-import { contentDisposition } from '../lib/content-disposition.js';
-import { HoldLastChunk } from '../lib/hold-last-chunk.js';
-import { mediaKind, servingPolicy, UPLOADED_BYTES_CSP } from '../lib/media-types.js';
+import { mediaKind } from '../lib/media-types.js';
 import {
   assertUnlocked,
+  countBytesView,
   countView,
   findServedFile,
   finishLastView,
   isUnlocked,
+  openFileBytes,
   ownerViewSettings,
   readTextPreview,
   unlockFile,
+  viewPageDetails,
   type ServedFile,
 } from '../services/file-serving.js';
-import { renderPasswordPage, renderViewPage, TEXT_PREVIEW_BYTES, viewPageDetails } from '../services/view-page.js';
-import { StorageNotFoundError } from '../storage/datasource.js';
-import { LocalFileStream, type OpenFileRange } from '../storage/local-file-stream.js';
+import { renderPasswordPage, renderViewPage, TEXT_PREVIEW_BYTES } from '../pages/view-page.js';
 
 const EMBED_CRAWLERS =
   /discordbot|twitterbot|facebookexternalhit|slackbot|telegrambot|whatsapp|linkedinbot|mastodon|skypeuripreview|redditbot|embedly/i;
@@ -60,100 +55,20 @@ function cacheControl(file: ServedFile): string {
   return file.password !== null || file.max_views !== null ? 'private, no-store' : 'public, max-age=3600';
 }
 
-/** The bytes of a file, with ranges, conditional requests and safe headers. */
-async function sendFileBytes(
+/** The bytes of a file, once unlocked; a GET from the start counts a view. */
+function sendFileBytes(
   ctx: AppContext,
   request: ServeRequest,
   reply: FastifyReply,
   file: ServedFile,
 ): Promise<FastifyReply> {
   assertUnlocked(ctx, file, request.query.token);
-  const etag = `"${file.id}-${file.size.toString(36)}"`;
-  const policy = servingPolicy(file.type);
-  const attachment = request.query.download !== undefined || !policy.inline;
-  // Set only once the answer is decided, so that an error answer does not carry them.
-  const representationHeaders = {
-    'accept-ranges': 'bytes',
-    etag,
-    'last-modified': httpDate(file.created_at),
-    'cache-control': cacheControl(file),
-    'content-disposition': contentDisposition(attachment ? 'attachment' : 'inline', file.original_name ?? file.name),
-    'x-content-type-options': 'nosniff',
-    'content-security-policy': UPLOADED_BYTES_CSP,
-  };
-  const conditions = {
-    'if-none-match': request.headers['if-none-match'],
-    'if-modified-since': request.headers['if-modified-since'],
-  };
-  if (isNotModified(conditions, etag, file.created_at)) return reply.code(304).headers(representationHeaders).send();
-
-  let range = parseRange(request.headers.range, file.size);
-  const ifRange = request.headers['if-range'];
-  if (range.kind !== 'full' && !ifRangeAllows(Array.isArray(ifRange) ? ifRange[0] : ifRange, etag, file.created_at))
-    range = { kind: 'full' };
-  if (range.kind === 'unsatisfiable') {
-    return reply.code(416).headers(representationHeaders).header('content-range', unsatisfiedRange(file.size)).send();
-  }
-  const partial = range.kind === 'partial' ? range : null;
-  const respond = (): FastifyReply => {
-    reply.headers(representationHeaders).header('content-type', policy.contentType);
-    reply.header('content-length', String(partial ? partial.end - partial.start + 1 : file.size));
-    if (partial) reply.code(206).header('content-range', contentRange(partial.start, partial.end, file.size));
-    return reply;
-  };
-  if (request.method === 'HEAD') return respond().send();
-
-  // The bytes are opened before the view is counted, so that a counted view still gets them when a concurrent last
-  // view deletes them right after (a local file stays readable once open; on S3 the GET has at least begun).
-  let body: Readable | null = null;
-  if (file.size > 0) {
-    try {
-      body = await ctx.storage.get(file.storage_key, partial ?? undefined);
-    } catch (err) {
-      if (err instanceof StorageNotFoundError) throw new ApiError(4000, undefined, { cause: err });
-      throw err;
-    }
-  }
-  // A view is a GET of the file from its start; a ranged continuation is the same view going on.
-  let last = false;
-  try {
-    if (partial === null || partial.start === 0) ({ last } = await countView(ctx, file));
-  } catch (err) {
-    body?.destroy();
-    throw err;
-  }
-  if (body === null) {
-    if (last) await finishLastView(ctx, file);
-    return respond().send('');
-  }
-  // The last view: the bytes go before the client holds the last byte (and also if it goes away early).
-  if (last) reply.raw.once('close', () => void finishLastView(ctx, file));
-  const openFile = body instanceof LocalFileStream ? body.takeFile() : null;
-  if (openFile) return sendOpenFile(respond(), openFile, last ? () => finishLastView(ctx, file) : undefined);
-  if (!last) return respond().send(body);
-  const held = new HoldLastChunk(() => finishLastView(ctx, file));
-  pipeline(body, held, () => undefined);
-  return respond().send(held);
-}
-
-/**
- * Sends a local file by copying it to the socket through reused buffers (http/file-sender.ts), which takes about half
- * the CPU of streaming it; the reply is hijacked for that, after its status and headers are written as they are.
- */
-function sendOpenFile(reply: FastifyReply, file: OpenFileRange, beforeLastChunk?: () => Promise<void>): FastifyReply {
-  try {
-    for (const [name, value] of Object.entries(reply.getHeaders()))
-      if (value !== undefined) reply.raw.setHeader(name, value);
-    reply.raw.writeHead(reply.statusCode);
-  } catch (err) {
-    void file.handle.close();
-    throw err;
-  }
-  reply.hijack();
-  sendFileRange(reply.raw, file, beforeLastChunk ? { beforeLastChunk } : {}).catch((err: unknown) => {
-    reply.log.error({ err }, 'sending a file failed midway: the response was cut off');
+  return sendStoredBytes(request, reply, file, {
+    cacheControl: cacheControl(file),
+    download: request.query.download !== undefined,
+    open: (span) => openFileBytes(ctx, file, span),
+    opened: (span) => countBytesView(ctx, file, span),
   });
-  return reply;
 }
 
 /** The view page of a file (the password form while it is locked). Text shown on the page counts as a view. */

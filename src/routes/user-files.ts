@@ -4,15 +4,13 @@ import { z } from 'zod';
 import { caller, optionalUser, requireUser } from '../http/auth.js';
 import { publicBaseUrl } from '../http/links.js';
 import { AUTHENTICATED } from '../http/openapi.js';
+import { sendStoredBytes } from '../http/stored-bytes.js';
 import type { RouteModule } from '../http/types.js';
 import { unlockRateLimit } from '../http/rate-limit.js';
-import { contentDisposition } from '../lib/content-disposition.js';
 import { rawLink } from '../lib/links.js';
-import { contentRange, parseRange, unsatisfiedRange } from '../lib/byte-range.js';
-import { servingPolicy, UPLOADED_BYTES_CSP } from '../lib/media-types.js';
 import { Id, IsoDateTime } from '../schemas/common.js';
 import { FileSchema } from '../schemas/file.js';
-import { unlockFile } from '../services/file-serving.js';
+import { openFileBytes, unlockFile } from '../services/file-serving.js';
 import {
   deleteFile,
   deleteFilesInBulk,
@@ -21,7 +19,6 @@ import {
   fileStats,
   findManagedFile,
   listFiles,
-  readManagedFileBytes,
   recentFiles,
   toFileDto,
   toFileDtos,
@@ -237,34 +234,12 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
     },
     async (request, reply) => {
       const file = await findManagedFile(ctx, caller(request).user, request.params.id);
-      const policy = servingPolicy(file.type);
-      const attachment = request.query.download !== undefined || !policy.inline;
-      // Set only once the answer is decided, so that an error answer does not carry them.
-      const representationHeaders = {
-        'accept-ranges': 'bytes',
-        // Bytes never change under an id, so the browser may keep them (privately: they are the caller's).
-        'cache-control': 'private, max-age=3600',
-        'content-disposition': contentDisposition(
-          attachment ? 'attachment' : 'inline',
-          file.original_name ?? file.name,
-        ),
-        'x-content-type-options': 'nosniff',
-        'content-security-policy': UPLOADED_BYTES_CSP,
-      };
-      const range = parseRange(request.headers.range, file.size);
-      if (range.kind === 'unsatisfiable') {
-        return reply
-          .code(416)
-          .headers(representationHeaders)
-          .header('content-range', unsatisfiedRange(file.size))
-          .send();
-      }
-      const partial = range.kind === 'partial' ? range : undefined;
-      const body = file.size === 0 ? '' : await readManagedFileBytes(ctx, file, partial);
-      reply.headers(representationHeaders).header('content-type', policy.contentType);
-      reply.header('content-length', String(partial ? partial.end - partial.start + 1 : file.size));
-      if (partial) reply.code(206).header('content-range', contentRange(partial.start, partial.end, file.size));
-      return reply.send(body);
+      return sendStoredBytes(request, reply, file, {
+        // The caller's own bytes: the browser may keep them, privately.
+        cacheControl: 'private, max-age=3600',
+        download: request.query.download !== undefined,
+        open: (span) => openFileBytes(ctx, file, span),
+      });
     },
   );
 

@@ -1,10 +1,12 @@
 // Serving a file to whoever has its link (/u/<name>, /raw/<name>, /view/<name>): one indexed look-up by name,
 // expiry (an expired file is removed on access), passwords (unlocked by short-lived signed tokens) and max views
 // (counted by one conditional UPDATE, so that concurrent downloads cannot go past the limit).
+import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import type { FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { verifyPassword } from '../lib/passwords.js';
+import { StorageNotFoundError } from '../storage/datasource.js';
 import { parseView } from './mappers.js';
 import type { UserViewSettings } from '../schemas/user.js';
 import { deleteFiles, deleteStoredBytes, isAdmin } from './files.js';
@@ -149,6 +151,35 @@ export async function countView(ctx: AppContext, file: ServedFile): Promise<View
   return { last };
 }
 
+/**
+ * Counts the view that a GET of a file's bytes is, when it reads from the start (a ranged continuation is the same
+ * view going on). For the last allowed view it returns what deletes the bytes, to run before the client holds the
+ * last byte.
+ */
+export async function countBytesView(
+  ctx: AppContext,
+  file: ServedFile,
+  span: { start: number } | undefined,
+): Promise<(() => Promise<void>) | undefined> {
+  if (span !== undefined && span.start !== 0) return undefined;
+  const { last } = await countView(ctx, file);
+  return last ? () => finishLastView(ctx, file) : undefined;
+}
+
+/** Opens a stored file's bytes (all, or bytes start..end); bytes gone from the datasource -> 4000. */
+export async function openFileBytes(
+  ctx: AppContext,
+  file: Pick<FileRow, 'storage_key'>,
+  span?: { start: number; end: number },
+): Promise<Readable> {
+  try {
+    return await ctx.storage.get(file.storage_key, span);
+  } catch (err) {
+    if (err instanceof StorageNotFoundError) throw new ApiError(4000, undefined, { cause: err });
+    throw err;
+  }
+}
+
 /** After the last allowed view was sent (or failed): its bytes go. */
 export function finishLastView(ctx: AppContext, file: Pick<ServedFile, 'storage_key'>): Promise<void> {
   return deleteStoredBytes(ctx, file.storage_key);
@@ -169,7 +200,7 @@ export async function readTextPreview(
 ): Promise<{ text: string; truncated: boolean }> {
   if (file.size === 0) return { text: '', truncated: false };
   const end = Math.min(file.size, maxBytes) - 1;
-  const stream = await ctx.storage.get(file.storage_key, { start: 0, end });
+  const stream = await openFileBytes(ctx, file, { start: 0, end });
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
   return { text: Buffer.concat(chunks).toString('utf8'), truncated: file.size > maxBytes };
@@ -187,4 +218,46 @@ export function isUnlocked(
   } catch {
     return false;
   }
+}
+
+export interface ViewPageTag {
+  name: string;
+  color: string;
+}
+
+export interface ViewPageFolder {
+  id: string;
+  name: string;
+  /** Public folders are linked to their page. */
+  public: boolean;
+}
+
+/** The tags and folder the owner's view settings show on the page (nothing is read for settings that are off). */
+export async function viewPageDetails(
+  ctx: AppContext,
+  file: Pick<ServedFile, 'id' | 'folder_id'>,
+  view: UserViewSettings,
+): Promise<{ tags?: ViewPageTag[]; folder?: ViewPageFolder }> {
+  const [tags, folder] = await Promise.all([
+    view.showTags
+      ? ctx.db
+          .selectFrom('file_tags')
+          .innerJoin('tags', 'tags.id', 'file_tags.tag_id')
+          .select(['tags.name', 'tags.color'])
+          .where('file_tags.file_id', '=', file.id)
+          .orderBy('tags.name')
+          .execute()
+      : undefined,
+    view.showFolder && file.folder_id !== null
+      ? ctx.db
+          .selectFrom('folders')
+          .select(['id', 'name', 'public'])
+          .where('id', '=', file.folder_id)
+          .executeTakeFirst()
+      : undefined,
+  ]);
+  return {
+    ...(tags ? { tags } : {}),
+    ...(folder ? { folder: { id: folder.id, name: folder.name, public: folder.public === 1 } } : {}),
+  };
 }

@@ -2,7 +2,6 @@
 // deleting one or many, recent files and statistics. Another user's file is answered like a missing one (4000);
 // ADMIN and SUPERADMIN may manage everyone's files. Deleting a file deletes its bytes too.
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
-import type { Readable } from 'node:stream';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Database, FileRow, UserRow } from '../db/types.js';
@@ -12,7 +11,6 @@ import { toIso } from '../lib/clock.js';
 import { mimeEssence } from '../lib/media-types.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { FileDto } from '../schemas/file.js';
-import { StorageNotFoundError, type ByteRange } from '../storage/datasource.js';
 import { assertUsableFileName, MAX_EXPIRY_MS } from './upload-options.js';
 
 type Caller = Pick<UserRow, 'id' | 'role'>;
@@ -359,23 +357,6 @@ export async function updateFile(
     throw err;
   }
   return { ...row, ...changes };
-}
-
-/**
- * The bytes of a file the caller manages (all of them, or one range), for the owner's previews and downloads: no
- * view is counted and no password asked. Bytes missing from storage -> 4000.
- */
-export async function readManagedFileBytes(
-  ctx: AppContext,
-  row: Pick<FileRow, 'storage_key'>,
-  range?: ByteRange,
-): Promise<Readable> {
-  try {
-    return await ctx.storage.get(row.storage_key, range);
-  } catch (err) {
-    if (err instanceof StorageNotFoundError) throw new ApiError(4000, undefined, { cause: err });
-    throw err;
-  }
 }
 
 /** DELETE /api/user/files/:id: the record and its bytes. */

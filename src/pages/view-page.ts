@@ -1,19 +1,16 @@
 // The server-rendered view page of a file (/view/<name>, and /u/<name> for browsers when the owner turned the view
 // page on): the file shown inline when it is an image, video, audio or text, its size, type and date, a download
 // button, and OpenGraph/Twitter embed tags as the owner's view settings ask. Every value is escaped; nothing runs.
-import type { AppContext } from '../context.js';
 import { toIso } from '../lib/clock.js';
 import { html, joinHtml, SafeHtml } from '../lib/html.js';
 import { mediaKind, type MediaKind } from '../lib/media-types.js';
 import { rawLink } from '../lib/links.js';
 import { formatByteSize } from '../lib/sizes.js';
-import { colorDot, fileIconName, icon } from '../pages/icons.js';
-import { formatDay, renderPage, type RenderedPage } from '../pages/layout.js';
-import { renderPasswordPage as renderPasswordForm, unlockFailure } from '../pages/password-page.js';
+import { colorDot, fileIconName, icon } from './icons.js';
+import { formatDay, renderPage, type RenderedPage } from './layout.js';
+import { renderPasswordPage as renderPasswordForm, unlockFailure } from './password-page.js';
 import type { UserViewSettings } from '../schemas/user.js';
-import type { ServedFile } from './file-serving.js';
-
-export type { RenderedPage } from '../pages/layout.js';
+import type { ServedFile, ViewPageFolder, ViewPageTag } from '../services/file-serving.js';
 
 /** Bytes of a text file shown on its page. */
 export const TEXT_PREVIEW_BYTES = 64 * 1024;
@@ -34,48 +31,6 @@ export interface ViewPageInput {
   tags?: ViewPageTag[] | undefined;
   /** The file's folder, when the owner shows it (view.showFolder) and the file is in one. */
   folder?: ViewPageFolder | undefined;
-}
-
-export interface ViewPageTag {
-  name: string;
-  color: string;
-}
-
-export interface ViewPageFolder {
-  id: string;
-  name: string;
-  /** Public folders are linked to their page. */
-  public: boolean;
-}
-
-/** The tags and folder the owner's view settings show on the page (nothing is read for settings that are off). */
-export async function viewPageDetails(
-  ctx: AppContext,
-  file: Pick<ServedFile, 'id' | 'folder_id'>,
-  view: UserViewSettings,
-): Promise<{ tags?: ViewPageTag[]; folder?: ViewPageFolder }> {
-  const [tags, folder] = await Promise.all([
-    view.showTags
-      ? ctx.db
-          .selectFrom('file_tags')
-          .innerJoin('tags', 'tags.id', 'file_tags.tag_id')
-          .select(['tags.name', 'tags.color'])
-          .where('file_tags.file_id', '=', file.id)
-          .orderBy('tags.name')
-          .execute()
-      : undefined,
-    view.showFolder && file.folder_id !== null
-      ? ctx.db
-          .selectFrom('folders')
-          .select(['id', 'name', 'public'])
-          .where('id', '=', file.folder_id)
-          .executeTakeFirst()
-      : undefined,
-  ]);
-  return {
-    ...(tags ? { tags } : {}),
-    ...(folder ? { folder: { id: folder.id, name: folder.name, public: folder.public === 1 } } : {}),
-  };
 }
 
 /** {file.name}-style placeholders of the embed texts. */
@@ -106,42 +61,30 @@ function embedTags(input: ViewPageInput, kind: MediaKind): SafeHtml {
   const description = view.embedDescription ? fillPlaceholders(view.embedDescription, file) : null;
   const siteName = view.embedSiteName ? fillPlaceholders(view.embedSiteName, file) : input.siteTitle;
   if (title)
-    tags.push(html`<meta property="og:title" content="${title}" /><meta name="twitter:title" content="${title}" />`);
+    tags.push(html`<meta property="og:title" content="${title}"><meta name="twitter:title" content="${title}">`);
   if (description) {
     tags.push(
-      html`<meta property="og:description" content="${description}" /><meta
-          name="twitter:description"
-          content="${description}"
-        />`,
+      html`<meta property="og:description" content="${description}"><meta name="twitter:description" content="${description}">`,
     );
   }
-  tags.push(html`<meta property="og:site_name" content="${siteName}" />`);
+  tags.push(html`<meta property="og:site_name" content="${siteName}">`);
   if (view.embedColor && /^#[0-9a-fA-F]{3,8}$/.test(view.embedColor))
-    tags.push(html`<meta name="theme-color" content="${view.embedColor}" />`);
-  tags.push(html`<meta property="og:url" content="${`${input.baseUrl}/view/${encodeURIComponent(file.name)}`}" />`);
+    tags.push(html`<meta name="theme-color" content="${view.embedColor}">`);
+  tags.push(html`<meta property="og:url" content="${`${input.baseUrl}/view/${encodeURIComponent(file.name)}`}">`);
   if (kind === 'image') {
     tags.push(
-      html`<meta property="og:type" content="website" /><meta property="og:image" content="${raw}" /><meta
-          property="og:image:type"
-          content="${file.type}"
-        /><meta name="twitter:card" content="summary_large_image" /><meta name="twitter:image" content="${raw}" />`,
+      html`<meta property="og:type" content="website"><meta property="og:image" content="${raw}"><meta property="og:image:type" content="${file.type}"><meta name="twitter:card" content="summary_large_image"><meta name="twitter:image" content="${raw}">`,
     );
   } else if (kind === 'video') {
     tags.push(
-      html`<meta property="og:type" content="video.other" /><meta property="og:video" content="${raw}" /><meta
-          property="og:video:type"
-          content="${file.type}"
-        /><meta name="twitter:card" content="player" /><meta name="twitter:player:stream" content="${raw}" />`,
+      html`<meta property="og:type" content="video.other"><meta property="og:video" content="${raw}"><meta property="og:video:type" content="${file.type}"><meta name="twitter:card" content="player"><meta name="twitter:player:stream" content="${raw}">`,
     );
   } else if (kind === 'audio') {
     tags.push(
-      html`<meta property="og:type" content="music.song" /><meta property="og:audio" content="${raw}" /><meta
-          property="og:audio:type"
-          content="${file.type}"
-        /><meta name="twitter:card" content="summary" />`,
+      html`<meta property="og:type" content="music.song"><meta property="og:audio" content="${raw}"><meta property="og:audio:type" content="${file.type}"><meta name="twitter:card" content="summary">`,
     );
   } else {
-    tags.push(html`<meta property="og:type" content="website" /><meta name="twitter:card" content="summary" />`);
+    tags.push(html`<meta property="og:type" content="website"><meta name="twitter:card" content="summary">`);
   }
   return joinHtml(tags);
 }
@@ -150,22 +93,17 @@ function embedTags(input: ViewPageInput, kind: MediaKind): SafeHtml {
 function fileContent(input: ViewPageInput, kind: MediaKind, displayName: string): SafeHtml {
   const { file, view } = input;
   const src = rawPath(file, input.token);
-  if (kind === 'image') return html`<div class="media"><img src="${src}" alt="${displayName}" /></div>`;
+  if (kind === 'image') return html`<div class="media"><img src="${src}" alt="${displayName}"></div>`;
   if (kind === 'video')
     return html`<div class="media"><video src="${src}" controls playsinline preload="metadata"></video></div>`;
   if (kind === 'audio') return html`<audio src="${src}" controls preload="metadata"></audio>`;
   if (kind === 'text' && input.text !== undefined && !view.disableTextFiles) {
     const cut = input.textTruncated
-      ? html`<p class="muted small">
-          Only the first ${formatByteSize(TEXT_PREVIEW_BYTES)} are shown. Download the file to read all of it.
-        </p>`
+      ? html`<p class="muted small">Only the first ${formatByteSize(TEXT_PREVIEW_BYTES)} are shown. Download the file to read all of it.</p>`
       : '';
-    return html`<pre>${input.text}</pre>
-      ${cut}`;
+    return html`<pre>${input.text}</pre>${cut}`;
   }
-  return html`<div class="placeholder">
-    ${icon(fileIconName(file.type), 40)}<span>No preview of this file here. Download it to open it.</span>
-  </div>`;
+  return html`<div class="placeholder">${icon(fileIconName(file.type), 40)}<span>No preview of this file here. Download it to open it.</span></div>`;
 }
 
 function fileFacts(input: ViewPageInput): SafeHtml {
@@ -180,9 +118,7 @@ function fileFacts(input: ViewPageInput): SafeHtml {
       : html`${input.folder.name}`;
     facts.push(html`<li>In ${name}</li>`);
   }
-  return html`<ul class="meta">
-    ${joinHtml(facts)}
-  </ul>`;
+  return html`<ul class="meta">${joinHtml(facts)}</ul>`;
 }
 
 /** The view page of a file the visitor may see. */
@@ -193,25 +129,22 @@ export function renderViewPage(input: ViewPageInput): RenderedPage {
   const align = view.align === 'left' || view.align === 'right' ? view.align : 'center';
   const tags =
     input.tags && input.tags.length > 0
-      ? html`<ul class="tags" aria-label="Tags">
-          ${joinHtml(input.tags.map((t) => html`<li class="tag">${colorDot(t.color)}${t.name}</li>`))}
-        </ul>`
+      ? html`<ul class="tags" aria-label="Tags">${joinHtml(input.tags.map((t) => html`<li class="tag">${colorDot(t.color)}${t.name}</li>`))}</ul>`
       : '';
   const openOriginal =
     kind === 'image' || kind === 'video' || kind === 'audio' || (kind === 'text' && !view.disableTextFiles)
       ? html`<a class="button secondary" href="${rawPath(file, input.token)}">${icon('open', 18)}Open original</a>`
       : '';
   const body = html`<article class="card stack align-${align}">
-    <header>
-      <h1>${displayName}</h1>
-      ${fileFacts(input)}
-    </header>
-    ${view.content ? html`<p class="content-text">${fillPlaceholders(view.content, file)}</p>` : ''}
-    ${fileContent(input, kind, displayName)} ${tags}
-    <div class="actions">
-      <a class="button" href="${rawPath(file, input.token, true)}">${icon('download', 18)}Download</a>${openOriginal}
-    </div>
-  </article>`;
+<header>
+<h1>${displayName}</h1>
+${fileFacts(input)}
+</header>
+${view.content ? html`<p class="content-text">${fillPlaceholders(view.content, file)}</p>` : ''}
+${fileContent(input, kind, displayName)}
+${tags}
+<div class="actions"><a class="button" href="${rawPath(file, input.token, true)}">${icon('download', 18)}Download</a>${openOriginal}</div>
+</article>`;
   return renderPage({ title: displayName, siteTitle: input.siteTitle, head: embedTags(input, kind), body });
 }
 
