@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import type { FastifyReply } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../lib/errors.js';
 import type { App } from './types.js';
@@ -73,7 +74,7 @@ async function encodedAsset(asset: Asset, accepted: string): Promise<[string | n
 
 async function loadDashboard(dir: string): Promise<DashboardFiles> {
   const assets = new Map<string, Asset>();
-  let index: string | null = null;
+  let index: string;
   try {
     index = await readFile(path.join(dir, 'index.html'), 'utf8');
   } catch {
@@ -108,7 +109,7 @@ const DASHBOARD_CSP = [
 export async function registerDashboard(app: App, ctx: AppContext): Promise<void> {
   const files = await loadDashboard(ctx.config.DASHBOARD_DIR ?? defaultDashboardDir());
 
-  const sendIndex = (_request: unknown, reply: import('fastify').FastifyReply) =>
+  const sendIndex = (_request: unknown, reply: FastifyReply) =>
     reply
       .header('cache-control', 'no-cache')
       .header('x-content-type-options', 'nosniff')

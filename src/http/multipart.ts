@@ -1,7 +1,42 @@
-// The file parts of an upload request, in order, as the upload service reads them.
+// The multipart adaptor of every upload route: the file parts of a request as the upload services read them, and
+// the one way a route receives an upload (POST /api/upload, a public folder's uploads) and answers it.
 import type { Multipart, MultipartFile } from '@fastify/multipart';
-import type { FastifyRequest } from 'fastify';
-import type { IncomingFile } from '../services/uploads.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
+import type { AppContext } from '../context.js';
+import { ApiError } from '../lib/errors.js';
+import type { UploadResponse } from '../schemas/file.js';
+import type { ChunkBody } from '../services/partial-uploads.js';
+import { uploadFiles, type IncomingFile, type UploadOptions } from '../services/uploads.js';
+import { cutOffRequestBody } from './cut-off-body.js';
+import { publicBaseUrl } from './links.js';
+
+/** The form field of a file part; other file parts are refused (chunks) or skipped (whole uploads). */
+const FILE_FIELD = 'file';
+
+interface PartLimits {
+  /** Most file parts; one more -> the parser's FST_FILES_LIMIT. */
+  files: number;
+  /** Largest file part the parser lets through (it truncates silently: the services count bytes themselves). */
+  fileSize: number;
+  fields: number;
+  parts?: number;
+}
+
+/** The parts of a multipart request, one at a time; `undefined` after the last. */
+function partReader(request: FastifyRequest, limits: PartLimits): () => Promise<Multipart | undefined> {
+  const options = { limits: { ...limits, fieldSize: 64 * 1024 }, throwFileSizeLimit: false };
+  const parts: AsyncIterableIterator<Multipart> = request.parts(options as Parameters<FastifyRequest['parts']>[0]);
+  return async () => {
+    const result = await parts.next();
+    return result.done ? undefined : result.value;
+  };
+}
+
+/** Drains a file part that is not read. */
+function skip(part: Multipart): void {
+  (part as MultipartFile).file.resume();
+}
 
 /**
  * The parts named `file`, in order; other fields and other file parts are drained and skipped. The parser puts no size
@@ -9,18 +44,100 @@ import type { IncomingFile } from '../services/uploads.js';
  * silently truncate).
  */
 export async function* uploadFileParts(request: FastifyRequest, maxFiles: number): AsyncGenerator<IncomingFile> {
-  const options = {
-    limits: { fileSize: Number.MAX_SAFE_INTEGER, files: maxFiles, fields: 100, fieldSize: 64 * 1024 },
-    throwFileSizeLimit: false,
-  };
-  const parts: AsyncIterableIterator<Multipart> = request.parts(options as Parameters<FastifyRequest['parts']>[0]);
-  for await (const part of parts) {
+  const next = partReader(request, { files: maxFiles, fileSize: Number.MAX_SAFE_INTEGER, fields: 100 });
+  for (let part = await next(); part; part = await next()) {
     if (part.type !== 'file') continue;
     const file = part as MultipartFile;
-    if (file.fieldname !== 'file') {
-      file.file.resume();
+    if (file.fieldname !== FILE_FIELD) {
+      skip(file);
       continue;
     }
     yield { stream: file.file, fileName: file.filename, mimeType: file.mimetype };
   }
+}
+
+/**
+ * The multipart body of one chunk of a chunked upload: the file part `file` (another file part before it -> 1062, a
+ * second one -> 1005) and nothing but fields after it; a malformed body -> 1061.
+ */
+export function chunkBody(request: FastifyRequest, chunkLength: number): ChunkBody {
+  // One byte over the chunk is let through so that the exact-length counter sees, and refuses, a chunk that is too
+  // long; a second file part trips the files limit (1005).
+  const read = partReader(request, { files: 1, fileSize: chunkLength + 1, fields: 20, parts: 40 });
+  const next = async (): Promise<Multipart | undefined> => {
+    try {
+      return await read();
+    } catch (err) {
+      if ((err as { code?: string }).code === 'FST_FILES_LIMIT')
+        throw new ApiError(1005, 'send one file part per chunk');
+      throw new ApiError(1061, (err as Error).message, { cause: err });
+    }
+  };
+  return {
+    async filePart(): Promise<Readable> {
+      for (let part = await next(); part; part = await next()) {
+        if (part.type !== 'file') continue;
+        const file = part as MultipartFile;
+        if (file.fieldname !== FILE_FIELD) {
+          skip(file);
+          throw new ApiError(1062, `the chunk must be a file part named "file", not ${JSON.stringify(file.fieldname)}`);
+        }
+        return file.file;
+      }
+      throw new ApiError(1062, 'the chunk must be a file part named "file"');
+    },
+    async rest(): Promise<void> {
+      for (let part = await next(); part; part = await next()) {
+        if (part.type === 'file') {
+          skip(part);
+          throw new ApiError(1005, 'send one file part per chunk');
+        }
+      }
+    },
+  };
+}
+
+/** Not a multipart body -> 1061, saying what to send. */
+export function assertMultipart(
+  request: FastifyRequest,
+  what = 'send multipart/form-data with parts named file',
+): void {
+  if (!request.isMultipart()) throw new ApiError(1061, what);
+}
+
+/**
+ * Runs the receiving step of an upload request. Whatever fails (refused, size, quota, a bad header), the rest of the
+ * body is cut off rather than read: the client may be sending gigabytes that will not be kept.
+ */
+export async function receiving<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  receive: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await receive();
+  } catch (err) {
+    cutOffRequestBody(request, reply);
+    throw err;
+  }
+}
+
+/** Stores the file parts of a multipart upload for `user` with `options` (x-service-domain picks the links' host). */
+export function storeUploadParts(
+  ctx: AppContext,
+  request: FastifyRequest,
+  upload: { user: { id: string }; options: UploadOptions; maxFiles: number },
+): Promise<UploadResponse> {
+  return uploadFiles(ctx, {
+    user: upload.user,
+    options: upload.options,
+    baseUrl: publicBaseUrl(ctx, request, upload.options.domain ?? undefined),
+    files: uploadFileParts(request, upload.maxFiles),
+  });
+}
+
+/** The x-service-no-json answer of an upload: its links as text, one per line. */
+export function sendLinksAsText<T>(reply: FastifyReply, links: string[]): T {
+  // A text answer is not serialised by the JSON schema of 200.
+  return reply.type('text/plain; charset=utf-8').send(`${links.join('\n')}\n`) as unknown as T;
 }

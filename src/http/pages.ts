@@ -2,6 +2,7 @@
 // password forms post (in their own plugin scope only: the JSON API never accepts form posts), and errors answered
 // to a browser as a page in words rather than as JSON.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import type { ErrorCode } from '../lib/error-codes.js';
 import { ApiError } from '../lib/errors.js';
@@ -147,4 +148,17 @@ export function passwordFormErrorHandler(
     if (error.statusCode === 429) return sendPage(reply, renderForm(request, 'limited'), 429);
     return undefined;
   });
+}
+
+/** The schema of a password form's POST (a plain HTML form posted back to its page's address). */
+export function passwordFormSchema<P extends z.ZodType>(summary: string, tag: string, params: P) {
+  return {
+    summary,
+    description:
+      'application/x-www-form-urlencoded, for browsers. A wrong password answers the form again (403) saying so.',
+    tags: [tag],
+    params,
+    consumes: ['application/x-www-form-urlencoded'],
+    body: z.object({ password: z.string().max(1024).optional() }),
+  };
 }

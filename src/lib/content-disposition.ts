@@ -15,7 +15,6 @@ function encodeExtValue(name: string): string {
 
 /** An ASCII-only, quote-safe stand-in for the name (non-ASCII, quotes, backslashes and controls become _). */
 function asciiFallback(name: string): string {
-  // eslint-disable-next-line no-control-regex
   return name.replace(/[^\x20-\x7e]|["\\%]/g, '_');
 }
 

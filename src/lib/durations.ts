@@ -45,3 +45,6 @@ export function parseDuration(text: string): number | null {
   if (consumed !== compact.length || total <= 0 || !Number.isFinite(total)) return null;
   return Math.round(total);
 }
+
+/** Latest accepted expiry (uploads and edits): the end of year 9999. */
+export const MAX_EXPIRY_MS = 253402300799999;

@@ -2,6 +2,7 @@
 // Names are unique by the files.name constraint; `attempt` > 0 means the previous candidate was taken.
 import { randomInt, randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { ApiError } from './errors.js';
 import { ALPHANUMERIC, randomString } from './ids.js';
 import { RANDOM_WORDS_ADJECTIVES, RANDOM_WORDS_NOUNS } from './words.js';
 
@@ -75,14 +76,22 @@ export function suffixedName(base: string, extension: string, attempt: number): 
   return `${base.slice(0, Math.max(1, room))}${suffix}${extension}`;
 }
 
+/** NUL, the C0 and C1 control characters and DEL: never part of a name. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Whether a name has a path separator or a control character (no served or original name may). */
+function hasPathOrControlCharacters(name: string): boolean {
+  return name.includes('/') || name.includes('\\') || CONTROL_CHARACTERS.test(name);
+}
+
 /**
  * Makes a client-supplied name safe to store and serve: keeps only the last path segment, drops NUL and other
  * control characters, trims spaces and dots at the ends, caps the length. May return ''.
  */
 export function sanitizeFileName(name: string): string {
   const last = name.split(/[/\\]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const cleaned = last.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').replace(/^[\s.]+|[\s.]+$/g, '');
+  const cleaned = last.replace(new RegExp(CONTROL_CHARACTERS, 'g'), '').replace(/^[\s.]+|[\s.]+$/g, '');
   return cleaned === '..' ? '' : cleaned.slice(0, 255);
 }
 
@@ -93,8 +102,7 @@ export type FileNameProblem = 'characters' | 'name';
  * characters are 'characters' (1007); empty, only dots, '..' anywhere or too long is 'name' (1009).
  */
 export function fileNameProblem(name: string): FileNameProblem | null {
-  // eslint-disable-next-line no-control-regex
-  if (/[/\\\u0000-\u001f\u007f-\u009f]/.test(name)) return 'characters';
+  if (hasPathOrControlCharacters(name)) return 'characters';
   if (name.trim() === '' || /^\.+$/.test(name) || name.includes('..') || name.length > MAX_FILE_NAME_LENGTH)
     return 'name';
   if (name !== name.trim()) return 'name';
@@ -106,4 +114,16 @@ export function extensionOf(name: string | null | undefined): string {
   if (!name) return '';
   const ext = path.extname(name);
   return /^\.[A-Za-z0-9]{1,16}$/.test(ext) ? ext.toLowerCase() : '';
+}
+
+/** Validates an explicit served name: 1007 for path separators and control characters, 1009 for the rest. */
+export function assertUsableFileName(name: string): void {
+  const problem = fileNameProblem(name);
+  if (problem === 'characters') throw new ApiError(1007, JSON.stringify(name));
+  if (problem === 'name') throw new ApiError(1009, JSON.stringify(name));
+}
+
+/** Validates an original name given in an edit: path separators, control characters or blank -> 1008. */
+export function assertUsableOriginalName(name: string): void {
+  if (hasPathOrControlCharacters(name) || name.trim() === '') throw new ApiError(1008, JSON.stringify(name));
 }

@@ -18,6 +18,7 @@ import {
   limitPasswordForms,
   pageErrorHandler,
   passwordFormErrorHandler,
+  passwordFormSchema,
   sendPage,
 } from '../http/pages.js';
 import { sendStoredBytes } from '../http/stored-bytes.js';
@@ -166,15 +167,11 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
       scope.post(
         form.url,
         {
-          schema: {
-            summary: "The password form of a protected file's page: the right password -> 303 to the page with ?token=",
-            description:
-              'application/x-www-form-urlencoded, for browsers. A wrong password answers the form again (403) saying so.',
-            tags: ['files'],
+          schema: passwordFormSchema(
+            "The password form of a protected file's page: the right password -> 303 to the page with ?token=",
+            'files',
             params,
-            consumes: ['application/x-www-form-urlencoded'],
-            body: z.object({ password: z.string().max(1024).optional() }),
-          },
+          ),
           errorHandler: passwordFormErrorHandler(ctx, (request, failure) =>
             renderPasswordPage(
               { name: (request.params as { name?: string }).name ?? '' },

@@ -4,11 +4,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { cutOffRequestBody } from '../http/cut-off-body.js';
-import { ApiError } from '../lib/errors.js';
+import type { ApiError } from '../lib/errors.js';
 import { publicBaseUrl } from '../http/links.js';
 import { fileLink } from '../lib/links.js';
-import { uploadFileParts } from '../http/multipart.js';
+import { assertMultipart, receiving, storeUploadParts } from '../http/multipart.js';
 import { pageErrorHandler, pageErrorText, sendPage } from '../http/pages.js';
 import { uploadRateLimit } from '../http/rate-limit.js';
 import type { RouteModule } from '../http/types.js';
@@ -20,8 +19,7 @@ import { Id } from '../schemas/common.js';
 import { UploadResponseSchema, type UploadResponse } from '../schemas/file.js';
 import { PublicFolderSchema, type PublicFolderDto } from '../schemas/folder.js';
 import { findPublicFolder, findUploadFolder, getPublicFolder } from '../services/folders.js';
-import { parseUploadOptions } from '../services/upload-options.js';
-import { uploadFiles } from '../services/uploads.js';
+import { parseUploadOptions } from '../http/upload-headers.js';
 import { sendFolderZip } from './folders.js';
 
 const tags = ['folders'];
@@ -53,33 +51,25 @@ async function publicFolderDto(ctx: AppContext, base: string, id: string): Promi
   };
 }
 
-/** Stores a visitor's files in the folder (with the server defaults); a refused upload is cut off rather than read. */
+/** Stores a visitor's files in the folder (with the server defaults). */
 async function uploadIntoFolder(
   ctx: AppContext,
   folderId: string,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<UploadResponse> {
-  try {
+  // Refused (closed folder, size, quota): answered now, and the rest of the body is not read.
+  return receiving(request, reply, async () => {
     const folder = await findUploadFolder(ctx, folderId);
-    if (!request.isMultipart()) throw new ApiError(1061, 'send multipart/form-data with parts named file');
+    assertMultipart(request);
     // Visitors choose nothing but the bytes: the owner's folder, the server's default name format and expiry.
     const options = {
       ...parseUploadOptions({}, ctx.settings.get(), ctx.clock.now()),
       folderId: folder.id,
       keepOriginalName: true,
     };
-    return await uploadFiles(ctx, {
-      user: { id: folder.user_id },
-      options,
-      baseUrl: publicBaseUrl(ctx, request),
-      files: uploadFileParts(request, MAX_ANONYMOUS_FILES),
-    });
-  } catch (err) {
-    // Refused (closed folder, size, quota): answer now and close rather than read the rest of the body.
-    cutOffRequestBody(request, reply);
-    throw err;
-  }
+    return storeUploadParts(ctx, request, { user: { id: folder.user_id }, options, maxFiles: MAX_ANONYMOUS_FILES });
+  });
 }
 
 /** Why an upload from the folder page failed, in words. */

@@ -10,6 +10,7 @@ import {
   limitPasswordForms,
   pageErrorHandler,
   passwordFormErrorHandler,
+  passwordFormSchema,
   sendPage,
 } from '../http/pages.js';
 import type { RouteModule } from '../http/types.js';
@@ -53,15 +54,11 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
     plugin.withTypeProvider<ZodTypeProvider>().post(
       `${URLS_ROUTE_INTERNAL}/:slug`,
       {
-        schema: {
-          summary: 'The password form of a protected short URL: the right password -> 303 to the link with ?token=',
-          description:
-            'application/x-www-form-urlencoded, for browsers. A wrong password answers the form again (403) saying so.',
-          tags: ['urls'],
+        schema: passwordFormSchema(
+          'The password form of a protected short URL: the right password -> 303 to the link with ?token=',
+          'urls',
           params,
-          consumes: ['application/x-www-form-urlencoded'],
-          body: z.object({ password: z.string().max(1024).optional() }),
-        },
+        ),
         errorHandler: passwordFormErrorHandler(ctx, (_request, failure) =>
           renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle, failure }),
         ),

@@ -1,18 +1,16 @@
 // POST /api/upload: one or more multipart parts named `file`, each streamed into storage; options in x-service-*
-// headers (see services/upload-options.ts). Rate limited per user after authentication.
+// headers (see http/upload-headers.ts). Rate limited per user after authentication.
 import { z } from 'zod';
 import { caller, requireUser } from '../http/auth.js';
 import { cutOffRequestBody } from '../http/cut-off-body.js';
 import { ApiError } from '../lib/errors.js';
 import { sendApiError, toApiError } from '../http/errors.js';
-import { publicBaseUrl } from '../http/links.js';
-import { uploadFileParts } from '../http/multipart.js';
+import { assertMultipart, receiving, sendLinksAsText, storeUploadParts } from '../http/multipart.js';
 import { AUTHENTICATED } from '../http/openapi.js';
 import { uploadRateLimit } from '../http/rate-limit.js';
 import type { RouteModule } from '../http/types.js';
 import { UploadResponseSchema } from '../schemas/file.js';
-import { parseUploadOptions, UPLOAD_HEADERS } from '../services/upload-options.js';
-import { uploadFiles } from '../services/uploads.js';
+import { parseUploadOptions, UPLOAD_HEADERS } from '../http/upload-headers.js';
 
 /** Most file parts in one request. */
 export const MAX_FILES_PER_REQUEST = 100;
@@ -65,27 +63,21 @@ export const uploadRoutes: RouteModule = (app, ctx) => {
         response: { 200: UploadResponseSchema },
       },
     },
-    async (request, reply) => {
-      try {
-        if (!request.isMultipart()) throw new ApiError(1061, 'send multipart/form-data with parts named file');
+    async (request, reply) =>
+      receiving(request, reply, async () => {
+        assertMultipart(request);
         const options = parseUploadOptions(request.headers, ctx.settings.get(), ctx.clock.now());
-        const baseUrl = publicBaseUrl(ctx, request, options.domain ?? undefined);
-        const result = await uploadFiles(ctx, {
+        const result = await storeUploadParts(ctx, request, {
           user: caller(request).user,
           options,
-          baseUrl,
-          files: uploadFileParts(request, MAX_FILES_PER_REQUEST),
+          maxFiles: MAX_FILES_PER_REQUEST,
         });
-        if (options.noJson) {
-          const text = `${result.files.map((f) => f.url).join('\n')}\n`;
-          // A text answer is not serialised by the JSON schema of 200.
-          return reply.type('text/plain; charset=utf-8').send(text as unknown as typeof result);
-        }
-        return result;
-      } catch (err) {
-        cutOffRequestBody(request, reply);
-        throw err;
-      }
-    },
+        return options.noJson
+          ? sendLinksAsText<typeof result>(
+              reply,
+              result.files.map((f) => f.url),
+            )
+          : result;
+      }),
   );
 };

@@ -9,7 +9,7 @@ import { verifyPassword } from '../lib/passwords.js';
 import { StorageNotFoundError } from '../storage/datasource.js';
 import { parseView } from './mappers.js';
 import type { UserViewSettings } from '../schemas/user.js';
-import { deleteFiles, deleteStoredBytes, isAdmin } from './files.js';
+import { deleteFiles, deleteStoredBytes, fileByIdOrName, isAdmin } from './files.js';
 
 /** How long a token handed out for a right password opens the file. */
 export const FILE_ACCESS_TOKEN_TTL_MS = 30 * 60_000;
@@ -97,11 +97,7 @@ export async function unlockFile(
   password: string | undefined,
   caller: Pick<UserRow, 'id' | 'role'> | null,
 ): Promise<FileAccessToken & { fileId: string; name: string }> {
-  const row = await ctx.db
-    .selectFrom('files')
-    .select(['id', 'name', 'password', 'user_id', 'deletes_at'])
-    .where((eb) => eb.or([eb('id', '=', idOrName), eb('name', '=', idOrName)]))
-    .executeTakeFirst();
+  const row = await fileByIdOrName(ctx, idOrName);
   if (!row || (row.deletes_at !== null && row.deletes_at <= ctx.clock.now())) throw new ApiError(4000);
   const trusted = caller !== null && (caller.id === row.user_id || isAdmin(caller));
   if (row.password !== null && !trusted) {

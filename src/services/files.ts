@@ -6,12 +6,13 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Database, FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
+import { MAX_EXPIRY_MS } from '../lib/durations.js';
+import { assertUsableFileName, assertUsableOriginalName } from '../lib/file-names.js';
 import { fileLink } from '../lib/links.js';
 import { toIso } from '../lib/clock.js';
 import { mimeEssence } from '../lib/media-types.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { FileDto } from '../schemas/file.js';
-import { assertUsableFileName, MAX_EXPIRY_MS } from './upload-options.js';
 
 type Caller = Pick<UserRow, 'id' | 'role'>;
 type FileTag = FileDto['tags'][number];
@@ -108,15 +109,39 @@ export async function deleteExpiredFiles(ctx: AppContext, batchSize = 500): Prom
   }
 }
 
-/** A file the caller may manage, by id or by served name; missing or not theirs (unless admin) -> 4000. */
-export async function findManagedFile(ctx: AppContext, caller: Caller, idOrName: string): Promise<FileRow> {
-  const row = await ctx.db
+/** A file by id or by served name (the API takes either), or undefined. */
+export function fileByIdOrName(ctx: AppContext, idOrName: string): Promise<FileRow | undefined> {
+  return ctx.db
     .selectFrom('files')
     .selectAll()
     .where((eb) => eb.or([eb('id', '=', idOrName), eb('name', '=', idOrName)]))
     .executeTakeFirst();
+}
+
+/** A file the caller may manage, by id or by served name; missing or not theirs (unless admin) -> 4000. */
+export async function findManagedFile(ctx: AppContext, caller: Caller, idOrName: string): Promise<FileRow> {
+  const row = await fileByIdOrName(ctx, idOrName);
   if (!row || (row.user_id !== caller.id && !isAdmin(caller))) throw new ApiError(4000);
   return row;
+}
+
+/**
+ * The folder that files are put into (an upload's x-service-folder, a bulk move): missing -> 4001; when it is not
+ * the folder of every file's owner -> 3011.
+ */
+export async function folderForFiles(
+  ctx: AppContext,
+  folderId: string,
+  files: Array<Pick<FileRow, 'user_id'>>,
+): Promise<{ name: string }> {
+  const folder = await ctx.db
+    .selectFrom('folders')
+    .select(['user_id', 'name'])
+    .where('id', '=', folderId)
+    .executeTakeFirst();
+  if (!folder) throw new ApiError(4001, folderId);
+  if (files.some((f) => f.user_id !== folder.user_id)) throw new ApiError(3011);
+  return folder;
 }
 
 export const FILE_SORT_FIELDS = [
@@ -321,13 +346,7 @@ export async function updateFile(
     changes.name = patch.name;
   }
   if (patch.originalName !== undefined) {
-    // eslint-disable-next-line no-control-regex
-    if (
-      patch.originalName !== null &&
-      (/[/\\\u0000-\u001f\u007f-\u009f]/.test(patch.originalName) || patch.originalName.trim() === '')
-    ) {
-      throw new ApiError(1008, JSON.stringify(patch.originalName));
-    }
+    if (patch.originalName !== null) assertUsableOriginalName(patch.originalName);
     changes.original_name = patch.originalName;
   }
   if (patch.favorite !== undefined) changes.favorite = patch.favorite ? 1 : 0;
@@ -410,14 +429,7 @@ export async function updateFilesInBulk(
   } else {
     const folderId = input.folder ?? null;
     if (folderId !== null) {
-      const folder = await ctx.db
-        .selectFrom('folders')
-        .select(['user_id', 'name'])
-        .where('id', '=', folderId)
-        .executeTakeFirst();
-      if (!folder) throw new ApiError(4001, folderId);
-      if (rows.some((r) => r.user_id !== folder.user_id)) throw new ApiError(3011);
-      folderName = folder.name;
+      folderName = (await folderForFiles(ctx, folderId, rows)).name;
     }
     change = { column: 'folder_id', value: folderId };
   }

@@ -186,13 +186,7 @@ export async function updateFolder(
 ): Promise<FolderWithCounts> {
   await ctx.db.transaction().execute(async (trx) => {
     await lockUser(trx, ctx.engine, userId);
-    const current = await trx
-      .selectFrom('folders')
-      .select('id')
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    if (!current) throw new ApiError(4001);
+    await ownFolderToChange(trx, userId, id);
     if (patch.parentId !== undefined && patch.parentId !== null) await checkParent(trx, userId, patch.parentId, id);
     await trx
       .updateTable('folders')
@@ -207,6 +201,18 @@ export async function updateFolder(
       .execute();
   });
   return getOwnFolder(ctx, userId, id);
+}
+
+/** One of the user's folders, read in the transaction that changes it (the user is locked); missing -> 4001. */
+async function ownFolderToChange(db: Db, userId: string, id: string): Promise<Pick<FolderRow, 'id' | 'parent_id'>> {
+  const folder = await db
+    .selectFrom('folders')
+    .select(['id', 'parent_id'])
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (!folder) throw new ApiError(4001);
+  return folder;
 }
 
 async function ownFileInFolder(db: Db, userId: string, fileId: string): Promise<Pick<FileRow, 'id' | 'folder_id'>> {
@@ -278,13 +284,7 @@ export async function deleteFolder(
 ): Promise<FolderDeleteResult> {
   const { result, storageKeys } = await ctx.db.transaction().execute(async (trx) => {
     await lockUser(trx, ctx.engine, userId);
-    const folder = await trx
-      .selectFrom('folders')
-      .select(['id', 'parent_id'])
-      .where('id', '=', id)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    if (!folder) throw new ApiError(4001);
+    const folder = await ownFolderToChange(trx, userId, id);
     let doomed = [id];
     if (options.children === 'lift') {
       await trx

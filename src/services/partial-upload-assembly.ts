@@ -5,7 +5,7 @@ import type { PartialUploadRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import type { AppendState } from '../storage/datasource.js';
 import { failIncompleteFile, markIncompleteFile } from './incomplete-files.js';
-import type { UploadOptions } from './upload-options.js';
+import type { UploadOptions } from './uploads.js';
 import { finishStoredFiles, type IncomingFileDescription } from './uploads.js';
 
 /** An open session that received nothing for this long is discarded with its temp data. */
@@ -22,6 +22,27 @@ export function storedFileOf(session: PartialUploadRow): IncomingFileDescription
 
 export function storedOptionsOf(session: PartialUploadRow): StoredOptions {
   return JSON.parse(session.options) as StoredOptions;
+}
+
+/**
+ * The assemblies this app started after answering a last chunk: they run in the background, and closing the app
+ * waits for them (settle). Any instance can assemble any session: the state is in the database.
+ */
+export class BackgroundAssemblies {
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(private readonly ctx: AppContext) {}
+
+  start(sessionId: string): void {
+    const run = assemblePartialUpload(this.ctx, sessionId)
+      .catch((err: unknown) => this.ctx.log.error({ err, partialUpload: sessionId }, 'chunked upload assembly failed'))
+      .finally(() => this.running.delete(run));
+    this.running.add(run);
+  }
+
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.running]);
+  }
 }
 
 /**

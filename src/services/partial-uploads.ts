@@ -11,9 +11,7 @@ import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { PartialUploadRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
-import { fileLink, rawLink } from '../lib/links.js';
-import { toIso } from '../lib/clock.js';
-import { candidateName } from '../lib/file-names.js';
+import { fileLink } from '../lib/links.js';
 import { newId, newSecretToken } from '../lib/ids.js';
 import { formatByteSize } from '../lib/sizes.js';
 import type { FinalChunkResponse } from '../schemas/partial-upload.js';
@@ -21,13 +19,19 @@ import type { AppendState } from '../storage/datasource.js';
 import type { IncompleteFileMetadata } from './incomplete-files.js';
 import { discardSession, storedFileOf, storedOptionsOf, type StoredOptions } from './partial-upload-assembly.js';
 import { fileQuotaRoom } from './quotas.js';
-import type { UploadOptions } from './upload-options.js';
-import { assertUploadFolder, describeIncomingFile, isClientStreamError, newStorageKey } from './uploads.js';
+import type { UploadOptions } from './uploads.js';
+import {
+  assertUploadFolder,
+  claimFreeName,
+  describeIncomingFile,
+  isClientStreamError,
+  newStorageKey,
+  uploadAnswer,
+  uploadedFileDto,
+} from './uploads.js';
 
 /** A continuation token is valid this long after the answer that carried it. */
 export const TOKEN_TTL_MS = 30 * 60_000;
-/** Most attempts at a free served name. */
-const NAME_ATTEMPTS = 20;
 
 /** Where a chunk sits in the file: Content-Range `bytes start-end/total` and x-service-p-lastchunk. */
 export interface ChunkPosition {
@@ -309,65 +313,57 @@ async function reserveFile(
   const incompleteId = newId();
   const now = ctx.clock.now();
   const chunks = session.chunks + 1;
-  for (let attempt = 0; ; attempt++) {
-    if (attempt >= NAME_ATTEMPTS) throw new Error(`no free file name after ${NAME_ATTEMPTS} attempts`);
-    const name = options.fileName
-      ? `${options.fileName}${file.extension}`
-      : candidateName(
-          {
-            format: options.format,
-            length: ctx.settings.get().filesNameLength,
-            extension: file.extension,
-            originalName: file.clientName,
-            now,
-          },
-          attempt,
-        );
+  const wish = {
+    options,
+    nameLength: ctx.settings.get().filesNameLength,
+    extension: file.extension,
+    clientName: file.clientName,
+    now,
+  };
+  return claimFreeName(wish, async (name) => {
     const url = fileLink(ctx.settings.get(), session.base_url, name);
     const taken = await ctx.db.selectFrom('files').select('id').where('name', '=', name).executeTakeFirst();
-    if (!taken) {
-      const metadata: IncompleteFileMetadata = { name, type: file.type, size: session.total_size, url };
-      try {
-        await ctx.db.transaction().execute(async (trx) => {
-          const moved = await trx
-            .updateTable('partial_uploads')
-            .set({
-              state: 'assembling',
-              reserved_name: name,
-              incomplete_file_id: incompleteId,
-              append_state: JSON.stringify(state),
-              received: session.total_size,
-              chunks,
-              updated_at: now,
-            })
-            .where('id', '=', session.id)
-            .where('state', '=', 'receiving')
-            .executeTakeFirst();
-          if (Number(moved.numUpdatedRows) !== 1)
-            throw new ApiError(1003, `the upload was discarded meanwhile: ${RESTART}`);
-          await trx
-            .insertInto('incomplete_files')
-            .values({
-              id: incompleteId,
-              user_id: session.user_id,
-              file_id: null,
-              status: 'PENDING',
-              chunks_total: chunks,
-              chunks_complete: 0,
-              metadata: JSON.stringify(metadata),
-              created_at: now,
-              updated_at: now,
-            })
-            .execute();
-        });
-        return finalAnswer(ctx, session, name, incompleteId);
-      } catch (err) {
-        if (!isUniqueViolation(err, 'reserved_name')) throw err;
-      }
+    if (taken) return undefined;
+    const metadata: IncompleteFileMetadata = { name, type: file.type, size: session.total_size, url };
+    try {
+      await ctx.db.transaction().execute(async (trx) => {
+        const moved = await trx
+          .updateTable('partial_uploads')
+          .set({
+            state: 'assembling',
+            reserved_name: name,
+            incomplete_file_id: incompleteId,
+            append_state: JSON.stringify(state),
+            received: session.total_size,
+            chunks,
+            updated_at: now,
+          })
+          .where('id', '=', session.id)
+          .where('state', '=', 'receiving')
+          .executeTakeFirst();
+        if (Number(moved.numUpdatedRows) !== 1)
+          throw new ApiError(1003, `the upload was discarded meanwhile: ${RESTART}`);
+        await trx
+          .insertInto('incomplete_files')
+          .values({
+            id: incompleteId,
+            user_id: session.user_id,
+            file_id: null,
+            status: 'PENDING',
+            chunks_total: chunks,
+            chunks_complete: 0,
+            metadata: JSON.stringify(metadata),
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
+      });
+      return finalAnswer(ctx, session, name, incompleteId);
+    } catch (err) {
+      if (!isUniqueViolation(err, 'reserved_name')) throw err;
+      return undefined;
     }
-    // An explicit name that is taken is the client's to change.
-    if (options.fileName) throw new ApiError(1014, name);
-  }
+  });
 }
 
 function finalAnswer(
@@ -378,23 +374,16 @@ function finalAnswer(
 ): FinalChunkResponse {
   const file = storedFileOf(session);
   const options = storedOptionsOf(session);
-  const deletesAt = options.deletesAt === null ? null : toIso(options.deletesAt);
-  return {
-    files: [
-      {
-        name,
-        type: file.type,
-        size: session.total_size,
-        url: fileLink(ctx.settings.get(), session.base_url, name),
-        rawUrl: rawLink(session.base_url, name),
-        originalName: options.keepOriginalName ? file.clientName : null,
-        deletesAt,
-        pending: true,
-      },
-    ],
-    partialSuccess: false,
-    incompleteFileId: incompleteId,
-    ...(deletesAt !== null ? { deletesAt } : {}),
-    assumedMimetypes: [file.assumedType],
+  const pending = {
+    ...uploadedFileDto(ctx, session.base_url, {
+      name,
+      type: file.type,
+      size: session.total_size,
+      originalName: options.keepOriginalName ? file.clientName : null,
+      deletesAt: options.deletesAt,
+    }),
+    pending: true as const,
   };
+  const { files, ...rest } = uploadAnswer([pending], [file.assumedType]);
+  return { files, partialSuccess: false, incompleteFileId: incompleteId, ...rest };
 }

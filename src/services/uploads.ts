@@ -10,15 +10,35 @@ import { ApiError } from '../lib/errors.js';
 import { fileLink, rawLink } from '../lib/links.js';
 import { ByteLimit, ByteLimitExceededError } from '../lib/byte-limit.js';
 import { toIso } from '../lib/clock.js';
-import { candidateName, extensionOf, sanitizeFileName, suffixedName } from '../lib/file-names.js';
+import { candidateName, extensionOf, sanitizeFileName, suffixedName, type FileNameFormat } from '../lib/file-names.js';
 import { newId } from '../lib/ids.js';
 import { mimeEssence } from '../lib/media-types.js';
 import { hashPassword } from '../lib/passwords.js';
 import { formatByteSize } from '../lib/sizes.js';
 import type { UploadedFileDto, UploadResponse } from '../schemas/file.js';
-import { deleteStoredBytes } from './files.js';
+import { deleteStoredBytes, folderForFiles } from './files.js';
 import { assertFileQuota, fileQuotaRoom } from './quotas.js';
-import type { UploadOptions } from './upload-options.js';
+
+/** The options of an upload (x-service-* headers, read by src/http/upload-headers.ts). */
+export interface UploadOptions {
+  /** Epoch ms after which the file is deleted, or null to keep it. The default expiry is already applied. */
+  deletesAt: number | null;
+  format: FileNameFormat;
+  /** Clear-text password to protect the files with (hashed before it is stored). */
+  password: string | null;
+  maxViews: number | null;
+  /** Keep the client's file name as originalName (shown in downloads). */
+  keepOriginalName: boolean;
+  /** Explicit served name (without the extension); replaces the format. */
+  fileName: string | null;
+  /** Extension replacing the client's, with its dot. */
+  fileExtension: string | null;
+  folderId: string | null;
+  /** Host (optionally with scheme and port) for the returned links; validated when links are built. */
+  domain: string | null;
+  /** Answer plain-text links, one per line, instead of JSON. */
+  noJson: boolean;
+}
 
 /** One file part of an upload request, to be read once, in order. */
 export interface IncomingFile {
@@ -87,10 +107,7 @@ export function newStorageKey(): string {
 
 /** Folder of an upload: must exist (4001) and be the uploader's (3011). */
 export async function assertUploadFolder(ctx: AppContext, userId: string, folderId: string | null): Promise<void> {
-  if (folderId === null) return;
-  const folder = await ctx.db.selectFrom('folders').select('user_id').where('id', '=', folderId).executeTakeFirst();
-  if (!folder) throw new ApiError(4001, folderId);
-  if (folder.user_id !== userId) throw new ApiError(3011);
+  if (folderId !== null) await folderForFiles(ctx, folderId, [{ user_id: userId }]);
 }
 
 interface StreamLimits {
@@ -192,6 +209,45 @@ export interface FinishInput {
 /** Most attempts at a free name before giving up (each retry of the random formats is a fresh random name). */
 const NAME_ATTEMPTS = 20;
 
+/** What a new file's served name is made from. */
+export interface NameWish {
+  options: Pick<UploadOptions, 'fileName' | 'format'>;
+  /** Length of the random part (the filesNameLength setting). */
+  nameLength: number;
+  extension: string;
+  clientName: string | null;
+  now: number;
+  /** A later file of the same request: its explicit name gets a suffix at once. */
+  sibling?: boolean;
+}
+
+/**
+ * Tries served names for a new file until `claim` takes one (returns a value): the format's candidates, each retry a
+ * fresh one, or the explicit name (x-service-filename), which when taken is the client's to change (1014), except
+ * for the later files of one request, which get a suffix.
+ */
+export async function claimFreeName<T>(wish: NameWish, claim: (name: string) => Promise<T | undefined>): Promise<T> {
+  const { options } = wish;
+  for (let attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
+    const name = options.fileName
+      ? suffixedName(options.fileName, wish.extension, wish.sibling ? attempt + 1 : attempt)
+      : candidateName(
+          {
+            format: options.format,
+            length: wish.nameLength,
+            extension: wish.extension,
+            originalName: wish.clientName,
+            now: wish.now,
+          },
+          attempt,
+        );
+    const claimed = await claim(name);
+    if (claimed !== undefined) return claimed;
+    if (options.fileName && !wish.sibling) throw new ApiError(1014, name);
+  }
+  throw new Error(`no free file name after ${NAME_ATTEMPTS} attempts`);
+}
+
 /**
  * Turns stored objects into files: names them, checks the quota (5002) and inserts the records in one transaction
  * that serialises per user, so that concurrent uploads cannot together go over the quota. On any failure the stored
@@ -225,30 +281,24 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
           created_at: now,
           updated_at: now,
         };
-        for (let attempt = 0; ; attempt++) {
-          if (attempt >= NAME_ATTEMPTS) throw new Error(`no free file name after ${NAME_ATTEMPTS} attempts`);
-          row.name = options.fileName
-            ? // An explicit name: the later files of the same request get a suffix.
-              suffixedName(options.fileName, object.extension, inserted.length > 0 ? attempt + 1 : attempt)
-            : candidateName(
-                {
-                  format: options.format,
-                  length: nameLength,
-                  extension: object.extension,
-                  originalName: object.clientName,
-                  now,
-                },
-                attempt,
-              );
-          const result = await trx
-            .insertInto('files')
-            .values(row)
-            .onConflict((oc) => oc.column('name').doNothing())
-            .executeTakeFirst();
-          if (Number(result.numInsertedOrUpdatedRows ?? 0) === 1) break;
-          // The explicit name of the first file that is taken is the client's to change.
-          if (options.fileName && inserted.length === 0) throw new ApiError(1014, row.name);
-        }
+        row.name = await claimFreeName(
+          {
+            options,
+            nameLength,
+            extension: object.extension,
+            clientName: object.clientName,
+            now,
+            sibling: inserted.length > 0,
+          },
+          async (name) => {
+            const result = await trx
+              .insertInto('files')
+              .values({ ...row, name })
+              .onConflict((oc) => oc.column('name').doNothing())
+              .executeTakeFirst();
+            return Number(result.numInsertedOrUpdatedRows ?? 0) === 1 ? name : undefined;
+          },
+        );
         inserted.push({ ...row });
       }
       return inserted;
@@ -261,20 +311,44 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
 }
 
 function uploadResponse(ctx: AppContext, baseUrl: string, rows: FileRow[], objects: StoredObject[]): UploadResponse {
-  const files: UploadedFileDto[] = rows.map((row) => ({
+  const files = rows.map((row) => ({
     id: row.id,
-    name: row.name,
-    type: row.type,
-    size: row.size,
-    url: fileLink(ctx.settings.get(), baseUrl, row.name),
-    rawUrl: rawLink(baseUrl, row.name),
-    originalName: row.original_name,
-    deletesAt: row.deletes_at === null ? null : toIso(row.deletes_at),
+    ...uploadedFileDto(ctx, baseUrl, {
+      name: row.name,
+      type: row.type,
+      size: row.size,
+      originalName: row.original_name,
+      deletesAt: row.deletes_at,
+    }),
   }));
-  const deletesAt = rows[0]?.deletes_at;
-  return {
+  return uploadAnswer(
     files,
-    ...(deletesAt !== null && deletesAt !== undefined ? { deletesAt: toIso(deletesAt) } : {}),
-    assumedMimetypes: objects.map((o) => o.assumedType),
+    objects.map((o) => o.assumedType),
+  );
+}
+
+/** One file of an upload's answer but its id (the future file of a chunked upload has none yet). */
+export function uploadedFileDto(
+  ctx: Pick<AppContext, 'settings'>,
+  baseUrl: string,
+  file: { name: string; type: string; size: number; originalName: string | null; deletesAt: number | null },
+): Omit<UploadedFileDto, 'id'> {
+  return {
+    name: file.name,
+    type: file.type,
+    size: file.size,
+    url: fileLink(ctx.settings.get(), baseUrl, file.name),
+    rawUrl: rawLink(baseUrl, file.name),
+    originalName: file.originalName,
+    deletesAt: file.deletesAt === null ? null : toIso(file.deletesAt),
   };
+}
+
+/** An upload's answer: its files, their expiry (that of the first, when it has one), which types were guessed. */
+export function uploadAnswer<F extends { deletesAt: string | null }>(
+  files: F[],
+  assumedMimetypes: boolean[],
+): { files: F[]; deletesAt?: string; assumedMimetypes: boolean[] } {
+  const deletesAt = files[0]?.deletesAt;
+  return { files, ...(deletesAt ? { deletesAt } : {}), assumedMimetypes };
 }

@@ -3,7 +3,7 @@
 // multipart uploads whose state (upload id, parts) is the JSON AppendState; since S3 parts must be >= 5 MiB except
 // the last, appended bytes are spooled to a local temp file until a whole part is ready.
 import { constants as fsConstants, createReadStream } from 'node:fs';
-import { open, stat, truncate } from 'node:fs/promises';
+import { open, stat, truncate, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform, Writable, pipeline as pipelineCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -110,7 +110,9 @@ export class S3Datasource implements Datasource {
     } catch (err) {
       client.destroy();
       const where = config.S3_ENDPOINT ?? `AWS ${config.S3_REGION}`;
-      throw new Error(`S3 bucket ${config.S3_BUCKET} at ${where} is not usable: ${describeS3Error(err)}`);
+      throw new Error(`S3 bucket ${config.S3_BUCKET} at ${where} is not usable: ${describeS3Error(err)}`, {
+        cause: err,
+      });
     }
     return new S3Datasource(
       client,
@@ -384,7 +386,7 @@ class PartSpooler extends Writable {
   private spooled: number;
   private readonly parts: UploadedPart[];
   private readonly created: string[] = [];
-  private handle: import('node:fs/promises').FileHandle | undefined;
+  private handle: FileHandle | undefined;
   /** The write in progress: a failed call waits for it before cleaning up, so nothing is written afterwards. */
   private pending: Promise<void> = Promise.resolve();
 
@@ -438,7 +440,7 @@ class PartSpooler extends Writable {
     }
   }
 
-  private async openSpool(): Promise<import('node:fs/promises').FileHandle> {
+  private async openSpool(): Promise<FileHandle> {
     this.handle ??= await open(this.storage.spoolPath(this.spool), fsConstants.O_WRONLY | fsConstants.O_CREAT);
     return this.handle;
   }
