@@ -57,11 +57,11 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['**/../src/**', '!**/../src/schemas/**', '!**/../src/lib/**'],
+              regex: '^(\\.\\./)+src/(?!schemas/|lib/)',
               message: 'The dashboard imports only the server’s schemas (as types) and its pure lib/.',
             },
             {
-              group: ['**/../src/schemas/**'],
+              regex: '^(\\.\\./)+src/schemas/',
               allowTypeImports: true,
               message: 'Import the server’s schemas as types only (import type …).',
             },
