@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { caller, requireUser } from '../http/auth.js';
 import { publicBaseUrl } from '../http/links.js';
-import { AUTHENTICATED } from '../http/openapi.js';
+import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
 import { contentDisposition } from '../lib/content-disposition.js';
 import { Id } from '../schemas/common.js';
@@ -25,7 +25,6 @@ import {
 import type { FolderRow } from '../db/types.js';
 import type { FastifyReply } from 'fastify';
 
-const security = AUTHENTICATED;
 const tags = ['folders'];
 const FolderIdParams = z.object({ id: Id });
 const ParentId = Id.nullable().describe('the parent folder; null for the top level (1015, 1016, 3003, 4007)');
@@ -46,20 +45,15 @@ export async function sendFolderZip(
 }
 
 export const folderRoutes: RouteModule = (app, ctx) => {
-  const auth = requireUser(ctx);
+  const guarded = guardedRoute(requireUser(ctx), tags);
 
   app.get(
     '/api/user/folders',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "The caller's folders by name: all, the top level (parentId=root) or one folder's children",
-        tags,
-        security,
-        querystring: z.object({ parentId: z.string().max(64).optional().describe('a folder id, or "root"') }),
-        response: { 200: z.array(FolderSchema) },
-      },
-    },
+    guarded({
+      summary: "The caller's folders by name: all, the top level (parentId=root) or one folder's children",
+      querystring: z.object({ parentId: z.string().max(64).optional().describe('a folder id, or "root"') }),
+      response: { 200: z.array(FolderSchema) },
+    }),
     async (request) => {
       const { parentId } = request.query;
       const rows = await listFolders(ctx, caller(request).user.id, parentId === 'root' ? null : parentId);
@@ -69,36 +63,26 @@ export const folderRoutes: RouteModule = (app, ctx) => {
 
   app.post(
     '/api/user/folders',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "Create a folder, optionally inside another of the caller's folders",
-        tags,
-        security,
-        body: z.object({
-          name: FolderNameSchema,
-          public: z.boolean().optional(),
-          allowUploads: z.boolean().optional(),
-          parentId: ParentId.optional(),
-        }),
-        response: { 200: FolderSchema },
-      },
-    },
+    guarded({
+      summary: "Create a folder, optionally inside another of the caller's folders",
+      body: z.object({
+        name: FolderNameSchema,
+        public: z.boolean().optional(),
+        allowUploads: z.boolean().optional(),
+        parentId: ParentId.optional(),
+      }),
+      response: { 200: FolderSchema },
+    }),
     async (request) => toFolderDto(await createFolder(ctx, caller(request).user.id, request.body)),
   );
 
   app.get(
     '/api/user/folders/:id',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'A folder with its files, child folders and path from the top',
-        tags,
-        security,
-        params: FolderIdParams,
-        response: { 200: FolderDetailSchema },
-      },
-    },
+    guarded({
+      summary: 'A folder with its files, child folders and path from the top',
+      params: FolderIdParams,
+      response: { 200: FolderDetailSchema },
+    }),
     async (request) => {
       const detail = await getFolderDetail(ctx, caller(request).user.id, request.params.id);
       return {
@@ -112,96 +96,71 @@ export const folderRoutes: RouteModule = (app, ctx) => {
 
   app.patch(
     '/api/user/folders/:id',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'Rename, move (parentId), open or close a folder; missing properties stay',
-        tags,
-        security,
-        params: FolderIdParams,
-        body: z.object({
-          name: FolderNameSchema.optional(),
-          public: z.boolean().optional(),
-          allowUploads: z.boolean().optional(),
-          parentId: ParentId.optional(),
-        }),
-        response: { 200: FolderSchema },
-      },
-    },
+    guarded({
+      summary: 'Rename, move (parentId), open or close a folder; missing properties stay',
+      params: FolderIdParams,
+      body: z.object({
+        name: FolderNameSchema.optional(),
+        public: z.boolean().optional(),
+        allowUploads: z.boolean().optional(),
+        parentId: ParentId.optional(),
+      }),
+      response: { 200: FolderSchema },
+    }),
     async (request) => toFolderDto(await updateFolder(ctx, caller(request).user.id, request.params.id, request.body)),
   );
 
   app.delete(
     '/api/user/folders/:id',
-    {
-      preValidation: auth,
-      schema: {
-        summary:
-          'Delete a folder; files=keep (default) leaves its files unfiled, files=delete deletes them with their bytes; ' +
-          'children=delete (default) deletes the folders below too, children=lift moves them up to its parent',
-        tags,
-        security,
-        params: FolderIdParams,
-        querystring: z.object({
-          files: z.enum(['keep', 'delete']).default('keep'),
-          children: z.enum(['delete', 'lift']).default('delete'),
+    guarded({
+      summary:
+        'Delete a folder; files=keep (default) leaves its files unfiled, files=delete deletes them with their bytes; ' +
+        'children=delete (default) deletes the folders below too, children=lift moves them up to its parent',
+      params: FolderIdParams,
+      querystring: z.object({
+        files: z.enum(['keep', 'delete']).default('keep'),
+        children: z.enum(['delete', 'lift']).default('delete'),
+      }),
+      response: {
+        200: z.object({
+          folders: z.number().int().describe('folders deleted'),
+          deletedFiles: z.number().int(),
+          keptFiles: z.number().int().describe('files that were in deleted folders and are now unfiled'),
         }),
-        response: {
-          200: z.object({
-            folders: z.number().int().describe('folders deleted'),
-            deletedFiles: z.number().int(),
-            keptFiles: z.number().int().describe('files that were in deleted folders and are now unfiled'),
-          }),
-        },
       },
-    },
+    }),
     async (request) => deleteFolder(ctx, caller(request).user.id, request.params.id, request.query),
   );
 
   app.post(
     '/api/user/folders/:id/files',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "Put one of the caller's files into the folder (1011 when it is already there)",
-        tags,
-        security,
-        params: FolderIdParams,
-        body: z.object({ id: Id.describe('the file') }),
-        response: { 200: FolderSchema },
-      },
-    },
+    guarded({
+      summary: "Put one of the caller's files into the folder (1011 when it is already there)",
+      params: FolderIdParams,
+      body: z.object({ id: Id.describe('the file') }),
+      response: { 200: FolderSchema },
+    }),
     async (request) =>
       toFolderDto(await addFileToFolder(ctx, caller(request).user.id, request.params.id, request.body.id)),
   );
 
   app.delete(
     '/api/user/folders/:id/files/:fileId',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'Take a file out of the folder; it stays, unfiled (1012 when it is not in the folder)',
-        tags,
-        security,
-        params: z.object({ id: Id, fileId: Id }),
-        response: { 200: FolderSchema },
-      },
-    },
+    guarded({
+      summary: 'Take a file out of the folder; it stays, unfiled (1012 when it is not in the folder)',
+      params: z.object({ id: Id, fileId: Id }),
+      response: { 200: FolderSchema },
+    }),
     async (request) =>
       toFolderDto(await removeFileFromFolder(ctx, caller(request).user.id, request.params.id, request.params.fileId)),
   );
 
   app.get(
     '/api/user/folders/:id/zip',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'Download the folder and the folders below it as a zip (streamed)',
-        tags,
-        security,
-        params: FolderIdParams,
-      },
-    },
+    guarded({
+      summary: 'Download the folder and the folders below it as a zip (streamed)',
+      params: FolderIdParams,
+    }),
     async (request, reply) => {
       const folder = await getOwnFolder(ctx, caller(request).user.id, request.params.id);
       return sendFolderZip(ctx, reply, folder, 'owner');

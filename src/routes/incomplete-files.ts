@@ -1,45 +1,34 @@
 // GET / DELETE /api/user/files/incomplete: the caller's chunked uploads being (or done being) assembled.
 import { z } from 'zod';
 import { caller, requireUser } from '../http/auth.js';
-import { AUTHENTICATED } from '../http/openapi.js';
+import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
 import { Id } from '../schemas/common.js';
 import { IncompleteFileSchema } from '../schemas/partial-upload.js';
 import { deleteFinishedIncompleteFiles, listIncompleteFiles } from '../services/incomplete-files.js';
 
-const security = AUTHENTICATED;
 const tags = ['files'];
 
 export const incompleteFilesRoutes: RouteModule = (app, ctx) => {
-  const auth = requireUser(ctx);
+  const guarded = guardedRoute(requireUser(ctx), tags);
 
   app.get(
     '/api/user/files/incomplete',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "The caller's chunked uploads being assembled, newest first",
-        description: 'status: PENDING, PROCESSING, COMPLETE (fileId is the file) or FAILED (metadata.error says why).',
-        tags,
-        security,
-        response: { 200: z.array(IncompleteFileSchema) },
-      },
-    },
+    guarded({
+      summary: "The caller's chunked uploads being assembled, newest first",
+      description: 'status: PENDING, PROCESSING, COMPLETE (fileId is the file) or FAILED (metadata.error says why).',
+      response: { 200: z.array(IncompleteFileSchema) },
+    }),
     async (request) => listIncompleteFiles(ctx, caller(request).user.id),
   );
 
   app.delete(
     '/api/user/files/incomplete',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "Removes the caller's finished (COMPLETE or FAILED) records: the listed ones, or all",
-        tags,
-        security,
-        body: z.object({ id: z.array(Id).max(1000).optional() }).nullish(),
-        response: { 200: z.object({ count: z.number().int() }) },
-      },
-    },
+    guarded({
+      summary: "Removes the caller's finished (COMPLETE or FAILED) records: the listed ones, or all",
+      body: z.object({ id: z.array(Id).max(1000).optional() }).nullish(),
+      response: { 200: z.object({ count: z.number().int() }) },
+    }),
     async (request) => ({
       count: await deleteFinishedIncompleteFiles(ctx, caller(request).user.id, request.body?.id ?? undefined),
     }),

@@ -2,13 +2,12 @@
 // without logging in (/api/auth/invites/web/:code), learning whether it can be used but not who made it.
 import { z } from 'zod';
 import { caller, requireAdmin } from '../http/auth.js';
-import { AUTHENTICATED } from '../http/openapi.js';
+import { guardedRoute } from '../http/openapi.js';
 import { loginRateLimit } from '../http/rate-limit.js';
 import type { RouteModule } from '../http/types.js';
 import { Id, IsoDateTime } from '../schemas/common.js';
 import { createInvite, deleteInvite, getInvite, listInvites, lookUpInviteCode } from '../services/invites.js';
 
-const security = AUTHENTICATED;
 const tags = ['invites'];
 
 const InviteSchema = z
@@ -37,38 +36,30 @@ const PublicInviteSchema = z
 const Params = z.object({ id: Id });
 
 export const invitesRoutes: RouteModule = (app, ctx) => {
-  const admin = requireAdmin(ctx);
+  const adminOnly = guardedRoute(requireAdmin(ctx), tags);
 
   app.get(
     '/api/auth/invites',
-    {
-      preValidation: admin,
-      schema: { summary: 'Every invite, newest first', tags, security, response: { 200: z.array(InviteSchema) } },
-    },
+    adminOnly({ summary: 'Every invite, newest first', response: { 200: z.array(InviteSchema) } }),
     async () => listInvites(ctx),
   );
 
   app.post(
     '/api/auth/invites',
-    {
-      preValidation: admin,
-      schema: {
-        summary: 'Create an invite (1036 while invites are disabled)',
-        description: 'The code has settings.invitesCodeLength characters.',
-        tags,
-        security,
-        body: z.object({
-          expiresAt: z
-            .string()
-            .max(64)
-            .nullable()
-            .optional()
-            .describe('ISO date-time, a duration from now such as 7d, or "never" (the default)'),
-          maxUses: z.number().int().min(1).nullable().optional().describe('unlimited when absent or null'),
-        }),
-        response: { 200: InviteSchema },
-      },
-    },
+    adminOnly({
+      summary: 'Create an invite (1036 while invites are disabled)',
+      description: 'The code has settings.invitesCodeLength characters.',
+      body: z.object({
+        expiresAt: z
+          .string()
+          .max(64)
+          .nullable()
+          .optional()
+          .describe('ISO date-time, a duration from now such as 7d, or "never" (the default)'),
+        maxUses: z.number().int().min(1).nullable().optional().describe('unlimited when absent or null'),
+      }),
+      response: { 200: InviteSchema },
+    }),
     async (request) => createInvite(ctx, caller(request).user.id, request.body),
   );
 
@@ -89,31 +80,21 @@ export const invitesRoutes: RouteModule = (app, ctx) => {
 
   app.get(
     '/api/auth/invites/:id',
-    {
-      preValidation: admin,
-      schema: {
-        summary: 'One invite, by id or code (4005 when neither matches)',
-        tags,
-        security,
-        params: Params,
-        response: { 200: InviteSchema },
-      },
-    },
+    adminOnly({
+      summary: 'One invite, by id or code (4005 when neither matches)',
+      params: Params,
+      response: { 200: InviteSchema },
+    }),
     async (request) => getInvite(ctx, request.params.id),
   );
 
   app.delete(
     '/api/auth/invites/:id',
-    {
-      preValidation: admin,
-      schema: {
-        summary: 'Delete an invite (4004 when unknown, 6000 when the database refuses)',
-        tags,
-        security,
-        params: Params,
-        response: { 200: InviteSchema },
-      },
-    },
+    adminOnly({
+      summary: 'Delete an invite (4004 when unknown, 6000 when the database refuses)',
+      params: Params,
+      response: { 200: InviteSchema },
+    }),
     async (request) => deleteInvite(ctx, request.params.id),
   );
 };

@@ -2,7 +2,7 @@
 // GET /api/server/public, what a login or register page (and the upload page: chunk sizes) needs before anyone is logged in.
 import { z } from 'zod';
 import { requireAdmin } from '../http/auth.js';
-import { AUTHENTICATED } from '../http/openapi.js';
+import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
 import { isFirstSetup } from '../services/accounts.js';
 import { SETTING_DEFINITIONS, SETTING_KEYS, type SettingKey, type Settings } from '../services/settings.js';
@@ -48,39 +48,29 @@ const FIELDS = Object.fromEntries(
 );
 
 export const serverSettingsRoutes: RouteModule = (app, ctx) => {
-  const admin = requireAdmin(ctx);
+  const adminOnly = guardedRoute(requireAdmin(ctx), tags);
   const answer = (settings: Settings) => ({ settings, locked: ctx.settings.lockedKeys(), fields: FIELDS });
 
   app.get(
     '/api/server/settings',
-    {
-      preValidation: admin,
-      schema: {
-        summary: 'The server settings, the keys locked by the environment, and what each key means',
-        description: 'Read from the database on every call (4010 when the settings record is missing).',
-        tags,
-        security: AUTHENTICATED,
-        response: { 200: SettingsAnswer },
-      },
-    },
+    adminOnly({
+      summary: 'The server settings, the keys locked by the environment, and what each key means',
+      description: 'Read from the database on every call (4010 when the settings record is missing).',
+      response: { 200: SettingsAnswer },
+    }),
     async () => answer(await ctx.settings.refresh()),
   );
 
   app.patch(
     '/api/server/settings',
-    {
-      preValidation: admin,
-      schema: {
-        summary: 'Change some settings; they take effect at once',
-        description:
-          'Unknown keys, invalid values and keys locked by the environment are refused together with 1022, naming ' +
-          'each failing key in issues; nothing is stored then. 4010 when the settings record is missing.',
-        tags,
-        security: AUTHENTICATED,
-        body: z.record(z.string(), z.unknown()),
-        response: { 200: SettingsAnswer },
-      },
-    },
+    adminOnly({
+      summary: 'Change some settings; they take effect at once',
+      description:
+        'Unknown keys, invalid values and keys locked by the environment are refused together with 1022, naming ' +
+        'each failing key in issues; nothing is stored then. 4010 when the settings record is missing.',
+      body: z.record(z.string(), z.unknown()),
+      response: { 200: SettingsAnswer },
+    }),
     async (request) => answer(await ctx.settings.update(request.body)),
   );
 

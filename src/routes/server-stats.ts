@@ -2,12 +2,11 @@
 // (GET /api/server/stats/users?ids=...), for the administration pages of the dashboard.
 import { z } from 'zod';
 import { requireAdmin } from '../http/auth.js';
-import { AUTHENTICATED } from '../http/openapi.js';
+import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
 import { serverStats, TOP_TYPES, TOP_USERS, usersUsage } from '../services/server-stats.js';
 
 const tags = ['server'];
-const security = AUTHENTICATED;
 const Count = z.number().int();
 
 const ServerStatsSchema = z
@@ -43,38 +42,28 @@ const UserIds = z
   .describe('comma-separated user ids, at most 100 (a page of GET /api/users)');
 
 export const serverStatsRoutes: RouteModule = (app, ctx) => {
-  const admin = requireAdmin(ctx);
+  const adminOnly = guardedRoute(requireAdmin(ctx), tags);
 
   app.get(
     '/api/server/stats',
-    {
-      preValidation: admin,
-      schema: {
-        summary: 'Server totals: users, files, bytes stored, views, short URLs, invites, files by type, top users',
-        tags,
-        security,
-        response: { 200: ServerStatsSchema },
-      },
-    },
+    adminOnly({
+      summary: 'Server totals: users, files, bytes stored, views, short URLs, invites, files by type, top users',
+      response: { 200: ServerStatsSchema },
+    }),
     async () => serverStats(ctx),
   );
 
   app.get(
     '/api/server/stats/users',
-    {
-      preValidation: admin,
-      schema: {
-        summary: 'Files, bytes and short URLs held by each of the given users (zeros for unknown ids)',
-        tags,
-        security,
-        querystring: z.object({ ids: UserIds }),
-        response: {
-          200: z.object({
-            usage: z.array(z.object({ userId: z.string(), files: Count, storageUsed: Count, urls: Count })),
-          }),
-        },
+    adminOnly({
+      summary: 'Files, bytes and short URLs held by each of the given users (zeros for unknown ids)',
+      querystring: z.object({ ids: UserIds }),
+      response: {
+        200: z.object({
+          usage: z.array(z.object({ userId: z.string(), files: Count, storageUsed: Count, urls: Count })),
+        }),
       },
-    },
+    }),
     async (request) => ({ usage: await usersUsage(ctx, request.query.ids) }),
   );
 };

@@ -1,7 +1,7 @@
 // The caller's tags (create, list, read, rename/recolour, delete) and the tags on the caller's files.
 import { z } from 'zod';
 import { caller, requireUser } from '../http/auth.js';
-import { AUTHENTICATED } from '../http/openapi.js';
+import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
 import { Id } from '../schemas/common.js';
 import { FileTagSchema } from '../schemas/file.js';
@@ -18,7 +18,6 @@ import {
   updateTag,
 } from '../services/tags.js';
 
-const security = AUTHENTICATED;
 const tags = ['tags'];
 const TagIdParams = z.object({ id: Id });
 const FileIdParams = z.object({ id: Id });
@@ -26,106 +25,73 @@ const FileTagParams = z.object({ id: Id, tagId: Id });
 const FileTagsReply = z.object({ tags: z.array(FileTagSchema) });
 
 export const tagRoutes: RouteModule = (app, ctx) => {
-  const auth = requireUser(ctx);
+  const guarded = guardedRoute(requireUser(ctx), tags);
 
   app.get(
     '/api/user/tags',
-    {
-      preValidation: auth,
-      schema: { summary: "The caller's tags, by name", tags, security, response: { 200: z.array(TagSchema) } },
-    },
+    guarded({ summary: "The caller's tags, by name", response: { 200: z.array(TagSchema) } }),
     async (request) => (await listTags(ctx, caller(request).user.id)).map(toTagDto),
   );
 
   app.post(
     '/api/user/tags',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'Create a tag (1033 when the caller already has one of that name)',
-        tags,
-        security,
-        body: z.object({ name: TagNameSchema, color: TagColorSchema.optional() }),
-        response: { 200: TagSchema },
-      },
-    },
+    guarded({
+      summary: 'Create a tag (1033 when the caller already has one of that name)',
+      body: z.object({ name: TagNameSchema, color: TagColorSchema.optional() }),
+      response: { 200: TagSchema },
+    }),
     async (request) => toTagDto(await createTag(ctx, caller(request).user.id, request.body)),
   );
 
   app.get(
     '/api/user/tags/:id',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "One of the caller's tags",
-        tags,
-        security,
-        params: TagIdParams,
-        response: { 200: TagSchema },
-      },
-    },
+    guarded({
+      summary: "One of the caller's tags",
+      params: TagIdParams,
+      response: { 200: TagSchema },
+    }),
     async (request) => toTagDto(await getOwnTag(ctx, caller(request).user.id, request.params.id)),
   );
 
   app.patch(
     '/api/user/tags/:id',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'Rename or recolour a tag (1034 when the new name is taken)',
-        tags,
-        security,
-        params: TagIdParams,
-        body: z.object({ name: TagNameSchema.optional(), color: TagColorSchema.optional() }),
-        response: { 200: TagSchema },
-      },
-    },
+    guarded({
+      summary: 'Rename or recolour a tag (1034 when the new name is taken)',
+      params: TagIdParams,
+      body: z.object({ name: TagNameSchema.optional(), color: TagColorSchema.optional() }),
+      response: { 200: TagSchema },
+    }),
     async (request) => toTagDto(await updateTag(ctx, caller(request).user.id, request.params.id, request.body)),
   );
 
   app.delete(
     '/api/user/tags/:id',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'Delete a tag (files keep existing, untagged)',
-        tags,
-        security,
-        params: TagIdParams,
-        response: { 200: TagSchema },
-      },
-    },
+    guarded({
+      summary: 'Delete a tag (files keep existing, untagged)',
+      params: TagIdParams,
+      response: { 200: TagSchema },
+    }),
     async (request) => toTagDto(await deleteTag(ctx, caller(request).user.id, request.params.id)),
   );
 
   app.get(
     '/api/user/files/:id/tags',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "The tags of one of the caller's files",
-        tags,
-        security,
-        params: FileIdParams,
-        response: { 200: FileTagsReply },
-      },
-    },
+    guarded({
+      summary: "The tags of one of the caller's files",
+      params: FileIdParams,
+      response: { 200: FileTagsReply },
+    }),
     async (request) => ({ tags: await tagsOfFile(ctx, caller(request).user.id, request.params.id) }),
   );
 
   app.put(
     '/api/user/files/:id/tags',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "Set the tags of one of the caller's files to exactly these (1032 for a tag that is not the caller's)",
-        tags,
-        security,
-        params: FileIdParams,
-        body: z.object({ tags: z.array(Id).max(500) }),
-        response: { 200: FileTagsReply },
-      },
-    },
+    guarded({
+      summary: "Set the tags of one of the caller's files to exactly these (1032 for a tag that is not the caller's)",
+      params: FileIdParams,
+      body: z.object({ tags: z.array(Id).max(500) }),
+      response: { 200: FileTagsReply },
+    }),
     async (request) => ({
       tags: await setFileTags(ctx, caller(request).user.id, request.params.id, request.body.tags, 'replace'),
     }),
@@ -133,16 +99,11 @@ export const tagRoutes: RouteModule = (app, ctx) => {
 
   app.post(
     '/api/user/files/:id/tags/:tagId',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "Attach a tag to one of the caller's files",
-        tags,
-        security,
-        params: FileTagParams,
-        response: { 200: FileTagsReply },
-      },
-    },
+    guarded({
+      summary: "Attach a tag to one of the caller's files",
+      params: FileTagParams,
+      response: { 200: FileTagsReply },
+    }),
     async (request) => ({
       tags: await setFileTags(ctx, caller(request).user.id, request.params.id, [request.params.tagId], 'add'),
     }),
@@ -150,16 +111,11 @@ export const tagRoutes: RouteModule = (app, ctx) => {
 
   app.delete(
     '/api/user/files/:id/tags/:tagId',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "Detach a tag from one of the caller's files",
-        tags,
-        security,
-        params: FileTagParams,
-        response: { 200: FileTagsReply },
-      },
-    },
+    guarded({
+      summary: "Detach a tag from one of the caller's files",
+      params: FileTagParams,
+      response: { 200: FileTagsReply },
+    }),
     async (request) => ({
       tags: await removeFileTag(ctx, caller(request).user.id, request.params.id, request.params.tagId),
     }),

@@ -6,14 +6,13 @@ import { caller, requireUser } from '../http/auth.js';
 import { ApiError } from '../lib/errors.js';
 import { publicBaseUrl } from '../http/links.js';
 import { urlLink } from '../lib/links.js';
-import { AUTHENTICATED } from '../http/openapi.js';
+import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
 import { unlockRateLimit } from '../http/rate-limit.js';
 import { Id } from '../schemas/common.js';
 import { DestinationSchema, UrlSchema, VanitySchema } from '../schemas/url.js';
 import { createUrl, deleteUrl, getOwnUrl, listUrls, toUrlDto, unlockUrl, updateUrl } from '../services/urls.js';
 
-const security = AUTHENTICATED;
 const tags = ['urls'];
 
 const ShortenHeaders = z.object({
@@ -33,28 +32,23 @@ function parseMaxViews(raw: string | undefined): number | undefined {
 const UrlIdParams = z.object({ id: Id });
 
 export const urlRoutes: RouteModule = (app, ctx) => {
-  const auth = requireUser(ctx);
+  const guarded = guardedRoute(requireUser(ctx), tags);
   /** The API shape of a URL, its link on the request's own base. */
   const dtoFor = (request: FastifyRequest, row: UrlRow) =>
     toUrlDto(row, (slug) => urlLink(ctx.settings.get(), publicBaseUrl(ctx, request), slug));
 
   app.post(
     '/api/user/urls',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'Shorten a URL',
-        tags,
-        security,
-        headers: ShortenHeaders,
-        body: z.object({
-          destination: DestinationSchema,
-          vanity: VanitySchema.optional().describe('a chosen name instead of a random code (1041 when taken)'),
-          enabled: z.boolean().optional(),
-        }),
-        response: { 200: UrlSchema, 201: z.string().describe('x-service-no-json: the bare link') },
-      },
-    },
+    guarded({
+      summary: 'Shorten a URL',
+      headers: ShortenHeaders,
+      body: z.object({
+        destination: DestinationSchema,
+        vanity: VanitySchema.optional().describe('a chosen name instead of a random code (1041 when taken)'),
+        enabled: z.boolean().optional(),
+      }),
+      response: { 200: UrlSchema, 201: z.string().describe('x-service-no-json: the bare link') },
+    }),
     async (request, reply) => {
       const headers = request.headers;
       const base = publicBaseUrl(ctx, request, headers['x-service-domain']);
@@ -74,23 +68,18 @@ export const urlRoutes: RouteModule = (app, ctx) => {
 
   app.get(
     '/api/user/urls',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "The caller's short URLs, newest first; searchQuery matches destination, vanity or code",
-        tags,
-        security,
-        querystring: z.object({
-          searchQuery: z.string().max(1000).optional(),
-          searchField: z.enum(['destination', 'vanity', 'code']).optional(),
-          page: z.coerce.number().int().min(1).default(1),
-          perPage: z.coerce.number().int().min(1).max(500).default(50),
-        }),
-        response: {
-          200: z.object({ page: z.array(UrlSchema), total: z.number().int(), pages: z.number().int() }),
-        },
+    guarded({
+      summary: "The caller's short URLs, newest first; searchQuery matches destination, vanity or code",
+      querystring: z.object({
+        searchQuery: z.string().max(1000).optional(),
+        searchField: z.enum(['destination', 'vanity', 'code']).optional(),
+        page: z.coerce.number().int().min(1).default(1),
+        perPage: z.coerce.number().int().min(1).max(500).default(50),
+      }),
+      response: {
+        200: z.object({ page: z.array(UrlSchema), total: z.number().int(), pages: z.number().int() }),
       },
-    },
+    }),
     async (request) => {
       const { rows, total } = await listUrls(ctx, caller(request).user.id, request.query);
       return {
@@ -103,53 +92,38 @@ export const urlRoutes: RouteModule = (app, ctx) => {
 
   app.get(
     '/api/user/urls/:id',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "One of the caller's short URLs",
-        tags,
-        security,
-        params: UrlIdParams,
-        response: { 200: UrlSchema },
-      },
-    },
+    guarded({
+      summary: "One of the caller's short URLs",
+      params: UrlIdParams,
+      response: { 200: UrlSchema },
+    }),
     async (request) => dtoFor(request, await getOwnUrl(ctx, caller(request).user.id, request.params.id)),
   );
 
   app.patch(
     '/api/user/urls/:id',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'Edit a short URL; missing properties stay, null clears vanity, maxViews or password',
-        tags,
-        security,
-        params: UrlIdParams,
-        body: z.object({
-          destination: DestinationSchema.optional(),
-          vanity: VanitySchema.nullable().optional().describe('1042 when taken'),
-          enabled: z.boolean().optional(),
-          maxViews: z.number().int().min(1).nullable().optional(),
-          password: z.string().max(1024).nullable().optional(),
-        }),
-        response: { 200: UrlSchema },
-      },
-    },
+    guarded({
+      summary: 'Edit a short URL; missing properties stay, null clears vanity, maxViews or password',
+      params: UrlIdParams,
+      body: z.object({
+        destination: DestinationSchema.optional(),
+        vanity: VanitySchema.nullable().optional().describe('1042 when taken'),
+        enabled: z.boolean().optional(),
+        maxViews: z.number().int().min(1).nullable().optional(),
+        password: z.string().max(1024).nullable().optional(),
+      }),
+      response: { 200: UrlSchema },
+    }),
     async (request) => dtoFor(request, await updateUrl(ctx, caller(request).user.id, request.params.id, request.body)),
   );
 
   app.delete(
     '/api/user/urls/:id',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'Delete a short URL; answers with it',
-        tags,
-        security,
-        params: UrlIdParams,
-        response: { 200: UrlSchema },
-      },
-    },
+    guarded({
+      summary: 'Delete a short URL; answers with it',
+      params: UrlIdParams,
+      response: { 200: UrlSchema },
+    }),
     async (request) => dtoFor(request, await deleteUrl(ctx, caller(request).user.id, request.params.id)),
   );
 

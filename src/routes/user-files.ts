@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { caller, optionalUser, requireUser } from '../http/auth.js';
 import { publicBaseUrl } from '../http/links.js';
-import { AUTHENTICATED } from '../http/openapi.js';
+import { guardedRoute } from '../http/openapi.js';
 import { sendStoredBytes } from '../http/stored-bytes.js';
 import type { RouteModule } from '../http/types.js';
 import { unlockRateLimit } from '../http/rate-limit.js';
@@ -26,44 +26,38 @@ import {
   updateFilesInBulk,
 } from '../services/files.js';
 
-const security = AUTHENTICATED;
 const tags = ['files'];
 const fileParams = z.object({ id: z.string().min(1).max(1024).describe('file id or served name') });
 const booleanText = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 export const userFilesRoutes: RouteModule = (app, ctx) => {
-  const auth = requireUser(ctx);
+  const guarded = guardedRoute(requireUser(ctx), tags);
 
   app.get(
     '/api/user/files',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "A page of the caller's files (admins: ?id=<userId> for another user's)",
-        tags,
-        security,
-        querystring: z.object({
-          page: z.coerce.number().int().min(1).default(1),
-          perpage: z.coerce.number().int().min(1).max(500).default(15),
-          sortBy: z.enum(FILE_SORT_FIELDS).default('createdAt'),
-          order: z.enum(['asc', 'desc']).default('desc'),
-          searchField: z.enum(FILE_SEARCH_FIELDS).default('name'),
-          searchQuery: z.string().max(1000).optional().describe('case-insensitive substring of searchField'),
-          favorite: booleanText.optional(),
-          tags: z.string().max(10_000).optional().describe('comma-separated tag ids: files with any of them'),
-          folder: Id.optional().describe('only files in this folder'),
-          id: Id.optional().describe("admins: whose files (a user's id)"),
+    guarded({
+      summary: "A page of the caller's files (admins: ?id=<userId> for another user's)",
+      querystring: z.object({
+        page: z.coerce.number().int().min(1).default(1),
+        perpage: z.coerce.number().int().min(1).max(500).default(15),
+        sortBy: z.enum(FILE_SORT_FIELDS).default('createdAt'),
+        order: z.enum(['asc', 'desc']).default('desc'),
+        searchField: z.enum(FILE_SEARCH_FIELDS).default('name'),
+        searchQuery: z.string().max(1000).optional().describe('case-insensitive substring of searchField'),
+        favorite: booleanText.optional(),
+        tags: z.string().max(10_000).optional().describe('comma-separated tag ids: files with any of them'),
+        folder: Id.optional().describe('only files in this folder'),
+        id: Id.optional().describe("admins: whose files (a user's id)"),
+      }),
+      response: {
+        200: z.object({
+          page: z.array(FileSchema),
+          total: z.number().int(),
+          pages: z.number().int(),
+          search: z.object({ field: z.enum(FILE_SEARCH_FIELDS), query: z.string() }).optional(),
         }),
-        response: {
-          200: z.object({
-            page: z.array(FileSchema),
-            total: z.number().int(),
-            pages: z.number().int(),
-            search: z.object({ field: z.enum(FILE_SEARCH_FIELDS), query: z.string() }).optional(),
-          }),
-        },
       },
-    },
+    }),
     async (request) => {
       const q = request.query;
       const tagIds = q.tags
@@ -93,43 +87,33 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
 
   app.get(
     '/api/user/recent',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "The caller's newest files",
-        tags,
-        security,
-        querystring: z.object({ take: z.coerce.number().int().min(1).max(100).default(3) }),
-        response: { 200: z.array(FileSchema) },
-      },
-    },
+    guarded({
+      summary: "The caller's newest files",
+      querystring: z.object({ take: z.coerce.number().int().min(1).max(100).default(3) }),
+      response: { 200: z.array(FileSchema) },
+    }),
     async (request) =>
       toFileDtos(ctx, publicBaseUrl(ctx, request), await recentFiles(ctx, caller(request).user, request.query.take)),
   );
 
   app.get(
     '/api/user/stats',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "The caller's totals: files, favourites, views, bytes stored, short URLs, files by type",
-        tags,
-        security,
-        response: {
-          200: z.object({
-            filesUploaded: z.number().int(),
-            favoriteFiles: z.number().int(),
-            views: z.number().int(),
-            avgViews: z.number(),
-            storageUsed: z.number().int(),
-            avgStorageUsed: z.number(),
-            urlsCreated: z.number().int(),
-            urlViews: z.number().int(),
-            sortTypeCount: z.record(z.string(), z.number().int()),
-          }),
-        },
+    guarded({
+      summary: "The caller's totals: files, favourites, views, bytes stored, short URLs, files by type",
+      response: {
+        200: z.object({
+          filesUploaded: z.number().int(),
+          favoriteFiles: z.number().int(),
+          views: z.number().int(),
+          avgViews: z.number(),
+          storageUsed: z.number().int(),
+          avgStorageUsed: z.number(),
+          urlsCreated: z.number().int(),
+          urlViews: z.number().int(),
+          sortTypeCount: z.record(z.string(), z.number().int()),
+        }),
       },
-    },
+    }),
     async (request) => fileStats(ctx, caller(request).user),
   );
 
@@ -137,46 +121,31 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
 
   app.patch(
     '/api/user/files/transaction',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'Favourite/unfavourite many files, or move them into a folder (folder: null takes them out)',
-        tags,
-        security,
-        body: z.object({ files: bulkFiles, favorite: z.boolean().optional(), folder: Id.nullable().optional() }),
-        response: { 200: z.object({ count: z.number().int(), name: z.string().optional() }) },
-      },
-    },
+    guarded({
+      summary: 'Favourite/unfavourite many files, or move them into a folder (folder: null takes them out)',
+      body: z.object({ files: bulkFiles, favorite: z.boolean().optional(), folder: Id.nullable().optional() }),
+      response: { 200: z.object({ count: z.number().int(), name: z.string().optional() }) },
+    }),
     async (request) => updateFilesInBulk(ctx, caller(request).user, request.body),
   );
 
   app.delete(
     '/api/user/files/transaction',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'Delete many files and their bytes',
-        tags,
-        security,
-        body: z.object({ files: bulkFiles }),
-        response: { 200: z.object({ count: z.number().int() }) },
-      },
-    },
+    guarded({
+      summary: 'Delete many files and their bytes',
+      body: z.object({ files: bulkFiles }),
+      response: { 200: z.object({ count: z.number().int() }) },
+    }),
     async (request) => deleteFilesInBulk(ctx, caller(request).user, request.body.files),
   );
 
   app.get(
     '/api/user/files/:id',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'One file (by id or served name)',
-        tags,
-        security,
-        params: fileParams,
-        response: { 200: FileSchema },
-      },
-    },
+    guarded({
+      summary: 'One file (by id or served name)',
+      params: fileParams,
+      response: { 200: FileSchema },
+    }),
     async (request) => {
       const row = await findManagedFile(ctx, caller(request).user, request.params.id);
       return (await toFileDtos(ctx, publicBaseUrl(ctx, request), [row]))[0]!;
@@ -185,27 +154,22 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
 
   app.patch(
     '/api/user/files/:id',
-    {
-      preValidation: auth,
-      schema: {
-        summary:
-          'Edit a file: rename, favourite, originalName, password (null clears), maxViews (null or 0 clears), type, ' +
-          'deletesAt (a future date; null keeps the file)',
-        tags,
-        security,
-        params: fileParams,
-        body: z.object({
-          name: z.string().min(1).max(1024).optional(),
-          originalName: z.string().max(255).nullable().optional(),
-          favorite: z.boolean().optional(),
-          password: z.string().max(1024).nullable().optional(),
-          maxViews: z.number().int().min(0).max(2_147_483_647).nullable().optional(),
-          type: z.string().min(1).max(255).optional(),
-          deletesAt: IsoDateTime.nullable().optional(),
-        }),
-        response: { 200: FileSchema },
-      },
-    },
+    guarded({
+      summary:
+        'Edit a file: rename, favourite, originalName, password (null clears), maxViews (null or 0 clears), type, ' +
+        'deletesAt (a future date; null keeps the file)',
+      params: fileParams,
+      body: z.object({
+        name: z.string().min(1).max(1024).optional(),
+        originalName: z.string().max(255).nullable().optional(),
+        favorite: z.boolean().optional(),
+        password: z.string().max(1024).nullable().optional(),
+        maxViews: z.number().int().min(0).max(2_147_483_647).nullable().optional(),
+        type: z.string().min(1).max(255).optional(),
+        deletesAt: IsoDateTime.nullable().optional(),
+      }),
+      response: { 200: FileSchema },
+    }),
     async (request) => {
       const { deletesAt, ...patch } = request.body;
       const row = await updateFile(ctx, caller(request).user, request.params.id, {
@@ -218,20 +182,14 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
 
   app.get(
     '/api/user/files/:id/raw',
-    {
-      preValidation: auth,
-      schema: {
-        summary:
-          "The bytes of one of the caller's files for previews and downloads: no view counted, no password asked",
-        description:
-          'Ranges are answered (206); ?download serves it as an attachment. The dashboard uses this for ' +
-          "thumbnails, so that looking at one's own files neither counts views nor uses up a file with max views.",
-        tags,
-        security,
-        params: fileParams,
-        querystring: z.object({ download: z.string().optional().describe('present: serve as an attachment') }),
-      },
-    },
+    guarded({
+      summary: "The bytes of one of the caller's files for previews and downloads: no view counted, no password asked",
+      description:
+        'Ranges are answered (206); ?download serves it as an attachment. The dashboard uses this for ' +
+        "thumbnails, so that looking at one's own files neither counts views nor uses up a file with max views.",
+      params: fileParams,
+      querystring: z.object({ download: z.string().optional().describe('present: serve as an attachment') }),
+    }),
     async (request, reply) => {
       const file = await findManagedFile(ctx, caller(request).user, request.params.id);
       return sendStoredBytes(request, reply, file, {
@@ -245,16 +203,11 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
 
   app.delete(
     '/api/user/files/:id',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'Delete a file and its bytes',
-        tags,
-        security,
-        params: fileParams,
-        response: { 200: FileSchema },
-      },
-    },
+    guarded({
+      summary: 'Delete a file and its bytes',
+      params: fileParams,
+      response: { 200: FileSchema },
+    }),
     async (request) =>
       toFileDto(ctx, publicBaseUrl(ctx, request), await deleteFile(ctx, caller(request).user, request.params.id)),
   );

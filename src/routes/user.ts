@@ -1,17 +1,17 @@
 // The current user: GET/PATCH /api/user, the API token, and the user's sessions.
 import { z } from 'zod';
 import { caller, requireUser, type Authenticated } from '../http/auth.js';
-import { AUTHENTICATED } from '../http/openapi.js';
+import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
 import { SessionSchema, UserSchema, UserViewSettingsSchema, UserWithTokenSchema } from '../schemas/user.js';
 import { loadUserDto, regenerateToken, revealToken, updateProfile } from '../services/accounts.js';
 import { toSessionDto } from '../services/mappers.js';
 import { listSessions, revokeOtherSessions, revokeSession } from '../services/sessions.js';
 
-const security = AUTHENTICATED;
+const tags = ['user'];
 
 export const userRoutes: RouteModule = (app, ctx) => {
-  const auth = requireUser(ctx);
+  const guarded = guardedRoute(requireUser(ctx), tags);
 
   async function sessionsOf({ user, session }: Authenticated) {
     const sessions = await listSessions(ctx, user.id);
@@ -23,15 +23,10 @@ export const userRoutes: RouteModule = (app, ctx) => {
 
   app.get(
     '/api/user',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'The authenticated user and their API token',
-        tags: ['user'],
-        security,
-        response: { 200: UserWithTokenSchema },
-      },
-    },
+    guarded({
+      summary: 'The authenticated user and their API token',
+      response: { 200: UserWithTokenSchema },
+    }),
     async (request) => {
       const { user } = caller(request);
       return { user: await loadUserDto(ctx, user), token: revealToken(ctx, user) };
@@ -40,22 +35,17 @@ export const userRoutes: RouteModule = (app, ctx) => {
 
   app.patch(
     '/api/user',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'Update the authenticated user; missing properties stay, view merges property by property',
-        tags: ['user'],
-        security,
-        body: z.object({
-          username: z.string().min(1).max(128).optional(),
-          password: z.string().min(1).max(1024).optional(),
-          currentPassword: z.string().max(1024).optional().describe('checked when given (1066 when wrong)'),
-          avatar: z.string().max(2_000_000).nullable().optional().describe('base64 image, or null to remove'),
-          view: UserViewSettingsSchema.optional(),
-        }),
-        response: { 200: UserWithTokenSchema },
-      },
-    },
+    guarded({
+      summary: 'Update the authenticated user; missing properties stay, view merges property by property',
+      body: z.object({
+        username: z.string().min(1).max(128).optional(),
+        password: z.string().min(1).max(1024).optional(),
+        currentPassword: z.string().max(1024).optional().describe('checked when given (1066 when wrong)'),
+        avatar: z.string().max(2_000_000).nullable().optional().describe('base64 image, or null to remove'),
+        view: UserViewSettingsSchema.optional(),
+      }),
+      response: { 200: UserWithTokenSchema },
+    }),
     async (request) => {
       const { user, session } = caller(request);
       const updated = await updateProfile(ctx, user, request.body, session?.id ?? null);
@@ -65,29 +55,19 @@ export const userRoutes: RouteModule = (app, ctx) => {
 
   app.get(
     '/api/user/token',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "The user's API token",
-        tags: ['user'],
-        security,
-        response: { 200: z.object({ token: z.string() }) },
-      },
-    },
+    guarded({
+      summary: "The user's API token",
+      response: { 200: z.object({ token: z.string() }) },
+    }),
     async (request) => ({ token: revealToken(ctx, caller(request).user) }),
   );
 
   app.patch(
     '/api/user/token',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'Regenerate the API token; the old one stops working at once',
-        tags: ['user'],
-        security,
-        response: { 200: z.object({ user: UserSchema, token: z.string() }) },
-      },
-    },
+    guarded({
+      summary: 'Regenerate the API token; the old one stops working at once',
+      response: { 200: z.object({ user: UserSchema, token: z.string() }) },
+    }),
     async (request) => {
       const updated = await regenerateToken(ctx, caller(request).user.id);
       return { user: await loadUserDto(ctx, updated), token: revealToken(ctx, updated) };
@@ -96,30 +76,20 @@ export const userRoutes: RouteModule = (app, ctx) => {
 
   app.get(
     '/api/user/sessions',
-    {
-      preValidation: auth,
-      schema: {
-        summary: "The caller's current session and their other sessions",
-        tags: ['user'],
-        security,
-        response: { 200: z.object({ current: SessionSchema.nullable(), other: z.array(SessionSchema) }) },
-      },
-    },
+    guarded({
+      summary: "The caller's current session and their other sessions",
+      response: { 200: z.object({ current: SessionSchema.nullable(), other: z.array(SessionSchema) }) },
+    }),
     async (request) => sessionsOf(caller(request)),
   );
 
   app.delete(
     '/api/user/sessions',
-    {
-      preValidation: auth,
-      schema: {
-        summary: 'Revoke one session ({sessionId}) or all other sessions ({all: true})',
-        tags: ['user'],
-        security,
-        body: z.union([z.object({ sessionId: z.string().min(1) }), z.object({ all: z.literal(true) })]),
-        response: { 200: z.object({ current: SessionSchema.nullable(), other: z.array(SessionSchema) }) },
-      },
-    },
+    guarded({
+      summary: 'Revoke one session ({sessionId}) or all other sessions ({all: true})',
+      body: z.union([z.object({ sessionId: z.string().min(1) }), z.object({ all: z.literal(true) })]),
+      response: { 200: z.object({ current: SessionSchema.nullable(), other: z.array(SessionSchema) }) },
+    }),
     async (request) => {
       const { user, session } = caller(request);
       if ('sessionId' in request.body) await revokeSession(ctx, user.id, session?.id, request.body.sessionId);

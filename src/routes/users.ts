@@ -2,13 +2,12 @@
 // The role rules are in services/users.ts.
 import { z } from 'zod';
 import { caller, requireAdmin } from '../http/auth.js';
-import { AUTHENTICATED } from '../http/openapi.js';
+import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
 import { Id } from '../schemas/common.js';
 import { QuotaInputSchema, RoleSchema, UserSchema } from '../schemas/user.js';
 import { createUser, deleteUser, getUser, listUsers, updateUser } from '../services/users.js';
 
-const security = AUTHENTICATED;
 const tags = ['users'];
 const Username = z.string().min(1).max(128);
 const Password = z.string().min(1).max(1024);
@@ -16,118 +15,93 @@ const Avatar = z.string().max(2_000_000).describe('base64 PNG, JPEG, GIF or WebP
 const Params = z.object({ id: Id });
 
 export const usersRoutes: RouteModule = (app, ctx) => {
-  const admin = requireAdmin(ctx);
+  const adminOnly = guardedRoute(requireAdmin(ctx), tags);
 
   app.get(
     '/api/users',
-    {
-      preValidation: admin,
-      schema: {
-        summary: 'One page of users, oldest first',
-        tags,
-        security,
-        querystring: z.object({
-          page: z.coerce.number().int().min(1).default(1),
-          perpage: z.coerce.number().int().min(1).max(100).default(20),
-          search: z.string().max(128).optional().describe('part of the username, case-insensitive'),
-          role: RoleSchema.optional(),
+    adminOnly({
+      summary: 'One page of users, oldest first',
+      querystring: z.object({
+        page: z.coerce.number().int().min(1).default(1),
+        perpage: z.coerce.number().int().min(1).max(100).default(20),
+        search: z.string().max(128).optional().describe('part of the username, case-insensitive'),
+        role: RoleSchema.optional(),
+      }),
+      response: {
+        200: z.object({
+          users: z.array(UserSchema),
+          page: z.number().int(),
+          perpage: z.number().int(),
+          total: z.number().int(),
+          pages: z.number().int(),
         }),
-        response: {
-          200: z.object({
-            users: z.array(UserSchema),
-            page: z.number().int(),
-            perpage: z.number().int(),
-            total: z.number().int(),
-            pages: z.number().int(),
-          }),
-        },
       },
-    },
+    }),
     async (request) => listUsers(ctx, request.query),
   );
 
   app.post(
     '/api/users',
-    {
-      preValidation: admin,
-      schema: {
-        summary: 'Create a user (an ADMIN creates USERs; a SUPERADMIN also ADMINs and SUPERADMINs)',
-        description:
-          'A taken username answers 1040; creating an ADMIN without being a SUPERADMIN 3008, a SUPERADMIN 3015.',
-        tags,
-        security,
-        body: z.object({
-          username: Username,
-          password: Password,
-          role: RoleSchema.default('USER'),
-          avatar: Avatar.nullable().optional(),
-          quota: QuotaInputSchema.nullable().optional(),
-        }),
-        response: { 200: z.object({ user: UserSchema }) },
-      },
-    },
+    adminOnly({
+      summary: 'Create a user (an ADMIN creates USERs; a SUPERADMIN also ADMINs and SUPERADMINs)',
+      description:
+        'A taken username answers 1040; creating an ADMIN without being a SUPERADMIN 3008, a SUPERADMIN 3015.',
+      body: z.object({
+        username: Username,
+        password: Password,
+        role: RoleSchema.default('USER'),
+        avatar: Avatar.nullable().optional(),
+        quota: QuotaInputSchema.nullable().optional(),
+      }),
+      response: { 200: z.object({ user: UserSchema }) },
+    }),
     async (request) => ({ user: await createUser(ctx, caller(request).user, request.body) }),
   );
 
   app.get(
     '/api/users/:id',
-    {
-      preValidation: admin,
-      schema: {
-        summary: 'One user (4009 when unknown)',
-        tags,
-        security,
-        params: Params,
-        response: { 200: z.object({ user: UserSchema }) },
-      },
-    },
+    adminOnly({
+      summary: 'One user (4009 when unknown)',
+      params: Params,
+      response: { 200: z.object({ user: UserSchema }) },
+    }),
     async (request) => ({ user: await getUser(ctx, request.params.id) }),
   );
 
   app.patch(
     '/api/users/:id',
-    {
-      preValidation: admin,
-      schema: {
-        summary: "Edit a user's username, password, avatar, role or quota; missing properties stay",
-        description:
-          'An ADMIN edits USERs, a SUPERADMIN USERs and ADMINs, everyone themselves (3019 otherwise). Granting ADMIN ' +
-          'needs a SUPERADMIN (3007), granting SUPERADMIN too (3015); the last SUPERADMIN cannot step down (3007). ' +
-          'quota: null removes it. A password set for someone else ends their sessions.',
-        tags,
-        security,
-        params: Params,
-        body: z.object({
-          username: Username.optional(),
-          password: Password.optional(),
-          avatar: Avatar.nullable().optional(),
-          role: RoleSchema.optional(),
-          quota: QuotaInputSchema.nullable().optional(),
-        }),
-        response: { 200: z.object({ user: UserSchema }) },
-      },
-    },
+    adminOnly({
+      summary: "Edit a user's username, password, avatar, role or quota; missing properties stay",
+      description:
+        'An ADMIN edits USERs, a SUPERADMIN USERs and ADMINs, everyone themselves (3019 otherwise). Granting ADMIN ' +
+        'needs a SUPERADMIN (3007), granting SUPERADMIN too (3015); the last SUPERADMIN cannot step down (3007). ' +
+        'quota: null removes it. A password set for someone else ends their sessions.',
+      params: Params,
+      body: z.object({
+        username: Username.optional(),
+        password: Password.optional(),
+        avatar: Avatar.nullable().optional(),
+        role: RoleSchema.optional(),
+        quota: QuotaInputSchema.nullable().optional(),
+      }),
+      response: { 200: z.object({ user: UserSchema }) },
+    }),
     async (request) => ({ user: await updateUser(ctx, caller(request).user, request.params.id, request.body) }),
   );
 
   app.delete(
     '/api/users/:id',
-    {
-      preValidation: admin,
-      schema: {
-        summary: 'Delete a user; with {delete: true} also their files (and stored bytes) and short URLs',
-        description:
-          'Without delete the files and short URLs stay, without an owner. Oneself -> 3010; a user the caller does ' +
-          'not manage (an ADMIN deleting an ADMIN, anyone deleting a SUPERADMIN) -> 3009.',
-        tags,
-        security,
-        params: Params,
-        body: z.object({ delete: z.boolean().default(false) }).nullish(),
-        response: {
-          200: z.object({ user: UserSchema, deletedFiles: z.number().int(), deletedUrls: z.number().int() }),
-        },
+    adminOnly({
+      summary: 'Delete a user; with {delete: true} also their files (and stored bytes) and short URLs',
+      description:
+        'Without delete the files and short URLs stay, without an owner. Oneself -> 3010; a user the caller does ' +
+        'not manage (an ADMIN deleting an ADMIN, anyone deleting a SUPERADMIN) -> 3009.',
+      params: Params,
+      body: z.object({ delete: z.boolean().default(false) }).nullish(),
+      response: {
+        200: z.object({ user: UserSchema, deletedFiles: z.number().int(), deletedUrls: z.number().int() }),
       },
-    },
+    }),
     async (request) =>
       deleteUser(ctx, caller(request).user, request.params.id, { withContent: request.body?.delete ?? false }),
   );
