@@ -7,6 +7,7 @@ import { publicBaseUrl } from '../http/links.js';
 import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
 import { contentDisposition } from '../lib/content-disposition.js';
+import { ApiError } from '../lib/errors.js';
 import { Id } from '../schemas/common.js';
 import { FolderDetailSchema, FolderNameSchema, FolderSchema } from '../schemas/folder.js';
 import { toFileDtos } from '../services/files.js';
@@ -15,6 +16,7 @@ import {
   addFileToFolder,
   createFolder,
   deleteFolder,
+  type FolderDeleteOptions,
   getFolderDetail,
   getOwnFolder,
   listFolders,
@@ -42,6 +44,31 @@ export async function sendFolderZip(
     .header('content-disposition', contentDisposition('attachment', `${folder.name}.zip`))
     .header('cache-control', 'no-store')
     .send(stream);
+}
+
+/** Zipline's body of DELETE /api/user/folders/:id. */
+const ZiplineFolderDelete = z
+  .object({
+    delete: z.enum(['file', 'folder']),
+    id: Id.optional().describe('delete=file: the file to take out of the folder'),
+    childrenAction: z.enum(['root', 'folder', 'cascade', 'cascade-files']).optional(),
+    targetFolderId: Id.optional().describe('childrenAction=folder: where the children and files go'),
+  })
+  .strict();
+
+/** What Zipline's childrenAction asks of a folder deletion; folder without a target -> 1019. */
+function ziplineDeleteOptions(body: z.infer<typeof ZiplineFolderDelete>): FolderDeleteOptions {
+  switch (body.childrenAction) {
+    case 'folder':
+      if (body.targetFolderId === undefined) throw new ApiError(1019, 'childrenAction folder needs targetFolderId');
+      return { files: 'keep', children: { into: body.targetFolderId } };
+    case 'cascade':
+      return { files: 'keep', children: 'delete' };
+    case 'cascade-files':
+      return { files: 'delete', children: 'delete' };
+    default:
+      return { files: 'keep', children: 'root' };
+  }
 }
 
 export const folderRoutes: RouteModule = (app, ctx) => {
@@ -113,23 +140,53 @@ export const folderRoutes: RouteModule = (app, ctx) => {
   app.delete(
     '/api/user/folders/:id',
     guarded({
-      summary:
-        'Delete a folder; files=keep (default) leaves its files unfiled, files=delete deletes them with their bytes; ' +
-        'children=delete (default) deletes the folders below too, children=lift moves them up to its parent',
+      summary: 'Delete a folder, or (Zipline\'s body {delete: "file", id}) take one file out of it',
+      description:
+        "Chute's form (no body): files=keep (default) leaves the folder's files unfiled, files=delete deletes them " +
+        'with their bytes; children=delete (default) deletes the folders below too, children=lift moves them up to ' +
+        "its parent. Zipline's form (a JSON body): delete=file takes the file `id` out of the folder (1013, 4000, " +
+        '1012) and answers the folder; delete=folder deletes it and answers it with success: true, its child ' +
+        'folders going to the top level (childrenAction root, the default), into targetFolderId (folder; 4008, 1016; ' +
+        'its files go there too) or deleted with it (cascade keeps their files unfiled, cascade-files deletes them). ' +
+        'A body of another shape, or a body together with files= or children=, is refused with 1000.',
       params: FolderIdParams,
       querystring: z.object({
-        files: z.enum(['keep', 'delete']).default('keep'),
-        children: z.enum(['delete', 'lift']).default('delete'),
+        files: z.enum(['keep', 'delete']).optional(),
+        children: z.enum(['delete', 'lift']).optional(),
       }),
+      body: ZiplineFolderDelete.nullish(),
       response: {
-        200: z.object({
-          folders: z.number().int().describe('folders deleted'),
-          deletedFiles: z.number().int(),
-          keptFiles: z.number().int().describe('files that were in deleted folders and are now unfiled'),
-        }),
+        200: z.union([
+          z.object({
+            folders: z.number().int().describe('folders deleted'),
+            deletedFiles: z.number().int(),
+            keptFiles: z.number().int().describe('files that were in deleted folders and are now unfiled'),
+          }),
+          FolderSchema.extend({ success: z.literal(true) }).describe("Zipline's form, delete=folder: the folder"),
+          FolderSchema.describe("Zipline's form, delete=file: the folder the file left"),
+        ]),
       },
     }),
-    async (request) => deleteFolder(ctx, caller(request).user.id, request.params.id, request.query),
+    async (request) => {
+      const userId = caller(request).user.id;
+      const { body, query } = request;
+      if (body === undefined || body === null) {
+        return deleteFolder(ctx, userId, request.params.id, {
+          files: query.files ?? 'keep',
+          children: query.children ?? 'delete',
+        });
+      }
+      if (query.files !== undefined || query.children !== undefined) {
+        throw new ApiError(1000, "send either Zipline's body or ?files= and ?children=, not both");
+      }
+      if (body.delete === 'file') {
+        if (body.id === undefined) throw new ApiError(1013);
+        return toFolderDto(await removeFileFromFolder(ctx, userId, request.params.id, body.id));
+      }
+      const folder = toFolderDto(await getOwnFolder(ctx, userId, request.params.id));
+      await deleteFolder(ctx, userId, request.params.id, ziplineDeleteOptions(body));
+      return { ...folder, success: true as const };
+    },
   );
 
   app.post(

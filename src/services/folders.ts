@@ -266,8 +266,24 @@ export async function removeFileFromFolder(
 export interface FolderDeleteOptions {
   /** delete: the files of every deleted folder are deleted with their bytes; keep: they stay, unfiled. */
   files: 'delete' | 'keep';
-  /** delete: child folders go too (with the same choice for their files); lift: they move up to the parent. */
-  children: 'delete' | 'lift';
+  /**
+   * delete: child folders go too (with the same choice for their files); lift: they move up to the parent; root:
+   * they become top-level folders; { into }: they move into that folder of the caller's, and so do the deleted
+   * folder's own files (missing or another user's -> 4008; the folder itself or one below it -> 1016).
+   */
+  children: 'delete' | 'lift' | 'root' | { into: string };
+}
+/** The folder that the children and files of a deleted folder move into: the caller's (4008), not below it (1016). */
+async function moveTarget(db: Db, userId: string, deletedId: string, children: { into: string }): Promise<string> {
+  const target = await db
+    .selectFrom('folders')
+    .select('id')
+    .where('id', '=', children.into)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (!target) throw new ApiError(4008, children.into);
+  if ((await subtreeIds(db, deletedId)).includes(target.id)) throw new ApiError(1016);
+  return target.id;
 }
 
 export interface FolderDeleteResult {
@@ -285,18 +301,35 @@ export async function deleteFolder(
   const { result, storageKeys } = await ctx.db.transaction().execute(async (trx) => {
     await lockUser(trx, ctx.engine, userId);
     const folder = await ownFolderToChange(trx, userId, id);
+    const { children } = options;
+    const now = ctx.clock.now();
     let doomed = [id];
-    if (options.children === 'lift') {
+    let movedFiles = 0;
+    if (children === 'delete') {
+      doomed = await subtreeIds(trx, id);
+    } else {
+      const newParent =
+        children === 'lift'
+          ? folder.parent_id
+          : children === 'root'
+            ? null
+            : await moveTarget(trx, userId, id, children);
       await trx
         .updateTable('folders')
-        .set({ parent_id: folder.parent_id, updated_at: ctx.clock.now() })
+        .set({ parent_id: newParent, updated_at: now })
         .where('parent_id', '=', id)
         .execute();
-    } else {
-      doomed = await subtreeIds(trx, id);
+      if (typeof children === 'object') {
+        const moved = await trx
+          .updateTable('files')
+          .set({ folder_id: children.into, updated_at: now })
+          .where('folder_id', '=', id)
+          .executeTakeFirst();
+        movedFiles = Number(moved.numUpdatedRows);
+      }
     }
     let storageKeys: string[] = [];
-    let keptFiles = 0;
+    let keptFiles = movedFiles;
     if (options.files === 'delete') {
       // Only the owner's own files; anything else in the folders is left unfiled by the database.
       const deleted = await trx
@@ -309,13 +342,14 @@ export async function deleteFolder(
     } else {
       const kept = await trx
         .updateTable('files')
-        .set({ folder_id: null, updated_at: ctx.clock.now() })
+        .set({ folder_id: null, updated_at: now })
         .where('folder_id', 'in', doomed)
         .executeTakeFirst();
-      keptFiles = Number(kept.numUpdatedRows);
+      keptFiles += Number(kept.numUpdatedRows);
     }
     // The database cascades the delete to every folder below (those that were not lifted out first).
-    await trx.deleteFrom('folders').where('id', '=', id).execute();
+    const gone = await trx.deleteFrom('folders').where('id', '=', id).executeTakeFirst();
+    if (Number(gone.numDeletedRows) !== 1) throw new ApiError(4003);
     return { result: { folders: doomed.length, deletedFiles: storageKeys.length, keptFiles }, storageKeys };
   });
   // The records are gone; now the bytes (a failure leaves an orphan, logged, never a record without bytes).
