@@ -6,6 +6,7 @@ import type { Db } from './db/types.js';
 import type { Clock } from './lib/clock.js';
 import type { Secrets } from './lib/secrets.js';
 import type { SettingsService } from './services/settings.js';
+import type { PendingViews } from './services/view-counts.js';
 import type { Datasource } from './storage/datasource.js';
 
 export interface AppContext {
@@ -19,5 +20,7 @@ export interface AppContext {
   settings: SettingsService;
   /** Where file bytes live (local folder or S3), see src/storage. */
   storage: Datasource;
+  /** Views counted on this instance and not yet stored (services/view-counts.ts). */
+  views: PendingViews;
   log: FastifyBaseLogger;
 }

@@ -18,6 +18,7 @@ import { Jobs } from './services/jobs.js';
 import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/partial-upload-assembly.js';
 import { purgeExpiredSessions } from './services/sessions.js';
 import { SettingsService, settingsFromEnv } from './services/settings.js';
+import { flushViews, PendingViews, VIEW_FLUSH_INTERVAL_MS } from './services/view-counts.js';
 import type { Datasource } from './storage/datasource.js';
 import { createDatasource } from './storage/index.js';
 
@@ -26,7 +27,7 @@ export interface Chute {
   ctx: AppContext;
   jobs: Jobs;
   database: DatabaseHandle;
-  /** Stops jobs, closes the HTTP server and the database. */
+  /** Stops jobs, closes the HTTP server, stores the pending view counts and closes the database. */
   close(): Promise<void>;
 }
 
@@ -70,6 +71,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         secrets,
         settings,
         storage,
+        views: new PendingViews(),
       },
       { logger: options.logger ?? { level: config.LOG_LEVEL } },
     );
@@ -81,6 +83,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     // become FAILED. Other instances' uploads carry on.
     await discardUnfinishedPartialUploads(ctx);
     jobs.every('delete-expired-files', 60_000, () => deleteExpiredFiles(ctx));
+    jobs.every('flush-views', VIEW_FLUSH_INTERVAL_MS, () => flushViews(ctx));
     await app.ready();
     if (options.startJobs ?? true) jobs.start();
     return {
@@ -91,6 +94,8 @@ export async function createChute(config: Config, options: StartOptions = {}): P
       async close() {
         await jobs.stop();
         await app.close();
+        // No request counts a view any more: what is pending is written before the database closes.
+        await flushViews(ctx).catch((err: unknown) => app.log.error({ err }, 'the last view counts were not stored'));
         await storage?.close();
         await database.close();
       },

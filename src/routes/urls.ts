@@ -35,7 +35,7 @@ export const urlRoutes: RouteModule = (app, ctx) => {
   const guarded = guardedRoute(requireUser(ctx), tags);
   /** The API shape of a URL, its link on the request's own base. */
   const dtoFor = (request: FastifyRequest, row: UrlRow) =>
-    toUrlDto(row, (slug) => urlLink(ctx.settings.get(), publicBaseUrl(ctx, request), slug));
+    toUrlDto(ctx, row, (slug) => urlLink(ctx.settings.get(), publicBaseUrl(ctx, request), slug));
 
   app.post(
     '/api/user/urls',
@@ -59,7 +59,7 @@ export const urlRoutes: RouteModule = (app, ctx) => {
         maxViews: parseMaxViews(headers['x-service-max-views']),
         password: headers['x-service-password'] || undefined,
       });
-      const dto = toUrlDto(row, (slug) => urlLink(ctx.settings.get(), base, slug));
+      const dto = toUrlDto(ctx, row, (slug) => urlLink(ctx.settings.get(), base, slug));
       if (headers['x-service-no-json'] === 'true')
         return reply.code(201).type('text/plain; charset=utf-8').send(dto.url);
       return dto;

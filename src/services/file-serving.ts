@@ -109,16 +109,12 @@ export async function unlockFile(
 export type ViewOutcome = { last: boolean };
 
 /**
- * Counts one view. A file with max views is counted by a conditional UPDATE: when it had none left it is deleted and
+ * Counts one view: in memory (view-counts.ts) for a file without max views; with max views by a conditional UPDATE: when it had none left it is deleted and
  * the answer is 4000. `last` says this was its last allowed view: the caller serves it, then calls finishLastView.
  */
 export async function countView(ctx: AppContext, file: ServedFile): Promise<ViewOutcome> {
   if (file.max_views === null) {
-    await ctx.db
-      .updateTable('files')
-      .set((eb) => ({ views: eb('views', '+', 1) }))
-      .where('id', '=', file.id)
-      .execute();
+    ctx.views.add('files', file.id);
     return { last: false };
   }
   const counted = await ctx.db

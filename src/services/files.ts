@@ -10,6 +10,7 @@ import { MAX_EXPIRY_MS } from '../lib/durations.js';
 import { assertUsableFileName, assertUsableOriginalName } from '../lib/file-names.js';
 import { fileLink } from '../lib/links.js';
 import { toIso } from '../lib/clock.js';
+import { flushViews } from './view-counts.js';
 import { mimeEssence } from '../lib/media-types.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { FileDto } from '../schemas/file.js';
@@ -26,7 +27,7 @@ export function toFileDto(ctx: AppContext, baseUrl: string, row: FileRow, tags: 
     originalName: row.original_name,
     size: row.size,
     type: row.type,
-    views: row.views,
+    views: row.views + ctx.views.of('files', row.id),
     maxViews: row.max_views,
     favorite: row.favorite === 1,
     password: row.password !== null,
@@ -197,6 +198,8 @@ export async function listFiles(
   caller: Caller,
   query: FileListQuery,
 ): Promise<{ rows: FileRow[]; total: number }> {
+  // Ordered by views: the ones this instance holds in memory are written first, so the order is exact.
+  if (query.sortBy === 'views') await flushViews(ctx);
   const ownerId = query.userId ?? caller.id;
   if (ownerId !== caller.id && !isAdmin(caller)) throw new ApiError(3000);
   const filters = (eb: ExpressionBuilder<Database, 'files'>): Expression<SqlBool> => {
@@ -277,6 +280,8 @@ export interface FileStats {
 
 /** The caller's totals: files, favourites, views, bytes stored, short URLs, and files by type. */
 export async function fileStats(ctx: AppContext, caller: Caller): Promise<FileStats> {
+  // Totals of views include the ones this instance still holds in memory.
+  await flushViews(ctx);
   const [files, types, urls] = await Promise.all([
     ctx.db
       .selectFrom('files')

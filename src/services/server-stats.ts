@@ -4,6 +4,7 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Role } from '../db/types.js';
+import { flushViews } from './view-counts.js';
 
 /** How many of the most common file types, and of the users storing the most, the overview lists. */
 export const TOP_TYPES = 12;
@@ -39,6 +40,8 @@ type Aggregate = number | string | null;
 const num = (value: Aggregate | bigint | undefined): number => Number(value ?? 0);
 
 export async function serverStats(ctx: AppContext): Promise<ServerStats> {
+  // Totals of views include the ones this instance still holds in memory.
+  await flushViews(ctx);
   const [roles, files, types, top, urls, invites] = await Promise.all([
     ctx.db
       .selectFrom('users')

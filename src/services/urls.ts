@@ -1,5 +1,5 @@
 // Short URLs: shortening (with the caller's maxUrls quota), the owner's list/edit/delete, and following a short link
-// (/go/<code or vanity>): views counted by one conditional UPDATE, max views, passwords unlocked by signed tokens.
+// (/go/<code or vanity>): views counted in memory (a conditional UPDATE under a view limit), max views, passwords unlocked by signed tokens.
 import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
@@ -32,7 +32,7 @@ export interface UrlPatch {
   password?: string | null | undefined;
 }
 
-export function toUrlDto(row: UrlRow, link: (slug: string) => string): UrlDto {
+export function toUrlDto(ctx: Pick<AppContext, 'views'>, row: UrlRow, link: (slug: string) => string): UrlDto {
   return {
     id: row.id,
     createdAt: toIso(row.created_at),
@@ -40,7 +40,7 @@ export function toUrlDto(row: UrlRow, link: (slug: string) => string): UrlDto {
     code: row.code,
     vanity: row.vanity,
     destination: row.destination,
-    views: row.views,
+    views: row.views + ctx.views.of('urls', row.id),
     maxViews: row.max_views,
     passwordProtected: row.password !== null,
     enabled: row.enabled === 1,
@@ -238,68 +238,27 @@ export type FollowOutcome =
   { kind: 'redirect'; destination: string } | { kind: 'password'; urlId: string } | { kind: 'missing' };
 
 /**
- * Runs a view count with commits that do not wait for the disk (SQLite: synchronous=NORMAL on the connection for
- * this statement only; PostgreSQL: synchronous_commit off for this transaction). The database stays consistent; a
- * power cut may forget the last moments' view counts. Waiting for an fsync on every redirect would cost most of its
- * speed (measured about 10x on SQLite, see bench/content.ts).
- */
-async function withRelaxedDurability<T>(ctx: AppContext, count: (db: Db) => Promise<T>): Promise<T> {
-  if (ctx.engine === 'sqlite') {
-    // One connection held throughout, so no other statement runs under the relaxed setting.
-    return ctx.db.connection().execute(async (db) => {
-      const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(db);
-      const previous = rows[0]?.synchronous ?? 2;
-      await sql`pragma synchronous = normal`.execute(db);
-      try {
-        return await count(db);
-      } finally {
-        await sql.raw(`pragma synchronous = ${Number(previous)}`).execute(db);
-      }
-    });
-  }
-  return ctx.db.transaction().execute(async (trx) => {
-    await sql`set local synchronous_commit = off`.execute(trx);
-    return count(trx);
-  });
-}
-
-/**
- * The redirect's fast path as one statement: counts a view of an enabled, unprotected URL under its view limit and
- * returns its destination; both look-ups are primary keys (url_slugs.slug, then urls.id).
- */
-export function countOpenUrlView(db: Db, slug: string) {
-  return db
-    .updateTable('urls')
-    .set((eb) => ({ views: eb('views', '+', 1) }))
-    .where('id', '=', (eb) => eb.selectFrom('url_slugs').select('url_id').where('slug', '=', slug))
-    .where('enabled', '=', 1)
-    .where('password', 'is', null)
-    .where((eb) => eb.or([eb('max_views', 'is', null), eb('views', '<', eb.ref('max_views'))]))
-    .returning('destination');
-}
-
-/**
- * Follows /go/<slug>. The common case (enabled, no password, under its view limit) is one UPDATE that counts the
- * view and returns the destination, found through the slug's primary key; everything else takes a second look.
+ * Follows /go/<slug>: one look-up through the slug's primary key. A view of a URL without a view limit is counted in
+ * memory (view-counts.ts: no write on the read path); one with a limit by one conditional UPDATE, exact across
+ * instances, and the URL is removed once used up.
  */
 export async function followShortUrl(ctx: AppContext, slug: string, unlockToken?: string): Promise<FollowOutcome> {
-  const counted = await withRelaxedDurability(ctx, (db) => countOpenUrlView(db, slug).executeTakeFirst());
-  if (counted) return { kind: 'redirect', destination: counted.destination };
-
-  const url = await findBySlug(ctx.db, slug);
+  const url = await urlBySlug(ctx.db, slug).executeTakeFirst();
   if (!url || url.enabled !== 1) return { kind: 'missing' };
-  if (url.password !== null) {
-    if (!unlocks(ctx, unlockToken, url.id)) return { kind: 'password', urlId: url.id };
-    const unlocked = await ctx.db
-      .updateTable('urls')
-      .set((eb) => ({ views: eb('views', '+', 1) }))
-      .where('id', '=', url.id)
-      .where('enabled', '=', 1)
-      .where((eb) => eb.or([eb('max_views', 'is', null), eb('views', '<', eb.ref('max_views'))]))
-      .returning('destination')
-      .executeTakeFirst();
-    if (unlocked) return { kind: 'redirect', destination: unlocked.destination };
+  if (url.password !== null && !unlocks(ctx, unlockToken, url.id)) return { kind: 'password', urlId: url.id };
+  if (url.max_views === null) {
+    ctx.views.add('urls', url.id);
+    return { kind: 'redirect', destination: url.destination };
   }
+  const counted = await ctx.db
+    .updateTable('urls')
+    .set((eb) => ({ views: eb('views', '+', 1) }))
+    .where('id', '=', url.id)
+    .where('enabled', '=', 1)
+    .where((eb) => eb.or([eb('max_views', 'is', null), eb('views', '<', eb.ref('max_views'))]))
+    .returning('destination')
+    .executeTakeFirst();
+  if (counted) return { kind: 'redirect', destination: counted.destination };
   // Used up: the link is removed (only while it still is used up, should its owner have raised the limit meanwhile).
   await ctx.db
     .deleteFrom('urls')
@@ -312,19 +271,19 @@ export async function followShortUrl(ctx: AppContext, slug: string, unlockToken?
 
 /** What following /go/<slug> would answer, without counting a view: for HEAD requests (link checkers, previews). */
 export async function peekShortUrl(ctx: AppContext, slug: string, unlockToken?: string): Promise<FollowOutcome> {
-  const url = await findBySlug(ctx.db, slug);
+  const url = await urlBySlug(ctx.db, slug).executeTakeFirst();
   if (!url || url.enabled !== 1 || (url.max_views !== null && url.views >= url.max_views)) return { kind: 'missing' };
   if (url.password !== null && !unlocks(ctx, unlockToken, url.id)) return { kind: 'password', urlId: url.id };
   return { kind: 'redirect', destination: url.destination };
 }
 
-function findBySlug(db: Db, slug: string) {
+/** The look-up of a redirect: the slug's primary key, then the URL's. */
+export function urlBySlug(db: Db, slug: string) {
   return db
     .selectFrom('url_slugs')
     .innerJoin('urls', 'urls.id', 'url_slugs.url_id')
     .select(['urls.id', 'urls.destination', 'urls.enabled', 'urls.password', 'urls.max_views', 'urls.views'])
-    .where('url_slugs.slug', '=', slug)
-    .executeTakeFirst();
+    .where('url_slugs.slug', '=', slug);
 }
 
 /** Whether `token` (from unlockUrl) unlocks the URL `urlId` now. */

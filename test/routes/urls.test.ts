@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
-import { countOpenUrlView } from '../../src/services/urls.js';
+import { urlBySlug } from '../../src/services/urls.js';
 import { createTestUser, setUrlQuota } from '../support/content.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 
@@ -54,7 +54,7 @@ forEachDatabase('short URLs', (engine) => {
 
   it('the redirect is one statement served by primary-key look-ups, never a table scan', async () => {
     const { db } = server().ctx;
-    const compiled = countOpenUrlView(db, 'some-slug').compile();
+    const compiled = urlBySlug(db, 'some-slug').compile();
     let plan: string;
     if (engine === 'sqlite') {
       const rows = await db.executeQuery(

@@ -1,0 +1,169 @@
+// Views of files and short URLs without a view limit are counted in memory and written in batches
+// (src/services/view-counts.ts): exact after a flush, after a graceful stop, and with two instances on one database.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, it } from 'node:test';
+import { sql } from 'kysely';
+import { flushViews } from '../../src/services/view-counts.js';
+import {
+  createPostgresDatabase,
+  ENGINES,
+  forEachDatabase,
+  startTestServer,
+  useTestServer,
+  type TestServer,
+  type TestUser,
+} from '../support/server.js';
+
+async function uploadText(server: TestServer, token: string, text: string): Promise<{ id: string; name: string }> {
+  const form = new FormData();
+  form.append('file', new Blob([text], { type: 'text/plain' }), 'views.txt');
+  const res = await server.fetch('/api/upload', { method: 'POST', headers: { authorization: token }, body: form });
+  const body = (await res.json()) as { files: Array<{ id: string; name: string }> };
+  assert.equal(res.status, 200, JSON.stringify(body));
+  return body.files[0]!;
+}
+
+async function shorten(server: TestServer, token: string): Promise<{ id: string; code: string }> {
+  const res = await server.json('POST', '/api/user/urls', {
+    auth: token,
+    body: { destination: 'https://example.com/views' },
+  });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+}
+
+/** `count` GETs of `pathname`, `parallel` at a time, each read to its end. */
+async function hit(server: TestServer, pathname: string, count: number, parallel = 16): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next < count) {
+        next++;
+        const res = await server.fetch(pathname);
+        assert.ok(res.status === 200 || res.status === 302, `${pathname}: ${res.status}`);
+        await res.arrayBuffer();
+      }
+    }),
+  );
+}
+
+const storedViews = async (server: TestServer, table: 'files' | 'urls', id: string) =>
+  (await server.ctx.db.selectFrom(table).select('views').where('id', '=', id).executeTakeFirstOrThrow()).views;
+
+forEachDatabase('view counts', (engine) => {
+  const server = useTestServer({ engine });
+  let user: TestUser;
+  before(async () => {
+    user = await server().setup('viewer', 'viewer-password');
+  });
+
+  it('a view is counted in memory: the API shows it at once, the record gets it with the next flush', async () => {
+    const file = await uploadText(server(), user.token, 'seen');
+    await hit(server(), `/raw/${file.name}`, 25);
+    assert.equal(await storedViews(server(), 'files', file.id), 0, 'no write on the read path');
+    const shown = await server().json('GET', `/api/user/files/${file.id}`, { auth: user.token });
+    assert.equal(shown.body.views, 25);
+    await server().chute.jobs.runNow('flush-views');
+    assert.equal(await storedViews(server(), 'files', file.id), 25);
+    assert.equal(server().ctx.views.of('files', file.id), 0);
+    const again = await server().json('GET', `/api/user/files/${file.id}`, { auth: user.token });
+    assert.equal(again.body.views, 25);
+  });
+
+  it('redirects of a URL without a view limit are counted the same way', async () => {
+    const url = await shorten(server(), user.token);
+    await hit(server(), `/go/${url.code}`, 30);
+    assert.equal(await storedViews(server(), 'urls', url.id), 0);
+    assert.equal((await server().json('GET', `/api/user/urls/${url.id}`, { auth: user.token })).body.views, 30);
+    await flushViews(server().ctx);
+    assert.equal(await storedViews(server(), 'urls', url.id), 30);
+  });
+
+  it('the statistics count the views not yet written', async () => {
+    const file = await uploadText(server(), user.token, 'stats');
+    const before = (await server().json('GET', '/api/user/stats', { auth: user.token })).body.views as number;
+    await hit(server(), `/raw/${file.name}`, 7);
+    const afterViews = (await server().json('GET', '/api/user/stats', { auth: user.token })).body.views as number;
+    assert.equal(afterViews - before, 7);
+  });
+
+  it('a flush that fails keeps the counts for the next one', async () => {
+    const file = await uploadText(server(), user.token, 'retry');
+    await hit(server(), `/raw/${file.name}`, 5);
+    const { db } = server().ctx;
+    await sql`alter table files rename to files_away`.execute(db);
+    try {
+      await assert.rejects(flushViews(server().ctx));
+      assert.equal(server().ctx.views.of('files', file.id), 5);
+    } finally {
+      await sql`alter table files_away rename to files`.execute(db);
+    }
+    await flushViews(server().ctx);
+    assert.equal(await storedViews(server(), 'files', file.id), 5);
+  });
+});
+
+for (const engine of ENGINES) {
+  it(`[${engine}] 2,000 views then a graceful stop: the stored count is exactly 2,000`, async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-views-'));
+    const pg = engine === 'postgres' ? await createPostgresDatabase() : undefined;
+    const options = { engine, dataDir, ...(pg ? { databaseUrl: pg.url } : {}) };
+    try {
+      const first = await startTestServer(options);
+      const owner = await first.setup('stopper', 'stopper-password');
+      const file = await uploadText(first, owner.token, 'stop');
+      await hit(first, `/raw/${file.name}`, 2_000, 32);
+      await first.close();
+      const second = await startTestServer(options);
+      try {
+        assert.equal(await storedViews(second, 'files', file.id), 2_000);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await pg?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+}
+
+if (ENGINES.includes('postgres')) {
+  let pg: Awaited<ReturnType<typeof createPostgresDatabase>>;
+  let dataDir: string;
+  let a: TestServer;
+  let b: TestServer;
+  before(async () => {
+    // Two instances as behind a load balancer: one database, one uploads folder, each its own INSTANCE_ID.
+    pg = await createPostgresDatabase();
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-views-two-'));
+    const instance = (id: string) =>
+      startTestServer({ engine: 'postgres', databaseUrl: pg.url, dataDir, env: { INSTANCE_ID: id } });
+    a = await instance('view-a');
+    b = await instance('view-b');
+  });
+  after(async () => {
+    await a?.close();
+    await b?.close();
+    await pg?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('[postgres] two instances count views of one file and one URL; the stored counts are their sum', async () => {
+    const owner = await a.setup('two', 'two-password');
+    const file = await uploadText(a, owner.token, 'both');
+    const url = await shorten(a, owner.token);
+    await Promise.all([
+      hit(a, `/raw/${file.name}`, 300),
+      hit(b, `/raw/${file.name}`, 200),
+      hit(a, `/go/${url.code}`, 120),
+      hit(b, `/go/${url.code}`, 80),
+    ]);
+    // Both flush at once, in their own transactions.
+    await Promise.all([flushViews(a.ctx), flushViews(b.ctx)]);
+    assert.equal(await storedViews(a, 'files', file.id), 500);
+    assert.equal(await storedViews(b, 'urls', url.id), 200);
+  });
+}
