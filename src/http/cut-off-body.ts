@@ -1,20 +1,36 @@
 // After a refused upload the client may still be sending a large body. Reading it all only to throw it away wastes
-// the client's time and our bandwidth; closing at once can make the client miss the answer. So: answer at once with
-// Connection: close, keep discarding what arrives for a short linger, then close the connection.
+// the client's time and our bandwidth; closing at once makes clients that are still sending (Node's fetch, browsers)
+// miss the answer (EPIPE, ECONNRESET). So, like nginx's lingering close: answer at once, keep reading and discarding
+// what arrives, and close the connection once LINGER_MS have passed since the answer or LINGER_BYTES more have
+// arrived, whichever comes first; a body past that bound is cut off. A body that ends within the bound leaves the
+// connection open for the client's next request. (The answer must not say Connection: close: Node's server would then
+// close the socket as soon as the answer is written, and the client's next write would fail.)
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** How long a refused upload's connection keeps reading (and discarding) before it is closed. */
-export const LINGER_MS = 2_000;
+/** How long a refused upload's connection keeps reading (and discarding) after the answer. */
+export const LINGER_MS = 5_000;
+/** How many more bytes of a refused upload are read (and discarded) after the answer. */
+export const LINGER_BYTES = 256 * 1024 * 1024;
 
-export function cutOffRequestBody(request: FastifyRequest, reply: FastifyReply, lingerMs = LINGER_MS): void {
+export function cutOffRequestBody(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  bound: { ms: number; bytes: number } = { ms: LINGER_MS, bytes: LINGER_BYTES },
+): void {
   if (request.raw.complete) return;
-  reply.header('connection', 'close');
-  const socket = request.raw.socket;
+  const { socket } = request.raw;
   request.raw.unpipe();
+  let discarded = 0;
+  request.raw.on('data', (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > bound.bytes) socket.destroy();
+  });
   request.raw.resume();
   reply.raw.once('finish', () => {
-    const timer = setTimeout(() => socket.destroy(), lingerMs);
+    if (request.raw.complete) return;
+    const timer = setTimeout(() => socket.destroy(), bound.ms);
     timer.unref();
+    request.raw.once('end', () => clearTimeout(timer));
     socket.once('close', () => clearTimeout(timer));
   });
 }
