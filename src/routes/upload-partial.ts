@@ -18,7 +18,8 @@ import {
 } from '../http/upload-headers.js';
 import { FinalChunkResponseSchema, PartialChunkResponseSchema } from '../schemas/partial-upload.js';
 import { BackgroundAssemblies } from '../services/partial-upload-assembly.js';
-import { isValidContinuation, receiveFirstChunk, receiveNextChunk } from '../services/partial-uploads.js';
+import type { PartialUploadRow } from '../db/types.js';
+import { findOpenSession, receiveFirstChunk, receiveNextChunk } from '../services/partial-uploads.js';
 
 const chunkHeaders = z.object({
   'content-range': z.string().optional().describe('bytes start-end/total: zero-based, end inclusive'),
@@ -39,11 +40,16 @@ export const uploadPartialRoutes: RouteModule = (app, ctx) => {
   app.addHook('onClose', () => assemblies.settle());
 
   const uploadLimit = uploadRateLimit(ctx);
-  // Rule 6: the first chunk counts against the upload limit; a chunk with a valid continuation token does not.
+  // Rule 6: the first chunk counts against the upload limit; a chunk with a valid continuation token does not. The
+  // session found for that is kept for the chunk's handler, so that a chunk reads its session once.
+  const continued = new WeakMap<FastifyRequest, PartialUploadRow>();
   const allowList = async (request: FastifyRequest): Promise<boolean> => {
     if (uploadLimit.allowList(request)) return true;
     const token = headerText(request.headers, PARTIAL_HEADERS.token);
-    return Boolean(token && request.auth && (await isValidContinuation(ctx, request.auth.user.id, token)));
+    if (!token || !request.auth) return false;
+    const session = await findOpenSession(ctx, request.auth.user.id, token);
+    if (session) continued.set(request, session);
+    return session !== undefined;
   };
 
   app.post(
@@ -77,7 +83,14 @@ export const uploadPartialRoutes: RouteModule = (app, ctx) => {
           return receiveFirstChunk(ctx, { ...chunk, user, options, baseUrl, body });
         }
         const folder = headerText(request.headers, UPLOAD_HEADERS.folder);
-        return receiveNextChunk(ctx, { ...chunk, token: chunk.token, user, folderId: folder || null, body });
+        return receiveNextChunk(ctx, {
+          ...chunk,
+          token: chunk.token,
+          user,
+          folderId: folder || null,
+          body,
+          session: continued.get(request),
+        });
       });
       if (outcome.kind === 'partial')
         return { files: [], partialSuccess: true as const, partialToken: outcome.partialToken };

@@ -70,6 +70,8 @@ export interface NextChunkInput {
   /** x-service-folder of this request (null when absent): must be the first chunk's. */
   folderId: string | null;
   body: ChunkBody;
+  /** The session of `token` when the caller looked it up already (findOpenSession), so that it is read once. */
+  session?: PartialUploadRow | undefined;
 }
 
 export type ChunkOutcome =
@@ -182,11 +184,8 @@ export async function receiveFirstChunk(ctx: AppContext, input: FirstChunkInput)
 }
 
 /** True when `token` is the current, unexpired token of one of the user's open sessions. */
-export async function isValidContinuation(ctx: AppContext, userId: string, token: string): Promise<boolean> {
-  return (await findOpenSession(ctx, userId, token)) !== undefined;
-}
-
-function findOpenSession(ctx: AppContext, userId: string, token: string): Promise<PartialUploadRow | undefined> {
+/** The open session that `token` continues, if it is the user's and not used or expired. */
+export function findOpenSession(ctx: AppContext, userId: string, token: string): Promise<PartialUploadRow | undefined> {
   return ctx.db
     .selectFrom('partial_uploads')
     .selectAll()
@@ -203,7 +202,7 @@ function findOpenSession(ctx: AppContext, userId: string, token: string): Promis
  */
 export async function receiveNextChunk(ctx: AppContext, input: NextChunkInput): Promise<ChunkOutcome> {
   const { position } = input;
-  const session = await findOpenSession(ctx, input.user.id, input.token);
+  const session = input.session ?? (await findOpenSession(ctx, input.user.id, input.token));
   if (!session) throw new ApiError(1003, `the token is unknown, used, expired or not yours: ${RESTART}`);
   if (position.total !== session.total_size) {
     throw new ApiError(1002, `the total size is ${session.total_size} bytes and cannot change during an upload`);
