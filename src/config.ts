@@ -16,51 +16,116 @@ const byteSizeFromEnv = z.string().transform((value, ctx) => {
   return bytes;
 });
 
-const envSchema = z
-  .object({
-    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-    HOST: z.string().min(1).default('0.0.0.0'),
-    DATA_DIR: z.string().min(1).default('./data'),
-    DATABASE_URL: z
+/** What the configuration reference (docs/configuration.md, scripts/config-docs.ts) says of a variable. */
+export interface EnvDoc {
+  description: string;
+  /** What happens while the variable is unset, for one without a default value. */
+  unset?: string;
+}
+
+/** Attaches a variable's documentation to its schema, where the reference generator reads it. */
+function env<T extends z.ZodType>(schema: T, doc: EnvDoc): T {
+  return schema.meta({ ...doc });
+}
+
+/** Every environment variable Chute reads (server settings aside: services/settings.ts), with its documentation. */
+export const ENV_VARIABLES = {
+  PORT: env(z.coerce.number().int().min(0).max(65535).default(3000), { description: 'TCP port to listen on' }),
+  HOST: env(z.string().min(1).default('0.0.0.0'), { description: 'Address to listen on' }),
+  DATA_DIR: env(z.string().min(1).default('./data'), {
+    description: 'The SQLite database (`chute.db`), uploads, temp files and the generated secret',
+  }),
+  DATABASE_URL: env(
+    z
       .string()
       .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// or postgresql:// URL')
       .optional(),
-    SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-    /**
-     * Names this instance among several sharing a database; default: an id generated once and kept in DATA_DIR. Only
-     * instances that share one DATA_DIR need to set it (each its own).
-     */
-    INSTANCE_ID: z
+    { description: '`postgres://user:pass@host:5432/db` to use PostgreSQL', unset: 'SQLite in `DATA_DIR`' },
+  ),
+  SECRET: env(z.string().min(32, 'must be at least 32 characters').optional(), {
+    description:
+      'At least 32 characters. Keys the hashes of tokens and sessions and the encryption of stored tokens. When ' +
+      'unset, one is generated once and kept in `DATA_DIR/secret`, so restarts keep everyone logged in. Set it ' +
+      'explicitly when several instances share a database.',
+    unset: 'generated',
+  }),
+  INSTANCE_ID: env(
+    z
       .string()
       .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, _ or -')
       .optional(),
-    /** Trust X-Forwarded-* headers (set when running behind a reverse proxy). */
-    TRUST_PROXY: booleanFromEnv.default(false),
-    /** Public base URL used in returned links, e.g. https://files.example.com. Derived from the request when unset. */
-    PUBLIC_URL: z.string().url().optional(),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    /** Largest JSON body accepted by API routes (uploads are limited separately). */
-    JSON_BODY_LIMIT: byteSizeFromEnv.default(2 * 1024 * 1024),
-    /** Redis URL for shared rate-limit counters when several instances run behind a load balancer. */
-    REDIS_URL: z.string().url().optional(),
-    /** Prefix of every Redis key Chute writes (to share one Redis between applications). */
-    REDIS_PREFIX: z.string().min(1).default('chute:'),
-    /** Folder of the built dashboard (index.html and assets/); default web/dist in the installation. */
-    DASHBOARD_DIR: z.string().min(1).optional(),
-    // Storage (src/storage): where uploaded bytes live.
-    DATASOURCE: z.enum(['local', 's3']).default('local'),
-    /** Folder of the local datasource; default DATA_DIR/uploads. */
-    UPLOADS_DIR: z.string().min(1).optional(),
-    /** Acknowledge an upload only once its bytes are fsynced (local). Off is faster but a crash may lose recent files. */
-    UPLOADS_FSYNC: booleanFromEnv.default(true),
-    S3_ENDPOINT: z.string().url().optional(),
-    S3_REGION: z.string().min(1).default('us-east-1'),
-    S3_BUCKET: z.string().min(3, 'must be a bucket name of at least 3 characters').optional(),
-    S3_ACCESS_KEY_ID: z.string().min(1).optional(),
-    S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
-    S3_FORCE_PATH_STYLE: booleanFromEnv.default(false),
-    /** Prefix of every object key in the bucket, e.g. chute/ (a '/' is added when missing). */
-    S3_PREFIX: z
+    {
+      description:
+        'Names this instance among several sharing a database (1-64 letters, digits, `_`, `-`). When unset, one is ' +
+        'generated once and kept in `DATA_DIR/instance-id`; set it only when instances share one `DATA_DIR`, each ' +
+        'its own.',
+      unset: 'generated',
+    },
+  ),
+  TRUST_PROXY: env(booleanFromEnv.default(false), {
+    description:
+      'Trust `X-Forwarded-*` headers (behind a reverse proxy); also makes the session cookie `Secure` on HTTPS',
+  }),
+  PUBLIC_URL: env(z.string().url().optional(), {
+    description: 'Base URL used in returned links, e.g. `https://files.example.com`',
+    unset: "the request's own host",
+  }),
+  LOG_LEVEL: env(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), {
+    description: '`fatal`, `error`, `warn`, `info`, `debug` (logs every request), `trace`, `silent`',
+  }),
+  JSON_BODY_LIMIT: env(byteSizeFromEnv.prefault('2mb'), {
+    description: 'Largest JSON request body (uploads have their own limit)',
+  }),
+  REDIS_URL: env(z.string().url().optional(), {
+    description: 'Keep rate-limit counters in Redis so that limits hold across several instances',
+    unset: 'in memory',
+  }),
+  REDIS_PREFIX: env(z.string().min(1).default('chute:'), {
+    description: 'Prefix of every Redis key Chute writes (to share one Redis between applications)',
+  }),
+  DASHBOARD_DIR: env(z.string().min(1).optional(), {
+    description: 'Folder of the built web dashboard (`npm run build` makes it)',
+    unset: '`web/dist` of the installation',
+  }),
+  // Storage (src/storage): where uploaded bytes live.
+  DATASOURCE: env(z.enum(['local', 's3']).default('local'), {
+    description:
+      'Where uploaded files are stored: `local` (a folder) or `s3` (S3-compatible object storage); see ' +
+      '[storage](storage.md)',
+  }),
+  UPLOADS_DIR: env(z.string().min(1).optional(), {
+    description: 'Folder of the local datasource',
+    unset: '`DATA_DIR/uploads`',
+  }),
+  UPLOADS_FSYNC: env(booleanFromEnv.default(true), {
+    description:
+      'Acknowledge an upload only once its bytes are on disk (fsync); `false` is faster but a crash may lose files ' +
+      'uploaded in the last seconds',
+  }),
+  S3_ENDPOINT: env(z.string().url().optional(), {
+    description: 'URL of an S3-compatible server, e.g. `https://s3.example.com` or `http://127.0.0.1:7480`',
+    unset: 'AWS',
+  }),
+  S3_REGION: env(z.string().min(1).default('us-east-1'), {
+    description: 'Region (most S3-compatible servers accept any)',
+  }),
+  S3_BUCKET: env(z.string().min(3, 'must be a bucket name of at least 3 characters').optional(), {
+    description: 'Bucket, which must exist',
+    unset: 'required with `DATASOURCE=s3`',
+  }),
+  S3_ACCESS_KEY_ID: env(z.string().min(1).optional(), {
+    description: 'Access key; set it and `S3_SECRET_ACCESS_KEY` both or neither',
+    unset: "the AWS SDK's default chain",
+  }),
+  S3_SECRET_ACCESS_KEY: env(z.string().min(1).optional(), {
+    description: 'Secret key; set it and `S3_ACCESS_KEY_ID` both or neither',
+    unset: "the AWS SDK's default chain",
+  }),
+  S3_FORCE_PATH_STYLE: env(booleanFromEnv.default(false), {
+    description: '`true` for `endpoint/bucket/key` URLs (most self-hosted servers: MinIO, Ceph, Garage)',
+  }),
+  S3_PREFIX: env(
+    z
       .string()
       .refine(
         (v) => !v.startsWith('/') && !v.split('/').some((s) => s === '.' || s === '..') && !v.includes('\\'),
@@ -68,24 +133,35 @@ const envSchema = z
       )
       .transform((v) => (v.endsWith('/') ? v : `${v}/`))
       .optional(),
-    /** Size of each part of an S3 multipart upload (at least 5mb); memory per upload is about S3_PART_SIZE x 5. */
-    S3_PART_SIZE: byteSizeFromEnv
+    {
+      description: "Key prefix of every object, e.g. `chute/` (to share a bucket; a '/' is added when missing)",
+      unset: 'none',
+    },
+  ),
+  S3_PART_SIZE: env(
+    byteSizeFromEnv
       .refine((v) => v >= 5 * 1024 * 1024 && v <= 5 * 1024 ** 3, 'must be between 5mb and 5gb')
-      .default(8 * 1024 * 1024),
-  })
-  .superRefine((env, ctx) => {
-    if (env.DATASOURCE !== 's3') return;
-    if (!env.S3_BUCKET)
-      ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when DATASOURCE=s3' });
-    if (!env.S3_ACCESS_KEY_ID !== !env.S3_SECRET_ACCESS_KEY) {
-      const missing = env.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID';
-      ctx.addIssue({
-        code: 'custom',
-        path: [missing],
-        message: 'is required with the other S3 key (set both or neither)',
-      });
-    }
-  });
+      .prefault('8mb'),
+    {
+      description:
+        'Part size of multipart uploads, 5mb to 5gb; memory per upload is about 5 parts (measured ~100 MB with ' +
+        '`8mb`); the largest file is 10,000 parts (~78 GiB with `8mb`)',
+    },
+  ),
+};
+
+const envSchema = z.object(ENV_VARIABLES).superRefine((env, ctx) => {
+  if (env.DATASOURCE !== 's3') return;
+  if (!env.S3_BUCKET) ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when DATASOURCE=s3' });
+  if (!env.S3_ACCESS_KEY_ID !== !env.S3_SECRET_ACCESS_KEY) {
+    const missing = env.S3_ACCESS_KEY_ID ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID';
+    ctx.addIssue({
+      code: 'custom',
+      path: [missing],
+      message: 'is required with the other S3 key (set both or neither)',
+    });
+  }
+});
 
 export type EnvConfig = z.output<typeof envSchema>;
 

@@ -35,7 +35,8 @@ function bytesBetween(min: number, max: number, hint: string) {
   return bytes.refine((v) => v >= min && v <= max, hint);
 }
 
-type EnvKind = 'boolean' | 'number' | 'string' | 'list' | 'nullable-string';
+/** How an environment variable's text becomes the setting's input (bytes: a size such as 100mb, parsed by the schema). */
+type EnvKind = 'boolean' | 'number' | 'string' | 'bytes' | 'list' | 'nullable-string';
 
 interface SettingDefinition<S extends z.ZodType> {
   schema: S;
@@ -85,7 +86,7 @@ export const SETTING_DEFINITIONS = {
     bytes,
     1024 ** 3,
     'FILES_MAX_FILE_SIZE',
-    'string',
+    'bytes',
     'Largest file accepted, in bytes (or 100mb, 2gb ...)',
   ),
   filesDefaultExpiration: setting(
@@ -123,14 +124,14 @@ export const SETTING_DEFINITIONS = {
     bytes,
     95 * 1024 ** 2,
     'CHUNKS_THRESHOLD',
-    'string',
+    'bytes',
     'Files larger than this are uploaded in chunks by the dashboard, in bytes (or 95mb ...)',
   ),
   chunksSize: setting(
     bytesBetween(64 * 1024, 1024 ** 3, 'must be between 64kb and 1gb'),
     25 * 1024 ** 2,
     'CHUNKS_SIZE',
-    'string',
+    'bytes',
     'Size of each chunk the dashboard sends, in bytes (or 25mb ...); keep it under the request size limit of any proxy in front of Chute',
   ),
   ratelimitEnabled: setting(z.boolean(), true, 'RATELIMIT_ENABLED', 'boolean', 'Limit uploads and logins per client'),
