@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createTestUser } from '../support/content.js';
-import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
+import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { insertFolder, fileRowCount, storedFiles, upload, uploadOne } from './files-support.js';
 
 function pathOf(url: string): string {

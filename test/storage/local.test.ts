@@ -10,7 +10,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createDatasource, type Datasource } from '../../src/storage/index.js';
-import { LocalDatasource } from '../../src/storage/local.js';
+import type { LocalDatasource } from '../../src/storage/local.js';
 import { FileShrankError, LocalFileStream } from '../../src/storage/local-file-stream.js';
 import { openDescriptorsOf, waitFor } from '../support/open-files.js';
 import { forEachDatabase, startTestServer } from '../support/server.js';

@@ -3,7 +3,7 @@
 // a cancelled upload leaves nothing; a failure is said in words and a retry works; text and pasted files go up too.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { before, describe, it } from 'node:test';
+import { before, it } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import {
   DASHBOARD_ENV,

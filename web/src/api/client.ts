@@ -31,7 +31,7 @@ export function withQuery(path: string, query?: Query): string {
 
 /** Turns a non-2xx response into an ApiRequestError. */
 export async function errorFromResponse(res: Response): Promise<ApiRequestError> {
-  let body: Record<string, unknown> | null = null;
+  let body: Record<string, unknown> | null;
   try {
     body = (await res.json()) as Record<string, unknown>;
   } catch {

@@ -19,7 +19,7 @@ export async function copyText(text: string): Promise<boolean> {
   field.style.opacity = '0';
   document.body.appendChild(field);
   field.select();
-  let copied = false;
+  let copied: boolean;
   try {
     copied = document.execCommand('copy');
   } catch {

@@ -80,7 +80,7 @@ export function FilesPage() {
   const clearFilters = useCallback(() => {
     setSearchText('');
     writeFileQuery({ q: '', favorite: null, tags: [], folder: null, page: 1 });
-  }, []);
+  }, [setSearchText]);
 
   const toggleSelected = useCallback((file: FileItem) => {
     setSelected((prev) => {
