@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { requireAdmin } from '../http/auth.js';
 import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
+import { PublicServerInfoSchema } from '../schemas/server.js';
 import { isFirstSetup } from '../services/accounts.js';
 import { SETTING_DEFINITIONS, SETTING_KEYS, type SettingKey, type Settings } from '../services/settings.js';
 
@@ -81,17 +82,7 @@ export const serverSettingsRoutes: RouteModule = (app, ctx) => {
         summary: 'What a login or register page (and the upload page) needs, without logging in',
         tags,
         response: {
-          200: z.object({
-            siteTitle: z.string(),
-            registrationEnabled: z.boolean(),
-            invitesEnabled: z.boolean(),
-            firstSetup: z.boolean().describe('true until the first user (a SUPERADMIN) exists'),
-            chunksEnabled: z
-              .boolean()
-              .describe('the dashboard uploads large files in chunks (POST /api/upload/partial)'),
-            chunksThreshold: z.number().int().describe('files larger than this many bytes go in chunks'),
-            chunksSize: z.number().int().describe('bytes per chunk'),
-          }),
+          200: PublicServerInfoSchema,
         },
       },
     },

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { IsoDateTime } from './common.js';
 
 export const FileTagSchema = z.object({ id: z.string(), name: z.string(), color: z.string() });
+export type FileTagDto = z.infer<typeof FileTagSchema>;
 
 export const FileSchema = z
   .object({

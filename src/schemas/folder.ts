@@ -59,5 +59,6 @@ export const PublicFolderSchema = z
   .meta({ id: 'PublicFolder' });
 
 export type FolderDto = z.infer<typeof FolderSchema>;
+export type FolderDetailDto = z.infer<typeof FolderDetailSchema>;
 export type PublicFolderDto = z.infer<typeof PublicFolderSchema>;
 export type PublicFolderFileDto = z.infer<typeof PublicFolderFileSchema>;

@@ -95,6 +95,7 @@ export type QuotaDto = z.infer<typeof QuotaSchema>;
 
 /** GET/PATCH /api/user answer: the user and the user's API token. */
 export const UserWithTokenSchema = z.object({ user: UserSchema, token: z.string() });
+export type UserWithTokenDto = z.infer<typeof UserWithTokenSchema>;
 
 /**
  * A quota as an admin writes it (PATCH/POST /api/users): filesQuota BY_BYTES needs maxBytes (1056), BY_FILES needs

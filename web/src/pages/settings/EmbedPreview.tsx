@@ -1,5 +1,5 @@
 // Live previews of the view settings: the card a chat app (Discord and the like) draws from the embed tags the
-// server writes (embedTags in src/services/view-page.ts), and the view page itself. Both follow the same rules as the
+// server writes (embedTags in src/pages/view-page.ts), and the view page itself. Both follow the same rules as the
 // server: no card when embeds are off or, with "media only", for other files; the site name falls back on the site's
 // title; the colour only when it is a hex colour.
 import { Avatar, Box, Group, Stack, Text, useComputedColorScheme } from '@mantine/core';

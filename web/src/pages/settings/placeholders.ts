@@ -1,5 +1,5 @@
 // The {file.*} template variables of the view page text and the embed texts, filled exactly as the server fills them
-// (fillPlaceholders in src/services/view-page.ts), and sample files to preview them with.
+// (fillPlaceholders in src/pages/view-page.ts), and sample files to preview them with.
 
 export interface SampleFile {
   kind: 'image' | 'video' | 'text';

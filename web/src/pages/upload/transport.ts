@@ -2,31 +2,14 @@
 // over XMLHttpRequest because fetch() cannot report upload progress. Errors come back as ApiRequestError in words.
 import { ApiRequestError, errorFromResponse } from '../../api/client';
 import { humanMessage } from '../../lib/errors';
+import type { UploadedFileDto, UploadResponse } from '../../../../src/schemas/file';
+import type { FinalChunkResponse, PartialChunkResponse } from '../../../../src/schemas/partial-upload';
 
 /** An uploaded file as the answers describe it (UploadedFile, or PendingFile of a chunked upload). */
-export interface UploadedLink {
-  name: string;
-  url: string;
-  rawUrl: string;
-  size: number;
-  type: string;
-}
-
-export interface SingleUploadAnswer {
-  files: Array<UploadedLink & { id: string }>;
-}
-
-export interface FinalChunkAnswer {
-  files: UploadedLink[];
-  partialSuccess: false;
-  incompleteFileId: string;
-}
-
-interface PartialChunkAnswer {
-  files: [];
-  partialSuccess: true;
-  partialToken: string;
-}
+export type UploadedLink = Pick<UploadedFileDto, 'name' | 'url' | 'rawUrl' | 'size' | 'type'>;
+type SingleUploadAnswer = UploadResponse;
+type FinalChunkAnswer = FinalChunkResponse;
+type PartialChunkAnswer = PartialChunkResponse;
 
 /** Progress of one request's body: sent bytes of the body, 0..1. */
 type OnFraction = (fraction: number) => void;
@@ -42,7 +25,7 @@ function abortError(): DOMException {
 
 /**
  * Header values must be ISO-8859-1: a UTF-8 name or password is sent as its bytes, one character each, which the
- * server reads back as UTF-8 (decodeHeaderText in src/services/upload-options.ts).
+ * server reads back as UTF-8 (decodeHeaderText in src/http/upload-headers.ts).
  */
 export function headerText(value: string): string {
   return Array.from(new TextEncoder().encode(value), (byte) => String.fromCharCode(byte)).join('');

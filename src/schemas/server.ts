@@ -1,0 +1,16 @@
+// What the server tells anyone before they log in (GET /api/server/public).
+import { z } from 'zod';
+
+export const PublicServerInfoSchema = z
+  .object({
+    siteTitle: z.string(),
+    registrationEnabled: z.boolean(),
+    invitesEnabled: z.boolean(),
+    firstSetup: z.boolean().describe('true until the first user (a SUPERADMIN) exists'),
+    chunksEnabled: z.boolean().describe('the dashboard uploads large files in chunks (POST /api/upload/partial)'),
+    chunksThreshold: z.number().int().describe('files larger than this many bytes go in chunks'),
+    chunksSize: z.number().int().describe('bytes per chunk'),
+  })
+  .meta({ id: 'PublicServerInfo' });
+
+export type PublicServerInfo = z.infer<typeof PublicServerInfoSchema>;
