@@ -9,7 +9,7 @@ import type { RouteModule } from '../http/types.js';
 import { unlockRateLimit } from '../http/rate-limit.js';
 import { rawLink } from '../lib/links.js';
 import { Id, IsoDateTime } from '../schemas/common.js';
-import { FileSchema } from '../schemas/file.js';
+import { FileSchema, FileStatsSchema } from '../schemas/file.js';
 import { openFileBytes, unlockFile } from '../services/file-serving.js';
 import {
   deleteFile,
@@ -101,17 +101,7 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
     guarded({
       summary: "The caller's totals: files, favourites, views, bytes stored, short URLs, files by type",
       response: {
-        200: z.object({
-          filesUploaded: z.number().int(),
-          favoriteFiles: z.number().int(),
-          views: z.number().int(),
-          avgViews: z.number(),
-          storageUsed: z.number().int(),
-          avgStorageUsed: z.number(),
-          urlsCreated: z.number().int(),
-          urlViews: z.number().int(),
-          sortTypeCount: z.record(z.string(), z.number().int()),
-        }),
+        200: FileStatsSchema,
       },
     }),
     async (request) => fileStats(ctx, caller(request).user),

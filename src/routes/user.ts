@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { caller, requireUser, type Authenticated } from '../http/auth.js';
 import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
-import { SessionSchema, UserSchema, UserViewSettingsSchema, UserWithTokenSchema } from '../schemas/user.js';
+import { SessionListSchema, UserSchema, UserViewSettingsSchema, UserWithTokenSchema } from '../schemas/user.js';
 import { loadUserDto, regenerateToken, revealToken, updateProfile } from '../services/accounts.js';
 import { toSessionDto } from '../services/mappers.js';
 import { listSessions, revokeOtherSessions, revokeSession } from '../services/sessions.js';
@@ -78,7 +78,7 @@ export const userRoutes: RouteModule = (app, ctx) => {
     '/api/user/sessions',
     guarded({
       summary: "The caller's current session and their other sessions",
-      response: { 200: z.object({ current: SessionSchema.nullable(), other: z.array(SessionSchema) }) },
+      response: { 200: SessionListSchema },
     }),
     async (request) => sessionsOf(caller(request)),
   );
@@ -88,7 +88,7 @@ export const userRoutes: RouteModule = (app, ctx) => {
     guarded({
       summary: 'Revoke one session ({sessionId}) or all other sessions ({all: true})',
       body: z.union([z.object({ sessionId: z.string().min(1) }), z.object({ all: z.literal(true) })]),
-      response: { 200: z.object({ current: SessionSchema.nullable(), other: z.array(SessionSchema) }) },
+      response: { 200: SessionListSchema },
     }),
     async (request) => {
       const { user, session } = caller(request);

@@ -54,3 +54,20 @@ export const UploadResponseSchema = z
   .meta({ id: 'UploadResponse' });
 
 export type UploadResponse = z.infer<typeof UploadResponseSchema>;
+
+/** GET /api/user/stats: the caller's totals. */
+export const FileStatsSchema = z
+  .object({
+    filesUploaded: z.number().int(),
+    favoriteFiles: z.number().int(),
+    views: z.number().int(),
+    avgViews: z.number(),
+    storageUsed: z.number().int(),
+    avgStorageUsed: z.number(),
+    urlsCreated: z.number().int(),
+    urlViews: z.number().int(),
+    sortTypeCount: z.record(z.string(), z.number().int()),
+  })
+  .meta({ id: 'FileStats' });
+
+export type FileStatsDto = z.infer<typeof FileStatsSchema>;

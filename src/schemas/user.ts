@@ -35,6 +35,12 @@ export const SessionSchema = z
   })
   .meta({ id: 'Session' });
 
+/** GET and DELETE /api/user/sessions: the caller's own session (null with the API token) and the others. */
+export const SessionListSchema = z
+  .object({ current: SessionSchema.nullable(), other: z.array(SessionSchema) })
+  .meta({ id: 'SessionList' });
+export type SessionListDto = z.infer<typeof SessionListSchema>;
+
 export const OAuthProviderSchema = z
   .object({
     id: z.string(),

@@ -1,7 +1,8 @@
 // Who is signed in, and what the server says about itself: loaded once, refreshed after sign-in, profile changes
 // and sign-out. Pages read it with useSession().
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
-import { api, ApiRequestError } from '../api/client';
+import { ApiRequestError } from '../api/client';
+import { getCurrentUser, getPublicServerInfo, logOut } from '../pages/auth/auth-api';
 import type { CurrentUser, PublicServerInfo, User } from '../api/types';
 
 interface SessionState {
@@ -23,14 +24,14 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [loading, setLoading] = useState(true);
 
   const refresh = useCallback(async () => {
-    const info = await api<PublicServerInfo>('/api/server/public');
+    const info = await getPublicServerInfo();
     setServer(info);
     if (info.firstSetup) {
       setCurrent(null);
       return;
     }
     try {
-      setCurrent(await api<CurrentUser>('/api/user'));
+      setCurrent(await getCurrentUser());
     } catch (err) {
       if (err instanceof ApiRequestError && err.status === 401) setCurrent(null);
       else throw err;
@@ -44,7 +45,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, [refresh]);
 
   const signOut = useCallback(async () => {
-    await api('/api/auth/logout').catch(() => undefined);
+    await logOut().catch(() => undefined);
     setCurrent(null);
   }, []);
 

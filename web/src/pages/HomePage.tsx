@@ -1,32 +1,12 @@
 // Overview: the user's totals (GET /api/user/stats) and their most recent files (GET /api/user/recent).
 import { Anchor, Card, Group, SimpleGrid, Skeleton, Stack, Table, Text } from '@mantine/core';
-import { api } from '../api/client';
+import { getStats, recentFiles } from './home-api';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { PageHeader } from '../components/PageHeader';
 import { formatBytes, formatDate } from '../lib/format';
 import { useUser } from '../lib/session';
 import { useApi } from '../lib/use-api';
 import { Link } from '../router';
-
-interface Stats {
-  filesUploaded: number;
-  favoriteFiles: number;
-  views: number;
-  storageUsed: number;
-  urlsCreated: number;
-  urlViews: number;
-  sortTypeCount: Record<string, number>;
-}
-
-interface RecentFile {
-  id: string;
-  name: string;
-  originalName?: string | null;
-  type: string;
-  size: number;
-  createdAt: string;
-  url: string;
-}
 
 function Stat({ label, value }: { label: string; value: string }) {
   return (
@@ -43,8 +23,8 @@ function Stat({ label, value }: { label: string; value: string }) {
 
 export function HomePage() {
   const user = useUser();
-  const stats = useApi((signal) => api<Stats>('/api/user/stats', { signal }), []);
-  const recent = useApi((signal) => api<RecentFile[]>('/api/user/recent', { signal, query: { take: 5 } }), []);
+  const stats = useApi((signal) => getStats(signal), []);
+  const recent = useApi((signal) => recentFiles(5, signal), []);
 
   return (
     <Stack>

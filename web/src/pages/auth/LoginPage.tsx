@@ -1,7 +1,7 @@
 // Sign in: username and password, then the TOTP code when the account has one ({totp: true} answer).
 import { Anchor, Button, PasswordInput, PinInput, Stack, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api/client';
+import { logIn } from './auth-api';
 import { FormError } from '../../components/FormError';
 import { errorMessage } from '../../lib/notify';
 import { useSession } from '../../lib/session';
@@ -28,10 +28,7 @@ export function LoginPage() {
     setBusy(true);
     setError(null);
     try {
-      const answer = await api<{ totp?: true }>('/api/auth/login', {
-        method: 'POST',
-        body: needsCode ? { username, password, code } : { username, password },
-      });
+      const answer = await logIn(needsCode ? { username, password, code } : { username, password });
       if (answer.totp) {
         setNeedsCode(true);
         return;

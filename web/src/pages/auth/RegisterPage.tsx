@@ -1,7 +1,7 @@
 // Register: open registration, or with an invite code (from the invite link /auth/register?code=...).
 import { Anchor, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { register } from './auth-api';
 import { useSession } from '../../lib/session';
 import { Link, useLocation } from '../../router';
 import { AuthFrame } from './AuthFrame';
@@ -30,9 +30,7 @@ export function RegisterPage() {
     <AuthFrame title="Create an account" subtitle={!open ? 'This server needs an invite code to register.' : undefined}>
       <NewAccountForm
         submitLabel="Register"
-        send={(account) =>
-          api('/api/auth/register', { method: 'POST', body: { ...account, ...(code ? { code } : {}) } })
-        }
+        send={(account) => register(account, code)}
         before={
           invites ? (
             <TextInput

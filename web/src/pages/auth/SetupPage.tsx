@@ -1,5 +1,5 @@
 // First run: creates the SUPERADMIN (POST /api/setup, which also signs them in).
-import { api } from '../../api/client';
+import { setUp } from './auth-api';
 import { AuthFrame } from './AuthFrame';
 import { NewAccountForm } from './NewAccountForm';
 
@@ -9,11 +9,7 @@ export function SetupPage() {
       title="Welcome to Chute"
       subtitle="Create the first account. It becomes the super administrator of this server."
     >
-      <NewAccountForm
-        submitLabel="Create the account"
-        autoFocus
-        send={(account) => api('/api/setup', { method: 'POST', body: account })}
-      />
+      <NewAccountForm submitLabel="Create the account" autoFocus send={setUp} />
     </AuthFrame>
   );
 }

@@ -3,8 +3,9 @@
 import { Anchor, Button, Group, Modal, Paper, Select, Text } from '@mantine/core';
 import { IconFolderSymlink, IconStar, IconStarOff, IconTrash, IconX } from '@tabler/icons-react';
 import { useState } from 'react';
-import { api, ApiRequestError } from '../../api/client';
+import { ApiRequestError } from '../../api/client';
 import type { Folder } from '../../api/types';
+import { deleteFiles, updateFiles } from './files-api';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { plural } from '../../lib/format';
 import { Link } from '../../router';
@@ -38,10 +39,7 @@ export function BulkActions({
   async function favorite(value: boolean) {
     setBusy(value ? 'favorite' : 'unfavorite');
     try {
-      const res = await api<{ count: number }>('/api/user/files/transaction', {
-        method: 'PATCH',
-        body: { files: ids, favorite: value },
-      });
+      const res = await updateFiles(ids, { favorite: value });
       notifySuccess(
         value
           ? `${plural(res.count, 'file')} added to favourites.`
@@ -65,10 +63,7 @@ export function BulkActions({
     setBusy('move');
     try {
       const folder = target === NO_FOLDER ? null : target;
-      const res = await api<{ count: number; name?: string }>('/api/user/files/transaction', {
-        method: 'PATCH',
-        body: { files: ids, folder },
-      });
+      const res = await updateFiles(ids, { folder });
       notifySuccess(
         folder === null
           ? `${plural(res.count, 'file')} taken out of their folder.`
@@ -91,10 +86,7 @@ export function BulkActions({
   async function remove() {
     setBusy('delete');
     try {
-      const res = await api<{ count: number }>('/api/user/files/transaction', {
-        method: 'DELETE',
-        body: { files: ids },
-      });
+      const res = await deleteFiles(ids);
       notifySuccess(`${plural(res.count, 'file')} deleted.`);
       setConfirmDelete(false);
       onDone();

@@ -4,8 +4,8 @@ import { Badge, Button, Divider, Drawer, Group, Select, SimpleGrid, Skeleton, St
 import { useMediaQuery } from '@mantine/hooks';
 import { IconDownload, IconExternalLink, IconLock, IconStar, IconStarFilled, IconTrash } from '@tabler/icons-react';
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
-import { api } from '../../api/client';
 import type { FileItem, FileTag, Folder, Tag } from '../../api/types';
+import { deleteFile, getFile, updateFile, updateFiles } from './files-api';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { CopyButton } from '../../components/CopyButton';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -17,7 +17,6 @@ import { FileTags } from './FileTags';
 import { notifyFileError, notifySuccess } from './messages';
 
 const NO_FOLDER = '__none__';
-const fileApi = (id: string) => `/api/user/files/${encodeURIComponent(id)}`;
 
 function Fact({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -72,7 +71,7 @@ export function FileDetail(props: FileDetailProps) {
     }
     setFile((current) => (current?.id === fileId ? current : initial?.id === fileId ? initial : null));
     const controller = new AbortController();
-    api<FileItem>(fileApi(fileId), { signal: controller.signal })
+    getFile(fileId, controller.signal)
       .then((fresh) => setFile(fresh))
       .catch((err: unknown) => {
         if (!controller.signal.aborted) setError(err);
@@ -93,7 +92,7 @@ export function FileDetail(props: FileDetailProps) {
   const patch = useCallback(
     async (body: Record<string, unknown>) => {
       if (!file) throw new Error('No file is open.');
-      const next = await api<FileItem>(fileApi(file.id), { method: 'PATCH', body });
+      const next = await updateFile(file.id, body);
       update(next);
       return next;
     },
@@ -163,7 +162,7 @@ function FileDetailBody({
     if (target === file.folderId) return;
     setFolderBusy(true);
     try {
-      await api('/api/user/files/transaction', { method: 'PATCH', body: { files: [file.id], folder: target } });
+      await updateFiles([file.id], { folder: target });
       update({ ...file, folderId: target });
       notifySuccess(
         target === null
@@ -179,7 +178,7 @@ function FileDetailBody({
 
   async function remove() {
     try {
-      await api(fileApi(file.id), { method: 'DELETE' });
+      await deleteFile(file.id);
       notifySuccess(`${file.name} was deleted.`);
       setConfirmDelete(false);
       onDeleted(file.id);

@@ -2,9 +2,9 @@
 // for the rest. Everything comes from the owner's copy of the bytes, so looking counts no view.
 import { Box, Center, Code, Loader, Stack, Text } from '@mantine/core';
 import { useEffect, useState } from 'react';
-import { errorFromResponse } from '../../api/client';
 import type { FileItem } from '../../api/types';
 import { fileKind, isTextual, KindIcon, ownerRawUrl } from '../../lib/file-kind';
+import { readFileStart } from './files-api';
 import { errorMessage } from '../../lib/notify';
 import classes from './files.module.css';
 
@@ -29,14 +29,8 @@ function useTextPreview(file: Pick<FileItem, 'id' | 'size' | 'type'>): {
     setError(null);
     if (!wanted) return;
     const controller = new AbortController();
-    fetch(ownerRawUrl(file.id), {
-      headers: { range: `bytes=0-${TEXT_PREVIEW_BYTES - 1}` },
-      credentials: 'same-origin',
-      signal: controller.signal,
-    })
-      .then(async (res) => {
-        if (!res.ok) throw await errorFromResponse(res);
-        const text = await res.text();
+    readFileStart(file.id, TEXT_PREVIEW_BYTES, controller.signal)
+      .then((text) => {
         const lines = text.split('\n');
         setPreview({
           text: lines.slice(0, TEXT_PREVIEW_LINES).join('\n'),

@@ -2,8 +2,9 @@
 import { Autocomplete, Badge, Button, CloseButton, Group, Stack, Text } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api/client';
 import type { FileItem, FileTag, Tag } from '../../api/types';
+import { createTag } from '../tags/tag-api';
+import { setFileTag } from './files-api';
 import { notifyFileError } from './messages';
 
 export function FileTags({
@@ -31,14 +32,10 @@ export function FileTags({
     try {
       let tag: Pick<Tag, 'id'> | undefined = (tags ?? []).find((t) => t.name.toLowerCase() === wanted.toLowerCase());
       if (!tag) {
-        tag = await api<Tag>('/api/user/tags', { method: 'POST', body: { name: wanted } });
+        tag = await createTag({ name: wanted });
         onTagCreated();
       }
-      const res = await api<{ tags: FileTag[] }>(
-        `/api/user/files/${encodeURIComponent(file.id)}/tags/${encodeURIComponent(tag.id)}`,
-        { method: 'POST' },
-      );
-      onChanged(res.tags);
+      onChanged(await setFileTag(file.id, tag.id, true));
       setText('');
     } catch (err) {
       notifyFileError(err, 'Could not add the tag');
@@ -49,11 +46,7 @@ export function FileTags({
 
   async function remove(tag: FileTag) {
     try {
-      const res = await api<{ tags: FileTag[] }>(
-        `/api/user/files/${encodeURIComponent(file.id)}/tags/${encodeURIComponent(tag.id)}`,
-        { method: 'DELETE' },
-      );
-      onChanged(res.tags);
+      onChanged(await setFileTag(file.id, tag.id, false));
     } catch (err) {
       notifyFileError(err, 'Could not remove the tag');
     }

@@ -5,8 +5,7 @@ import { Box, Button, Checkbox, Group, Loader, Stack, Text } from '@mantine/core
 import { useLocalStorage } from '@mantine/hooks';
 import { IconUpload } from '@tabler/icons-react';
 import { useCallback, useEffect, useState } from 'react';
-import { api } from '../../api/client';
-import type { FileItem, Folder, ListPage, Tag } from '../../api/types';
+import type { FileItem } from '../../api/types';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { useFolderPaths } from '../../lib/folder-paths';
@@ -16,6 +15,9 @@ import { Link } from '../../router';
 import { BulkActions } from './BulkActions';
 import { EmptyState } from './EmptyState';
 import { FileDetail } from './FileDetail';
+import { listFiles, updateFile } from './files-api';
+import { listFolders } from '../folders/folder-api';
+import { listTags } from '../tags/tag-api';
 import { FileGallery, GallerySkeleton } from './FileGallery';
 import { FileTable, TableSkeleton } from './FileTable';
 import { FilesPager } from './FilesPager';
@@ -36,25 +38,11 @@ export function FilesPage() {
 
   const tagKey = query.tags.join(',');
   const list = useApi(
-    (signal) =>
-      api<ListPage<FileItem>>('/api/user/files', {
-        signal,
-        query: {
-          page: query.page,
-          perpage: query.perpage,
-          sortBy: query.sortBy,
-          order: query.order,
-          searchField: query.field,
-          searchQuery: query.q || undefined,
-          favorite: query.favorite === null ? undefined : String(query.favorite),
-          tags: tagKey || undefined,
-          folder: query.folder ?? undefined,
-        },
-      }),
+    (signal) => listFiles({ ...query, tags: tagKey }, signal),
     [query.page, query.perpage, query.sortBy, query.order, query.field, query.q, query.favorite, tagKey, query.folder],
   );
-  const tags = useApi((signal) => api<Tag[]>('/api/user/tags', { signal }), []);
-  const folders = useApi((signal) => api<Folder[]>('/api/user/folders', { signal }), []);
+  const tags = useApi((signal) => listTags(signal), []);
+  const folders = useApi((signal) => listFolders('all', signal), []);
   const folderLabel = useFolderPaths(folders.data);
 
   // A new search or filter starts a new selection; turning pages keeps it.
@@ -105,10 +93,7 @@ export function FilesPage() {
 
   async function toggleFavorite(file: FileItem) {
     try {
-      const next = await api<FileItem>(`/api/user/files/${encodeURIComponent(file.id)}`, {
-        method: 'PATCH',
-        body: { favorite: !file.favorite },
-      });
+      const next = await updateFile(file.id, { favorite: !file.favorite });
       // Under a favourite filter the file leaves the list; otherwise it changes in place.
       if (query.favorite !== null || query.sortBy === 'favorite') reloadList();
       else replaceFile(next);

@@ -14,18 +14,13 @@ import {
 } from '@mantine/core';
 import { IconPhoto, IconTrash } from '@tabler/icons-react';
 import { useEffect, useState, type FormEvent } from 'react';
-import { api } from '../../api/client';
-import type { CurrentUser } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { FormError } from '../../components/FormError';
 import { prepareAvatar } from '../../lib/avatar-image';
 import { notifyError, notifySuccess } from '../../lib/notify';
 import { useSession, useUser } from '../../lib/session';
 import { settingsError, settingsErrorObject } from './messages';
-
-function patchUser(body: Record<string, unknown>): Promise<CurrentUser> {
-  return api<CurrentUser>('/api/user', { method: 'PATCH', body });
-}
+import { updateUser } from './settings-api';
 
 function AvatarCard() {
   const user = useUser();
@@ -50,7 +45,7 @@ function AvatarCard() {
   const save = async (avatar: string | null) => {
     setSaving(true);
     try {
-      await patchUser({ avatar });
+      await updateUser({ avatar });
       await refresh();
       setPending(null);
       setConfirmRemove(false);
@@ -159,7 +154,7 @@ function UsernameCard() {
     setSaving(true);
     setError(null);
     try {
-      await patchUser({ username: trimmed });
+      await updateUser({ username: trimmed });
       await refresh();
       notifySuccess(`You are now ${trimmed}. Use this name when you sign in.`, 'Username changed');
     } catch (err) {
@@ -221,7 +216,7 @@ function PasswordCard() {
     setSaving(true);
     setError(null);
     try {
-      await patchUser(noPasswordYet ? { password: next } : { password: next, currentPassword: current });
+      await updateUser(noPasswordYet ? { password: next } : { password: next, currentPassword: current });
       setCurrent('');
       setNext('');
       setRepeat('');

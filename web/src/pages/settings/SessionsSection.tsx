@@ -3,7 +3,6 @@
 import { Badge, Button, Card, Group, Paper, Skeleton, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { IconDeviceDesktop, IconDeviceMobile, IconLogout, IconTerminal2 } from '@tabler/icons-react';
 import { useState } from 'react';
-import { api } from '../../api/client';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { formatDate } from '../../lib/format';
@@ -11,7 +10,8 @@ import { notifyError, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { useLastValue } from '../../lib/use-last-value';
 import { settingsErrorObject } from './messages';
-import type { SessionInfo, SessionList } from './types';
+import type { SessionInfo } from './types';
+import { listSessions, revokeSessions } from './settings-api';
 
 const TOOLS = ['curl', 'ShareX', 'Flameshot', 'Wget', 'Node.js', 'Python', 'Postman'];
 
@@ -87,7 +87,7 @@ function SessionRow({
 }
 
 export function SessionsSection() {
-  const sessions = useApi((signal) => api<SessionList>('/api/user/sessions', { signal }), []);
+  const sessions = useApi((signal) => listSessions(signal), []);
   const [revoking, setRevoking] = useState<SessionInfo | 'all' | null>(null);
   // What the dialog asks about, kept while it fades out after the answer.
   const question = useLastValue(revoking) ?? 'all';
@@ -95,8 +95,7 @@ export function SessionsSection() {
   const revoke = async () => {
     if (!revoking) return;
     try {
-      const body = revoking === 'all' ? { all: true } : { sessionId: revoking.id };
-      sessions.setData(await api<SessionList>('/api/user/sessions', { method: 'DELETE', body }));
+      sessions.setData(await revokeSessions(revoking === 'all' ? { all: true } : { sessionId: revoking.id }));
       notifySuccess(
         revoking === 'all' ? 'Every other session is signed out.' : `${describeSession(revoking)} is signed out.`,
       );

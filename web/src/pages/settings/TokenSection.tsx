@@ -3,7 +3,7 @@
 import { ActionIcon, Alert, Button, Card, Group, List, Text, TextInput, Title, Tooltip } from '@mantine/core';
 import { IconEye, IconEyeOff, IconRefresh } from '@tabler/icons-react';
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { regenerateToken } from './settings-api';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { CopyButton } from '../../components/CopyButton';
 import { notifyError, notifySuccess } from '../../lib/notify';
@@ -17,7 +17,7 @@ export function TokenSection() {
 
   const regenerate = async () => {
     try {
-      await api<{ token: string }>('/api/user/token', { method: 'PATCH' });
+      await regenerateToken();
       await refresh();
       setShown(true);
       setConfirming(false);

@@ -20,8 +20,7 @@ import {
 } from '@mantine/core';
 import { IconBrandWindows, IconDownload, IconKey, IconLink, IconTerminal2 } from '@tabler/icons-react';
 import { useMemo, useState, type ReactNode } from 'react';
-import { api } from '../../api/client';
-import type { Folder } from '../../api/types';
+import { listFolders } from '../folders/folder-api';
 import { folderOptions } from '../../lib/folder-paths';
 import { useSession, useUser } from '../../lib/session';
 import { useApi } from '../../lib/use-api';
@@ -102,7 +101,7 @@ function DownloadRow({ icon, title, description, fileName, contents, token, type
 export function UploadersSection() {
   const user = useUser();
   const { server, token } = useSession();
-  const folders = useApi((signal) => api<Folder[]>('/api/user/folders', { signal }), []);
+  const folders = useApi((signal) => listFolders('all', signal), []);
   const [files, setFiles] = useState<FileUploadOptions>(DEFAULT_FILE_OPTIONS);
   const [urls, setUrls] = useState<UrlShortenOptions>(DEFAULT_URL_OPTIONS);
   const setFile = <K extends keyof FileUploadOptions>(key: K, value: FileUploadOptions[K]) =>

@@ -19,8 +19,8 @@ import {
 } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
-import { api } from '../../api/client';
-import type { CurrentUser, UserViewSettings } from '../../api/types';
+import { updateUser } from './settings-api';
+import type { UserViewSettings } from '../../api/types';
 import { notifyError, notifySuccess } from '../../lib/notify';
 import { useSession, useUser } from '../../lib/session';
 import { EmbedPreview, ViewPagePreview } from './EmbedPreview';
@@ -200,7 +200,7 @@ export function ViewSettingsSection() {
     if (colorError) return;
     setSaving(true);
     try {
-      await api<CurrentUser>('/api/user', { method: 'PATCH', body: { view: toView(form) } });
+      await updateUser({ view: toView(form) });
       await refresh();
       notifySuccess('Your view and embed settings are saved.');
     } catch (err) {

@@ -1,17 +1,7 @@
-// The API shapes only the settings page reads (src/routes/user.ts, src/schemas/user.ts).
+// The session shapes the settings page reads: the server's own (src/schemas/user.ts), imported as types.
+import type { SessionDto, SessionListDto } from '../../../../src/schemas/user';
 
 /** A login session as GET /api/user/sessions lists it; client and device are the server's reading of the ua. */
-export interface SessionInfo {
-  id: string;
-  createdAt: string;
-  ua: string;
-  client: string;
-  device: string;
-  userId: string;
-}
-
+export type SessionInfo = SessionDto;
 /** GET and DELETE /api/user/sessions: the caller's own session (null when signed in with the API token) and the rest. */
-export interface SessionList {
-  current: SessionInfo | null;
-  other: SessionInfo[];
-}
+export type SessionList = SessionListDto;

@@ -31,7 +31,8 @@ export function listTags(signal: AbortSignal): Promise<Tag[]> {
   return api<Tag[]>('/api/user/tags', { signal });
 }
 
-export function createTag(input: TagInput): Promise<Tag> {
+/** A new tag; without a color the server picks one. */
+export function createTag(input: Pick<TagInput, 'name'> & Partial<TagInput>): Promise<Tag> {
   return api<Tag>('/api/user/tags', { method: 'POST', body: input });
 }
 

@@ -3,18 +3,9 @@
 import { ActionIcon, Anchor, Badge, Card, Group, Loader, Stack, Text, Tooltip } from '@mantine/core';
 import { IconX } from '@tabler/icons-react';
 import { useEffect, useRef, useState } from 'react';
-import { api } from '../../api/client';
+import { dismissIncompleteFiles, listIncompleteFiles, type AssemblyStatus, type IncompleteFile } from './upload-api';
 import { formatBytes } from '../../lib/format';
 import { notifyError } from '../../lib/notify';
-import type { AssemblyStatus } from './upload-queue';
-
-interface IncompleteFile {
-  id: string;
-  status: AssemblyStatus;
-  chunksTotal: number;
-  chunksComplete: number;
-  metadata: { name: string; size: number; url: string | null; error?: string };
-}
 
 const POLL_MS = 2000;
 
@@ -40,7 +31,7 @@ export function EarlierAssemblies({ tracked }: { tracked: Set<string> }) {
     const load = async () => {
       let busy = false;
       try {
-        const list = await api<IncompleteFile[]>('/api/user/files/incomplete', { signal: controller.signal });
+        const list = await listIncompleteFiles(controller.signal);
         if (stopped) return;
         const unfinished = list.filter(
           (r) => (r.status === 'PENDING' || r.status === 'PROCESSING') && !trackedRef.current.has(r.id),
@@ -71,9 +62,7 @@ export function EarlierAssemblies({ tracked }: { tracked: Set<string> }) {
   const dismiss = (record: IncompleteFile) => {
     setDismissed((d) => new Set(d).add(record.id));
     if (record.status === 'COMPLETE' || record.status === 'FAILED') {
-      api('/api/user/files/incomplete', { method: 'DELETE', body: { id: [record.id] } }).catch((err: unknown) =>
-        notifyError(err, 'Could not dismiss it'),
-      );
+      dismissIncompleteFiles([record.id]).catch((err: unknown) => notifyError(err, 'Could not dismiss it'));
     }
   };
 

@@ -5,8 +5,7 @@ import { Dropzone } from '@mantine/dropzone';
 import { notifications } from '@mantine/notifications';
 import { IconClipboardText, IconCloudUpload, IconFileUpload, IconUpload, IconX } from '@tabler/icons-react';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { api } from '../../api/client';
-import type { Folder } from '../../api/types';
+import { listFolders } from '../folders/folder-api';
 import { PageHeader } from '../../components/PageHeader';
 import { copyText } from '../../lib/clipboard';
 import { folderOptions } from '../../lib/folder-paths';
@@ -66,7 +65,7 @@ export function UploadPage() {
   const optionsRef = useRef(options);
   optionsRef.current = options;
 
-  const folders = useApi((signal) => api<Folder[]>('/api/user/folders', { signal }), []);
+  const folders = useApi((signal) => listFolders('all', signal), []);
   const choices = useMemo(() => folderOptions(folders.data ?? []), [folders.data]);
 
   // The queue outlives the page (uploads go on elsewhere in the dashboard), but not a change of user.

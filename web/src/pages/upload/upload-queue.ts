@@ -2,12 +2,12 @@
 // retried, and chunked ones are followed while the server assembles them. It lives outside React, for the whole visit,
 // so that uploads go on while the person looks at other pages; the page reads it with useUploadQueue().
 import { useSyncExternalStore } from 'react';
-import { api } from '../../api/client';
+import { listIncompleteFiles, type AssemblyStatus } from './upload-api';
 import { uploadErrorMessage } from './upload-errors';
 import { uploadInChunks, uploadWhole, type UploadedLink } from './transport';
 
 export type UploadStatus = 'queued' | 'uploading' | 'assembling' | 'done' | 'failed' | 'cancelled';
-export type AssemblyStatus = 'PENDING' | 'PROCESSING' | 'COMPLETE' | 'FAILED';
+export type { AssemblyStatus };
 
 export interface UploadItem {
   id: string;
@@ -38,12 +38,6 @@ export interface QueueSettings {
 
 /** The x-service-* headers for a file, or an Error in words when the options cannot be used. */
 export type HeadersSource = () => Record<string, string>;
-
-interface IncompleteFileRecord {
-  id: string;
-  status: AssemblyStatus;
-  metadata: { name: string; url: string | null; error?: string };
-}
 
 /** Uploads running at once. Chunks of one file never overlap (the protocol sends them in order). */
 const PARALLEL = 3;
@@ -258,7 +252,7 @@ export class UploadQueue {
     try {
       while (this.items.some((i) => i.status === 'assembling')) {
         try {
-          const records = await api<IncompleteFileRecord[]>('/api/user/files/incomplete');
+          const records = await listIncompleteFiles();
           const byId = new Map(records.map((r) => [r.id, r]));
           for (const item of this.items) {
             if (item.status !== 'assembling' || !item.incompleteId) continue;
