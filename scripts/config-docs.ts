@@ -1,13 +1,12 @@
 // Generates docs/configuration.md from the code that reads the configuration: the environment variables of
 // src/config.ts (ENV_VARIABLES, each schema carrying its description) and the server settings of
 // src/services/settings.ts (SETTING_DEFINITIONS). `npm run docs:config` writes the file; test/docs/config-reference.test.ts
-// fails when the committed file differs from what this produces.
+// fails when the committed file differs from what this produces. Importing this module writes nothing.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
-import { ENV_VARIABLES, type EnvDoc } from '../src/config.js';
-import { formatByteSize } from '../src/lib/sizes.js';
+import { booleanFromEnv, byteSizeFromEnv, ENV_VARIABLES, type EnvDoc } from '../src/config.js';
 import { SETTING_DEFINITIONS, SETTING_KEYS } from '../src/services/settings.js';
 
 export const CONFIGURATION_REFERENCE = path.join(
@@ -24,54 +23,163 @@ const INTRO = `# Configuration
 
 Chute is configured in two layers:
 
-- **Environment variables** (below), read and checked once at start-up: a bad value stops the server with one line
-  naming the variable and what is wrong. An empty value (\`FOO=\` in an env file) counts as unset.
-- **Server settings** ([further below](#server-settings)), kept in the database. Admins change them at run time in
-  the dashboard (Administration -> Server settings) or with \`PATCH /api/server/settings\`; every instance picks a
-  change up within a few seconds. Each setting can also be fixed by its environment variable, which then wins and
-  *locks* the setting: the dashboard shows it as set by the environment and the API refuses to change it (1022).
+- **Environment variables** ([below](#environment-variables)): everything is configured with environment variables,
+  read and checked once at start-up: a bad value stops the server with one line naming the variable and what is
+  wrong. An empty value (\`FOO=\` in an env file) counts as unset.
+- **Server settings** ([further below](#server-settings)) live in the database, and admins change them at run time in
+  the dashboard ([Administration -> Server settings](dashboard.md#administration-in-the-dashboard)) or with
+  \`PATCH /api/server/settings\` ([api.md](api.md#server-settings)); every instance picks a change up within 5
+  seconds. Each setting can also be fixed by its environment variable, which then wins and *locks* the setting: the
+  dashboard shows it disabled, with a lock and the variable's name, and the API refuses to change it (400 / 1022).
+
+In an environment variable, a boolean is \`true\`/\`false\` (or \`1\`/\`0\`, \`yes\`/\`no\`), a byte size is a number
+of bytes or a size with a binary unit (\`100mb\`, \`2gb\`; 1kb = 1024 bytes), a list is comma separated, and \`never\`
+(or \`null\`) clears an expiry.
 `;
 
+/** The parts of a zod 4 schema definition this generator reads. */
+interface SchemaDef {
+  type: string;
+  innerType?: z.ZodType;
+  in?: z.ZodType;
+  out?: z.ZodType;
+  element?: z.ZodType;
+  entries?: Record<string, string>;
+  defaultValue?: unknown;
+  checks?: { _zod: { def: CheckDef } }[];
+}
+
+interface CheckDef {
+  check: string;
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  value?: number;
+  error?: () => unknown;
+}
+
+const defOf = (schema: z.ZodType) => schema.def as unknown as SchemaDef;
+const checksOf = (schema: z.ZodType) => (defOf(schema).checks ?? []).map((c) => c._zod.def);
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+const code = (text: string) => `\`${text}\``;
+
+/** A byte count the way people write it: `1gb`, `95mb`, `64kb`, or bytes when no unit divides it. */
+function byteSizeText(bytes: number): string {
+  for (const [unit, factor] of [
+    ['tb', 1024 ** 4],
+    ['gb', 1024 ** 3],
+    ['mb', 1024 ** 2],
+    ['kb', 1024],
+  ] as const) {
+    if (bytes >= factor && bytes % factor === 0) return `${bytes / factor}${unit}`;
+  }
+  return String(bytes);
+}
 
 function shownValue(value: unknown, bytes: boolean): string {
-  if (bytes && typeof value === 'number') return `\`${formatByteSize(value)}\``;
+  if (bytes && typeof value === 'number') return code(byteSizeText(value));
   if (value === null) return 'never';
-  if (Array.isArray(value)) return value.length === 0 ? 'none' : `\`${value.join(',')}\``;
-  return `\`${String(value)}\``;
+  if (Array.isArray(value)) return value.length === 0 ? 'none' : code(value.join(','));
+  return code(String(value));
+}
+
+/** The constraints a schema's checks state in their own error messages ("must be between 5mb and 5gb"). */
+function statedConstraints(schema: z.ZodType): string[] {
+  return checksOf(schema)
+    .map((check) => (typeof check.error === 'function' ? check.error() : undefined))
+    .filter((message): message is string => typeof message === 'string' && message.startsWith('must be '))
+    .map((message) => message.slice('must be '.length));
+}
+
+function numberType(schema: z.ZodType): string {
+  const checks = checksOf(schema);
+  const integer = checks.some((c) => c.check === 'number_format' && c.format === 'safeint');
+  const min = checks.find((c) => c.check === 'greater_than')?.value;
+  const max = checks.find((c) => c.check === 'less_than')?.value;
+  const range = min !== undefined && max !== undefined ? ` ${min}-${max}` : min !== undefined ? ` >= ${min}` : '';
+  return `${integer ? 'integer' : 'number'}${range}`;
+}
+
+function stringType(schema: z.ZodType): string {
+  const checks = checksOf(schema);
+  if (checks.some((c) => c.check === 'string_format' && c.format === 'url')) return 'URL';
+  const min = checks.find((c) => c.check === 'min_length')?.minimum;
+  const max = checks.find((c) => c.check === 'max_length')?.maximum;
+  if (max !== undefined) return `text, ${min ?? 0}-${max} characters`;
+  if (min !== undefined && min > 1) return `text, at least ${min} characters`;
+  return 'text';
+}
+
+/** What values a schema takes, in words: its type, the allowed values of an enum, ranges and stated constraints. */
+export function describeValues(schema: z.ZodType, kind?: 'bytes'): string {
+  const def = defOf(schema);
+  const constraints = statedConstraints(schema);
+  const withConstraints = (base: string) => [base, ...constraints].join(', ');
+  if (def.type === 'default' || def.type === 'prefault' || def.type === 'optional') {
+    return [describeValues(def.innerType!, kind), ...constraints].join(', ');
+  }
+  if (kind === 'bytes' || (def.type === 'pipe' && def.out === defOf(byteSizeFromEnv).out)) {
+    return withConstraints('byte size');
+  }
+  if (def.type === 'pipe' && def.in === defOf(booleanFromEnv).in) return withConstraints('boolean');
+  if (def.type === 'pipe') return withConstraints(describeValues(def.in!));
+  if (def.type === 'boolean') return withConstraints('boolean');
+  if (def.type === 'number') return withConstraints(numberType(schema));
+  if (def.type === 'enum') return withConstraints(`one of ${Object.values(def.entries!).map(code).join(', ')}`);
+  if (def.type === 'array') {
+    const max = checksOf(schema).find((c) => c.check === 'max_length')?.maximum;
+    return withConstraints(max === undefined ? 'list' : `list of up to ${max}`);
+  }
+  if (def.type === 'nullable' || def.type === 'string') {
+    // A text whose checks say what it must be is described by them alone ("a postgres:// or postgresql:// URL").
+    const inner = def.type === 'nullable' ? def.innerType! : schema;
+    const own = inner === schema ? constraints : [...constraints, ...statedConstraints(inner)];
+    const base = defOf(inner).type === 'string' ? stringType(inner) : describeValues(inner);
+    if (own.length > 0 && base.startsWith('text')) return own.join(', ');
+    return [base, ...own].join(', ') + (def.type === 'nullable' ? ', or null' : '');
+  }
+  throw new Error(`no words for a schema of type ${def.type}: teach scripts/config-docs.ts`);
 }
 
 /** The default of an environment variable's schema, or what happens while it is unset. */
 function envDefault(name: string, schema: z.ZodType, doc: EnvDoc): string {
-  const def = schema.def as { type: string; defaultValue?: unknown };
+  const def = defOf(schema);
   if (def.type === 'default' || def.type === 'prefault') return shownValue(def.defaultValue, false);
   if (!doc.unset) throw new Error(`${name} has neither a default nor an \`unset\` text in src/config.ts`);
   return `(unset: ${doc.unset})`;
 }
 
-function environmentTable(): string {
-  const rows = Object.entries(ENV_VARIABLES).map(([name, schema]) => {
+/** The table of environment variables; throws when one has no description. */
+export function environmentTable(variables: Record<string, z.ZodType> = ENV_VARIABLES): string {
+  const rows = Object.entries(variables).map(([name, schema]) => {
     const doc = schema.meta() as EnvDoc | undefined;
     if (!doc?.description) throw new Error(`${name} has no description in src/config.ts`);
-    return `| \`${name}\` | ${cell(envDefault(name, schema, doc))} | ${cell(doc.description)} |`;
+    const columns = [code(name), describeValues(schema), envDefault(name, schema, doc), doc.description];
+    return `| ${columns.map(cell).join(' | ')} |`;
   });
-  return ['## Environment variables', '', '| Variable | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
+  return [
+    '## Environment variables',
+    '',
+    '| Variable | Values | Default | Meaning |',
+    '|---|---|---|---|',
+    ...rows,
+  ].join('\n');
 }
 
 function settingsTable(): string {
   const rows = SETTING_KEYS.map((key) => {
     const def = SETTING_DEFINITIONS[key];
-    const shown = shownValue(def.default, def.envKind === 'bytes');
-    return `| \`${key}\` | \`${def.env}\` | ${cell(shown)} | ${cell(def.description)} |`;
+    if (!def.description) throw new Error(`the setting ${key} has no description in src/services/settings.ts`);
+    const bytes = def.envKind === 'bytes';
+    const values = describeValues(def.schema, bytes ? 'bytes' : undefined);
+    const columns = [code(key), code(def.env), values, shownValue(def.default, bytes), def.description];
+    return `| ${columns.map(cell).join(' | ')} |`;
   });
   return [
     '## Server settings',
     '',
-    'In an environment variable, booleans are `true`/`false` (or `1`/`0`, `yes`/`no`), sizes are bytes or `100mb`,',
-    '`2gb` ..., lists are comma separated, and `never` (or `null`) clears an expiry.',
-    '',
-    '| Setting | Variable | Default | Meaning |',
-    '|---|---|---|---|',
+    '| Setting | Variable | Values | Default | Meaning |',
+    '|---|---|---|---|---|',
     ...rows,
   ].join('\n');
 }

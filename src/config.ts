@@ -3,11 +3,13 @@
 import { z } from 'zod';
 import { parseByteSize } from './lib/sizes.js';
 
-const booleanFromEnv = z
+/** A boolean variable: true, false, 1, 0, yes or no (the reference generator names this type). */
+export const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
-const byteSizeFromEnv = z.string().transform((value, ctx) => {
+/** A byte size such as 104857600, 100mb or 1gb (the reference generator names this type). */
+export const byteSizeFromEnv = z.string().transform((value, ctx) => {
   const bytes = parseByteSize(value);
   if (bytes === null) {
     ctx.addIssue({ code: 'custom', message: 'expected a size such as 104857600, 100mb or 1gb' });
@@ -144,8 +146,8 @@ export const ENV_VARIABLES = {
       .prefault('8mb'),
     {
       description:
-        'Part size of multipart uploads, 5mb to 5gb; memory per upload is about 5 parts (measured ~100 MB with ' +
-        '`8mb`); the largest file is 10,000 parts (~78 GiB with `8mb`)',
+        'Part size of multipart uploads, 5mb to 5gb; memory per upload is about 5 parts (measured: ' +
+        '[bench/RESULTS.md](../bench/RESULTS.md)); the largest file is 10,000 parts (~78 GiB with `8mb`)',
     },
   ),
 };
