@@ -24,6 +24,7 @@ import {
   type Draft,
   type SettingKind,
 } from './settings-fields';
+import { useSubmit } from '../../lib/use-submit';
 
 function draftsOf(answer: ServerSettingsAnswer, kinds: Record<string, SettingKind>): Record<string, Draft> {
   return Object.fromEntries(
@@ -47,8 +48,19 @@ export function ServerSettingsPage() {
   const saved = useMemo(() => (answer ? draftsOf(answer, kinds) : {}), [answer, kinds]);
   const [drafts, setDrafts] = useState<Record<string, Draft>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [saveError, setSaveError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const {
+    busy,
+    error: saveError,
+    setError: setSaveError,
+    run,
+  } = useSubmit((err) => {
+    const issues = err instanceof ApiRequestError && err.code === 1022 ? fieldIssues(err) : {};
+    if (Object.keys(issues).length === 0) return adminErrorMessage(err);
+    setErrors(issues);
+    focusFirst(issues);
+    const names = Object.keys(issues).map(labelOf).join(', ');
+    return `Nothing was saved: ${names} ${Object.keys(issues).length === 1 ? 'is' : 'are'} not valid. See the fields marked in red.`;
+  });
 
   useEffect(() => {
     setDrafts(saved);
@@ -96,8 +108,7 @@ export function ServerSettingsPage() {
       focusFirst(problems);
       return;
     }
-    setBusy(true);
-    try {
+    await run(async () => {
       const next = await updateServerSettings(patch);
       loaded.setData(next);
       const count = Object.keys(patch).length;
@@ -107,21 +118,7 @@ export function ServerSettingsPage() {
       );
       // The site title and the registration switches are part of what every page knows about the server.
       void refresh();
-    } catch (err) {
-      const issues = err instanceof ApiRequestError && err.code === 1022 ? fieldIssues(err) : {};
-      if (Object.keys(issues).length > 0) {
-        setErrors(issues);
-        const names = Object.keys(issues).map(labelOf).join(', ');
-        setSaveError(
-          `Nothing was saved: ${names} ${Object.keys(issues).length === 1 ? 'is' : 'are'} not valid. See the fields marked in red.`,
-        );
-        focusFirst(issues);
-      } else {
-        setSaveError(adminErrorMessage(err));
-      }
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

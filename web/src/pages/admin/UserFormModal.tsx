@@ -24,6 +24,7 @@ import { createUser, updateUser, type UserInput } from './admin-api';
 import { adminErrorMessage, fieldIssues } from './admin-errors';
 import { NO_QUOTA, QuotaFields, quotaForm, quotaInput, quotaProblems, type QuotaForm } from './QuotaFields';
 import { canEditQuota, grantableRoles, ROLE_LABELS } from './roles';
+import { useSubmit } from '../../lib/use-submit';
 
 type FieldErrors = Partial<Record<'username' | 'password' | 'role' | 'avatar' | keyof QuotaForm, string>>;
 
@@ -78,8 +79,16 @@ export function UserFormModal({
   /** undefined: unchanged; null: removed; a data URL: the new picture. */
   const [avatar, setAvatar] = useState<string | null | undefined>(undefined);
   const [errors, setErrors] = useState<FieldErrors>({});
-  const [formError, setFormError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const {
+    busy,
+    error: formError,
+    setError: setFormError,
+    run,
+  } = useSubmit((err) => {
+    const found = errorsOf(err);
+    setErrors(found.fields);
+    return found.form;
+  });
 
   useEffect(() => {
     if (!opened) return;
@@ -90,7 +99,7 @@ export function UserFormModal({
     setAvatar(undefined);
     setErrors({});
     setFormError(null);
-  }, [opened, target]);
+  }, [opened, target, setFormError]);
 
   /** Editing a field takes its error away. */
   const clear = (...fields: Array<keyof FieldErrors>) =>
@@ -154,8 +163,7 @@ export function UserFormModal({
       onClose();
       return;
     }
-    setBusy(true);
-    try {
+    await run(async () => {
       const { user } = target
         ? await updateUser(target.id, input)
         : await createUser(input as UserInput & { username: string; password: string });
@@ -165,13 +173,7 @@ export function UserFormModal({
       );
       onSaved(user);
       onClose();
-    } catch (err) {
-      const found = errorsOf(err);
-      setErrors(found.fields);
-      setFormError(found.form);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

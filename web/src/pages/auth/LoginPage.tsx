@@ -3,7 +3,7 @@ import { Anchor, Button, PasswordInput, PinInput, Stack, Text, TextInput } from 
 import { useState, type FormEvent } from 'react';
 import { logIn } from './auth-api';
 import { FormError } from '../../components/FormError';
-import { errorMessage } from '../../lib/notify';
+import { useSubmit } from '../../lib/use-submit';
 import { useSession } from '../../lib/session';
 import { Link, navigate, useLocation } from '../../router';
 import { AuthFrame } from './AuthFrame';
@@ -20,14 +20,11 @@ export function LoginPage() {
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [needsCode, setNeedsCode] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmit();
 
   const submit = async (event?: FormEvent) => {
     event?.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const answer = await logIn(needsCode ? { username, password, code } : { username, password });
       if (answer.totp) {
         setNeedsCode(true);
@@ -35,11 +32,7 @@ export function LoginPage() {
       }
       await refresh();
       navigate(safeNext(search.get('next')), { replace: true });
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

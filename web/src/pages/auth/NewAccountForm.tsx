@@ -3,7 +3,7 @@
 import { Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { FormError } from '../../components/FormError';
-import { errorMessage } from '../../lib/notify';
+import { useSubmit } from '../../lib/use-submit';
 import { useSession } from '../../lib/session';
 import { navigate } from '../../router';
 
@@ -28,8 +28,7 @@ export function NewAccountForm({
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useSubmit();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -37,17 +36,11 @@ export function NewAccountForm({
       setError('The two passwords are not the same.');
       return;
     }
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       await send({ username, password });
       await refresh();
       navigate('/dashboard', { replace: true });
-    } catch (err) {
-      setError(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

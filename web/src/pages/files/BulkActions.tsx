@@ -11,6 +11,7 @@ import { plural } from '../../lib/format';
 import { Link } from '../../router';
 import classes from './files.module.css';
 import { notifyFileError, notifySuccess } from './messages';
+import { useSubmit } from '../../lib/use-submit';
 
 const NO_FOLDER = '__none__';
 /** The selected files no longer exist (deleted elsewhere): the list must be reloaded. */
@@ -30,73 +31,74 @@ export function BulkActions({
   /** After a change (or when the files turned out to be gone): reload the list and clear the selection. */
   onDone: () => void;
 }) {
-  const [busy, setBusy] = useState<null | 'favorite' | 'unfavorite' | 'move' | 'delete'>(null);
+  // Each action says what went wrong itself (a notification), and what the selection looks like afterwards.
+  const { running: busy, run } = useSubmit<'favorite' | 'unfavorite' | 'move' | 'delete'>(() => null);
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [moving, setMoving] = useState(false);
   const [target, setTarget] = useState<string | null>(null);
   const count = ids.length;
 
   async function favorite(value: boolean) {
-    setBusy(value ? 'favorite' : 'unfavorite');
-    try {
-      const res = await updateFiles(ids, { favorite: value });
-      notifySuccess(
-        value
-          ? `${plural(res.count, 'file')} added to favourites.`
-          : `${plural(res.count, 'file')} removed from favourites.`,
-      );
-      onDone();
-    } catch (err) {
-      notifyFileError(
-        err,
-        'Could not change the favourites',
-        value ? 'They already were favourites.' : 'None of them was a favourite.',
-      );
-      if (gone(err)) onDone();
-    } finally {
-      setBusy(null);
-    }
+    await run(
+      async () => {
+        try {
+          const res = await updateFiles(ids, { favorite: value });
+          notifySuccess(
+            value
+              ? `${plural(res.count, 'file')} added to favourites.`
+              : `${plural(res.count, 'file')} removed from favourites.`,
+          );
+          onDone();
+        } catch (err) {
+          notifyFileError(
+            err,
+            'Could not change the favourites',
+            value ? 'They already were favourites.' : 'None of them was a favourite.',
+          );
+          if (gone(err)) onDone();
+        }
+      },
+      value ? 'favorite' : 'unfavorite',
+    );
   }
 
   async function move() {
     if (target === null) return;
-    setBusy('move');
-    try {
-      const folder = target === NO_FOLDER ? null : target;
-      const res = await updateFiles(ids, { folder });
-      notifySuccess(
-        folder === null
-          ? `${plural(res.count, 'file')} taken out of their folder.`
-          : `${plural(res.count, 'file')} moved to ${res.name ?? 'the folder'}.`,
-      );
-      setMoving(false);
-      setTarget(null);
-      onDone();
-    } catch (err) {
-      notifyFileError(
-        err,
-        'Could not move the files',
-        target !== NO_FOLDER ? 'They already were in that folder.' : 'They were not in a folder.',
-      );
-      if (gone(err)) onDone();
-    } finally {
-      setBusy(null);
-    }
+    await run(async () => {
+      try {
+        const folder = target === NO_FOLDER ? null : target;
+        const res = await updateFiles(ids, { folder });
+        notifySuccess(
+          folder === null
+            ? `${plural(res.count, 'file')} taken out of their folder.`
+            : `${plural(res.count, 'file')} moved to ${res.name ?? 'the folder'}.`,
+        );
+        setMoving(false);
+        setTarget(null);
+        onDone();
+      } catch (err) {
+        notifyFileError(
+          err,
+          'Could not move the files',
+          target !== NO_FOLDER ? 'They already were in that folder.' : 'They were not in a folder.',
+        );
+        if (gone(err)) onDone();
+      }
+    }, 'move');
   }
   async function remove() {
-    setBusy('delete');
-    try {
-      const res = await deleteFiles(ids);
-      notifySuccess(`${plural(res.count, 'file')} deleted.`);
-      setConfirmDelete(false);
-      onDone();
-    } catch (err) {
-      notifyFileError(err, 'Could not delete the files');
-      setConfirmDelete(false);
-      onDone();
-    } finally {
-      setBusy(null);
-    }
+    await run(async () => {
+      try {
+        const res = await deleteFiles(ids);
+        notifySuccess(`${plural(res.count, 'file')} deleted.`);
+        setConfirmDelete(false);
+        onDone();
+      } catch (err) {
+        notifyFileError(err, 'Could not delete the files');
+        setConfirmDelete(false);
+        onDone();
+      }
+    }, 'delete');
   }
 
   return (

@@ -7,6 +7,7 @@ import type { FileItem } from '../../api/types';
 import { EXPIRY_PRESETS, localInputValue, readExpiryDate } from '../../lib/expiry';
 import { formatDate } from '../../lib/format';
 import { errorMessage } from '../../lib/notify';
+import { useSubmit } from '../../lib/use-submit';
 import classes from './files.module.css';
 import { notifySuccess } from './messages';
 
@@ -23,35 +24,25 @@ const NAME_ERRORS: Record<number, string> = {
   1014: 'Another file already has that name. Choose a different one.',
 };
 
-/** Runs a save; returns the error sentence for the form, or null. */
-async function attempt(save: () => Promise<unknown>, messages: Record<number, string> = {}): Promise<string | null> {
-  try {
-    await save();
-    return null;
-  } catch (err) {
-    if (err instanceof ApiRequestError && messages[err.code]) return messages[err.code]!;
-    return errorMessage(err);
-  }
-}
+/** A failure in words: the form's own sentence for the codes it knows, else the API's. */
+const inWords =
+  (messages: Record<number, string> = {}) =>
+  (err: unknown): string =>
+    err instanceof ApiRequestError && messages[err.code] ? messages[err.code]! : errorMessage(err);
 
 export function RenameForm({ file, patch }: FormProps) {
   const [name, setName] = useState(file.name);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useSubmit(inWords(NAME_ERRORS));
   useEffect(() => {
     setName(file.name);
     setError(null);
-  }, [file.id, file.name]);
+  }, [file.id, file.name, setError]);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     const wanted = name.trim();
     if (!wanted) return setError('Enter a name.');
-    setBusy(true);
-    const problem = await attempt(() => patch({ name: wanted }), NAME_ERRORS);
-    setBusy(false);
-    setError(problem);
-    if (!problem) notifySuccess(`Renamed to ${wanted}. The old link no longer works.`);
+    if (await run(() => patch({ name: wanted }))) notifySuccess(`Renamed to ${wanted}. The old link no longer works.`);
   }
 
   return (
@@ -80,19 +71,14 @@ export function RenameForm({ file, patch }: FormProps) {
 
 export function PasswordForm({ file, patch }: FormProps) {
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState<null | 'set' | 'clear'>(null);
+  const { running: busy, error, setError, run } = useSubmit<'set' | 'clear'>(inWords());
   useEffect(() => {
     setPassword('');
     setError(null);
-  }, [file.id]);
+  }, [file.id, setError]);
 
   async function save(value: string | null) {
-    setBusy(value === null ? 'clear' : 'set');
-    const problem = await attempt(() => patch({ password: value }));
-    setBusy(null);
-    setError(problem);
-    if (!problem) {
+    if (await run(() => patch({ password: value }), value === null ? 'clear' : 'set')) {
       setPassword('');
       notifySuccess(
         value === null
@@ -143,19 +129,14 @@ export function PasswordForm({ file, patch }: FormProps) {
 
 export function MaxViewsForm({ file, patch }: FormProps) {
   const [value, setValue] = useState<string | number>(file.maxViews ?? '');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useSubmit(inWords());
   useEffect(() => {
     setValue(file.maxViews ?? '');
     setError(null);
-  }, [file.id, file.maxViews]);
+  }, [file.id, file.maxViews, setError]);
 
   async function save(next: number | null) {
-    setBusy(true);
-    const problem = await attempt(() => patch({ maxViews: next }));
-    setBusy(false);
-    setError(problem);
-    if (!problem)
+    if (await run(() => patch({ maxViews: next })))
       notifySuccess(
         next === null ? 'No view limit any more.' : `The file is deleted after ${next.toLocaleString()} views.`,
       );
@@ -202,12 +183,11 @@ const toLocalInput = (iso: string | null): string => (iso ? localInputValue(new 
 
 export function ExpiryForm({ file, patch }: FormProps) {
   const [value, setValue] = useState(toLocalInput(file.deletesAt));
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState<null | 'set' | 'clear'>(null);
+  const { running: busy, error, setError, run } = useSubmit<'set' | 'clear'>(inWords());
   useEffect(() => {
     setValue(toLocalInput(file.deletesAt));
     setError(null);
-  }, [file.id, file.deletesAt]);
+  }, [file.id, file.deletesAt, setError]);
 
   async function save(value: string | null) {
     const at = value === null ? null : readExpiryDate(value);
@@ -215,11 +195,8 @@ export function ExpiryForm({ file, patch }: FormProps) {
       setError('Choose a moment in the future.');
       return;
     }
-    setBusy(at === null ? 'clear' : 'set');
-    const problem = await attempt(() => patch({ deletesAt: at === null ? null : at.toISOString() }));
-    setBusy(null);
-    setError(problem);
-    if (!problem)
+    const deletesAt = at === null ? null : at.toISOString();
+    if (await run(() => patch({ deletesAt }), at === null ? 'clear' : 'set'))
       notifySuccess(
         at === null
           ? 'The file is kept until you delete it.'

@@ -6,6 +6,7 @@ import type { FileItem, FileTag, Tag } from '../../api/types';
 import { createTag } from '../tags/tag-api';
 import { setFileTag } from './files-api';
 import { notifyFileError } from './messages';
+import { useSubmit } from '../../lib/use-submit';
 
 export function FileTags({
   file,
@@ -21,15 +22,17 @@ export function FileTags({
   onTagCreated: () => void;
 }) {
   const [text, setText] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useSubmit((err) => {
+    notifyFileError(err, 'Could not add the tag');
+    return null;
+  });
   const onFile = new Set(file.tags.map((t) => t.id));
   const available = (tags ?? []).filter((t) => !onFile.has(t.id));
 
   async function add(name: string) {
     const wanted = name.trim();
     if (!wanted) return;
-    setBusy(true);
-    try {
+    await run(async () => {
       let tag: Pick<Tag, 'id'> | undefined = (tags ?? []).find((t) => t.name.toLowerCase() === wanted.toLowerCase());
       if (!tag) {
         tag = await createTag({ name: wanted });
@@ -37,11 +40,7 @@ export function FileTags({
       }
       onChanged(await setFileTag(file.id, tag.id, true));
       setText('');
-    } catch (err) {
-      notifyFileError(err, 'Could not add the tag');
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   async function remove(tag: FileTag) {

@@ -14,6 +14,7 @@ import { formatBytes, formatDate } from '../../lib/format';
 import { errorMessage, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { listFolders, moveFilesToFolder, searchFiles } from './folder-api';
+import { useSubmit } from '../../lib/use-submit';
 
 export function AddFilesModal({
   folder,
@@ -52,8 +53,13 @@ function AddFilesBody({
   const [debounced] = useDebouncedValue(search.trim(), 300);
   const [page, setPage] = useState(1);
   const [selected, setSelected] = useState<Set<string>>(new Set());
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
+  const {
+    busy,
+    error: failure,
+    run,
+  } = useSubmit((err) =>
+    err instanceof ApiRequestError && err.code === 1028 ? 'Those files are already in this folder.' : errorMessage(err),
+  );
 
   useEffect(() => setPage(1), [debounced]);
   const files = useApi((signal) => searchFiles({ page, search: debounced }, signal), [page, debounced]);
@@ -69,21 +75,11 @@ function AddFilesBody({
     });
 
   const add = async () => {
-    setBusy(true);
-    setFailure(null);
-    try {
+    await run(async () => {
       const { count } = await moveFilesToFolder(folder.id, [...selected]);
       notifySuccess(`${count} ${count === 1 ? 'file' : 'files'} added to “${folder.name}”.`);
       onAdded();
-    } catch (err) {
-      setFailure(
-        err instanceof ApiRequestError && err.code === 1028
-          ? 'Those files are already in this folder.'
-          : errorMessage(err),
-      );
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const data = files.data;

@@ -5,7 +5,8 @@ import { useState, type FormEvent } from 'react';
 import type { Folder } from '../../api/types';
 import { FormModal } from '../../components/FormModal';
 import { ModalActions } from '../../components/ModalActions';
-import { errorMessage, notifySuccess } from '../../lib/notify';
+import { notifySuccess } from '../../lib/notify';
+import { useSubmit } from '../../lib/use-submit';
 import { createFolder, updateFolder } from './folder-api';
 
 export type FolderForm =
@@ -48,8 +49,7 @@ function FolderFormBody({
   const [isPublic, setPublic] = useState(current?.public ?? false);
   const [allowUploads, setAllowUploads] = useState(current?.allowUploads ?? false);
   const [nameError, setNameError] = useState<string | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error: failure, setError: setFailure, run } = useSubmit();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -57,8 +57,7 @@ function FolderFormBody({
     setNameError(trimmed ? (trimmed.length > 255 ? 'Use at most 255 characters.' : null) : 'Give the folder a name.');
     setFailure(null);
     if (!trimmed || trimmed.length > 255) return;
-    setBusy(true);
-    try {
+    await run(async () => {
       const saved =
         form.mode === 'create'
           ? await createFolder({ name: trimmed, public: isPublic, allowUploads, parentId: form.parent?.id ?? null })
@@ -69,11 +68,7 @@ function FolderFormBody({
             });
       notifySuccess(form.mode === 'create' ? `Folder “${saved.name}” created.` : 'The folder was saved.');
       onSaved(saved);
-    } catch (err) {
-      setFailure(errorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

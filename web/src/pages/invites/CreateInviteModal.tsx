@@ -8,6 +8,7 @@ import { EXPIRY_FROM_NOW, readExpiryDate } from '../../lib/expiry';
 import { notifySuccess } from '../../lib/notify';
 import { adminErrorMessage } from '../admin/admin-errors';
 import { createInvite, inviteLink, type Invite } from './invite-api';
+import { useSubmit } from '../../lib/use-submit';
 
 export function CreateInviteModal({
   opened,
@@ -22,9 +23,8 @@ export function CreateInviteModal({
   const [expiry, setExpiry] = useState('7d');
   const [date, setDate] = useState('');
   const [maxUses, setMaxUses] = useState<number | ''>(1);
-  const [error, setError] = useState<string | null>(null);
   const [dateError, setDateError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, setError, run } = useSubmit(adminErrorMessage);
   const [created, setCreated] = useState<Invite | null>(null);
 
   useEffect(() => {
@@ -35,7 +35,7 @@ export function CreateInviteModal({
     setError(null);
     setDateError(null);
     setCreated(null);
-  }, [opened]);
+  }, [opened, setError]);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -52,17 +52,12 @@ export function CreateInviteModal({
       }
       expiresAt = when.toISOString();
     }
-    setBusy(true);
-    try {
+    await run(async () => {
       const invite = await createInvite({ expiresAt, maxUses: maxUses === '' ? null : maxUses });
       setCreated(invite);
       onCreated(invite);
       notifySuccess(`Invite ${invite.code} is ready to share.`, 'Invite created');
-    } catch (err) {
-      setError(adminErrorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -21,40 +21,37 @@ import { notifyError, notifySuccess } from '../../lib/notify';
 import { useSession, useUser } from '../../lib/session';
 import { settingsError, settingsErrorObject } from './messages';
 import { updateUser } from './settings-api';
+import { useSubmit } from '../../lib/use-submit';
 
 function AvatarCard() {
   const user = useUser();
   const { refresh } = useSession();
   const [pending, setPending] = useState<string | null>(null);
-  const [preparing, setPreparing] = useState(false);
-  const [saving, setSaving] = useState(false);
+  const { busy: preparing, run: run2 } = useSubmit((err) => {
+    notifyError(err, 'That image cannot be used');
+    return null;
+  });
+  const { busy: saving, run } = useSubmit((err) => {
+    notifyError(settingsErrorObject(err), 'The avatar was not saved');
+    return null;
+  });
   const [confirmRemove, setConfirmRemove] = useState(false);
 
   const pick = async (file: File | null) => {
     if (!file) return;
-    setPreparing(true);
-    try {
+    await run2(async () => {
       setPending(await prepareAvatar(file));
-    } catch (err) {
-      notifyError(err, 'That image cannot be used');
-    } finally {
-      setPreparing(false);
-    }
+    });
   };
 
   const save = async (avatar: string | null) => {
-    setSaving(true);
-    try {
+    await run(async () => {
       await updateUser({ avatar });
       await refresh();
       setPending(null);
       setConfirmRemove(false);
       notifySuccess(avatar === null ? 'Your avatar was removed.' : 'Your new avatar is saved.');
-    } catch (err) {
-      notifyError(settingsErrorObject(err), 'The avatar was not saved');
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   const shown = pending ?? user.avatar ?? null;
@@ -139,8 +136,7 @@ function UsernameCard() {
   const user = useUser();
   const { refresh } = useSession();
   const [username, setUsername] = useState(user.username);
-  const [error, setError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const { busy: saving, error, setError, run } = useSubmit(settingsError);
 
   useEffect(() => setUsername(user.username), [user.username]);
 
@@ -151,17 +147,11 @@ function UsernameCard() {
       setError('Enter a username.');
       return;
     }
-    setSaving(true);
-    setError(null);
-    try {
+    await run(async () => {
       await updateUser({ username: trimmed });
       await refresh();
       notifySuccess(`You are now ${trimmed}. Use this name when you sign in.`, 'Username changed');
-    } catch (err) {
-      setError(settingsError(err));
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   return (
@@ -199,8 +189,15 @@ function PasswordCard() {
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
   const [noPasswordYet, setNoPasswordYet] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
+  const {
+    busy: saving,
+    error,
+    setError,
+    run,
+  } = useSubmit((err) => {
+    if ((err as { code?: number }).code === 1068) setNoPasswordYet(true);
+    return settingsError(err);
+  });
 
   const mismatch = repeat !== '' && next !== repeat;
   const submit = async (event: FormEvent) => {
@@ -213,9 +210,7 @@ function PasswordCard() {
       setError('The new password and its repetition are not the same.');
       return;
     }
-    setSaving(true);
-    setError(null);
-    try {
+    await run(async () => {
       await updateUser(noPasswordYet ? { password: next } : { password: next, currentPassword: current });
       setCurrent('');
       setNext('');
@@ -223,12 +218,7 @@ function PasswordCard() {
       setNoPasswordYet(false);
       await refresh();
       notifySuccess('Use the new password the next time you sign in.', 'Password changed');
-    } catch (err) {
-      if ((err as { code?: number }).code === 1068) setNoPasswordYet(true);
-      setError(settingsError(err));
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   return (

@@ -26,6 +26,7 @@ import { useSession, useUser } from '../../lib/session';
 import { EmbedPreview, ViewPagePreview } from './EmbedPreview';
 import { settingsErrorObject } from './messages';
 import { isEmbedColor, PLACEHOLDERS, SAMPLE_FILES, type SampleFile } from './placeholders';
+import { useSubmit } from '../../lib/use-submit';
 
 interface ViewForm {
   enabled: boolean;
@@ -158,7 +159,10 @@ export function ViewSettingsSection() {
   const saved = useMemo(() => toForm(user.view), [user.view]);
   const [form, setForm] = useState<ViewForm>(saved);
   const [sample, setSample] = useState<SampleFile['kind']>('image');
-  const [saving, setSaving] = useState(false);
+  const { busy: saving, run } = useSubmit((err) => {
+    notifyError(settingsErrorObject(err), 'The settings were not saved');
+    return null;
+  });
   const fields = useRef<Partial<Record<TextField, HTMLInputElement | HTMLTextAreaElement | null>>>({});
   const lastField = useRef<TextField>('embedTitle');
 
@@ -198,16 +202,11 @@ export function ViewSettingsSection() {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (colorError) return;
-    setSaving(true);
-    try {
+    await run(async () => {
       await updateUser({ view: toView(form) });
       await refresh();
       notifySuccess('Your view and embed settings are saved.');
-    } catch (err) {
-      notifyError(settingsErrorObject(err), 'The settings were not saved');
-    } finally {
-      setSaving(false);
-    }
+    });
   };
 
   const preview = toView(form);

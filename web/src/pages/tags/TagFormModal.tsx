@@ -5,6 +5,7 @@ import type { Tag } from '../../api/types';
 import { FormModal } from '../../components/FormModal';
 import { ModalActions } from '../../components/ModalActions';
 import { notifySuccess } from '../../lib/notify';
+import { useSubmit } from '../../lib/use-submit';
 import { createTag, HEX_COLOR_RE, isNameTaken, TAG_SWATCHES, updateTag, tagErrorMessage } from './tag-api';
 
 export type TagForm = { mode: 'create'; color: string } | { mode: 'edit'; tag: Tag };
@@ -44,8 +45,16 @@ function TagFormBody({ form, onClose, onSaved }: { form: TagForm; onClose: () =>
   const [color, setColor] = useState(current?.color ?? (form.mode === 'create' ? form.color : TAG_SWATCHES[0]!));
   const [nameError, setNameError] = useState<string | null>(null);
   const [colorError, setColorError] = useState<string | null>(null);
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const {
+    busy,
+    error: failure,
+    setError: setFailure,
+    run,
+  } = useSubmit((err) => {
+    if (!isNameTaken(err)) return tagErrorMessage(err);
+    setNameError(`You already have a tag called “${name.trim()}”.`);
+    return null;
+  });
   const validColor = HEX_COLOR_RE.test(color);
 
   const submit = async (event: FormEvent) => {
@@ -56,8 +65,7 @@ function TagFormBody({ form, onClose, onSaved }: { form: TagForm; onClose: () =>
     setColorError(validColor ? null : 'Pick a colour, or type one like #228be6.');
     setFailure(null);
     if (badName || !validColor) return;
-    setBusy(true);
-    try {
+    await run(async () => {
       const saved =
         form.mode === 'create'
           ? await createTag({ name: trimmed, color })
@@ -67,12 +75,7 @@ function TagFormBody({ form, onClose, onSaved }: { form: TagForm; onClose: () =>
             });
       notifySuccess(form.mode === 'create' ? `Tag “${saved.name}” created.` : 'The tag was saved.');
       onSaved(saved);
-    } catch (err) {
-      if (isNameTaken(err)) setNameError(`You already have a tag called “${trimmed}”.`);
-      else setFailure(tagErrorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

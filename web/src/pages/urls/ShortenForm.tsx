@@ -20,15 +20,9 @@ import { useState, type FormEvent } from 'react';
 import { CopyButton } from '../../components/CopyButton';
 import { FormError } from '../../components/FormError';
 import { copyText } from '../../lib/clipboard';
-import {
-  checkUrlFields,
-  shortenUrl,
-  urlErrorMessage,
-  urlFieldError,
-  type ShortUrl,
-  type UrlFieldErrors,
-} from './url-api';
+import { checkUrlFields, shortenUrl, type ShortUrl } from './url-api';
 import { VisitLimitInput } from './VisitLimitInput';
+import { useUrlForm } from './use-url-form';
 
 export function ShortenForm({ onCreated }: { onCreated: (url: ShortUrl) => void }) {
   const [destination, setDestination] = useState('');
@@ -37,9 +31,9 @@ export function ShortenForm({ onCreated }: { onCreated: (url: ShortUrl) => void 
   const [password, setPassword] = useState('');
   const [enabled, setEnabled] = useState(true);
   const [showOptions, setShowOptions] = useState(false);
-  const [errors, setErrors] = useState<UrlFieldErrors>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, failure, setFailure, errors, setErrors, run } = useUrlForm((field) => {
+    if (field !== 'destination') setShowOptions(true);
+  });
   const [created, setCreated] = useState<{ url: ShortUrl; copied: boolean } | null>(null);
 
   const submit = async (event: FormEvent) => {
@@ -51,8 +45,7 @@ export function ShortenForm({ onCreated }: { onCreated: (url: ShortUrl) => void 
       if (checked.errors.vanity) setShowOptions(true);
       return;
     }
-    setBusy(true);
-    try {
+    await run(async () => {
       const url = await shortenUrl({
         destination: checked.destination,
         vanity: checked.vanity ?? undefined,
@@ -68,15 +61,7 @@ export function ShortenForm({ onCreated }: { onCreated: (url: ShortUrl) => void 
       setPassword('');
       setEnabled(true);
       onCreated(url);
-    } catch (err) {
-      const field = urlFieldError(err);
-      if (field) {
-        setErrors({ [field.field]: field.message });
-        if (field.field !== 'destination') setShowOptions(true);
-      } else setFailure(urlErrorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -5,15 +5,8 @@ import { useState, type FormEvent } from 'react';
 import { FormModal } from '../../components/FormModal';
 import { ModalActions } from '../../components/ModalActions';
 import { notifySuccess } from '../../lib/notify';
-import {
-  checkUrlFields,
-  updateUrl,
-  urlErrorMessage,
-  urlFieldError,
-  type ShortUrl,
-  type ShortUrlPatch,
-  type UrlFieldErrors,
-} from './url-api';
+import { useUrlForm } from './use-url-form';
+import { checkUrlFields, updateUrl, type ShortUrl, type ShortUrlPatch, type UrlFieldErrors } from './url-api';
 import { VisitLimitInput } from './VisitLimitInput';
 
 type PasswordChoice = 'keep' | 'set' | 'remove';
@@ -41,9 +34,7 @@ function EditForm({ url, onClose, onSaved }: { url: ShortUrl; onClose: () => voi
   const [enabled, setEnabled] = useState(url.enabled);
   const [passwordChoice, setPasswordChoice] = useState<PasswordChoice>(url.passwordProtected ? 'keep' : 'set');
   const [password, setPassword] = useState('');
-  const [errors, setErrors] = useState<UrlFieldErrors>({});
-  const [failure, setFailure] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, failure, setFailure, errors, setErrors, run } = useUrlForm();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -67,18 +58,11 @@ function EditForm({ url, onClose, onSaved }: { url: ShortUrl; onClose: () => voi
       onClose();
       return;
     }
-    setBusy(true);
-    try {
+    await run(async () => {
       const saved = await updateUrl(url.id, patch);
       notifySuccess('The short link was saved.');
       onSaved(saved);
-    } catch (err) {
-      const field = urlFieldError(err);
-      if (field) setErrors({ [field.field]: field.message });
-      else setFailure(urlErrorMessage(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -26,6 +26,15 @@ function shortText(url: ShortUrl, phone = false): string {
   return url.url.replace(/^https?:\/\//, '');
 }
 
+/** The short link itself, opening in a new tab. */
+function ShortLink({ url, phone = false }: { url: ShortUrl; phone?: boolean }) {
+  return (
+    <Anchor href={url.url} target="_blank" rel="noreferrer" fw={600} size="sm" style={{ overflowWrap: 'anywhere' }}>
+      {shortText(url, phone)}
+    </Anchor>
+  );
+}
+
 function StateBadges({ url }: { url: ShortUrl }) {
   const usedUp = url.maxViews !== null && url.views >= url.maxViews;
   return (
@@ -81,16 +90,7 @@ export function UrlList({ urls, phone, onEdit, onDelete }: ListProps) {
           <Card key={url.id} withBorder padding="sm" data-testid="url-item">
             <Group justify="space-between" wrap="nowrap" align="flex-start" gap="xs">
               <Stack gap={2} style={{ minWidth: 0 }}>
-                <Anchor
-                  href={url.url}
-                  target="_blank"
-                  rel="noreferrer"
-                  fw={600}
-                  size="sm"
-                  style={{ overflowWrap: 'anywhere' }}
-                >
-                  {shortText(url, true)}
-                </Anchor>
+                <ShortLink url={url} phone />
                 <Text size="xs" c="dimmed" truncate="end" title={url.destination}>
                   → {url.destination}
                 </Text>
@@ -117,16 +117,7 @@ export function UrlList({ urls, phone, onEdit, onDelete }: ListProps) {
       {urls.map((url) => (
         <Table.Tr key={url.id} data-testid="url-item">
           <Table.Td maw={260}>
-            <Anchor
-              href={url.url}
-              target="_blank"
-              rel="noreferrer"
-              fw={600}
-              size="sm"
-              style={{ overflowWrap: 'anywhere' }}
-            >
-              {shortText(url)}
-            </Anchor>
+            <ShortLink url={url} />
           </Table.Td>
           <Table.Td maw={340}>
             <Text size="sm" truncate="end" title={url.destination}>
