@@ -6,8 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { settingsFromEnv } from '../../src/services/settings.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
-import { uploadAndVerify } from './upload-partial-support.js';
-import { assertError, NO_RATE_LIMIT } from './users-support.js';
+import { uploadAndVerify } from '../support/partial-uploads.js';
+import { assertError } from '../support/api-errors.js';
+import { NO_RATE_LIMIT } from '../support/factory.js';
 
 const MB = 1024 ** 2;
 

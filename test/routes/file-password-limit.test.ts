@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { forEachDatabase, useTestServer } from '../support/server.js';
-import { upload } from './files-support.js';
+import { upload } from '../support/uploads.js';
 
 forEachDatabase('file password guessing', (engine) => {
   const server = useTestServer({ engine });

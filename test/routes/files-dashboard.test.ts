@@ -7,7 +7,7 @@ import { ManualClock } from '../../src/lib/clock.js';
 import { deleteExpiredFiles } from '../../src/services/files.js';
 import { createTestUser } from '../support/content.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
-import { uploadOne } from './files-support.js';
+import { uploadOne } from '../support/uploads.js';
 
 forEachDatabase('files for the dashboard', (engine) => {
   const clock = new ManualClock(Date.parse('2030-01-01T00:00:00Z'));

@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
 import { newId } from '../../src/lib/ids.js';
-import { createTestUser } from '../support/content.js';
+import { createTestUser, insertTestFolder } from '../support/content.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
-import { insertFolder, storedFiles, upload, uploadOne } from './files-support.js';
+import { storedFiles } from '../support/stored.js';
+import { upload, uploadOne } from '../support/uploads.js';
 
 async function insertTag(server: TestServer, userId: string, name: string, fileIds: string[]): Promise<string> {
   const id = newId();
@@ -269,7 +270,7 @@ forEachDatabase('file management', (engine) => {
     });
     assert.equal(again.status, 400);
     assert.equal(again.body.code, 1028);
-    const folder = await insertFolder(server(), alice.id, 'Holidays');
+    const folder = await insertTestFolder(server(), alice.id, 'Holidays');
     const moved = await server().json('PATCH', '/api/user/files/transaction', {
       auth: alice.token,
       body: { files, folder },
@@ -304,7 +305,7 @@ forEachDatabase('file management', (engine) => {
       body: { files, folder: 'nosuchfolder' },
     });
     assert.equal(missingFolder.body.code, 4001);
-    const bobsFolder = await insertFolder(server(), bob.id, 'Bob');
+    const bobsFolder = await insertTestFolder(server(), bob.id, 'Bob');
     const foreignFolder = await server().json('PATCH', '/api/user/files/transaction', {
       auth: alice.token,
       body: { files, folder: bobsFolder },

@@ -13,7 +13,8 @@ import { createTestUser } from '../support/content.js';
 import { openDescriptorsOf, waitFor } from '../support/open-files.js';
 import { describeS3 } from '../support/s3.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
-import { storedFiles, uploadOne } from './files-support.js';
+import { storedFiles } from '../support/stored.js';
+import { uploadOne } from '../support/uploads.js';
 
 const MiB = 1024 * 1024;
 

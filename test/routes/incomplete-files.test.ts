@@ -7,7 +7,8 @@ import { newId } from '../../src/lib/ids.js';
 import { assemblePartialUpload } from '../../src/services/partial-upload-assembly.js';
 import { createTestUser, insertTestFile } from '../support/content.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
-import { appendTempFiles, sendChunk, sessionCount, uploadAndVerify } from './upload-partial-support.js';
+import { appendTempFiles, partialSessionCount } from '../support/stored.js';
+import { sendChunk, uploadAndVerify } from '../support/partial-uploads.js';
 
 /**
  * A session as it is right after its last chunk was accepted and before its background assembly started: the
@@ -99,7 +100,7 @@ forEachDatabase('incomplete files', (engine) => {
     const served = await server().fetch(`/raw/${s.name}`);
     assert.equal(served.status, 200);
     assert.ok(Buffer.from(await served.arrayBuffer()).equals(file));
-    assert.equal(await sessionCount(server()), 0);
+    assert.equal(await partialSessionCount(server()), 0);
     assert.deepEqual(await appendTempFiles(server().dataDir), []);
   });
 
@@ -112,7 +113,7 @@ forEachDatabase('incomplete files', (engine) => {
     assert.match(failed.metadata.error, /E1014/);
     assert.equal(failed.fileId, null);
     assert.equal(await server().ctx.storage.stat(s.storageKey), null);
-    assert.equal(await sessionCount(server()), 0);
+    assert.equal(await partialSessionCount(server()), 0);
     assert.deepEqual(await appendTempFiles(server().dataDir), []);
     // The file that held the name is untouched.
     assert.equal((await server().fetch(`/raw/${taken.name}`)).status, 200);
@@ -126,7 +127,7 @@ forEachDatabase('incomplete files', (engine) => {
     assert.equal(typeof failed.metadata.error, 'string');
     assert.equal(await server().ctx.storage.stat(s.storageKey), null);
     assert.equal((await server().fetch(`/raw/${s.name}`)).status, 404);
-    assert.equal(await sessionCount(server()), 0);
+    assert.equal(await partialSessionCount(server()), 0);
     assert.deepEqual(await appendTempFiles(server().dataDir), []);
   });
 

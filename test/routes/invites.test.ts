@@ -5,7 +5,8 @@ import { before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { ManualClock } from '../../src/lib/clock.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
-import { assertError, createUserViaApi, NO_RATE_LIMIT } from './users-support.js';
+import { assertError } from '../support/api-errors.js';
+import { makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 
 const DAY = 86_400_000;
 
@@ -23,8 +24,8 @@ forEachDatabase('invites', (engine) => {
 
   before(async () => {
     root = await server().setup('root', 'root-password');
-    admin = await createUserViaApi(server(), root.token, 'admin', 'ADMIN');
-    user = await createUserViaApi(server(), root.token, 'user', 'USER');
+    admin = await makeUser(server(), { by: root.token, username: 'admin', role: 'ADMIN' });
+    user = await makeUser(server(), { by: root.token, username: 'user', role: 'USER' });
   });
 
   it('are for admins only (2002, 3000)', async () => {

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { before, it } from 'node:test';
 import { PNG_1X1 } from '../support/fixtures.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
-import { uploadOne } from './files-support.js';
+import { uploadOne } from '../support/uploads.js';
 
 const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
 

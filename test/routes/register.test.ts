@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
 import { forEachDatabase, sessionCookieOf, startTestServer, useTestServer, type TestUser } from '../support/server.js';
-import { assertError, NO_RATE_LIMIT } from './users-support.js';
+import { assertError } from '../support/api-errors.js';
+import { NO_RATE_LIMIT } from '../support/factory.js';
 
 forEachDatabase('registration', (engine) => {
   const clock = new ManualClock(Date.UTC(2030, 0, 1));

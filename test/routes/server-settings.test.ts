@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { SETTING_DEFINITIONS, SETTING_KEYS } from '../../src/services/settings.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
-import { assertError, createUserViaApi, NO_RATE_LIMIT } from './users-support.js';
+import { assertError } from '../support/api-errors.js';
+import { makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 
 /** The chunked-upload settings of GET /api/server/public by default (test/routes/chunk-settings.test.ts tests them). */
 const DEFAULT_CHUNKS = { chunksEnabled: true, chunksThreshold: 95 * 1024 ** 2, chunksSize: 25 * 1024 ** 2 };
@@ -32,8 +33,8 @@ forEachDatabase('server settings', (engine) => {
   describe('after setup', () => {
     before(async () => {
       root = await server().setup('root', 'root-password');
-      admin = await createUserViaApi(server(), root.token, 'admin', 'ADMIN');
-      user = await createUserViaApi(server(), root.token, 'user', 'USER');
+      admin = await makeUser(server(), { by: root.token, username: 'admin', role: 'ADMIN' });
+      user = await makeUser(server(), { by: root.token, username: 'user', role: 'USER' });
     });
 
     it('are for admins only (2002, 3000)', async () => {

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { createTestUser, insertTestFile } from '../support/content.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
-import { assertError, createUserViaApi, NO_RATE_LIMIT } from './users-support.js';
+import { assertError } from '../support/api-errors.js';
+import { makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 
 forEachDatabase('server statistics', (engine) => {
   const server = useTestServer({ engine, env: { ...NO_RATE_LIMIT, INVITES_ENABLED: 'true' } });
@@ -16,7 +17,7 @@ forEachDatabase('server statistics', (engine) => {
 
   before(async () => {
     root = await server().setup('root', 'root-password');
-    admin = await createUserViaApi(server(), root.token, 'admin', 'ADMIN');
+    admin = await makeUser(server(), { by: root.token, username: 'admin', role: 'ADMIN' });
     alice = await createTestUser(server(), 'alice');
     bob = await createTestUser(server(), 'bob');
     leaver = await createTestUser(server(), 'leaver');

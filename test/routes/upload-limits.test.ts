@@ -3,9 +3,10 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { it } from 'node:test';
-import { createTestUser } from '../support/content.js';
+import { createTestUser, setFileQuota } from '../support/content.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
-import { fileRowCount, setFileQuota, storedFiles, upload } from './files-support.js';
+import { fileRowCount, storedFiles } from '../support/stored.js';
+import { upload } from '../support/uploads.js';
 
 const MiB = 1024 * 1024;
 

@@ -11,13 +11,8 @@ import { Readable } from 'node:stream';
 import { it } from 'node:test';
 import { newId } from '../../src/lib/ids.js';
 import { createPostgresDatabase, forEachDatabase, startTestServer, type TestServer } from '../support/server.js';
-import {
-  appendTempFiles,
-  sendChunk,
-  sessionCount,
-  uploadAndVerify,
-  waitForAssembly,
-} from './upload-partial-support.js';
+import { appendTempFiles, partialSessionCount } from '../support/stored.js';
+import { sendChunk, uploadAndVerify, waitForAssembly } from '../support/partial-uploads.js';
 
 async function insertIncomplete(
   server: TestServer,
@@ -70,13 +65,13 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
         contentType: 'application/octet-stream',
       });
       const processingId = await insertIncomplete(first, admin.id, 'PROCESSING');
-      assert.equal(await sessionCount(first), 2);
+      assert.equal(await partialSessionCount(first), 2);
       assert.equal((await appendTempFiles(dataDir)).length, 2);
       await first.close();
 
       const second = await startTestServer({ engine, dataDir, databaseUrl: database?.url });
       try {
-        assert.equal(await sessionCount(second), 0);
+        assert.equal(await partialSessionCount(second), 0);
         assert.deepEqual(await appendTempFiles(dataDir), []);
         assert.equal(
           await second.ctx.storage.stat(session.storage_key),

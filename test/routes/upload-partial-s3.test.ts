@@ -9,7 +9,8 @@ import fc from 'fast-check';
 import { ManualClock } from '../../src/lib/clock.js';
 import { describeS3, s3Client } from '../support/s3.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
-import { appendTempFiles, sendChunk, sessionCount, uploadAndVerify } from './upload-partial-support.js';
+import { appendTempFiles, partialSessionCount } from '../support/stored.js';
+import { sendChunk, uploadAndVerify } from '../support/partial-uploads.js';
 
 const MiB = 1024 * 1024;
 
@@ -43,7 +44,7 @@ forEachDatabase('chunked uploads', (engine) => {
     }
 
     async function assertNothingLeft(): Promise<void> {
-      assert.equal(await sessionCount(server()), 0);
+      assert.equal(await partialSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
       assert.equal(await unfinishedUploads(), 0);
     }

@@ -6,20 +6,18 @@ import http from 'node:http';
 import { before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ManualClock } from '../../src/lib/clock.js';
-import { newId } from '../../src/lib/ids.js';
 import { setUserQuota } from '../../src/services/quotas.js';
-import { createTestUser } from '../support/content.js';
+import { createTestUser, insertTestFolder } from '../support/content.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
+import { appendTempFiles, partialSessionCount } from '../support/stored.js';
 import {
-  appendTempFiles,
   chunkHeaders,
   sendChunk,
-  sessionCount,
   uploadAndVerify,
   uploadInChunks,
   waitForAllAssemblies,
   waitForAssembly,
-} from './upload-partial-support.js';
+} from '../support/partial-uploads.js';
 
 const THIRTY_MINUTES = 30 * 60_000;
 
@@ -43,26 +41,6 @@ forEachDatabase('chunked uploads', (engine) => {
     const res = await sendChunk(server(), auth, { file, start: 0, end, headers });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body.partialToken;
-  }
-
-  /** A folder of `userId`, written straight into the database. */
-  async function insertFolder(userId: string, name: string): Promise<string> {
-    const id = newId();
-    const now = Date.now();
-    await server()
-      .ctx.db.insertInto('folders')
-      .values({
-        id,
-        user_id: userId,
-        parent_id: null,
-        name,
-        public: 0,
-        allow_uploads: 0,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    return id;
   }
 
   async function assertRefused(
@@ -107,7 +85,7 @@ forEachDatabase('chunked uploads', (engine) => {
       assert.equal(record.chunksTotal, 7);
       assert.equal(record.chunksComplete, 7);
       assert.equal(record.metadata.size, file.length);
-      assert.equal(await sessionCount(server()), 0);
+      assert.equal(await partialSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
     });
 
@@ -219,7 +197,7 @@ forEachDatabase('chunked uploads', (engine) => {
         /restart|byte 0/,
       );
       await server().chute.jobs.runNow('discard-idle-partial-uploads');
-      assert.equal(await sessionCount(server()), 0);
+      assert.equal(await partialSessionCount(server()), 0);
     });
 
     it('open -> open: the presented token is consumed, a new one returned; reusing it -> 1003', async () => {
@@ -263,14 +241,14 @@ forEachDatabase('chunked uploads', (engine) => {
     it('open -> discarded after 30 minutes without a request: no rows, no temp files', async () => {
       const file = randomBytes(5000);
       const token = await openUpload(admin.token, file, 2999);
-      assert.equal(await sessionCount(server()), 1);
+      assert.equal(await partialSessionCount(server()), 1);
       assert.equal((await appendTempFiles(server().dataDir)).length, 1);
       clock.advance(THIRTY_MINUTES - 1);
       await server().chute.jobs.runNow('discard-idle-partial-uploads');
-      assert.equal(await sessionCount(server()), 1, 'not yet idle for 30 minutes');
+      assert.equal(await partialSessionCount(server()), 1, 'not yet idle for 30 minutes');
       clock.advance(1);
       await server().chute.jobs.runNow('discard-idle-partial-uploads');
-      assert.equal(await sessionCount(server()), 0);
+      assert.equal(await partialSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
       await assertRefused(await sendChunk(server(), admin.token, { file, start: 3000, end: 4999, token }), 400, 1003);
       const listed = await server().json('GET', '/api/user/files/incomplete', { auth: admin.token });
@@ -292,7 +270,7 @@ forEachDatabase('chunked uploads', (engine) => {
         body: randomBytes(1001),
       });
       await assertRefused(bad, 400, 1002, /more than the 1000 bytes/);
-      assert.equal(await sessionCount(server()), 0);
+      assert.equal(await partialSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
       const retry = await sendChunk(server(), admin.token, { file, start: 1000, end: 1999, token });
       await assertRefused(retry, 400, 1003);
@@ -335,9 +313,9 @@ forEachDatabase('chunked uploads', (engine) => {
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
         request.destroy();
-        for (let i = 0; i < 2000 && (await sessionCount(server())) > remaining; i++)
+        for (let i = 0; i < 2000 && (await partialSessionCount(server())) > remaining; i++)
           await new Promise((resolve) => setTimeout(resolve, 5));
-        assert.equal(await sessionCount(server()), remaining);
+        assert.equal(await partialSessionCount(server()), remaining);
         assert.equal((await appendTempFiles(server().dataDir)).length, remaining);
       }
       await assertRefused(
@@ -358,7 +336,7 @@ forEachDatabase('chunked uploads', (engine) => {
         body: randomBytes(1999),
       });
       await assertRefused(bad, 400, 1002, /1999 bytes/);
-      assert.equal(await sessionCount(server()), 0);
+      assert.equal(await partialSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
     });
 
@@ -368,7 +346,7 @@ forEachDatabase('chunked uploads', (engine) => {
         const res = await sendChunk(server(), admin.token, { file, start: 0, end: 999, body });
         await assertRefused(res, 400, 1002);
       }
-      assert.equal(await sessionCount(server()), 0);
+      assert.equal(await partialSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
     });
 
@@ -436,7 +414,7 @@ forEachDatabase('chunked uploads', (engine) => {
         await assertRefused(res, 400, 1002);
         assert.ok(res.body.error.length > 'E1002: invalid partial upload'.length, `${label}: the error says why`);
       }
-      assert.equal(await sessionCount(server()), 0);
+      assert.equal(await partialSessionCount(server()), 0);
     });
 
     it('an empty file (no Content-Range can describe it) is refused with a clear error', async () => {
@@ -478,7 +456,7 @@ forEachDatabase('chunked uploads', (engine) => {
         1002,
         /total size/,
       );
-      const folder = await insertFolder(admin.id, 'chunks');
+      const folder = await insertTestFolder(server(), admin.id, 'chunks');
       const moved = await sendChunk(server(), admin.token, {
         file,
         start: 1000,
@@ -493,7 +471,7 @@ forEachDatabase('chunked uploads', (engine) => {
     });
 
     it('uploads into a folder given on every chunk; an unknown folder -> 4001 before anything is stored', async () => {
-      const folder = await insertFolder(admin.id, 'target');
+      const folder = await insertTestFolder(server(), admin.id, 'target');
       const headers = { 'x-service-folder': folder };
       const res = await uploadInChunks(server(), admin.token, file, [1000], { headers });
       const record = await waitForAssembly(server(), admin.token, res.body.incompleteFileId);
@@ -510,18 +488,18 @@ forEachDatabase('chunked uploads', (engine) => {
         headers: { 'x-service-folder': 'nofolder' },
       });
       await assertRefused(unknown, 404, 4001);
-      assert.equal(await sessionCount(server()), 0);
+      assert.equal(await partialSessionCount(server()), 0);
     });
 
     it('more than one file part -> 1005 (first chunk: nothing kept; later chunk: the session is discarded)', async () => {
       const first = await sendChunk(server(), admin.token, { file, start: 0, end: 999, extraFileParts: 1 });
       await assertRefused(first, 400, 1005);
-      assert.equal(await sessionCount(server()), 0);
+      assert.equal(await partialSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
       const token = await openUpload(admin.token, file, 999);
       const later = await sendChunk(server(), admin.token, { file, start: 1000, end: 1999, token, extraFileParts: 2 });
       await assertRefused(later, 400, 1005);
-      assert.equal(await sessionCount(server()), 0);
+      assert.equal(await partialSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
     });
 
@@ -541,7 +519,7 @@ forEachDatabase('chunked uploads', (engine) => {
         1062,
         /named "file"/,
       );
-      assert.equal(await sessionCount(server()), 0);
+      assert.equal(await partialSessionCount(server()), 0);
     });
 
     it('not multipart -> 1061', async () => {
@@ -562,7 +540,7 @@ forEachDatabase('chunked uploads', (engine) => {
       const big = Buffer.alloc(1024 * 1024 + 1);
       const res = await sendChunk(server(), admin.token, { file: big, start: 0, end: 9, body: big.subarray(0, 10) });
       await assertRefused(res, 413, 5000);
-      assert.equal(await sessionCount(server()), 0);
+      assert.equal(await partialSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
     });
 
@@ -588,7 +566,7 @@ forEachDatabase('chunked uploads', (engine) => {
         maxUrls: null,
       });
       await assertRefused(await sendChunk(server(), carol.token, { file, start: 0, end: 999 }), 413, 5002);
-      assert.equal(await sessionCount(server()), 0);
+      assert.equal(await partialSessionCount(server()), 0);
 
       const small = randomBytes(2000);
       const token = await openUpload(carol.token, small, 999);
@@ -603,7 +581,7 @@ forEachDatabase('chunked uploads', (engine) => {
       assert.equal(normal.status, 200);
       const res = await sendChunk(server(), carol.token, { file: small, start: 1000, end: 1999, token });
       await assertRefused(res, 413, 5002);
-      assert.equal(await sessionCount(server()), 0);
+      assert.equal(await partialSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
     });
 

@@ -4,9 +4,10 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
-import { createTestUser } from '../support/content.js';
+import { createTestUser, insertTestFolder } from '../support/content.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
-import { insertFolder, fileRowCount, storedFiles, upload, uploadOne } from './files-support.js';
+import { fileRowCount, storedFiles } from '../support/stored.js';
+import { upload, uploadOne } from '../support/uploads.js';
 
 function pathOf(url: string): string {
   const u = new URL(url);
@@ -288,8 +289,8 @@ forEachDatabase('POST /api/upload', (engine) => {
   });
 
   it("x-service-folder: own folder; missing -> 4001; another user's -> 3011", async () => {
-    const mine = await insertFolder(server(), user.id);
-    const theirs = await insertFolder(server(), admin.id);
+    const mine = await insertTestFolder(server(), user.id);
+    const theirs = await insertTestFolder(server(), admin.id);
     const file = await uploadOne(server(), user.token, 'x', { headers: { 'x-service-folder': mine } });
     const row = await server()
       .ctx.db.selectFrom('files')

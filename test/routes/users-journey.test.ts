@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { forEachDatabase, sessionCookieOf, useTestServer } from '../support/server.js';
-import { upload } from './files-support.js';
-import { assertError, createUserViaApi, NO_RATE_LIMIT } from './users-support.js';
+import { upload } from '../support/uploads.js';
+import { assertError } from '../support/api-errors.js';
+import { makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 
 forEachDatabase('administration journey', (engine) => {
   const server = useTestServer({ engine, env: NO_RATE_LIMIT });
@@ -13,8 +14,11 @@ forEachDatabase('administration journey', (engine) => {
   it('runs an instance end to end through the API', async () => {
     const s = server();
     const root = await s.setup('owner', 'owner-password');
-    const admin = await createUserViaApi(s, root.token, 'helper', 'ADMIN');
-    const alice = await createUserViaApi(s, admin.token, 'alice', 'USER', {
+    const admin = await makeUser(s, { by: root.token, username: 'helper', role: 'ADMIN' });
+    const alice = await makeUser(s, {
+      by: admin.token,
+      username: 'alice',
+      role: 'USER',
       quota: { filesQuota: 'BY_FILES', maxFiles: 1 },
     });
     const asAdmin = (method: string, path: string, body?: unknown) => s.json(method, path, { auth: admin.token, body });

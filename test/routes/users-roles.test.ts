@@ -9,7 +9,8 @@ import {
   type JsonResponse,
   type TestUser,
 } from '../support/server.js';
-import { assertError, createUserViaApi, NO_RATE_LIMIT, type Role } from './users-support.js';
+import { assertError } from '../support/api-errors.js';
+import { makeUser, NO_RATE_LIMIT, type Role } from '../support/factory.js';
 
 const ROLES: Role[] = ['USER', 'ADMIN', 'SUPERADMIN'];
 type Outcome = 'ok' | number;
@@ -62,8 +63,8 @@ forEachDatabase('user administration: role rules', (engine) => {
 
   before(async () => {
     actors.SUPERADMIN = await server().setup('root', 'root-password');
-    actors.ADMIN = await createUserViaApi(server(), actors.SUPERADMIN.token, 'the-admin', 'ADMIN');
-    actors.USER = await createUserViaApi(server(), actors.SUPERADMIN.token, 'the-user', 'USER');
+    actors.ADMIN = await makeUser(server(), { by: actors.SUPERADMIN.token, username: 'the-admin', role: 'ADMIN' });
+    actors.USER = await makeUser(server(), { by: actors.SUPERADMIN.token, username: 'the-user', role: 'USER' });
   });
 
   /** A fresh account of `role`, made by the setup SUPERADMIN. */
@@ -152,7 +153,11 @@ forEachDatabase('user administration: role rules', (engine) => {
     });
 
     it('an ADMIN edits their own profile but cannot make themselves SUPERADMIN (3015) or change their own quota (3019)', async () => {
-      const me = await createUserViaApi(server(), actors.SUPERADMIN.token, `self-admin-${++serial}`, 'ADMIN');
+      const me = await makeUser(server(), {
+        by: actors.SUPERADMIN.token,
+        username: `self-admin-${++serial}`,
+        role: 'ADMIN',
+      });
       const renamed = await server().json('PATCH', `/api/users/${me.id}`, {
         auth: me.token,
         body: { username: `${me.username}-x` },
@@ -176,7 +181,11 @@ forEachDatabase('user administration: role rules', (engine) => {
     });
 
     it('a SUPERADMIN sets their own quota and may step down while another SUPERADMIN remains', async () => {
-      const me = await createUserViaApi(server(), actors.SUPERADMIN.token, `self-super-${++serial}`, 'SUPERADMIN');
+      const me = await makeUser(server(), {
+        by: actors.SUPERADMIN.token,
+        username: `self-super-${++serial}`,
+        role: 'SUPERADMIN',
+      });
       const quota = await server().json('PATCH', `/api/users/${me.id}`, {
         auth: me.token,
         body: { quota: { filesQuota: 'BY_FILES', maxFiles: 3 } },
@@ -210,7 +219,7 @@ forEachDatabase('user administration: the last SUPERADMIN', (engine) => {
     });
     assert.equal(same.status, 200);
 
-    const second = await createUserViaApi(server(), root.token, 'second', 'SUPERADMIN');
+    const second = await makeUser(server(), { by: root.token, username: 'second', role: 'SUPERADMIN' });
     const down = await server().json('PATCH', `/api/users/${root.id}`, { auth: root.token, body: { role: 'ADMIN' } });
     assert.equal(down.body.user.role, 'ADMIN');
     assertError(
@@ -234,7 +243,8 @@ forEachDatabase('user administration: SUPERADMINs stepping down at once', (engin
     try {
       const root = await server.setup('root', 'root-password');
       const all = [root];
-      for (let i = 0; i < 5; i++) all.push(await createUserViaApi(server, root.token, `super-${i}`, 'SUPERADMIN'));
+      for (let i = 0; i < 5; i++)
+        all.push(await makeUser(server, { by: root.token, username: `super-${i}`, role: 'SUPERADMIN' }));
       const results = await Promise.all(
         all.map((u) => server.json('PATCH', `/api/users/${u.id}`, { auth: u.token, body: { role: 'ADMIN' } })),
       );

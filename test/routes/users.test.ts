@@ -5,7 +5,8 @@ import { before, describe, it } from 'node:test';
 import { insertTestFile } from '../support/content.js';
 import { PNG_1X1 } from '../support/fixtures.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
-import { assertError, createUserViaApi, NO_RATE_LIMIT } from './users-support.js';
+import { assertError } from '../support/api-errors.js';
+import { makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 
 forEachDatabase('user administration', (engine) => {
   const server = useTestServer({ engine, env: NO_RATE_LIMIT });
@@ -15,8 +16,8 @@ forEachDatabase('user administration', (engine) => {
 
   before(async () => {
     root = await server().setup('root', 'root-password');
-    admin = await createUserViaApi(server(), root.token, 'admin', 'ADMIN');
-    user = await createUserViaApi(server(), admin.token, 'user', 'USER');
+    admin = await makeUser(server(), { by: root.token, username: 'admin', role: 'ADMIN' });
+    user = await makeUser(server(), { by: admin.token, username: 'user', role: 'USER' });
   });
 
   describe('authentication', () => {
@@ -181,7 +182,7 @@ forEachDatabase('user administration', (engine) => {
 
   describe('edit', () => {
     it("changes username and password; the new password ends the user's sessions", async () => {
-      const erin = await createUserViaApi(server(), admin.token, 'erin');
+      const erin = await makeUser(server(), { by: admin.token, username: 'erin' });
       const res = await server().json('PATCH', `/api/users/${erin.id}`, {
         auth: admin.token,
         body: { username: 'erin2', password: 'new-pw' },
@@ -337,7 +338,7 @@ forEachDatabase('user administration', (engine) => {
 
   describe('delete', () => {
     it('without delete: removes the account and its sessions, keeps its files and short URLs owner-less', async () => {
-      const frank = await createUserViaApi(server(), admin.token, 'frank');
+      const frank = await makeUser(server(), { by: admin.token, username: 'frank' });
       const file = await insertTestFile(server(), frank.id, { bytes: 'frank kept this' });
       const url = await server().json('POST', '/api/user/urls', {
         auth: frank.token,
@@ -358,7 +359,7 @@ forEachDatabase('user administration', (engine) => {
     });
 
     it('with {delete: true}: also removes the files, their stored bytes and the short URLs', async () => {
-      const gina = await createUserViaApi(server(), admin.token, 'gina');
+      const gina = await makeUser(server(), { by: admin.token, username: 'gina' });
       const files = [
         await insertTestFile(server(), gina.id, { bytes: 'one' }),
         await insertTestFile(server(), gina.id, { bytes: 'two' }),
@@ -385,7 +386,7 @@ forEachDatabase('user administration', (engine) => {
 
   describe('avatar images', () => {
     it("GET /api/user/avatar serves the caller's avatar bytes with their type; 404 / 9002 without one", async () => {
-      const hana = await createUserViaApi(server(), admin.token, 'hana');
+      const hana = await makeUser(server(), { by: admin.token, username: 'hana' });
       const none = await server().json('GET', '/api/user/avatar', { auth: hana.token });
       assertError(none, 404, 9002);
       assertError(await server().json('GET', '/api/user/avatar'), 401, 2002);
@@ -406,7 +407,7 @@ forEachDatabase('user administration', (engine) => {
     });
 
     it('PATCH /api/user refuses a non-image or an avatar over 1 MiB with 1000, keeping the old one', async () => {
-      const ivan = await createUserViaApi(server(), admin.token, 'ivan');
+      const ivan = await makeUser(server(), { by: admin.token, username: 'ivan' });
       await server().json('PATCH', '/api/user', { auth: ivan.token, body: { avatar: PNG_1X1 } });
       const html = Buffer.from('<html><script>alert(1)</script></html>').toString('base64');
       assertError(await server().json('PATCH', '/api/user', { auth: ivan.token, body: { avatar: html } }), 400, 1000);

@@ -13,7 +13,7 @@ import {
 } from '../../src/services/quotas.js';
 import { insertTestFile } from '../support/content.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
-import { createUserViaApi, NO_RATE_LIMIT } from '../routes/users-support.js';
+import { makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 
 const rejectsWith = (promise: Promise<unknown>, code: number) =>
   assert.rejects(promise, (err: unknown) => isApiError(err) && err.code === code);
@@ -96,7 +96,7 @@ forEachDatabase('quota checks', (engine) => {
   });
 
   async function userWithQuota(name: string, quota: Record<string, unknown> | null): Promise<TestUser> {
-    return createUserViaApi(server(), root.token, name, 'USER', { quota });
+    return makeUser(server(), { by: root.token, username: name, role: 'USER', extra: { quota } });
   }
 
   it('without a quota, nothing is limited', async () => {

@@ -1,6 +1,6 @@
-// Test data for the content features (short URLs, folders, tags): extra users, quotas and file rows written
+// Test data for the content features (short URLs, folders, tags): extra users, quotas, file and folder rows written
 // straight into the database (and their bytes into storage when a test needs them), for tests that do not exercise
-// uploading itself.
+// uploading itself. Accounts and content made through the API are in factory.ts.
 import { Readable } from 'node:stream';
 import { newId, randomString } from '../../src/lib/ids.js';
 import { insertUser, revealToken } from '../../src/services/accounts.js';
@@ -13,13 +13,30 @@ export async function createTestUser(server: TestServer, username: string): Prom
   return { id: row.id, username, password: '', token: revealToken(server.ctx, row), cookie: '' };
 }
 
-export async function setUrlQuota(server: TestServer, userId: string, maxUrls: number): Promise<void> {
+/** Sets a user's quota straight in the database: a file quota by bytes or by count, and/or a short-URL count. */
+async function setQuota(
+  server: TestServer,
+  userId: string,
+  quota: { maxBytes?: number; maxFiles?: number; maxUrls?: number },
+): Promise<void> {
   await setUserQuota(server.ctx, server.ctx.db, userId, {
-    filesQuota: 'BY_BYTES',
-    maxBytes: null,
-    maxFiles: null,
-    maxUrls,
+    filesQuota: quota.maxFiles !== undefined ? 'BY_FILES' : 'BY_BYTES',
+    maxBytes: quota.maxBytes ?? null,
+    maxFiles: quota.maxFiles ?? null,
+    maxUrls: quota.maxUrls ?? null,
   });
+}
+
+export async function setUrlQuota(server: TestServer, userId: string, maxUrls: number): Promise<void> {
+  await setQuota(server, userId, { maxUrls });
+}
+
+export async function setFileQuota(
+  server: TestServer,
+  userId: string,
+  quota: { maxBytes?: number; maxFiles?: number },
+): Promise<void> {
+  await setQuota(server, userId, quota);
 }
 
 export interface TestFile {
@@ -63,4 +80,28 @@ export async function insertTestFile(
     })
     .execute();
   return { id, name, storageKey };
+}
+
+/** A folder row of `userId` (for tests that only need one to exist; the folder API has its own tests). */
+export async function insertTestFolder(
+  server: TestServer,
+  userId: string,
+  name = `folder-${newId().slice(0, 5)}`,
+): Promise<string> {
+  const id = newId();
+  const now = Date.now();
+  await server.ctx.db
+    .insertInto('folders')
+    .values({
+      id,
+      user_id: userId,
+      parent_id: null,
+      name,
+      public: 0,
+      allow_uploads: 0,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+  return id;
 }

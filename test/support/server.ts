@@ -82,6 +82,9 @@ export interface JsonResponse<T = any> {
 }
 
 export class TestServer {
+  /** The account `setup()` made, once it has run (the factory's accounts are created by it). */
+  superadmin: TestUser | undefined;
+
   constructor(
     readonly chute: Chute,
     readonly url: string,
@@ -103,21 +106,14 @@ export class TestServer {
     pathname: string,
     options: { body?: unknown; auth?: string; headers?: Record<string, string> } = {},
   ): Promise<JsonResponse<T>> {
-    const headers: Record<string, string> = { ...options.headers };
+    const headers: Record<string, string> = { ...options.headers, ...(options.auth ? authHeaders(options.auth) : {}) };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
-    if (options.auth) {
-      if (options.auth.startsWith('chute_session=')) headers.cookie = options.auth;
-      else headers.authorization = options.auth;
-    }
     const response = await this.fetch(pathname, {
       method,
       headers,
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
     });
-    const text = await response.text();
-    let body: any = text;
-    if ((response.headers.get('content-type') ?? '').includes('json') && text) body = JSON.parse(text);
-    return { status: response.status, headers: response.headers, body };
+    return readJsonResponse<T>(response);
   }
 
   /** Runs first-time setup; returns the SUPERADMIN's id, API token and session cookie. */
@@ -126,7 +122,8 @@ export class TestServer {
     if (res.status !== 200) throw new Error(`setup failed: ${res.status} ${JSON.stringify(res.body)}`);
     const cookie = sessionCookieOf(res.headers);
     const me = await this.json('GET', '/api/user', { auth: cookie });
-    return { id: res.body.user.id, username, password, token: me.body.token, cookie };
+    this.superadmin = { id: res.body.user.id, username, password, token: me.body.token, cookie };
+    return this.superadmin;
   }
 
   /** Logs in over the API; returns the session cookie. */
@@ -148,6 +145,18 @@ export interface TestUser {
   password: string;
   token: string;
   cookie: string;
+}
+
+/** The headers that carry `auth`: a `chute_session=...` cookie string as a cookie, anything else as authorization. */
+export function authHeaders(auth: string): Record<string, string> {
+  return auth.startsWith('chute_session=') ? { cookie: auth } : { authorization: auth };
+}
+
+/** Reads a whole answer: the body parsed as JSON when the answer says it is JSON, otherwise its text. */
+export async function readJsonResponse<T = any>(response: Response): Promise<JsonResponse<T>> {
+  const text = await response.text();
+  const isJson = (response.headers.get('content-type') ?? '').includes('json') && text !== '';
+  return { status: response.status, headers: response.headers, body: isJson ? JSON.parse(text) : text };
 }
 
 export function sessionCookieOf(headers: Headers): string {

@@ -8,7 +8,6 @@ import { crc32, deflateSync } from 'node:zlib';
 import { before, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { newId } from '../../src/lib/ids.js';
-import { upload } from '../routes/files-support.js';
 import {
   DASHBOARD_ENV,
   DESKTOP,
@@ -21,6 +20,7 @@ import {
   useBrowser,
 } from '../support/browser.js';
 import { useTestServer, type TestUser } from '../support/server.js';
+import { upload } from '../support/uploads.js';
 
 /** A small RGB PNG: a diagonal gradient from `from` to `to`, so thumbnails are easy to tell apart. */
 function png(width: number, height: number, from: [number, number, number], to: [number, number, number]): Buffer {

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { uploadOne } from '../routes/files-support.js';
 import { setUrlQuota } from '../support/content.js';
 import { DASHBOARD_ENV, describeBrowser, openPage, PHONE, screenshot, signIn, useBrowser } from '../support/browser.js';
 import { useTestServer, type TestUser } from '../support/server.js';
+import { uploadOne } from '../support/uploads.js';
 
 /**
  * Lets a test list the failed requests it expects; anything else that failed is a defect. The sign-in page's look

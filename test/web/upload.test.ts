@@ -16,7 +16,7 @@ import {
   useBrowser,
 } from '../support/browser.js';
 import { useTestServer, type TestServer, type TestUser } from '../support/server.js';
-import { appendTempFiles } from '../routes/upload-partial-support.js';
+import { appendTempFiles } from '../support/stored.js';
 
 const KB = 1024;
 const MB = 1024 * KB;

@@ -1,8 +1,7 @@
 // A chunked-upload client written from the spec, for the tests of POST /api/upload/partial.
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
-import path from 'node:path';
-import type { JsonResponse, TestServer } from '../support/server.js';
+import type { FinalChunkResponse, IncompleteFileDto } from '../../src/schemas/partial-upload.js';
+import { authHeaders, readJsonResponse, type JsonResponse, type TestServer } from './server.js';
 
 export interface ChunkRequest {
   /** The whole file (the chunk is bytes[start..end]) unless `body` overrides what is sent. */
@@ -20,10 +19,6 @@ export interface ChunkRequest {
   partName?: string;
   /** Extra file parts after the first. */
   extraFileParts?: number;
-}
-
-function authHeaders(auth: string): Record<string, string> {
-  return auth.startsWith('chute_session=') ? { cookie: auth } : { authorization: auth };
 }
 
 /** The partial-upload headers of one chunk, as the spec describes them. */
@@ -54,9 +49,7 @@ export async function sendChunk(server: TestServer, auth: string, req: ChunkRequ
     else headers[name] = value;
   }
   const response = await server.fetch('/api/upload/partial', { method: 'POST', headers, body: form });
-  const text = await response.text();
-  const json = (response.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : text;
-  return { status: response.status, headers: response.headers, body: json };
+  return readJsonResponse(response);
 }
 
 /** Cuts `size` bytes into chunks of the given sizes (the last one takes the rest). */
@@ -105,11 +98,15 @@ export async function uploadInChunks(
 }
 
 /** Polls GET /api/user/files/incomplete until the record is COMPLETE or FAILED; returns it. */
-export async function waitForAssembly(server: TestServer, auth: string, incompleteId: string): Promise<any> {
+export async function waitForAssembly(
+  server: TestServer,
+  auth: string,
+  incompleteId: string,
+): Promise<IncompleteFileDto> {
   for (let i = 0; i < 2000; i++) {
-    const res = await server.json('GET', '/api/user/files/incomplete', { auth });
+    const res = await server.json<IncompleteFileDto[]>('GET', '/api/user/files/incomplete', { auth });
     assert.equal(res.status, 200);
-    const record = res.body.find((r: { id: string }) => r.id === incompleteId);
+    const record = res.body.find((r) => r.id === incompleteId);
     assert.ok(record, `incomplete file ${incompleteId} is listed`);
     if (record.status === 'COMPLETE' || record.status === 'FAILED') return record;
     await new Promise((resolve) => setTimeout(resolve, 10));
@@ -120,12 +117,15 @@ export async function waitForAssembly(server: TestServer, auth: string, incomple
 /** Polls until none of the caller's incomplete files is PENDING or PROCESSING. */
 export async function waitForAllAssemblies(server: TestServer, auth: string): Promise<void> {
   for (let i = 0; i < 2000; i++) {
-    const res = await server.json('GET', '/api/user/files/incomplete', { auth });
-    if (res.body.every((r: { status: string }) => r.status === 'COMPLETE' || r.status === 'FAILED')) return;
+    const res = await server.json<IncompleteFileDto[]>('GET', '/api/user/files/incomplete', { auth });
+    if (res.body.every((r) => r.status === 'COMPLETE' || r.status === 'FAILED')) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error('assemblies never finished');
 }
+
+/** The answer to the last chunk: exactly one (pending) file. */
+export type FinalAnswer = FinalChunkResponse & { files: [FinalChunkResponse['files'][number]] };
 
 /** Uploads in chunks, waits for COMPLETE, and checks the served bytes; returns the final answer and the record. */
 export async function uploadAndVerify(
@@ -133,8 +133,8 @@ export async function uploadAndVerify(
   auth: string,
   file: Buffer,
   sizes: number[],
-): Promise<{ answer: any; record: any }> {
-  const res = await uploadInChunks(server, auth, file, sizes);
+): Promise<{ answer: FinalAnswer; record: IncompleteFileDto }> {
+  const res: JsonResponse<FinalAnswer> = await uploadInChunks(server, auth, file, sizes);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   assert.equal(res.body.partialSuccess, false);
   const record = await waitForAssembly(server, auth, res.body.incompleteFileId);
@@ -145,15 +145,4 @@ export async function uploadAndVerify(
   assert.equal(bytes.length, file.length);
   assert.ok(bytes.equals(file), 'the served bytes are the uploaded bytes');
   return { answer: res.body, record };
-}
-
-/** Temp files of append-style uploads (local append-*, S3 spool-*) left in the data folder's tmp. */
-export async function appendTempFiles(dataDir: string): Promise<string[]> {
-  const names = await readdir(path.join(dataDir, 'tmp')).catch(() => [] as string[]);
-  return names.filter((n) => n.startsWith('append-') || n.startsWith('spool-'));
-}
-
-export async function sessionCount(server: TestServer): Promise<number> {
-  const rows = await server.ctx.db.selectFrom('partial_uploads').select('id').execute();
-  return rows.length;
 }

@@ -1,0 +1,45 @@
+// What a test server has left behind, for tests of cleanup: files on disk (stored bytes, temp files) and rows.
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { TestServer } from './server.js';
+
+/** Every regular file under `dir` (relative paths), [] when it does not exist. */
+export async function filesUnder(dir: string): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  return entries.filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
+}
+
+/** The stored bytes and temp files of a server: DATA_DIR/uploads and DATA_DIR/tmp. */
+export async function storedFiles(server: TestServer): Promise<string[]> {
+  const [uploads, tmp] = await Promise.all([
+    filesUnder(path.join(server.dataDir, 'uploads')),
+    filesUnder(path.join(server.dataDir, 'tmp')),
+  ]);
+  return [...uploads.map((f) => `uploads/${f}`), ...tmp.map((f) => `tmp/${f}`)];
+}
+
+/** Temp files of append-style uploads (local append-*, S3 spool-*) left in the data folder's tmp. */
+export async function appendTempFiles(dataDir: string): Promise<string[]> {
+  const names = await readdir(path.join(dataDir, 'tmp')).catch(() => [] as string[]);
+  return names.filter((n) => n.startsWith('append-') || n.startsWith('spool-'));
+}
+
+export async function fileRowCount(server: TestServer): Promise<number> {
+  const row = await server.ctx.db
+    .selectFrom('files')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** How many chunked-upload sessions the database holds. */
+export async function partialSessionCount(server: TestServer): Promise<number> {
+  const rows = await server.ctx.db.selectFrom('partial_uploads').select('id').execute();
+  return rows.length;
+}
