@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Engine } from './db/index.js';
 import type { Db } from './db/types.js';
+import type { ByteCache } from './lib/byte-cache.js';
 import type { Clock } from './lib/clock.js';
 import type { Secrets } from './lib/secrets.js';
 import type { SettingsService } from './services/settings.js';
@@ -20,6 +21,8 @@ export interface AppContext {
   settings: SettingsService;
   /** Where file bytes live (local folder or S3), see src/storage. */
   storage: Datasource;
+  /** The bytes of small stored files, by storage key, kept in memory for serving (services/file-serving.ts). */
+  smallFiles: ByteCache;
   /** Views counted on this instance and not yet stored (services/view-counts.ts). */
   views: PendingViews;
   log: FastifyBaseLogger;

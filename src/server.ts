@@ -9,6 +9,7 @@ import type { AppContext } from './context.js';
 import { openDatabase, type DatabaseHandle } from './db/index.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { App } from './http/types.js';
+import { ByteCache } from './lib/byte-cache.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { loadOrCreateDataDirValue } from './lib/data-dir-values.js';
 import { randomString } from './lib/ids.js';
@@ -39,6 +40,10 @@ export interface StartOptions {
 }
 
 const INSTANCE_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+/** Files up to this size are served from memory after their first read, ... */
+const SMALL_FILE_BYTES = 256 * 1024;
+/** ... within this much memory (least recently served out first). */
+const SMALL_FILES_CACHE_BYTES = 64 * 1024 * 1024;
 
 export async function createChute(config: Config, options: StartOptions = {}): Promise<Chute> {
   const dataDir = path.resolve(config.DATA_DIR);
@@ -72,6 +77,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         settings,
         storage,
         views: new PendingViews(),
+        smallFiles: new ByteCache(SMALL_FILE_BYTES, SMALL_FILES_CACHE_BYTES),
       },
       { logger: options.logger ?? { level: config.LOG_LEVEL } },
     );

@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase as SqliteDialectDatabase } from 'kysely';
 import pg from 'pg';
 import type { Database, Db } from './types.js';
 
@@ -57,12 +57,36 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
     engine: 'sqlite',
     withMigrationLock: (fn) => withSqliteFileLock(`${options.sqlitePath}.migrate-lock`, fn),
     close: () => db.destroy(),
+  };
+}
+
+/** How many prepared SQLite statements are kept (each distinct SQL text of the application is one). */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * The SQLite database as Kysely sees it, with its prepared statements kept by SQL text: Kysely prepares every query
+ * anew, which cost a redirect more than the query itself (bench/RESULTS.md). Least recently used statements go first.
+ * A statement is reused only after the previous use has returned (better-sqlite3 runs them synchronously; nothing here
+ * streams rows with iterate()).
+ */
+function withStatementCache(database: SqliteDatabase.Database): SqliteDialectDatabase {
+  const statements = new Map<string, ReturnType<SqliteDatabase.Database['prepare']>>();
+  return {
+    close: () => database.close(),
+    prepare(sql) {
+      let statement = statements.get(sql);
+      if (statement) statements.delete(sql);
+      else statement = database.prepare(sql);
+      statements.set(sql, statement);
+      if (statements.size > STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      return statement;
+    },
   };
 }
 

@@ -28,8 +28,8 @@ export interface StoredBytesAnswer {
   cacheControl: string;
   /** ?download: an attachment even where the type could be shown inline. */
   download: boolean;
-  /** Opens the bytes (the whole file, or one span of it); a service call that maps missing bytes to 4000. */
-  open(span: ByteSpan | undefined): Promise<Readable>;
+  /** The bytes (the whole file, or one span of it), in memory or as a stream; missing bytes -> 4000. */
+  open(span: ByteSpan | undefined): Promise<Readable | Buffer>;
   /**
    * Runs once the bytes are open and before anything is sent (a view is counted here). What it returns runs before
    * the client can hold the last byte, and again when the response closes early (the last allowed view deletes the
@@ -86,12 +86,12 @@ export async function sendStoredBytes(
   try {
     beforeLastByte = await answer.opened?.(span);
   } catch (err) {
-    body?.destroy();
+    if (body !== null && !Buffer.isBuffer(body)) body.destroy();
     throw err;
   }
-  if (body === null) {
+  if (body === null || Buffer.isBuffer(body)) {
     await beforeLastByte?.();
-    return respond().send('');
+    return respond().send(body ?? '');
   }
   if (beforeLastByte) reply.raw.once('close', () => void beforeLastByte());
   const openFile = body instanceof LocalFileStream ? body.takeFile() : null;

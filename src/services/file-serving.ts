@@ -2,6 +2,7 @@
 // expiry (an expired file is removed on access), passwords (unlocked by short-lived signed tokens) and max views
 // (counted by one conditional UPDATE, so that concurrent downloads cannot go past the limit).
 import type { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import type { AppContext } from '../context.js';
 import type { FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
@@ -158,8 +159,26 @@ export async function countBytesView(
   return last ? () => finishLastView(ctx, file) : undefined;
 }
 
-/** Opens a stored file's bytes (all, or bytes start..end); bytes gone from the datasource -> 4000. */
+/**
+ * A stored file's bytes (all, or bytes start..end): a small file's from memory (ctx.smallFiles, filled on its first
+ * read), a larger one's as a stream from the datasource. Bytes gone from the datasource -> 4000.
+ */
 export async function openFileBytes(
+  ctx: AppContext,
+  file: Pick<FileRow, 'storage_key' | 'size'>,
+  span?: { start: number; end: number },
+): Promise<Readable | Buffer> {
+  if (file.size > ctx.smallFiles.maxEntryBytes) return streamFileBytes(ctx, file, span);
+  let bytes = ctx.smallFiles.get(file.storage_key);
+  if (bytes === undefined) {
+    bytes = await buffer(await streamFileBytes(ctx, file));
+    // The bytes under a key never change (a key is never reused), so they may be kept as long as there is room.
+    if (bytes.length === file.size) ctx.smallFiles.set(file.storage_key, bytes);
+  }
+  return span ? bytes.subarray(span.start, span.end + 1) : bytes;
+}
+
+async function streamFileBytes(
   ctx: AppContext,
   file: Pick<FileRow, 'storage_key'>,
   span?: { start: number; end: number },
@@ -192,10 +211,9 @@ export async function readTextPreview(
 ): Promise<{ text: string; truncated: boolean }> {
   if (file.size === 0) return { text: '', truncated: false };
   const end = Math.min(file.size, maxBytes) - 1;
-  const stream = await openFileBytes(ctx, file, { start: 0, end });
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return { text: Buffer.concat(chunks).toString('utf8'), truncated: file.size > maxBytes };
+  const bytes = await openFileBytes(ctx, file, { start: 0, end });
+  const text = (Buffer.isBuffer(bytes) ? bytes : await buffer(bytes)).toString('utf8');
+  return { text, truncated: file.size > maxBytes };
 }
 
 /** Whether a token opens this file (for pages, which show a password form rather than an error). */

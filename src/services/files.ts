@@ -70,6 +70,7 @@ export async function toFileDtos(ctx: AppContext, baseUrl: string, rows: FileRow
 
 /** Removes stored bytes; a failure is logged, not thrown (the record is already gone, the bytes are an orphan). */
 export async function deleteStoredBytes(ctx: AppContext, key: string): Promise<void> {
+  ctx.smallFiles.delete(key);
   try {
     await ctx.storage.delete(key);
   } catch (err) {
