@@ -1,7 +1,7 @@
 // The Chute benchmark: one command, every measurement side by side with its reference in the same run.
 //   npm run bench                  1 GiB, 3 repetitions (median), appends to bench/RESULTS.md
 //   npm run bench -- --quick       64 MiB, 1 repetition, 3 s of small uploads (a smoke run; not recorded)
-// Options: --size-mib N, --reps N, --small-seconds N, --chunk-mib N, --only upload,download,small,chunked,
+// Options: --size-mib N, --reps N, --small-seconds N, --chunk-mib N, --only upload,download,small,chunked,hot,
 //          --profile (Chute runs with node --cpu-prof; prints where its CPU time went; not recorded),
 //          --record / --no-record (append to bench/RESULTS.md or not),
 //          --entry file.js (run that instead of building the working tree; for checking the harness; not recorded),
@@ -42,6 +42,8 @@ import {
   waitForHttp,
 } from './lib/procs.js';
 import { summariseProfile } from './lib/profile.js';
+import { assertWrkAvailable, exactGets, runWrk, type WrkResult } from './lib/wrk.js';
+import SqliteDatabase from 'better-sqlite3';
 
 const execFileAsync = promisify(execFile);
 const MiB = 1024 * 1024;
@@ -49,7 +51,9 @@ const REPO = path.resolve(import.meta.dirname, '..');
 const TRANSFER_TIMEOUT_MS = 15 * 60_000;
 /** The peak RSS target: 200 MB (10^6 bytes). */
 const RSS_LIMIT = 200e6;
-const BENCHES = ['upload', 'download', 'small', 'chunked'] as const;
+const BENCHES = ['upload', 'download', 'small', 'chunked', 'hot'] as const;
+/** The small file of the hot-path rows. */
+const SMALL_FILE_BYTES = 64 * 1024;
 type Bench = (typeof BENCHES)[number];
 
 // ---------------------------------------------------------------------------------------------------- options
@@ -288,14 +292,14 @@ function fileOf(json: any): { id?: string; name: string } {
 
 // ---------------------------------------------------------------------------------------------------- references
 
-async function startSink(root: string): Promise<{ base: string; dir: string; pid: number }> {
+async function startSink(root: string, smallFile: string): Promise<{ base: string; dir: string; pid: number }> {
   const port = await freePort();
   const dir = path.join(root, 'sink');
   await mkdir(dir);
   const child = startProcess(
     'sink',
     process.execPath,
-    ['--import', 'tsx', path.join(REPO, 'bench', 'sink.ts'), String(port), dir],
+    ['--import', 'tsx', path.join(REPO, 'bench', 'sink.ts'), String(port), dir, smallFile],
     {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: 'production' },
       cwd: REPO,
@@ -311,13 +315,14 @@ async function emptyFolder(dir: string): Promise<void> {
   for (const entry of await readdir(dir)) await rm(path.join(dir, entry), { force: true });
 }
 
-async function startNginx(root: string, sourceFile: string): Promise<{ base: string; pid: number }> {
+async function startNginx(root: string, sourceFile: string, smallFile: string): Promise<{ base: string; pid: number }> {
   const nginx = findNginx();
   const port = await freePort();
   const prefix = path.join(root, 'nginx');
   const www = path.join(prefix, 'www');
   await mkdir(www, { recursive: true });
   await link(sourceFile, path.join(www, 'bench.bin'));
+  await link(smallFile, path.join(www, 'small.bin'));
   await writeFile(path.join(www, 'ping.txt'), 'ok\n');
   const temp = (name: string) => `${name}_temp_path ${path.join(prefix, name)};`;
   // Debian's stock http settings for static files (sendfile on, tcp_nopush on); one process, like Chute.
@@ -454,8 +459,11 @@ async function main(): Promise<void> {
   const chute = await startChute(mainJs, root, options);
   check(chute.routes.upload, 'POST /api/upload is not in this build yet');
   check(chute.routes.raw, 'GET /raw/:name is not in this build yet');
-  const sink = await startSink(root);
-  const nginx = await startNginx(root, source);
+  const smallSource = path.join(root, 'small.bin');
+  const smallBytes = randomBytes(SMALL_FILE_BYTES);
+  await writeFile(smallSource, smallBytes);
+  const sink = await startSink(root, smallSource);
+  const nginx = await startNginx(root, source, smallSource);
   const nginxBase = nginx.base;
   const auth = { authorization: chute.token };
   const bodyFile = path.join(root, 'curl-body.json');
@@ -801,8 +809,116 @@ async function main(): Promise<void> {
     }
   }
 
+  // 6, 7, 8. The hot path: redirects and 64 KiB GETs (wrk, 32 connections), and view counts exact after a stop.
+  let viewCheck: { fileId: string; expected: number } | null = null;
+  if (options.only.has('hot')) {
+    await assertWrkAvailable();
+    const up = await curlUpload(`${chute.base}/api/upload`, smallSource, {
+      headers: auth,
+      bodyFile,
+      timeoutMs: 60_000,
+    });
+    check(up.httpCode === 200, `the 64 KiB upload answered ${up.httpCode}: ${up.body.slice(0, 200)}`);
+    const small = fileOf(parseJson(up.body));
+    const shortened = await request(`${chute.base}/api/user/urls`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ destination: 'https://example.com/bench' }),
+    });
+    const code = parseJson(shortened.text)?.code;
+    check(shortened.status === 200 && typeof code === 'string', `POST /api/user/urls answered ${shortened.status}`);
+    const urls = {
+      chuteRaw: `${chute.base}/raw/${encodeURIComponent(small.name)}`,
+      nginxRaw: `${nginxBase}/small.bin`,
+      nodeRaw: `${sink.base}/small`,
+      chuteGo: `${chute.base}/go/${code}`,
+      nodeGo: `${sink.base}/go/bench`,
+    };
+    for (const url of [urls.chuteRaw, urls.nginxRaw, urls.nodeRaw]) {
+      const got = await downloadBytes(url);
+      check(got.status === 200 && got.body.equals(smallBytes), `${url} does not serve the 64 KiB file byte-exact`);
+    }
+    for (const url of [urls.chuteGo, urls.nodeGo]) {
+      const res = await request(url);
+      check(res.status === 302 && res.headers.location === 'https://example.com/bench', `${url}: ${res.status}`);
+    }
+    const runs: Record<keyof typeof urls, WrkResult[]> = {
+      chuteRaw: [],
+      nginxRaw: [],
+      nodeRaw: [],
+      chuteGo: [],
+      nodeGo: [],
+    };
+    for (let rep = 0; rep < options.reps; rep++) {
+      for (const who of rotate(Object.keys(urls) as Array<keyof typeof urls>, rep)) {
+        const r = await runWrk(urls[who], options.smallSeconds);
+        check(r.requests > 0 && r.failures === 0, `wrk ${urls[who]}: ${r.requests} requests, ${r.failures} failures`);
+        runs[who].push(r);
+      }
+    }
+    const med = (who: keyof typeof urls) => ({
+      rate: median(runs[who].map((r) => r.rate)),
+      p50: median(runs[who].map((r) => r.p50Ms)),
+      p99: median(runs[who].map((r) => r.p99Ms)),
+    });
+    const shown = (m: ReturnType<typeof med>) =>
+      `${m.rate.toFixed(0)}/s (p50 ${m.p50.toFixed(2)} ms, p99 ${m.p99.toFixed(1)} ms)`;
+    const rateRow = (
+      id: string,
+      what: string,
+      a: keyof typeof urls,
+      b: keyof typeof urls,
+      label: string,
+      min: number | null,
+    ): Row => {
+      const ratio = med(a).rate / med(b).rate;
+      return {
+        id,
+        what,
+        chute: shown(med(a)),
+        reference: `${label} ${shown(med(b))}`,
+        ratio: `${ratio.toFixed(2)}x`,
+        target: min === null ? '(report)' : `>= ${min.toFixed(2)}x`,
+        verdict: min === null ? '' : verdict(ratio >= min, `${((min - ratio) * med(b).rate).toFixed(0)}/s short`),
+      };
+    };
+    const secs = `wrk -c32, ${options.smallSeconds} s`;
+    rows.push(rateRow('6', `redirects/s, GET /go/<code> (${secs})`, 'chuteGo', 'nodeGo', 'bare Node 302', 0.7));
+    rows.push(rateRow('7', `64 KiB GET /raw/<name> req/s (${secs})`, 'chuteRaw', 'nginxRaw', 'nginx', 0.5));
+    rows.push(
+      rateRow('7n', '64 KiB GET: the same against a bare Node server', 'chuteRaw', 'nodeRaw', 'bare Node', null),
+    );
+    for (const who of Object.keys(urls) as Array<keyof typeof urls>) {
+      perRep.push(`${who} req/s per repetition: ${runs[who].map((r) => r.rate.toFixed(0)).join(', ')}`);
+    }
+    // Views: exactly `count` more GETs, then (below) a graceful stop, then the stored count.
+    const before = parseJson(
+      (await request(`${chute.base}/api/user/files/${small.id}`, { headers: auth })).text,
+    )?.views;
+    check(typeof before === 'number', 'GET /api/user/files/:id gave no views');
+    const count = options.quick ? 10_000 : 100_000;
+    const seconds = await exactGets(urls.chuteRaw, count);
+    log(`${count} GETs of the 64 KiB file in ${seconds.toFixed(1)} s (Node client)`);
+    viewCheck = { fileId: small.id!, expected: before + count };
+  }
+
   const loadAtEnd = loadAverage();
   await chute.stop();
+  if (viewCheck) {
+    const db = new SqliteDatabase(path.join(root, 'chute-data', 'chute.db'), { readonly: true });
+    const stored = (db.prepare('select views from files where id = ?').get(viewCheck.fileId) as { views: number })
+      .views;
+    db.close();
+    rows.push({
+      id: '8',
+      what: 'views of the 64 KiB file stored after a graceful stop',
+      chute: String(stored),
+      reference: `requests made: ${viewCheck.expected}`,
+      ratio: '',
+      target: 'exactly equal',
+      verdict: verdict(stored === viewCheck.expected, `${viewCheck.expected - stored} views lost`),
+    });
+  }
   if (options.profile) {
     const dir = path.join(REPO, '.tmp', 'bench-profiles');
     const newest = (await readdir(dir))

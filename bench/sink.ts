@@ -2,20 +2,23 @@
 // arrives to a temp file and answers {bytes}. POST /fsync makes it durable first the way Chute must (fsync of the
 // file, rename, fsync of the folder); POST /nofsync answers as soon as the bytes are handed to the kernel.
 // It does not parse the multipart framing (a few hundred bytes per request): it is the ceiling of Node + this disk.
-//   node --import tsx bench/sink.ts <port> <folder>
-import { createWriteStream } from 'node:fs';
+// It is also the bare Node reference of the small requests: GET /go/<anything> answers a 302, GET /small the bytes of
+// <small-file> (read once at start), as fast as Node's http module can.
+//   node --import tsx bench/sink.ts <port> <folder> [<small-file>]
+import { createWriteStream, readFileSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 
-const [portArg, dir] = process.argv.slice(2);
+const [portArg, dir, smallFile] = process.argv.slice(2);
 if (!portArg || !dir) {
   console.error('usage: sink.ts <port> <folder>');
   process.exit(2);
 }
 
 let counter = 0;
+const small = smallFile ? readFileSync(smallFile) : Buffer.alloc(0);
 
 async function receive(req: http.IncomingMessage, durable: boolean): Promise<number> {
   const n = ++counter;
@@ -46,6 +49,14 @@ async function receive(req: http.IncomingMessage, durable: boolean): Promise<num
 const server = http.createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/') {
     res.writeHead(200).end('ok');
+    return;
+  }
+  if (req.method === 'GET' && req.url?.startsWith('/go/')) {
+    res.writeHead(302, { location: 'https://example.com/bench' }).end();
+    return;
+  }
+  if (req.method === 'GET' && req.url === '/small') {
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': small.length }).end(small);
     return;
   }
   const mode = req.url === '/fsync' ? true : req.url === '/nofsync' ? false : null;
