@@ -3,7 +3,8 @@
 // deleted the whole folder and the folders below it.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
+import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
+import { uploadOne } from '../support/uploads.js';
 
 interface Folder {
   id: string;
@@ -31,7 +32,8 @@ forEachDatabase('compat: DELETE /api/user/folders/:id with Zipline bodies', (eng
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return res.body;
   };
-  const upload = (folderId: string, text = 'hello') => uploadInto(server(), ann.token, folderId, text);
+  const upload = (folderId: string, text = 'hello') =>
+    uploadOne(server(), ann.token, text, { name: 'note.txt', headers: { 'x-service-folder': folderId } });
   const del = (id: string, body?: unknown, query = '') =>
     server().json('DELETE', `/api/user/folders/${id}${query}`, { auth: ann.token, body });
   const folderOf = async (fileId: string) =>
@@ -169,22 +171,3 @@ forEachDatabase('compat: DELETE /api/user/folders/:id with Zipline bodies', (eng
     assert.equal(await parentOf(child.id), null);
   });
 });
-
-/** Uploads a text file into a folder through POST /api/upload, as a client would. */
-async function uploadInto(
-  server: TestServer,
-  token: string,
-  folderId: string,
-  text: string,
-): Promise<{ id: string; name: string }> {
-  const form = new FormData();
-  form.append('file', new Blob([text], { type: 'text/plain' }), 'note.txt');
-  const res = await server.fetch('/api/upload', {
-    method: 'POST',
-    headers: { authorization: token, 'x-service-folder': folderId },
-    body: form,
-  });
-  const body = (await res.json()) as { files: Array<{ id: string; name: string }> };
-  assert.equal(res.status, 200, JSON.stringify(body));
-  return body.files[0]!;
-}

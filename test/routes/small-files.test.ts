@@ -5,24 +5,10 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { before, it } from 'node:test';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
+import { uploadOne } from '../support/uploads.js';
 
-async function uploadBytes(
-  server: TestServer,
-  token: string,
-  bytes: Buffer,
-  headers: Record<string, string> = {},
-): Promise<{ id: string; name: string }> {
-  const form = new FormData();
-  form.append('file', new Blob([bytes], { type: 'application/octet-stream' }), 'small.bin');
-  const res = await server.fetch('/api/upload', {
-    method: 'POST',
-    headers: { authorization: token, ...headers },
-    body: form,
-  });
-  const body = (await res.json()) as { files: Array<{ id: string; name: string }> };
-  assert.equal(res.status, 200, JSON.stringify(body));
-  return body.files[0]!;
-}
+const uploadBytes = (server: TestServer, token: string, bytes: Buffer, headers: Record<string, string> = {}) =>
+  uploadOne(server, token, bytes, { name: 'small.bin', type: 'application/octet-stream', headers });
 
 async function storageKeyOf(server: TestServer, id: string): Promise<string> {
   const row = await server.ctx.db

@@ -16,15 +16,10 @@ import {
   type TestServer,
   type TestUser,
 } from '../support/server.js';
+import { uploadOne } from '../support/uploads.js';
 
-async function uploadText(server: TestServer, token: string, text: string): Promise<{ id: string; name: string }> {
-  const form = new FormData();
-  form.append('file', new Blob([text], { type: 'text/plain' }), 'views.txt');
-  const res = await server.fetch('/api/upload', { method: 'POST', headers: { authorization: token }, body: form });
-  const body = (await res.json()) as { files: Array<{ id: string; name: string }> };
-  assert.equal(res.status, 200, JSON.stringify(body));
-  return body.files[0]!;
-}
+const uploadText = (server: TestServer, token: string, text: string) =>
+  uploadOne(server, token, text, { name: 'views.txt', type: 'text/plain' });
 
 async function shorten(server: TestServer, token: string): Promise<{ id: string; code: string }> {
   const res = await server.json('POST', '/api/user/urls', {
