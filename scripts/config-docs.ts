@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import { booleanFromEnv, byteSizeFromEnv, ENV_VARIABLES, type EnvDoc } from '../src/config.js';
+import { byteSizeText } from '../src/lib/sizes.js';
 import { SETTING_DEFINITIONS, SETTING_KEYS } from '../src/services/settings.js';
 
 export const CONFIGURATION_REFERENCE = path.join(
@@ -62,19 +63,6 @@ const defOf = (schema: z.ZodType) => schema.def as unknown as SchemaDef;
 const checksOf = (schema: z.ZodType) => (defOf(schema).checks ?? []).map((c) => c._zod.def);
 const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 const code = (text: string) => `\`${text}\``;
-
-/** A byte count the way people write it: `1gb`, `95mb`, `64kb`, or bytes when no unit divides it. */
-function byteSizeText(bytes: number): string {
-  for (const [unit, factor] of [
-    ['tb', 1024 ** 4],
-    ['gb', 1024 ** 3],
-    ['mb', 1024 ** 2],
-    ['kb', 1024],
-  ] as const) {
-    if (bytes >= factor && bytes % factor === 0) return `${bytes / factor}${unit}`;
-  }
-  return String(bytes);
-}
 
 function shownValue(value: unknown, bytes: boolean): string {
   if (bytes && typeof value === 'number') return code(byteSizeText(value));

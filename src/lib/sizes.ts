@@ -38,3 +38,17 @@ export function formatByteSize(bytes: number): string {
   }
   return `${unit === 0 ? value : value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2)} ${units[unit]}`;
 }
+
+/** A byte count as people type it: "10gb" for 10 GiB, "1536kb" for 1.5 MiB, the plain number when no unit divides it
+ * (parseByteSize reads it back to the same number). */
+export function byteSizeText(bytes: number): string {
+  for (const [unit, factor] of [
+    ['tb', 1024 ** 4],
+    ['gb', 1024 ** 3],
+    ['mb', 1024 ** 2],
+    ['kb', 1024],
+  ] as const) {
+    if (bytes >= factor && bytes % factor === 0) return `${bytes / factor}${unit}`;
+  }
+  return String(bytes);
+}
