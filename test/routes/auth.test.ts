@@ -1,19 +1,29 @@
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { before, it } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
-import { forEachDatabase, sessionCookieOf, useTestServer } from '../support/server.js';
+import {
+  forEachDatabase,
+  sessionCookieOf,
+  useTestServer,
+  type JsonResponse,
+  type TestUser,
+} from '../support/server.js';
 
 forEachDatabase('login, logout and authentication', (engine) => {
   const server = useTestServer({ engine });
+  // One account for the suite, made without logging in: logins are limited to 10 a minute, and these tests use them.
+  let alice: TestUser;
+  before(async () => {
+    alice = await server().setup('alice', 'correct horse');
+  });
 
   it('logs in with the right password and sets a session cookie', async () => {
-    const admin = await server().setup('alice', 'correct horse');
     const res = await server().json('POST', '/api/auth/login', {
       body: { username: 'alice', password: 'correct horse' },
       headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0' },
     });
     assert.equal(res.status, 200);
-    assert.equal(res.body.user.id, admin.id);
+    assert.equal(res.body.user.id, alice.id);
     const setCookie = res.headers.getSetCookie().find((c) => c.startsWith('chute_session='))!;
     assert.match(setCookie, /HttpOnly/i);
     assert.match(setCookie, /SameSite=Lax/i);
@@ -140,12 +150,13 @@ forEachDatabase('login rate limit', (engine) => {
   it('answers 429 in the error shape after 10 attempts a minute', async () => {
     await server().setup('bob', 'pw');
     const statuses: number[] = [];
-    let last: any;
+    let last: JsonResponse | undefined;
     for (let i = 0; i < 11; i++) {
       last = await server().json('POST', '/api/auth/login', { body: { username: 'bob', password: 'nope' } });
       statuses.push(last.status);
     }
     assert.deepEqual(statuses, [...Array(10).fill(400), 429]);
+    assert.ok(last);
     assert.equal(last.body.statusCode, 429);
     assert.equal(last.body.code, 9000);
     assert.match(last.body.error, /^E9000: bad request: too many requests/);

@@ -2,7 +2,7 @@
 // bytes (GET /api/user/files/:id/raw: no view counted, no password asked, ranges, ?download) and changing a file's
 // expiry (PATCH /api/user/files/:id with deletesAt).
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { before, it } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
 import { deleteExpiredFiles } from '../../src/services/files.js';
 import { createTestUser } from '../support/content.js';
@@ -20,10 +20,13 @@ forEachDatabase('files for the dashboard', (engine) => {
       headers: { ...(auth ? { authorization: auth } : {}), ...headers },
     });
 
-  it('gives the owner the bytes without counting a view, asking a password or using up max views', async () => {
+  before(async () => {
     await server().setup();
     alice = await createTestUser(server(), 'alice');
     bob = await createTestUser(server(), 'bob');
+  });
+
+  it('gives the owner the bytes without counting a view, asking a password or using up max views', async () => {
     const file = await uploadOne(server(), alice.token, 'hello, dashboard', { name: 'note.txt', type: 'text/plain' });
     const patched = await server().json('PATCH', `/api/user/files/${file.id}`, {
       auth: alice.token,

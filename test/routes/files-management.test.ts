@@ -2,10 +2,11 @@
 // delete), bulk edits and deletes (1027 staged with a trigger that skips the delete), recent files, statistics, and
 // who may touch whose files.
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { before, it } from 'node:test';
 import { sql } from 'kysely';
 import { newId } from '../../src/lib/ids.js';
 import { createTestUser, insertTestFolder } from '../support/content.js';
+import { uniqueName } from '../support/factory.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
 import { storedFiles } from '../support/stored.js';
 import { upload, uploadOne } from '../support/uploads.js';
@@ -22,43 +23,68 @@ async function insertTag(server: TestServer, userId: string, name: string, fileI
   return id;
 }
 
+/** The five files of a library, oldest first: name, content, type. */
+const LIBRARY: Array<[string, string, string]> = [
+  ['Alpha.txt', 'a', 'text/plain'],
+  ['beta.png', 'bbbbbb', 'image/png'],
+  ['gamma.png', 'cc', 'image/png'],
+  ['delta.mp4', 'dddd', 'video/mp4'],
+  ['epsilon.txt', 'eeeee', 'text/plain'],
+];
+
+/** A user of its own with the LIBRARY uploaded; served names are unique on a server, so each library's carry a prefix. */
+interface Library {
+  alice: TestUser;
+  /** File ids by LIBRARY name. */
+  ids: Record<string, string>;
+  /** The served name of a LIBRARY name (or of any name given in this library). */
+  served: (name: string) => string;
+  /** A served name of this library without its prefix, to compare with LIBRARY names. */
+  local: (served: string) => string;
+}
+
+async function makeLibrary(server: TestServer): Promise<Library> {
+  const prefix = `${uniqueName('lib')}-`;
+  const alice = await createTestUser(server, uniqueName('alice'));
+  const ids: Record<string, string> = {};
+  for (const [name, content, type] of LIBRARY) {
+    const res = await upload(server, alice.token, [{ name: `${prefix}${name}`, content, type }], {
+      'x-service-format': 'name',
+      'x-service-original-name': 'true',
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    ids[name] = res.body.files[0].id;
+  }
+  const local = (served: string) => {
+    assert.ok(served.startsWith(prefix), `${served} is a file of this library`);
+    return served.slice(prefix.length);
+  };
+  return { alice, ids, served: (name) => `${prefix}${name}`, local };
+}
+
 forEachDatabase('file management', (engine) => {
   const server = useTestServer({ engine });
   let admin: TestUser;
-  let alice: TestUser;
   let bob: TestUser;
-  const ids: Record<string, string> = {};
+  before(async () => {
+    admin = await server().setup();
+    bob = await createTestUser(server(), 'bob');
+  });
 
   it("lists the caller's files page by page, newest first", async () => {
-    admin = await server().setup();
-    alice = await createTestUser(server(), 'alice');
-    bob = await createTestUser(server(), 'bob');
-    const specs: Array<[string, string, string]> = [
-      ['Alpha.txt', 'a', 'text/plain'],
-      ['beta.png', 'bbbbbb', 'image/png'],
-      ['gamma.png', 'cc', 'image/png'],
-      ['delta.mp4', 'dddd', 'video/mp4'],
-      ['epsilon.txt', 'eeeee', 'text/plain'],
-    ];
-    for (const [name, content, type] of specs) {
-      const res = await upload(server(), alice.token, [{ name, content, type }], {
-        'x-service-format': 'name',
-        'x-service-original-name': 'true',
-      });
-      ids[name] = res.body.files[0].id;
-    }
+    const { alice, served, local } = await makeLibrary(server());
     await uploadOne(server(), bob.token, 'bob file', { name: 'bob.txt' });
     const first = await server().json('GET', '/api/user/files?perpage=2', { auth: alice.token });
     assert.equal(first.status, 200);
     assert.equal(first.body.total, 5);
     assert.equal(first.body.pages, 3);
     assert.deepEqual(
-      first.body.page.map((f: { name: string }) => f.name),
+      first.body.page.map((f: { name: string }) => local(f.name)),
       ['epsilon.txt', 'delta.mp4'],
     );
     const third = await server().json('GET', '/api/user/files?perpage=2&page=3', { auth: alice.token });
     assert.deepEqual(
-      third.body.page.map((f: { name: string }) => f.name),
+      third.body.page.map((f: { name: string }) => local(f.name)),
       ['Alpha.txt'],
     );
     const file = first.body.page[0];
@@ -80,14 +106,15 @@ forEachDatabase('file management', (engine) => {
       'userId',
       'views',
     ]);
-    assert.equal(file.url, `${server().url}/u/epsilon.txt`);
+    assert.equal(file.url, `${server().url}/u/${served('epsilon.txt')}`);
     assert.equal(file.userId, alice.id);
   });
 
   it('sorts by name, size, type and views in either order', async () => {
+    const { alice, served, local } = await makeLibrary(server());
     const names = async (query: string) =>
       (await server().json('GET', `/api/user/files?${query}`, { auth: alice.token })).body.page.map(
-        (f: { name: string }) => f.name,
+        (f: { name: string }) => local(f.name),
       );
     assert.deepEqual(await names('sortBy=size&order=desc'), [
       'beta.png',
@@ -111,28 +138,30 @@ forEachDatabase('file management', (engine) => {
       'gamma.png',
     ]);
     assert.deepEqual((await names('sortBy=type&order=asc')).slice(0, 2).sort(), ['beta.png', 'gamma.png']);
-    await (await server().fetch('/raw/delta.mp4')).arrayBuffer();
-    await (await server().fetch('/raw/delta.mp4')).arrayBuffer();
-    await (await server().fetch('/raw/Alpha.txt')).arrayBuffer();
+    await (await server().fetch(`/raw/${served('delta.mp4')}`)).arrayBuffer();
+    await (await server().fetch(`/raw/${served('delta.mp4')}`)).arrayBuffer();
+    await (await server().fetch(`/raw/${served('Alpha.txt')}`)).arrayBuffer();
     assert.deepEqual((await names('sortBy=views&order=desc')).slice(0, 2), ['delta.mp4', 'Alpha.txt']);
     const bad = await server().json('GET', '/api/user/files?sortBy=password', { auth: alice.token });
     assert.equal(bad.body.code, 1000);
   });
 
   it('searches name, original name and type case-insensitively, with LIKE characters taken literally', async () => {
+    const { alice, local } = await makeLibrary(server());
     const search = async (query: string) =>
       (await server().json('GET', `/api/user/files?${query}`, { auth: alice.token })).body;
     const byName = await search('searchQuery=PNG');
-    assert.deepEqual(byName.page.map((f: { name: string }) => f.name).sort(), ['beta.png', 'gamma.png']);
+    assert.deepEqual(byName.page.map((f: { name: string }) => local(f.name)).sort(), ['beta.png', 'gamma.png']);
     assert.deepEqual(byName.search, { field: 'name', query: 'PNG' });
     assert.equal(byName.total, 2);
-    assert.equal((await search('searchField=type&searchQuery=video')).page[0].name, 'delta.mp4');
-    assert.equal((await search('searchField=originalName&searchQuery=alpha')).page[0].name, 'Alpha.txt');
+    assert.equal(local((await search('searchField=type&searchQuery=video')).page[0].name), 'delta.mp4');
+    assert.equal(local((await search('searchField=originalName&searchQuery=alpha')).page[0].name), 'Alpha.txt');
     assert.equal((await search('searchQuery=%25')).total, 0);
     assert.equal((await search('searchQuery=_')).total, 0);
   });
 
   it('filters favourites and tags', async () => {
+    const { alice, ids, local } = await makeLibrary(server());
     const fav = await server().json('PATCH', `/api/user/files/${ids['beta.png']}`, {
       auth: alice.token,
       body: { favorite: true },
@@ -141,7 +170,7 @@ forEachDatabase('file management', (engine) => {
     assert.equal(fav.body.favorite, true);
     const favourites = await server().json('GET', '/api/user/files?favorite=true', { auth: alice.token });
     assert.deepEqual(
-      favourites.body.page.map((f: { name: string }) => f.name),
+      favourites.body.page.map((f: { name: string }) => local(f.name)),
       ['beta.png'],
     );
     const others = await server().json('GET', '/api/user/files?favorite=false', { auth: alice.token });
@@ -149,12 +178,12 @@ forEachDatabase('file management', (engine) => {
     const work = await insertTag(server(), alice.id, 'work', [ids['Alpha.txt']!, ids['delta.mp4']!]);
     const fun = await insertTag(server(), alice.id, 'fun', [ids['delta.mp4']!, ids['gamma.png']!]);
     const tagged = await server().json('GET', `/api/user/files?tags=${work}`, { auth: alice.token });
-    assert.deepEqual(tagged.body.page.map((f: { name: string }) => f.name).sort(), ['Alpha.txt', 'delta.mp4']);
+    assert.deepEqual(tagged.body.page.map((f: { name: string }) => local(f.name)).sort(), ['Alpha.txt', 'delta.mp4']);
     const either = await server().json('GET', `/api/user/files?tags=${work},${fun}&sortBy=name&order=asc`, {
       auth: alice.token,
     });
     assert.deepEqual(
-      either.body.page.map((f: { name: string }) => f.name),
+      either.body.page.map((f: { name: string }) => local(f.name)),
       ['Alpha.txt', 'delta.mp4', 'gamma.png'],
     );
     assert.equal(either.body.total, 3);
@@ -166,10 +195,11 @@ forEachDatabase('file management', (engine) => {
   });
 
   it("reads one file by id or name; another user's -> 4000; admins see everyone's", async () => {
+    const { alice, ids, served } = await makeLibrary(server());
     const byId = await server().json('GET', `/api/user/files/${ids['beta.png']}`, { auth: alice.token });
     assert.equal(byId.status, 200);
-    assert.equal(byId.body.name, 'beta.png');
-    const byName = await server().json('GET', '/api/user/files/beta.png', { auth: alice.token });
+    assert.equal(byId.body.name, served('beta.png'));
+    const byName = await server().json('GET', `/api/user/files/${served('beta.png')}`, { auth: alice.token });
     assert.equal(byName.body.id, ids['beta.png']);
     for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
       const res = await server().json(method, `/api/user/files/${ids['beta.png']}`, {
@@ -190,17 +220,18 @@ forEachDatabase('file management', (engine) => {
   });
 
   it('renames (1014 when taken, 1007/1009 when invalid) and serves under the new name', async () => {
+    const { alice, ids, served } = await makeLibrary(server());
     const renamed = await server().json('PATCH', `/api/user/files/${ids['epsilon.txt']}`, {
       auth: alice.token,
-      body: { name: 'renamed.txt' },
+      body: { name: served('renamed.txt') },
     });
     assert.equal(renamed.status, 200);
-    assert.equal(renamed.body.name, 'renamed.txt');
-    assert.equal(await (await server().fetch('/raw/renamed.txt')).text(), 'eeeee');
-    assert.equal((await server().fetch('/raw/epsilon.txt')).status, 404);
+    assert.equal(renamed.body.name, served('renamed.txt'));
+    assert.equal(await (await server().fetch(`/raw/${served('renamed.txt')}`)).text(), 'eeeee');
+    assert.equal((await server().fetch(`/raw/${served('epsilon.txt')}`)).status, 404);
     const taken = await server().json('PATCH', `/api/user/files/${ids['epsilon.txt']}`, {
       auth: alice.token,
-      body: { name: 'beta.png' },
+      body: { name: served('beta.png') },
     });
     assert.equal(taken.status, 400);
     assert.equal(taken.body.code, 1014);
@@ -218,6 +249,7 @@ forEachDatabase('file management', (engine) => {
   });
 
   it('edits originalName (1008), password, maxViews and type (1065)', async () => {
+    const { alice, ids, served } = await makeLibrary(server());
     const id = ids['gamma.png'];
     const edited = await server().json('PATCH', `/api/user/files/${id}`, {
       auth: alice.token,
@@ -228,17 +260,17 @@ forEachDatabase('file management', (engine) => {
     assert.equal(edited.body.password, true);
     assert.equal(edited.body.maxViews, 5);
     assert.equal(edited.body.type, 'image/webp');
-    assert.equal((await server().json('GET', '/raw/gamma.png')).body.code, 3004);
+    assert.equal((await server().json('GET', `/raw/${served('gamma.png')}`)).body.code, 3004);
     const cleared = await server().json('PATCH', `/api/user/files/${id}`, {
       auth: alice.token,
       body: { password: null, maxViews: null },
     });
     assert.equal(cleared.body.password, false);
     assert.equal(cleared.body.maxViews, null);
-    const served = await server().fetch('/raw/gamma.png');
-    assert.equal(served.headers.get('content-type'), 'image/webp');
-    assert.match(served.headers.get('content-disposition') ?? '', /filename="Holiday.png"/);
-    await served.arrayBuffer();
+    const answer = await server().fetch(`/raw/${served('gamma.png')}`);
+    assert.equal(answer.headers.get('content-type'), 'image/webp');
+    assert.match(answer.headers.get('content-disposition') ?? '', /filename="Holiday.png"/);
+    await answer.arrayBuffer();
     const badOriginal = await server().json('PATCH', `/api/user/files/${id}`, {
       auth: alice.token,
       body: { originalName: '../x' },
@@ -257,6 +289,7 @@ forEachDatabase('file management', (engine) => {
   });
 
   it('bulk PATCH: favourite, move to a folder; 1020, 1026, 1028, 3011, 3014, 4001', async () => {
+    const { alice, ids } = await makeLibrary(server());
     const files = [ids['Alpha.txt']!, ids['delta.mp4']!];
     const fav = await server().json('PATCH', '/api/user/files/transaction', {
       auth: alice.token,
@@ -319,10 +352,20 @@ forEachDatabase('file management', (engine) => {
   });
 
   it('recent files and statistics', async () => {
+    const { alice, ids, served, local } = await makeLibrary(server());
+    // What the other tests do to a library: a rename, four favourites, a type changed, three views.
+    const edit = async (id: string | undefined, body: Record<string, unknown>) =>
+      assert.equal((await server().json('PATCH', `/api/user/files/${id}`, { auth: alice.token, body })).status, 200);
+    await edit(ids['epsilon.txt'], { name: served('renamed.txt') });
+    for (const name of ['beta.png', 'gamma.png', 'Alpha.txt', 'delta.mp4']) await edit(ids[name], { favorite: true });
+    await edit(ids['gamma.png'], { type: 'image/webp' });
+    for (const name of ['delta.mp4', 'delta.mp4', 'Alpha.txt']) {
+      await (await server().fetch(`/raw/${served(name)}`)).arrayBuffer();
+    }
     const recent = await server().json('GET', '/api/user/recent?take=2', { auth: alice.token });
     assert.equal(recent.status, 200);
     assert.deepEqual(
-      recent.body.map((f: { name: string }) => f.name),
+      recent.body.map((f: { name: string }) => local(f.name)),
       ['renamed.txt', 'delta.mp4'],
     );
     const stats = await server().json('GET', '/api/user/stats', { auth: alice.token });
@@ -337,19 +380,23 @@ forEachDatabase('file management', (engine) => {
   });
 
   it("DELETE one file removes the record and its bytes; another user's -> 4000", async () => {
+    const { alice, ids, served } = await makeLibrary(server());
     const before = (await storedFiles(server())).length;
-    const res = await server().json('DELETE', `/api/user/files/${ids['renamed.txt'] ?? ids['epsilon.txt']}`, {
+    const foreign = await server().json('DELETE', `/api/user/files/${ids['epsilon.txt']}`, { auth: bob.token });
+    assert.equal(foreign.body.code, 4000);
+    const res = await server().json('DELETE', `/api/user/files/${ids['epsilon.txt']}`, {
       auth: alice.token,
     });
     assert.equal(res.status, 200);
-    assert.equal(res.body.name, 'renamed.txt');
+    assert.equal(res.body.name, served('epsilon.txt'));
     assert.equal((await storedFiles(server())).length, before - 1);
-    assert.equal((await server().fetch('/raw/renamed.txt')).status, 404);
+    assert.equal((await server().fetch(`/raw/${served('epsilon.txt')}`)).status, 404);
     const again = await server().json('DELETE', `/api/user/files/${ids['epsilon.txt']}`, { auth: alice.token });
     assert.equal(again.body.code, 4000);
   });
 
   it('bulk DELETE removes records and bytes; 1026 and 3013', async () => {
+    const { alice, ids } = await makeLibrary(server());
     const before = (await storedFiles(server())).length;
     const bobsFile = await uploadOne(server(), bob.token, 'b3', { name: 'b3.txt' });
     const foreign = await server().json('DELETE', '/api/user/files/transaction', {
@@ -374,10 +421,11 @@ forEachDatabase('file management', (engine) => {
       body: { files: [bobsFile.id] },
     });
     assert.deepEqual(byAdmin.body, { count: 1 });
-    assert.equal((await server().json('GET', '/api/user/files', { auth: alice.token })).body.total, 2);
+    assert.equal((await server().json('GET', '/api/user/files', { auth: alice.token })).body.total, LIBRARY.length - 2);
   });
 
   it('bulk DELETE of files found but not deleted -> 1027, and they keep their bytes', async () => {
+    const alice = await createTestUser(server(), uniqueName('alice'));
     const file = await uploadOne(server(), alice.token, 'kept bytes', { name: 'kept.txt' });
     // A real trigger that skips every delete of a file record: the files are found, the DELETE removes none of them.
     const db = server().ctx.db;

@@ -10,6 +10,7 @@ import { before, it } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
 import { readToEnd } from '../support/bodies.js';
 import { createTestUser } from '../support/content.js';
+import { makeUser } from '../support/factory.js';
 import { openDescriptorsOf, waitFor } from '../support/open-files.js';
 import { describeS3 } from '../support/s3.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
@@ -42,10 +43,13 @@ function servesFiles(server: () => TestServer): void {
   const bytes = randomBytes(100_000);
   let name: string;
 
-  it('GET /raw and /u answer the exact bytes with length, type, validators and safe headers', async () => {
+  before(async () => {
     await server().setup();
     user = await createTestUser(server(), 'server');
     name = (await uploadOne(server(), user.token, bytes, { name: 'pic.png', type: 'image/png' })).name;
+  });
+
+  it('GET /raw and /u answer the exact bytes with length, type, validators and safe headers', async () => {
     for (const path of [`/raw/${name}`, `/u/${name}`]) {
       const res = await server().fetch(path);
       assert.equal(res.status, 200);
@@ -334,7 +338,7 @@ forEachDatabase('password-protected files', (engine) => {
   const server = useTestServer({ engine });
 
   it('answer 403 / 3004 until unlocked; a token from the right password opens /raw and /u', async () => {
-    const owner = await server().setup();
+    const owner = await makeUser(server());
     const visitorUser = await createTestUser(server(), 'visitor');
     const file = await uploadOne(server(), owner.token, 'secret bytes', {
       headers: { 'x-service-password': 'open sesame' },
@@ -371,7 +375,7 @@ forEachDatabase('password-protected files', (engine) => {
   });
 
   it('answer 403 / 3018 for a forged token or one of another file', async () => {
-    const owner = await server().login('admin', 'admin-password');
+    const owner = (await makeUser(server())).cookie;
     const a = await uploadOne(server(), owner, 'a', { headers: { 'x-service-password': 'pw' } });
     const b = await uploadOne(server(), owner, 'b', { headers: { 'x-service-password': 'pw' } });
     const tokenOfA = (await server().json('POST', `/api/user/files/${a.id}/password`, { body: { password: 'pw' } }))
@@ -388,7 +392,7 @@ forEachDatabase('password-protected files', (engine) => {
   });
 
   it('show browsers a password form instead of the bytes', async () => {
-    const owner = await server().login('admin', 'admin-password');
+    const owner = (await makeUser(server())).cookie;
     const file = await uploadOne(server(), owner, 'locked page', { headers: { 'x-service-password': 'pw' } });
     for (const path of [`/u/${file.name}`, `/view/${file.name}`]) {
       const res = await server().fetch(path, { headers: BROWSER });
@@ -405,7 +409,7 @@ forEachDatabase('max views', (engine) => {
   const server = useTestServer({ engine });
 
   it('after the last allowed view the file is gone (404) and its bytes deleted', async () => {
-    const owner = await server().setup();
+    const owner = await makeUser(server());
     const before = await storedFiles(server());
     const file = await uploadOne(server(), owner.token, 'twice only', { headers: { 'x-service-max-views': '2' } });
     assert.equal((await storedFiles(server())).length, before.length + 1);
@@ -424,7 +428,7 @@ forEachDatabase('max views', (engine) => {
   });
 
   it('counts concurrent views atomically: exactly maxViews downloads succeed', async () => {
-    const owner = await server().login('admin', 'admin-password');
+    const owner = (await makeUser(server())).cookie;
     const file = await uploadOne(server(), owner, randomBytes(50_000), {
       name: 'race.bin',
       headers: { 'x-service-max-views': '3' },
@@ -448,7 +452,7 @@ forEachDatabase('expiry', (engine) => {
   const server = useTestServer({ engine, clock });
 
   it('an expired file answers 404 and is removed on access', async () => {
-    const owner = await server().setup();
+    const owner = await makeUser(server());
     const before = await storedFiles(server());
     const file = await uploadOne(server(), owner.token, 'short-lived', { headers: { 'x-service-deletes-at': '1h' } });
     assert.equal(await (await server().fetch(`/raw/${file.name}`)).text(), 'short-lived');
@@ -464,7 +468,7 @@ forEachDatabase('expiry', (engine) => {
   });
 
   it('the sweep job removes expired files nobody asks for, and keeps the others', async () => {
-    const owner = await server().login('admin', 'admin-password');
+    const owner = (await makeUser(server())).cookie;
     const before = await storedFiles(server());
     const expiring = await uploadOne(server(), owner, 'soon gone', { headers: { 'x-service-deletes-at': '30m' } });
     const keeping = await uploadOne(server(), owner, 'stays', { headers: { 'x-service-deletes-at': '7d' } });
@@ -483,7 +487,7 @@ forEachDatabase('view page', (engine) => {
   const server = useTestServer({ engine, env: { SITE_TITLE: 'My Chute' } });
 
   it('shows images, video, audio and text inline; everything escaped', async () => {
-    const owner = await server().setup();
+    const owner = await makeUser(server());
     const image = await uploadOne(server(), owner.token, 'png', { name: 'x.png', type: 'image/png' });
     const video = await uploadOne(server(), owner.token, 'mp4', { name: 'x.mp4', type: 'video/mp4' });
     const audio = await uploadOne(server(), owner.token, 'mp3', { name: 'x.mp3', type: 'audio/mpeg' });
@@ -507,7 +511,7 @@ forEachDatabase('view page', (engine) => {
   });
 
   it("carries embed tags as the owner's view settings say, escaped", async () => {
-    const owner = await server().login('admin', 'admin-password');
+    const owner = (await makeUser(server())).cookie;
     const image = await uploadOne(server(), owner, 'png', { name: 'pic.png', type: 'image/png' });
     const doc = await uploadOne(server(), owner, 'zip', { name: 'a.zip', type: 'application/zip' });
     const plain = await (await server().fetch(`/view/${image.name}`)).text();
@@ -543,8 +547,10 @@ forEachDatabase('view page', (engine) => {
   });
 
   it('/u/<name> gives browsers the view page only when the owner enabled it', async () => {
-    const owner = await server().login('admin', 'admin-password');
+    const owner = (await makeUser(server())).cookie;
     const image = await uploadOne(server(), owner, 'png', { name: 'pic.png', type: 'image/png' });
+    // Embeds on, so that a crawler's answer shows them (below).
+    await server().json('PATCH', '/api/user', { auth: owner, body: { view: { embed: true } } });
     await server().json('PATCH', '/api/user', { auth: owner, body: { view: { enabled: false } } });
     const raw = await server().fetch(`/u/${image.name}`, { headers: BROWSER });
     assert.equal(raw.headers.get('content-type'), 'image/png');

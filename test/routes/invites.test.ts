@@ -21,6 +21,10 @@ forEachDatabase('invites', (engine) => {
     server().json('POST', '/api/auth/invites', { auth, body });
   const setSettings = (body: Record<string, unknown>) =>
     server().json('PATCH', '/api/server/settings', { auth: root.token, body });
+  /** Invites are off by default; the tests of what they do turn them on for themselves. */
+  const enableInvites = async () => {
+    assert.equal((await setSettings({ invitesEnabled: true })).status, 200);
+  };
 
   before(async () => {
     root = await server().setup('root', 'root-password');
@@ -43,12 +47,15 @@ forEachDatabase('invites', (engine) => {
   });
 
   it('cannot be created or looked up while invites are disabled (1036)', async () => {
+    assert.equal((await setSettings({ invitesEnabled: false })).status, 200);
     assertError(await create(), 400, 1036);
     assertError(await server().json('GET', '/api/auth/invites/web/anything'), 400, 1036);
     assert.equal((await setSettings({ invitesEnabled: true })).status, 200);
   });
 
   describe('create', () => {
+    before(enableInvites);
+
     it('makes a code of settings.invitesCodeLength characters, unlimited and never expiring by default', async () => {
       const res = await create();
       assert.equal(res.status, 200);
@@ -84,6 +91,8 @@ forEachDatabase('invites', (engine) => {
   });
 
   describe('read and delete', () => {
+    before(enableInvites);
+
     it('lists newest first, and gets one by id or by code (4005 when neither)', async () => {
       clock.advance(1000);
       const newest = await create({ maxUses: 9 });
@@ -154,6 +163,8 @@ forEachDatabase('invites', (engine) => {
   });
 
   describe('public look-up', () => {
+    before(enableInvites);
+
     it('tells anyone whether a code can be used, without naming the inviter', async () => {
       const invite = await create({ expiresAt: '1d', maxUses: 2 });
       const res = await server().json('GET', `/api/auth/invites/web/${invite.body.code}`);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
-import { forEachDatabase, sessionCookieOf, startTestServer, useTestServer, type TestUser } from '../support/server.js';
+import { forEachDatabase, sessionCookieOf, useTestServer, withTestServer, type TestUser } from '../support/server.js';
 import { assertError } from '../support/api-errors.js';
 import { NO_RATE_LIMIT } from '../support/factory.js';
 
@@ -31,7 +31,12 @@ forEachDatabase('registration', (engine) => {
 
   describe('open registration', () => {
     it('is off by default (1037)', async () => {
-      assertError(await register({ username: 'early', password: 'pw' }), 400, 1037);
+      // A server of its own: this suite's server has its settings changed by the other tests.
+      await withTestServer({ engine, env: NO_RATE_LIMIT }, async (fresh) => {
+        await fresh.setup('root', 'root-password');
+        const res = await fresh.json('POST', '/api/auth/register', { body: { username: 'early', password: 'pw' } });
+        assertError(res, 400, 1037);
+      });
     });
 
     it('when enabled, creates a USER and logs them in with a session cookie', async () => {
@@ -48,19 +53,25 @@ forEachDatabase('registration', (engine) => {
     });
 
     it('answers 1038 for a taken username, and 1000 for an empty one', async () => {
-      assertError(await register({ username: 'newbie', password: 'x' }), 400, 1038);
+      await setSettings({ registrationEnabled: true });
+      assert.equal((await register({ username: 'taken', password: 'taken-pw' })).status, 200);
+      assertError(await register({ username: 'taken', password: 'x' }), 400, 1038);
       assertError(await register({ username: 'root', password: 'x' }), 400, 1038);
       assertError(await register({ username: '', password: 'x' }), 400, 1000);
     });
 
     it('cannot ask for a role', async () => {
+      await setSettings({ registrationEnabled: true });
       const res = await register({ username: 'sneaky', password: 'pw', role: 'SUPERADMIN' });
       assert.equal(res.body.user.role, 'USER');
     });
   });
 
   describe('with an invite code', () => {
-    before(() => setSettings({ registrationEnabled: false }));
+    before(async () => {
+      await setSettings({ registrationEnabled: false });
+      await setSettings({ invitesEnabled: true });
+    });
 
     it('needs invites enabled (1036), even for a code that exists', async () => {
       await setSettings({ invitesEnabled: true });
@@ -122,8 +133,7 @@ forEachDatabase('registration', (engine) => {
 
 forEachDatabase('registration rate limit', (engine) => {
   it('shares the login limit: the 11th attempt within a minute from one address -> 429', async () => {
-    const server = await startTestServer({ engine });
-    try {
+    await withTestServer({ engine }, async (server) => {
       for (let i = 0; i < 10; i++) {
         assertError(
           await server.json('POST', '/api/auth/register', { body: { username: `u${i}`, password: 'pw' } }),
@@ -134,8 +144,6 @@ forEachDatabase('registration rate limit', (engine) => {
       const limited = await server.json('POST', '/api/auth/register', { body: { username: 'u10', password: 'pw' } });
       assert.equal(limited.status, 429);
       assert.equal(limited.body.code, 9000);
-    } finally {
-      await server.close();
-    }
+    });
   });
 });

@@ -2,7 +2,8 @@
 // no record), and concurrent uploads that cannot together overshoot a quota.
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { it } from 'node:test';
+import { before, it } from 'node:test';
+import type { ApiErrorBody } from '../support/api-errors.js';
 import { createTestUser, setFileQuota } from '../support/content.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
 import { fileRowCount, storedFiles } from '../support/stored.js';
@@ -18,7 +19,7 @@ function streamUpload(
   server: TestServer,
   token: string,
   total: number,
-): Promise<{ status: number; body: any; sentAtAnswer: number }> {
+): Promise<{ status: number; body: ApiErrorBody; sentAtAnswer: number }> {
   const url = new URL(server.url);
   const boundary = 'chute-test-boundary';
   return new Promise((resolve, reject) => {
@@ -66,10 +67,12 @@ function streamUpload(
 forEachDatabase('upload size limit', (engine) => {
   const server = useTestServer({ engine, env: { FILES_MAX_FILE_SIZE: '1mb' } });
   let user: TestUser;
-
-  it('accepts a file of exactly the limit', async () => {
+  before(async () => {
     await server().setup();
     user = await createTestUser(server(), 'sizes');
+  });
+
+  it('accepts a file of exactly the limit', async () => {
     const res = await upload(server(), user.token, [{ name: 'exact.bin', content: Buffer.alloc(MiB, 1) }]);
     assert.equal(res.status, 200);
     assert.equal(res.body.files[0].size, MiB);
@@ -131,6 +134,8 @@ forEachDatabase('upload size limit', (engine) => {
   });
 
   it('still serves the connection for the next request after a refusal', async () => {
+    const refused = await upload(server(), user.token, [{ name: 'refused.bin', content: Buffer.alloc(MiB + 1, 4) }]);
+    assert.equal(refused.status, 413);
     const res = await upload(server(), user.token, [{ name: 'again.txt', content: 'after' }]);
     assert.equal(res.status, 200);
   });

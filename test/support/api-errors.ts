@@ -2,6 +2,13 @@
 import assert from 'node:assert/strict';
 import type { JsonResponse } from './server.js';
 
+/** The spec's error body (src/schemas/error.ts), as a test reads it. */
+export interface ApiErrorBody {
+  error: string;
+  code: number;
+  statusCode: number;
+}
+
 /** Asserts the spec's error body with this status and code. */
 export function assertError(res: JsonResponse, status: number, code: number, message?: string): void {
   assert.equal(

@@ -202,6 +202,19 @@ export async function startTestServer(options: TestServerOptions): Promise<TestS
   return new TestServer(chute, address, dataDir, cleanup);
 }
 
+/** Runs `fn` on a server of its own, closed afterwards: for a test that needs a fresh one (setup mode, defaults). */
+export async function withTestServer<T>(
+  options: TestServerOptions,
+  fn: (server: TestServer) => Promise<T>,
+): Promise<T> {
+  const server = await startTestServer(options);
+  try {
+    return await fn(server);
+  } finally {
+    await server.close();
+  }
+}
+
 /** One server for the whole suite (fresh per suite, closed after it). */
 export function useTestServer(options: TestServerOptions | (() => TestServerOptions)): () => TestServer {
   let server: TestServer | undefined;
