@@ -25,6 +25,7 @@ import {
   request,
   smallUploadLoop,
   uploadFileRange,
+  type AnswerJson,
 } from './lib/client.js';
 import { describeMachine, loadAverage } from './lib/machine.js';
 import {
@@ -279,7 +280,7 @@ async function deleteChuteFile(chute: ChuteServer, id: string | undefined): Prom
   }).catch(() => undefined);
 }
 
-function fileOf(json: any): { id?: string; name: string } {
+function fileOf(json: AnswerJson | null): { id?: string; name: string } {
   const file = json?.files?.[0];
   const name =
     typeof file?.name === 'string' ? file.name : typeof file?.url === 'string' ? file.url.split('/').pop() : undefined;
@@ -287,7 +288,7 @@ function fileOf(json: any): { id?: string; name: string } {
     typeof name === 'string' && name.length > 0,
     `the upload answer names no file: ${JSON.stringify(json).slice(0, 300)}`,
   );
-  return { id: typeof file.id === 'string' ? file.id : undefined, name };
+  return { id: typeof file?.id === 'string' ? file.id : undefined, name };
 }
 
 // ---------------------------------------------------------------------------------------------------- references
@@ -739,7 +740,7 @@ async function main(): Promise<void> {
             file = fileOf(parseJson(r.text));
           } else {
             let token: string | undefined;
-            let last: any = null;
+            let last: AnswerJson | null = null;
             for (let start = 0; start < size; start += chunk) {
               const end = Math.min(size, start + chunk) - 1;
               const isLast = end === size - 1;

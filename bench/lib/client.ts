@@ -10,7 +10,21 @@ export interface HttpResult {
   text: string;
 }
 
-export function parseJson(text: string): any {
+/**
+ * The fields of a JSON answer the benchmarks look at. Chute and the reference servers answer differently, so any of
+ * them may be missing: callers check what they read.
+ */
+export interface AnswerJson {
+  token?: string;
+  partialToken?: string;
+  code?: number;
+  bytes?: number;
+  views?: number;
+  files?: Array<{ id?: string; name?: string; url?: string }>;
+}
+
+/** The answer parsed as JSON, or null when it is not JSON. */
+export function parseJson(text: string): AnswerJson | null {
   try {
     return JSON.parse(text);
   } catch {
@@ -171,7 +185,7 @@ export interface LoopResult {
   latenciesMs: number[];
   firstFailure: string | null;
   /** Some answers of successful requests, for checking their content afterwards. */
-  samples: any[];
+  samples: Array<AnswerJson | null>;
 }
 
 /**
@@ -185,7 +199,7 @@ export async function smallUploadLoop(options: {
   concurrency: number;
   durationMs: number;
   maxRequests: number;
-  isSuccess: (status: number, json: any) => boolean;
+  isSuccess: (status: number, json: AnswerJson | null) => boolean;
 }): Promise<LoopResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.concurrency });
   const { head, tail, contentType } = multipartEnvelope('small.bin');

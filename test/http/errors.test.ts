@@ -5,6 +5,7 @@ import Fastify from 'fastify';
 import { ERROR_CODES, ERROR_MESSAGES, statusOfCode } from '../../src/lib/error-codes.js';
 import { ApiError } from '../../src/lib/errors.js';
 import { registerErrorHandlers } from '../../src/http/errors.js';
+import type { ApiErrorBody } from '../support/api-errors.js';
 import { forEachDatabase, useTestServer } from '../support/server.js';
 
 describe('error codes', () => {
@@ -72,7 +73,7 @@ describe('unexpected errors', () => {
 forEachDatabase('errors over HTTP', (engine) => {
   const server = useTestServer({ engine, env: { JSON_BODY_LIMIT: '1kb' } });
 
-  const assertShape = (body: any, code: number, status: number) => {
+  const assertShape = (body: ApiErrorBody, code: number, status: number) => {
     assert.equal(body.code, code);
     assert.equal(body.statusCode, status);
     assert.match(body.error, new RegExp(`^E${code}: `));
@@ -91,7 +92,7 @@ forEachDatabase('errors over HTTP', (engine) => {
       body: '{"username":',
     });
     assert.equal(res.status, 400);
-    assertShape(await res.json(), 9000, 400);
+    assertShape((await res.json()) as ApiErrorBody, 9000, 400);
   });
 
   it('an unsupported content type -> 415 / 9000', async () => {
@@ -101,7 +102,7 @@ forEachDatabase('errors over HTTP', (engine) => {
       body: '<x/>',
     });
     assert.equal(res.status, 415);
-    assertShape(await res.json(), 9000, 415);
+    assertShape((await res.json()) as ApiErrorBody, 9000, 415);
   });
 
   it('a body over the limit -> 413 / 9000', async () => {

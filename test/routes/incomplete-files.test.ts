@@ -5,7 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { before, it } from 'node:test';
 import { newId } from '../../src/lib/ids.js';
 import { assemblePartialUpload } from '../../src/services/partial-upload-assembly.js';
+import type { IncompleteFileDto } from '../../src/schemas/partial-upload.js';
 import { createTestUser, insertTestFile } from '../support/content.js';
+import { uniqueName } from '../support/factory.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
 import { appendTempFiles, partialSessionCount } from '../support/stored.js';
 import { sendChunk, uploadAndVerify } from '../support/partial-uploads.js';
@@ -76,9 +78,9 @@ forEachDatabase('incomplete files', (engine) => {
   });
 
   const list = async (user: TestUser) => {
-    const res = await server().json('GET', '/api/user/files/incomplete', { auth: user.token });
+    const res = await server().json<IncompleteFileDto[]>('GET', '/api/user/files/incomplete', { auth: user.token });
     assert.equal(res.status, 200);
-    return res.body as Array<Record<string, any>>;
+    return res.body;
   };
 
   it('PENDING -> PROCESSING -> COMPLETE: nothing is served or listed before the file is complete', async () => {
@@ -110,7 +112,7 @@ forEachDatabase('incomplete files', (engine) => {
     await assemblePartialUpload(server().ctx, s.sessionId);
     const failed = (await list(admin)).find((r) => r.id === s.incompleteId)!;
     assert.equal(failed.status, 'FAILED');
-    assert.match(failed.metadata.error, /E1014/);
+    assert.match(failed.metadata.error ?? '', /E1014/);
     assert.equal(failed.fileId, null);
     assert.equal(await server().ctx.storage.stat(s.storageKey), null);
     assert.equal(await partialSessionCount(server()), 0);
@@ -157,26 +159,35 @@ forEachDatabase('incomplete files', (engine) => {
   });
 
   it("DELETE removes finished records (the listed ones, or all), never PENDING ones or other users'", async () => {
-    const pending = await assemblingSession(server(), admin, randomBytes(1000), 1000);
-    const before = await list(admin);
+    const owner = await createTestUser(server(), uniqueName('owner'));
+    const other = await createTestUser(server(), uniqueName('other'));
+    // The owner's records: one COMPLETE, one FAILED (assembled short of its announced size), one still PENDING.
+    await uploadAndVerify(server(), owner.token, randomBytes(1500), [1000]);
+    const short = await assemblingSession(server(), owner, randomBytes(3000), 1000, { totalSize: 3000 });
+    await assemblePartialUpload(server().ctx, short.sessionId);
+    const pending = await assemblingSession(server(), owner, randomBytes(1000), 1000);
+    // Another user's finished record.
+    await uploadAndVerify(server(), other.token, randomBytes(1200), [1000]);
+    const before = await list(owner);
     const finished = before.filter((r) => r.status === 'COMPLETE' || r.status === 'FAILED');
     assert.ok(finished.length >= 2);
 
     const one = await server().json('DELETE', '/api/user/files/incomplete', {
-      auth: admin.token,
+      auth: owner.token,
       body: { id: [finished[0]!.id, pending.incompleteId] },
     });
     assert.equal(one.status, 200);
     assert.equal(one.body.count, 1);
-    const bobsBefore = await list(bob);
-    const all = await server().json('DELETE', '/api/user/files/incomplete', { auth: admin.token });
+    const othersBefore = await list(other);
+    assert.equal(othersBefore.length, 1);
+    const all = await server().json('DELETE', '/api/user/files/incomplete', { auth: owner.token });
     assert.equal(all.status, 200);
     assert.equal(all.body.count, finished.length - 1);
     assert.deepEqual(
-      (await list(admin)).map((r) => r.id),
+      (await list(owner)).map((r) => r.id),
       [pending.incompleteId],
     );
-    assert.deepEqual(await list(bob), bobsBefore);
+    assert.deepEqual(await list(other), othersBefore);
 
     await assemblePartialUpload(server().ctx, pending.sessionId);
   });

@@ -7,6 +7,7 @@ import { before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { ManualClock } from '../../src/lib/clock.js';
 import { setUserQuota } from '../../src/services/quotas.js';
+import type { ApiErrorBody } from '../support/api-errors.js';
 import { createTestUser, insertTestFolder } from '../support/content.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { appendTempFiles, partialSessionCount } from '../support/stored.js';
@@ -44,7 +45,7 @@ forEachDatabase('chunked uploads', (engine) => {
   }
 
   async function assertRefused(
-    res: { status: number; body: any },
+    res: { status: number; body: ApiErrorBody },
     status: number,
     code: number,
     message?: RegExp,

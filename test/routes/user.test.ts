@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
+import { makeUser } from '../support/factory.js';
 import { PNG_1X1 } from '../support/fixtures.js';
 
 const USER_FIELDS = [
@@ -89,29 +90,32 @@ forEachDatabase('GET/PATCH /api/user', (engine) => {
     await server().json('PATCH', '/api/user', { auth: admin.token, body: { username: 'carol' } });
   });
 
+  // The password tests change an account's password: each has an account of its own.
   it('changes the password; the current password is checked when given', async () => {
+    const me = await makeUser(server());
     const wrong = await server().json('PATCH', '/api/user', {
-      auth: admin.token,
+      auth: me.token,
       body: { password: 'second-password', currentPassword: 'not-it' },
     });
     assert.equal(wrong.status, 400);
     assert.equal(wrong.body.code, 1066);
     const ok = await server().json('PATCH', '/api/user', {
-      auth: admin.token,
-      body: { password: 'second-password', currentPassword: 'first-password' },
+      auth: me.token,
+      body: { password: 'second-password', currentPassword: me.password },
     });
     assert.equal(ok.status, 200);
     const oldLogin = await server().json('POST', '/api/auth/login', {
-      body: { username: 'carol', password: 'first-password' },
+      body: { username: me.username, password: me.password },
     });
     assert.equal(oldLogin.body.code, 1044);
-    await server().login('carol', 'second-password');
+    await server().login(me.username, 'second-password');
   });
 
   it('a new password signs out every other session; the one that changed it stays, the API token keeps working', async () => {
-    const password = 'second-password';
-    const here = await server().login('carol', password);
-    const elsewhere = await server().login('carol', password);
+    const me = await makeUser(server());
+    const password = me.password;
+    const here = await server().login(me.username, password);
+    const elsewhere = await server().login(me.username, password);
     const changed = await server().json('PATCH', '/api/user', {
       auth: here,
       body: { password: 'third-password', currentPassword: password },
@@ -120,14 +124,14 @@ forEachDatabase('GET/PATCH /api/user', (engine) => {
     assert.equal((await server().json('GET', '/api/user', { auth: here })).status, 200);
     const signedOut = await server().json('GET', '/api/user', { auth: elsewhere });
     assert.equal(signedOut.status, 401);
-    assert.equal((await server().json('GET', '/api/user', { auth: admin.token })).status, 200);
+    assert.equal((await server().json('GET', '/api/user', { auth: me.token })).status, 200);
     // Through the token there is no session of the caller's own: every session goes.
-    const again = await server().json('PATCH', '/api/user', { auth: admin.token, body: { password } });
+    const again = await server().json('PATCH', '/api/user', { auth: me.token, body: { password } });
     assert.equal(again.status, 200);
     assert.equal((await server().json('GET', '/api/user', { auth: here })).status, 401);
     // Other changes leave sessions alone.
-    const session = await server().login('carol', password);
-    await server().json('PATCH', '/api/user', { auth: admin.token, body: { view: { embed: true } } });
+    const session = await server().login(me.username, password);
+    await server().json('PATCH', '/api/user', { auth: me.token, body: { view: { embed: true } } });
     assert.equal((await server().json('GET', '/api/user', { auth: session })).status, 200);
   });
 
@@ -168,12 +172,13 @@ forEachDatabase('API token and sessions', (engine) => {
   });
 
   it('lists the current session and the others; revokes one, refuses the current and unknown ones', async () => {
+    const othersBefore = (await server().json('GET', '/api/user/sessions', { auth: admin.cookie })).body.other.length;
     const second = await server().login('erin', 'pw');
     const third = await server().login('erin', 'pw');
     const list = await server().json('GET', '/api/user/sessions', { auth: admin.cookie });
     assert.equal(list.status, 200);
     assert.ok(list.body.current);
-    assert.equal(list.body.other.length, 2);
+    assert.equal(list.body.other.length, othersBefore + 2);
     assert.ok(!list.body.other.some((s: { id: string }) => s.id === list.body.current.id));
 
     const secondId = (await server().json('GET', '/api/user/sessions', { auth: second })).body.current.id;
@@ -182,7 +187,7 @@ forEachDatabase('API token and sessions', (engine) => {
       body: { sessionId: secondId },
     });
     assert.equal(revoked.status, 200);
-    assert.equal(revoked.body.other.length, 1);
+    assert.equal(revoked.body.other.length, othersBefore + 1);
     assert.equal((await server().json('GET', '/api/user', { auth: second })).body.code, 2000);
 
     const current = await server().json('DELETE', '/api/user/sessions', {

@@ -2,11 +2,21 @@
 // the user's content, and the avatar image routes.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import type { UserDto } from '../../src/schemas/user.js';
 import { insertTestFile } from '../support/content.js';
 import { PNG_1X1 } from '../support/fixtures.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { assertError } from '../support/api-errors.js';
-import { makeUser, NO_RATE_LIMIT } from '../support/factory.js';
+import { makeUser, NO_RATE_LIMIT, uniqueName } from '../support/factory.js';
+
+/** The answer of GET /api/users. */
+interface UserList {
+  users: UserDto[];
+  page: number;
+  perpage: number;
+  total: number;
+  pages: number;
+}
 
 forEachDatabase('user administration', (engine) => {
   const server = useTestServer({ engine, env: NO_RATE_LIMIT });
@@ -71,21 +81,25 @@ forEachDatabase('user administration', (engine) => {
 
   describe('list', () => {
     it('pages through users oldest first, with total and pages', async () => {
+      const totalBefore = (await server().json('GET', '/api/users', { auth: admin.token })).body.total;
       for (let i = 0; i < 5; i++)
         await server().json('POST', '/api/users', { auth: root.token, body: { username: `page-${i}`, password: 'p' } });
-      const all = await server().json('GET', '/api/users?perpage=100', { auth: admin.token });
+      const all = await server().json<UserList>('GET', '/api/users?perpage=100', { auth: admin.token });
       assert.equal(all.status, 200);
-      assert.equal(all.body.total, 8);
+      const total = totalBefore + 5;
+      assert.equal(all.body.total, total);
+      const names = all.body.users.map((u) => u.username);
+      assert.deepEqual(names.slice(0, 3), ['root', 'admin', 'user']);
+      assert.deepEqual(names.slice(-5), ['page-0', 'page-1', 'page-2', 'page-3', 'page-4']);
+      const second = await server().json<UserList>('GET', '/api/users?page=2&perpage=3', { auth: admin.token });
       assert.deepEqual(
-        all.body.users.slice(0, 3).map((u: any) => u.username),
-        ['root', 'admin', 'user'],
+        second.body.users.map((u) => u.username),
+        names.slice(3, 6),
       );
-      const second = await server().json('GET', '/api/users?page=2&perpage=3', { auth: admin.token });
       assert.deepEqual(
-        second.body.users.map((u: any) => u.username),
-        ['page-0', 'page-1', 'page-2'],
+        [second.body.page, second.body.perpage, second.body.total, second.body.pages],
+        [2, 3, total, Math.ceil(total / 3)],
       );
-      assert.deepEqual([second.body.page, second.body.perpage, second.body.total, second.body.pages], [2, 3, 8, 3]);
       const beyond = await server().json('GET', '/api/users?page=9&perpage=3', { auth: admin.token });
       assert.deepEqual(beyond.body.users, []);
       // The token is never part of a listed user.
@@ -93,13 +107,15 @@ forEachDatabase('user administration', (engine) => {
     });
 
     it('filters by part of the username (case-insensitive, % and _ taken literally) and by role', async () => {
-      const search = await server().json('GET', '/api/users?search=PAGE-', { auth: admin.token });
-      assert.equal(search.body.total, 5);
-      assert.equal((await server().json('GET', '/api/users?search=%25', { auth: admin.token })).body.total, 0);
-      assert.equal((await server().json('GET', '/api/users?search=page_', { auth: admin.token })).body.total, 0);
-      const admins = await server().json('GET', '/api/users?role=ADMIN', { auth: admin.token });
+      const prefix = `${uniqueName('find')}-`;
+      for (let i = 0; i < 5; i++) await makeUser(server(), { by: root.token, username: `${prefix}${i}` });
+      const list = (query: string) => server().json<UserList>('GET', `/api/users?${query}`, { auth: admin.token });
+      assert.equal((await list(`search=${prefix.toUpperCase()}`)).body.total, 5);
+      assert.equal((await list('search=%25')).body.total, 0);
+      assert.equal((await list(`search=${prefix.slice(0, -1)}_`)).body.total, 0);
+      const admins = await list('role=ADMIN');
       assert.deepEqual(
-        admins.body.users.map((u: any) => u.username),
+        admins.body.users.map((u) => u.username),
         ['admin'],
       );
     });

@@ -35,6 +35,7 @@ forEachDatabase('SettingsService', (engine) => {
 
   it('reaches another instance sharing the database on refresh', async () => {
     const { ctx } = server();
+    await ctx.settings.update({ registrationEnabled: true });
     const other = new SettingsService(ctx.db, ctx.clock, {});
     await other.refresh();
     assert.equal(other.get().registrationEnabled, true);

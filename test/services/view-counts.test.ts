@@ -17,18 +17,10 @@ import {
   type TestUser,
 } from '../support/server.js';
 import { uploadOne } from '../support/uploads.js';
+import { makeUrl } from '../support/factory.js';
 
 const uploadText = (server: TestServer, token: string, text: string) =>
   uploadOne(server, token, text, { name: 'views.txt', type: 'text/plain' });
-
-async function shorten(server: TestServer, token: string): Promise<{ id: string; code: string }> {
-  const res = await server.json('POST', '/api/user/urls', {
-    auth: token,
-    body: { destination: 'https://example.com/views' },
-  });
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body;
-}
 
 /** `count` GETs of `pathname`, `parallel` at a time, each read to its end. */
 async function hit(server: TestServer, pathname: string, count: number, parallel = 16): Promise<void> {
@@ -69,7 +61,7 @@ forEachDatabase('view counts', (engine) => {
   });
 
   it('redirects of a URL without a view limit are counted the same way', async () => {
-    const url = await shorten(server(), user.token);
+    const url = await makeUrl(server(), user, { destination: 'https://example.com/views' });
     await hit(server(), `/go/${url.code}`, 30);
     assert.equal(await storedViews(server(), 'urls', url.id), 0);
     assert.equal((await server().json('GET', `/api/user/urls/${url.id}`, { auth: user.token })).body.views, 30);
@@ -149,7 +141,7 @@ if (ENGINES.includes('postgres')) {
   it('[postgres] two instances count views of one file and one URL; the stored counts are their sum', async () => {
     const owner = await a.setup('two', 'two-password');
     const file = await uploadText(a, owner.token, 'both');
-    const url = await shorten(a, owner.token);
+    const url = await makeUrl(a, owner, { destination: 'https://example.com/views' });
     await Promise.all([
       hit(a, `/raw/${file.name}`, 300),
       hit(b, `/raw/${file.name}`, 200),
