@@ -3,35 +3,21 @@
 // deleted the whole folder and the folders below it.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { makeFolder, makeUser } from '../support/factory.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { uploadOne } from '../support/uploads.js';
-
-interface Folder {
-  id: string;
-  name: string;
-  parentId: string | null;
-}
 
 forEachDatabase('compat: DELETE /api/user/folders/:id with Zipline bodies', (engine) => {
   const server = useTestServer({ engine });
   let ann: TestUser;
-  let bobToken: string;
+  let bob: TestUser;
   before(async () => {
     ann = await server().setup('ann', 'ann-password');
-    const bob = await server().json('POST', '/api/users', {
-      auth: ann.token,
-      body: { username: 'bob', password: 'bob-password' },
-    });
-    assert.equal(bob.status, 200);
-    bobToken = (await server().json('GET', '/api/user', { auth: await server().login('bob', 'bob-password') })).body
-      .token;
+    bob = await makeUser(server(), { by: ann.token, username: 'bob' });
   });
 
-  const folder = async (name: string, parentId: string | null = null, token = ann.token): Promise<Folder> => {
-    const res = await server().json('POST', '/api/user/folders', { auth: token, body: { name, parentId } });
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    return res.body;
-  };
+  const folder = (name: string, parentId: string | null = null, owner = ann) =>
+    makeFolder(server(), owner, { name, parentId });
   const upload = (folderId: string, text = 'hello') =>
     uploadOne(server(), ann.token, text, { name: 'note.txt', headers: { 'x-service-folder': folderId } });
   const del = (id: string, body?: unknown, query = '') =>
@@ -107,7 +93,7 @@ forEachDatabase('compat: DELETE /api/user/folders/:id with Zipline bodies', (eng
     const top = await folder('Stays');
     const child = await folder('Below', top.id);
     const file = await upload(top.id);
-    const foreign = await folder('Bob’s', null, bobToken);
+    const foreign = await folder('Bob’s', null, bob);
     const cases: Array<[Record<string, unknown>, number]> = [
       [{ delete: 'folder', childrenAction: 'folder' }, 1019],
       [{ delete: 'folder', childrenAction: 'folder', targetFolderId: 'no-such-folder' }, 4008],
