@@ -4,6 +4,7 @@
 import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { AppContext } from '../context.js';
+import { precompiledByKey } from '../db/precompiled.js';
 import type { FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { verifyPassword } from '../lib/passwords.js';
@@ -35,8 +36,9 @@ export type ServedFile = Pick<
 >;
 
 /** The file served under `name`; missing or expired -> 4000 (an expired one is deleted on the way). */
-export async function findServedFile(ctx: AppContext, name: string): Promise<ServedFile> {
-  const row = await ctx.db
+/** The look-up of every /raw, /u and /view request: the files.name index. */
+const servedFileByName = precompiledByKey((db, name) =>
+  db
     .selectFrom('files')
     .select([
       'id',
@@ -53,8 +55,11 @@ export async function findServedFile(ctx: AppContext, name: string): Promise<Ser
       'created_at',
       'folder_id',
     ])
-    .where('name', '=', name)
-    .executeTakeFirst();
+    .where('name', '=', name),
+);
+
+export async function findServedFile(ctx: AppContext, name: string): Promise<ServedFile> {
+  const row = await servedFileByName(ctx.db, name);
   if (!row) throw new ApiError(4000);
   if (row.deletes_at !== null && row.deletes_at <= ctx.clock.now()) {
     await deleteFiles(ctx, [row]);

@@ -2,6 +2,7 @@
 // (/go/<code or vanity>): views counted in memory (a conditional UPDATE under a view limit), max views, passwords unlocked by signed tokens.
 import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
+import { precompiledByKey } from '../db/precompiled.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Database, Db, UrlRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
@@ -243,7 +244,7 @@ export type FollowOutcome =
  * instances, and the URL is removed once used up.
  */
 export async function followShortUrl(ctx: AppContext, slug: string, unlockToken?: string): Promise<FollowOutcome> {
-  const url = await urlBySlug(ctx.db, slug).executeTakeFirst();
+  const url = await findUrlBySlug(ctx.db, slug);
   if (!url || url.enabled !== 1) return { kind: 'missing' };
   if (url.password !== null && !unlocks(ctx, unlockToken, url.id)) return { kind: 'password', urlId: url.id };
   if (url.max_views === null) {
@@ -271,7 +272,7 @@ export async function followShortUrl(ctx: AppContext, slug: string, unlockToken?
 
 /** What following /go/<slug> would answer, without counting a view: for HEAD requests (link checkers, previews). */
 export async function peekShortUrl(ctx: AppContext, slug: string, unlockToken?: string): Promise<FollowOutcome> {
-  const url = await urlBySlug(ctx.db, slug).executeTakeFirst();
+  const url = await findUrlBySlug(ctx.db, slug);
   if (!url || url.enabled !== 1 || (url.max_views !== null && url.views >= url.max_views)) return { kind: 'missing' };
   if (url.password !== null && !unlocks(ctx, unlockToken, url.id)) return { kind: 'password', urlId: url.id };
   return { kind: 'redirect', destination: url.destination };
@@ -285,6 +286,8 @@ export function urlBySlug(db: Db, slug: string) {
     .select(['urls.id', 'urls.destination', 'urls.enabled', 'urls.password', 'urls.max_views', 'urls.views'])
     .where('url_slugs.slug', '=', slug);
 }
+
+const findUrlBySlug = precompiledByKey(urlBySlug);
 
 /** Whether `token` (from unlockUrl) unlocks the URL `urlId` now. */
 function unlocks(ctx: AppContext, token: string | undefined, urlId: string): boolean {
