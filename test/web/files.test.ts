@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { crc32, deflateSync } from 'node:zlib';
 import { before, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { newId } from '../../src/lib/ids.js';
@@ -19,37 +18,18 @@ import {
   signIn,
   useBrowser,
 } from '../support/browser.js';
+import { makeUser } from '../support/factory.js';
+import { rgbPng } from '../support/fixtures.js';
 import { useTestServer, type TestUser } from '../support/server.js';
 import { upload } from '../support/uploads.js';
 
 /** A small RGB PNG: a diagonal gradient from `from` to `to`, so thumbnails are easy to tell apart. */
 function png(width: number, height: number, from: [number, number, number], to: [number, number, number]): Buffer {
-  const raw = Buffer.alloc((width * 3 + 1) * height);
-  for (let y = 0; y < height; y++) {
-    const row = y * (width * 3 + 1);
-    for (let x = 0; x < width; x++) {
-      const t = (x / width + y / height) / 2;
-      for (let c = 0; c < 3; c++) raw[row + 1 + x * 3 + c] = Math.round(from[c]! + (to[c]! - from[c]!) * t);
-    }
-  }
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return rgbPng(width, height, (x, y) => {
+    const t = (x / width + y / height) / 2;
+    const channel = (c: 0 | 1 | 2) => Math.round(from[c] + (to[c] - from[c]) * t);
+    return [channel(0), channel(1), channel(2)];
+  });
 }
 
 const COLORS: Array<[[number, number, number], [number, number, number]]> = [
@@ -215,21 +195,7 @@ describeBrowser('dashboard: files', () => {
 
   before(async () => {
     admin = await server().setup();
-  });
-
-  it('an account without files shows how to get started', async () => {
-    const { page, context, errors } = await openPage(browser(), server().url);
-    await signIn(page, 'admin', 'admin-password');
-    await page.goto('/dashboard/files');
-    const empty = page.getByTestId('files-empty');
-    await empty.getByRole('heading', { name: 'No files yet' }).waitFor();
-    await pageShot(page, 'files-empty');
-    await empty.getByRole('link', { name: 'Upload files' }).click();
-    await page.waitForURL(/\/dashboard\/upload$/);
-    assert.deepEqual(unexpected(errors), []);
-    await context.close();
-
-    // Seed through the API, as an uploader would.
+    // The admin's files, seeded through the API as an uploader would.
     for (const file of seedFiles()) {
       const res = await upload(server(), admin.token, [{ name: file.name, content: file.content, type: file.type }], {
         'x-service-format': 'name',
@@ -239,6 +205,20 @@ describeBrowser('dashboard: files', () => {
       byName.set(file.name, res.body.files[0].id);
     }
     assert.equal((await allFiles()).total, 30);
+  });
+
+  it('an account without files shows how to get started', async () => {
+    const newcomer = await makeUser(server());
+    const { page, context, errors } = await openPage(browser(), server().url);
+    await signIn(page, newcomer.username, newcomer.password);
+    await page.goto('/dashboard/files');
+    const empty = page.getByTestId('files-empty');
+    await empty.getByRole('heading', { name: 'No files yet' }).waitFor();
+    await pageShot(page, 'files-empty');
+    await empty.getByRole('link', { name: 'Upload files' }).click();
+    await page.waitForURL(/\/dashboard\/upload$/);
+    assert.deepEqual(unexpected(errors), []);
+    await context.close();
   });
 
   it('shows the files as a gallery with thumbnails and as a table, and remembers the choice', async () => {
