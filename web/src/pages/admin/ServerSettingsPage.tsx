@@ -75,7 +75,7 @@ export function ServerSettingsPage() {
     }
   }, [hasAnswer]);
 
-  const locked = new Set(answer?.locked ?? []);
+  const locked = new Set<string>(answer?.locked ?? []);
   const changedKeys = Object.keys(saved).filter((key) => !locked.has(key) && !sameDraft(drafts[key], saved[key]));
   const groups = answer ? groupSettings(Object.keys(answer.settings)) : [];
 

@@ -20,7 +20,7 @@ import type { Role, User } from '../../api/types';
 import { ModalActions } from '../../components/ModalActions';
 import { prepareAvatar } from '../../lib/avatar-image';
 import { errorMessage, notifySuccess } from '../../lib/notify';
-import { createUser, updateUser, type UserInput } from './admin-api';
+import { createUser, updateUser, type NewUser, type UserInput } from './admin-api';
 import { adminErrorMessage, fieldIssues } from './admin-errors';
 import { NO_QUOTA, QuotaFields, quotaForm, quotaInput, quotaProblems, type QuotaForm } from './QuotaFields';
 import { canEditQuota, grantableRoles, ROLE_LABELS } from './roles';
@@ -164,9 +164,7 @@ export function UserFormModal({
       return;
     }
     await run(async () => {
-      const { user } = target
-        ? await updateUser(target.id, input)
-        : await createUser(input as UserInput & { username: string; password: string });
+      const { user } = target ? await updateUser(target.id, input) : await createUser(input as NewUser);
       notifySuccess(
         target ? `${user.username} was updated.` : `${user.username} can now sign in.`,
         target ? 'Saved' : 'User created',

@@ -162,7 +162,7 @@ export function UsersPage() {
   }, [debounced]);
 
   const list = useApi(
-    (signal) => listUsers({ page, perpage: PER_PAGE, search: debounced, role }, signal),
+    (signal) => listUsers({ page, perpage: PER_PAGE, search: debounced, role: role || undefined }, signal),
     [page, debounced, role],
   );
   // Reloaded with every load of the list, so that a deletion or a new quota shows fresh numbers.
