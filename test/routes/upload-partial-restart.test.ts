@@ -4,13 +4,10 @@
 // restart of one discards only the uploads it holds.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { Readable } from 'node:stream';
 import { it } from 'node:test';
 import { newId } from '../../src/lib/ids.js';
-import { createPostgresDatabase, forEachDatabase, startTestServer, type TestServer } from '../support/server.js';
+import { forEachDatabase, startTestServer, withSharedState, type TestServer } from '../support/server.js';
 import { appendTempFiles, partialSessionCount } from '../support/stored.js';
 import { sendChunk, uploadAndVerify, waitForAssembly } from '../support/partial-uploads.js';
 
@@ -40,10 +37,8 @@ async function insertIncomplete(
 
 forEachDatabase('chunked uploads across a restart', (engine) => {
   it('discards open and assembling sessions with their temp data; PENDING/PROCESSING records become FAILED', async () => {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-restart-'));
-    const database = engine === 'postgres' ? await createPostgresDatabase() : undefined;
-    try {
-      const first = await startTestServer({ engine, dataDir, databaseUrl: database?.url });
+    await withSharedState(engine, async ({ dataDir, databaseUrl }) => {
+      const first = await startTestServer({ engine, dataDir, databaseUrl });
       const admin = await first.setup();
       const file = randomBytes(5000);
       const { record: completed } = await uploadAndVerify(first, admin.token, file, [2000]);
@@ -69,7 +64,7 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
       assert.equal((await appendTempFiles(dataDir)).length, 2);
       await first.close();
 
-      const second = await startTestServer({ engine, dataDir, databaseUrl: database?.url });
+      const second = await startTestServer({ engine, dataDir, databaseUrl });
       try {
         assert.equal(await partialSessionCount(second), 0);
         assert.deepEqual(await appendTempFiles(dataDir), []);
@@ -103,18 +98,13 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
       } finally {
         await second.close();
       }
-    } finally {
-      await database?.drop();
-      await rm(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('any instance sharing the database and storage can take the next chunk', async () => {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-instances-'));
-    const database = engine === 'postgres' ? await createPostgresDatabase() : undefined;
-    try {
-      const a = await startTestServer({ engine, dataDir, databaseUrl: database?.url });
-      const b = await startTestServer({ engine, dataDir, databaseUrl: database?.url });
+    await withSharedState(engine, async ({ dataDir, databaseUrl }) => {
+      const a = await startTestServer({ engine, dataDir, databaseUrl });
+      const b = await startTestServer({ engine, dataDir, databaseUrl });
       try {
         const admin = await a.setup();
         const file = randomBytes(90_000);
@@ -136,92 +126,81 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
         await a.close();
         await b.close();
       }
-    } finally {
-      await database?.drop();
-      await rm(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('restarting one instance discards only its own unfinished uploads; the others carry on', async () => {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-instance-restart-'));
-    const database = engine === 'postgres' ? await createPostgresDatabase() : undefined;
-    // Both share one DATA_DIR here (and so one SQLite file), which is why they need INSTANCE_ID to tell them apart.
-    const start = (id: string) =>
-      startTestServer({ engine, dataDir, databaseUrl: database?.url, env: { INSTANCE_ID: id } });
-    const a = await start('alpha');
-    let b = await start('beta');
-    try {
-      const admin = await a.setup();
-      const kept = randomBytes(30_000);
-      const lost = randomBytes(30_000);
-      const first = await sendChunk(a, admin.token, { file: kept, start: 0, end: 9_999 });
-      assert.equal(first.status, 200, JSON.stringify(first.body));
-      const other = await sendChunk(b, admin.token, { file: lost, start: 0, end: 9_999 });
-      assert.equal(other.status, 200, JSON.stringify(other.body));
-      assert.equal((await appendTempFiles(dataDir)).length, 2);
+    await withSharedState(engine, async ({ dataDir, databaseUrl }) => {
+      // Both share one DATA_DIR here (and so one SQLite file), which is why they need INSTANCE_ID to tell them apart.
+      const start = (id: string) => startTestServer({ engine, dataDir, databaseUrl, env: { INSTANCE_ID: id } });
+      const a = await start('alpha');
+      let b = await start('beta');
+      try {
+        const admin = await a.setup();
+        const kept = randomBytes(30_000);
+        const lost = randomBytes(30_000);
+        const first = await sendChunk(a, admin.token, { file: kept, start: 0, end: 9_999 });
+        assert.equal(first.status, 200, JSON.stringify(first.body));
+        const other = await sendChunk(b, admin.token, { file: lost, start: 0, end: 9_999 });
+        assert.equal(other.status, 200, JSON.stringify(other.body));
+        assert.equal((await appendTempFiles(dataDir)).length, 2);
 
-      await b.close();
-      b = await start('beta');
+        await b.close();
+        b = await start('beta');
 
-      // beta's upload is gone with its temp data ...
-      assert.equal((await appendTempFiles(dataDir)).length, 1);
-      const refused = await sendChunk(b, admin.token, {
-        file: lost,
-        start: 10_000,
-        end: 19_999,
-        token: other.body.partialToken,
-      });
-      assert.equal(refused.status, 400);
-      assert.equal(refused.body.code, 1003);
-      // ... alpha's carries on (its next chunk may even go to the restarted beta) and arrives byte for byte.
-      const second = await sendChunk(b, admin.token, {
-        file: kept,
-        start: 10_000,
-        end: 19_999,
-        token: first.body.partialToken,
-      });
-      assert.equal(second.status, 200, JSON.stringify(second.body));
-      const last = await sendChunk(a, admin.token, {
-        file: kept,
-        start: 20_000,
-        end: 29_999,
-        token: second.body.partialToken,
-      });
-      assert.equal(last.status, 200, JSON.stringify(last.body));
-      const record = await waitForAssembly(a, admin.token, last.body.incompleteFileId);
-      assert.equal(record.status, 'COMPLETE');
-      const served = await a.fetch(`/raw/${last.body.files[0].name}`);
-      assert.ok(Buffer.from(await served.arrayBuffer()).equals(kept));
-    } finally {
-      await a.close();
-      await b.close();
-      await database?.drop();
-      await rm(dataDir, { recursive: true, force: true });
-    }
+        // beta's upload is gone with its temp data ...
+        assert.equal((await appendTempFiles(dataDir)).length, 1);
+        const refused = await sendChunk(b, admin.token, {
+          file: lost,
+          start: 10_000,
+          end: 19_999,
+          token: other.body.partialToken,
+        });
+        assert.equal(refused.status, 400);
+        assert.equal(refused.body.code, 1003);
+        // ... alpha's carries on (its next chunk may even go to the restarted beta) and arrives byte for byte.
+        const second = await sendChunk(b, admin.token, {
+          file: kept,
+          start: 10_000,
+          end: 19_999,
+          token: first.body.partialToken,
+        });
+        assert.equal(second.status, 200, JSON.stringify(second.body));
+        const last = await sendChunk(a, admin.token, {
+          file: kept,
+          start: 20_000,
+          end: 29_999,
+          token: second.body.partialToken,
+        });
+        assert.equal(last.status, 200, JSON.stringify(last.body));
+        const record = await waitForAssembly(a, admin.token, last.body.incompleteFileId);
+        assert.equal(record.status, 'COMPLETE');
+        const served = await a.fetch(`/raw/${last.body.files[0].name}`);
+        assert.ok(Buffer.from(await served.arrayBuffer()).equals(kept));
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
   });
 
   it('keeps its instance id in DATA_DIR across restarts unless INSTANCE_ID names one', async () => {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-instance-id-'));
-    const database = engine === 'postgres' ? await createPostgresDatabase() : undefined;
-    try {
-      const first = await startTestServer({ engine, dataDir, databaseUrl: database?.url });
+    await withSharedState(engine, async ({ dataDir, databaseUrl }) => {
+      const first = await startTestServer({ engine, dataDir, databaseUrl });
       const generated = first.ctx.instanceId;
       await first.close();
       assert.match(generated, /^[a-z0-9]{12}$/);
-      const again = await startTestServer({ engine, dataDir, databaseUrl: database?.url });
+      const again = await startTestServer({ engine, dataDir, databaseUrl });
       assert.equal(again.ctx.instanceId, generated);
       await again.close();
       const named = await startTestServer({
         engine,
         dataDir,
-        databaseUrl: database?.url,
+        databaseUrl,
         env: { INSTANCE_ID: 'web-2' },
       });
       assert.equal(named.ctx.instanceId, 'web-2');
       await named.close();
-    } finally {
-      await database?.drop();
-      await rm(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 });

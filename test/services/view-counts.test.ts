@@ -13,6 +13,7 @@ import {
   forEachDatabase,
   startTestServer,
   useTestServer,
+  withSharedState,
   type TestServer,
   type TestUser,
 } from '../support/server.js';
@@ -95,25 +96,19 @@ forEachDatabase('view counts', (engine) => {
 
 for (const engine of ENGINES) {
   it(`[${engine}] 2,000 views then a graceful stop: the stored count is exactly 2,000`, async () => {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-views-'));
-    const pg = engine === 'postgres' ? await createPostgresDatabase() : undefined;
-    const options = { engine, dataDir, ...(pg ? { databaseUrl: pg.url } : {}) };
-    try {
-      const first = await startTestServer(options);
+    await withSharedState(engine, async (shared) => {
+      const first = await startTestServer({ engine, ...shared });
       const owner = await first.setup('stopper', 'stopper-password');
       const file = await uploadText(first, owner.token, 'stop');
       await hit(first, `/raw/${file.name}`, 2_000, 32);
       await first.close();
-      const second = await startTestServer(options);
+      const second = await startTestServer({ engine, ...shared });
       try {
         assert.equal(await storedViews(second, 'files', file.id), 2_000);
       } finally {
         await second.close();
       }
-    } finally {
-      await pg?.drop();
-      await rm(dataDir, { recursive: true, force: true });
-    }
+    });
   });
 }
 

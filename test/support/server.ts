@@ -215,6 +215,24 @@ export async function withTestServer<T>(
   }
 }
 
+/**
+ * Runs `fn` with a data folder and (on PostgreSQL) a database that outlive one server: for tests of restarts and of
+ * several instances sharing them (`startTestServer({ engine, ...shared })`). Both are removed afterwards.
+ */
+export async function withSharedState<T>(
+  engine: Engine,
+  fn: (shared: { dataDir: string; databaseUrl: string | undefined }) => Promise<T>,
+): Promise<T> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-shared-'));
+  const database = engine === 'postgres' ? await createPostgresDatabase() : undefined;
+  try {
+    return await fn({ dataDir, databaseUrl: database?.url });
+  } finally {
+    await database?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
 /** One server for the whole suite (fresh per suite, closed after it). */
 export function useTestServer(options: TestServerOptions | (() => TestServerOptions)): () => TestServer {
   let server: TestServer | undefined;
