@@ -937,7 +937,7 @@ async function main(): Promise<void> {
     ...rows.map((r) => `| ${[r.id, r.what, r.chute, r.reference, r.ratio, r.target, r.verdict].join(' | ')} |`),
   ];
   const report = [
-    `## ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC: ${options.quick ? 'quick' : 'full'} run, ${sizeLabel}, ${options.reps} repetition(s)${options.reps > 1 ? ', medians' : ''}`,
+    `## ${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC: ${options.quick ? 'quick' : 'full'} run${options.only.size < BENCHES.length ? ` (only ${[...options.only].join(', ')})` : `, ${sizeLabel}`}, ${options.reps} repetition(s)${options.reps > 1 ? ', medians' : ''}`,
     '',
     `- Machine: ${machine.nproc} CPUs (${machine.cpuModel}), ${machine.memoryGiB} GiB RAM, Node ${machine.node}`,
     `- Disk: ${machine.disk}`,
