@@ -105,7 +105,13 @@ type PathParams<P extends PathsOf<M>, M extends Method> = Operation<P, M>['param
 
 export type RequestOf<P extends PathsOf<M>, M extends Method> = Pick<RequestOptions, 'headers' | 'signal'> &
   ([PathParams<P, M>] extends [undefined] ? { params?: undefined } : { params: NonNullable<PathParams<P, M>> }) &
-  ([ApiBody<P, M>] extends [undefined] ? { body?: undefined } : { body: ApiBody<P, M> }) & {
+  ([ApiBody<P, M>] extends [undefined]
+    ? { body?: undefined }
+    : undefined extends Operation<P, M>['requestBody'] // an optional body, or one that may be null: left out
+      ? { body?: ApiBody<P, M> }
+      : null extends ApiBody<P, M>
+        ? { body?: ApiBody<P, M> }
+        : { body: ApiBody<P, M> }) & {
     query?: [ApiQuery<P, M>] extends [never] ? undefined : ApiQuery<P, M>;
   };
 

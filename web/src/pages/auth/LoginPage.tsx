@@ -26,7 +26,7 @@ export function LoginPage() {
     event?.preventDefault();
     await run(async () => {
       const answer = await logIn(needsCode ? { username, password, code } : { username, password });
-      if (answer.totp) {
+      if ('totp' in answer) {
         setNeedsCode(true);
         return;
       }

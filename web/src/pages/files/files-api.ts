@@ -1,10 +1,8 @@
 // The file calls of the Files page (src/routes/user-files.ts, src/routes/tags.ts); the shapes are in api/types.ts.
-import { api, errorFromResponse } from '../../api/client';
-import type { FileItem, FileTag, ListPage } from '../../api/types';
+import { errorFromResponse, request, type ApiBody } from '../../api/client';
+import type { FileItem, FileTag } from '../../api/types';
 import { ownerRawUrl } from '../../lib/file-kind';
 import type { SearchField, SortField, SortOrder } from './types';
-
-const filePath = (id: string) => `/api/user/files/${encodeURIComponent(id)}`;
 
 export interface FileListQuery {
   page: number;
@@ -19,9 +17,12 @@ export interface FileListQuery {
   folder: string | null;
 }
 
+/** PATCH /api/user/files/:id: name, originalName, password, maxViews, deletesAt, favorite. */
+export type FilePatch = ApiBody<'/api/user/files/{id}', 'patch'>;
+
 /** One page of the caller's files, sorted, searched and filtered on the server. */
-export function listFiles(query: FileListQuery, signal: AbortSignal): Promise<ListPage<FileItem>> {
-  return api<ListPage<FileItem>>('/api/user/files', {
+export function listFiles(query: FileListQuery, signal: AbortSignal) {
+  return request('get', '/api/user/files', {
     signal,
     query: {
       page: query.page,
@@ -30,7 +31,7 @@ export function listFiles(query: FileListQuery, signal: AbortSignal): Promise<Li
       order: query.order,
       searchField: query.field,
       searchQuery: query.q || undefined,
-      favorite: query.favorite === null ? undefined : String(query.favorite),
+      favorite: query.favorite === null ? undefined : query.favorite ? 'true' : 'false',
       tags: query.tags || undefined,
       folder: query.folder ?? undefined,
     },
@@ -38,37 +39,30 @@ export function listFiles(query: FileListQuery, signal: AbortSignal): Promise<Li
 }
 
 export function getFile(id: string, signal?: AbortSignal): Promise<FileItem> {
-  return api<FileItem>(filePath(id), { signal });
+  return request('get', '/api/user/files/{id}', { params: { id }, signal });
 }
 
-/** PATCH /api/user/files/:id: name, originalName, password, maxViews, deletesAt, favorite. */
-export function updateFile(id: string, patch: Record<string, unknown>): Promise<FileItem> {
-  return api<FileItem>(filePath(id), { method: 'PATCH', body: patch });
+export function updateFile(id: string, patch: FilePatch): Promise<FileItem> {
+  return request('patch', '/api/user/files/{id}', { params: { id }, body: patch });
 }
 
 export function deleteFile(id: string): Promise<FileItem> {
-  return api<FileItem>(filePath(id), { method: 'DELETE' });
+  return request('delete', '/api/user/files/{id}', { params: { id } });
 }
 
 /** Favourite or not, or into a folder (null: out of any): the files whose value changes, and the folder's name. */
-export function updateFiles(
-  ids: string[],
-  change: { favorite: boolean } | { folder: string | null },
-): Promise<{ count: number; name?: string }> {
-  return api<{ count: number; name?: string }>('/api/user/files/transaction', {
-    method: 'PATCH',
-    body: { files: ids, ...change },
-  });
+export function updateFiles(ids: string[], change: { favorite: boolean } | { folder: string | null }) {
+  return request('patch', '/api/user/files/transaction', { body: { files: ids, ...change } });
 }
 
-export function deleteFiles(ids: string[]): Promise<{ count: number }> {
-  return api<{ count: number }>('/api/user/files/transaction', { method: 'DELETE', body: { files: ids } });
+export function deleteFiles(ids: string[]) {
+  return request('delete', '/api/user/files/transaction', { body: { files: ids } });
 }
 
 /** Puts a tag on a file or takes it off; answers the file's tags. */
 export async function setFileTag(fileId: string, tagId: string, on: boolean): Promise<FileTag[]> {
-  const res = await api<{ tags: FileTag[] }>(`${filePath(fileId)}/tags/${encodeURIComponent(tagId)}`, {
-    method: on ? 'POST' : 'DELETE',
+  const res = await request(on ? 'post' : 'delete', '/api/user/files/{id}/tags/{tagId}', {
+    params: { id: fileId, tagId },
   });
   return res.tags;
 }

@@ -1,26 +1,16 @@
 // Invites as the admin invites page uses them (src/routes/invites.ts).
-import { api } from '../../api/client';
+import { request, type ApiBody } from '../../api/client';
+import type { components } from '../../api/openapi';
 
-export interface Invite {
-  id: string;
-  code: string;
-  createdAt: string;
-  updatedAt: string;
-  expiresAt: string | null;
-  maxUses: number | null;
-  uses: number;
-  inviterId: string | null;
-  inviter: { id: string; username: string } | null;
-}
+export type Invite = components['schemas']['Invite'];
 
-export const listInvites = (signal?: AbortSignal) => api<Invite[]>('/api/auth/invites', { signal });
+export const listInvites = (signal?: AbortSignal) => request('get', '/api/auth/invites', { signal });
 
 /** expiresAt: an ISO date-time, a duration from now such as "7d", or null for never. */
-export const createInvite = (body: { expiresAt: string | null; maxUses: number | null }) =>
-  api<Invite>('/api/auth/invites', { method: 'POST', body });
+export const createInvite = (body: ApiBody<'/api/auth/invites', 'post'>) =>
+  request('post', '/api/auth/invites', { body });
 
-export const deleteInvite = (id: string) =>
-  api<Invite>(`/api/auth/invites/${encodeURIComponent(id)}`, { method: 'DELETE' });
+export const deleteInvite = (id: string) => request('delete', '/api/auth/invites/{id}', { params: { id } });
 
 /** The register page with the code filled in, on this server. */
 export const inviteLink = (code: string) => `${window.location.origin}/auth/register?code=${encodeURIComponent(code)}`;

@@ -1,12 +1,9 @@
 // The tag calls of the Tags page (src/routes/tags.ts); the Tag shape is in api/types.ts.
-import { api, ApiRequestError } from '../../api/client';
+import { ApiRequestError, request, type ApiBody } from '../../api/client';
 import type { Tag } from '../../api/types';
 import { errorMessage } from '../../lib/notify';
 
-export interface TagInput {
-  name: string;
-  color: string;
-}
+export type TagInput = ApiBody<'/api/user/tags/{id}', 'patch'>;
 
 /** Mantine's palette (shade 6), offered as swatches; a new tag takes the next one in turn. */
 export const TAG_SWATCHES = [
@@ -28,20 +25,20 @@ export const TAG_SWATCHES = [
 export const HEX_COLOR_RE = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
 export function listTags(signal: AbortSignal): Promise<Tag[]> {
-  return api<Tag[]>('/api/user/tags', { signal });
+  return request('get', '/api/user/tags', { signal });
 }
 
 /** A new tag; without a color the server picks one. */
-export function createTag(input: Pick<TagInput, 'name'> & Partial<TagInput>): Promise<Tag> {
-  return api<Tag>('/api/user/tags', { method: 'POST', body: input });
+export function createTag(input: ApiBody<'/api/user/tags', 'post'>): Promise<Tag> {
+  return request('post', '/api/user/tags', { body: input });
 }
 
-export function updateTag(id: string, patch: Partial<TagInput>): Promise<Tag> {
-  return api<Tag>(`/api/user/tags/${encodeURIComponent(id)}`, { method: 'PATCH', body: patch });
+export function updateTag(id: string, patch: TagInput): Promise<Tag> {
+  return request('patch', '/api/user/tags/{id}', { params: { id }, body: patch });
 }
 
 export function deleteTag(id: string): Promise<Tag> {
-  return api<Tag>(`/api/user/tags/${encodeURIComponent(id)}`, { method: 'DELETE' });
+  return request('delete', '/api/user/tags/{id}', { params: { id } });
 }
 
 /** The name is taken by another of the person's tags (1033 on create, 1034 on rename). */

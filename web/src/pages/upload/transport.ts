@@ -1,15 +1,12 @@
 // Sending one file: in a single POST /api/upload, or in chunks through POST /api/upload/partial (docs/api-spec.md),
 // over XMLHttpRequest because fetch() cannot report upload progress. Errors come back as ApiRequestError in words.
-import { ApiRequestError, errorFromResponse } from '../../api/client';
+import { ApiRequestError, errorFromResponse, type ApiAnswer } from '../../api/client';
+import type { components } from '../../api/openapi';
 import { humanMessage } from '../../lib/errors';
-import type { UploadedFileDto, UploadResponse } from '../../../../src/schemas/file';
-import type { FinalChunkResponse, PartialChunkResponse } from '../../../../src/schemas/partial-upload';
 
 /** An uploaded file as the answers describe it (UploadedFile, or PendingFile of a chunked upload). */
-export type UploadedLink = Pick<UploadedFileDto, 'name' | 'url' | 'rawUrl' | 'size' | 'type'>;
-type SingleUploadAnswer = UploadResponse;
-type FinalChunkAnswer = FinalChunkResponse;
-type PartialChunkAnswer = PartialChunkResponse;
+export type UploadedLink = Pick<components['schemas']['UploadedFile'], 'name' | 'url' | 'rawUrl' | 'size' | 'type'>;
+type UploadPath = '/api/upload' | '/api/upload/partial';
 
 /** Progress of one request's body: sent bytes of the body, 0..1. */
 type OnFraction = (fraction: number) => void;
@@ -96,13 +93,13 @@ function wait(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** POSTs a multipart body; answers its JSON, or throws ApiRequestError in words. Waits out a 429 a few times. */
-async function post<T>(
-  url: string,
+async function post<P extends UploadPath>(
+  url: P,
   body: FormData,
   headers: Record<string, string>,
   onFraction: OnFraction,
   signal: AbortSignal,
-): Promise<T> {
+): Promise<ApiAnswer<P, 'post'>> {
   for (let attempt = 0; ; attempt++) {
     const answer = await sendOnce(url, body, headers, onFraction, signal);
     if (answer.status === 429 && attempt < RATE_LIMIT_RETRIES) {
@@ -113,7 +110,7 @@ async function post<T>(
     }
     if (answer.status >= 200 && answer.status < 300) {
       try {
-        return JSON.parse(answer.text) as T;
+        return JSON.parse(answer.text) as ApiAnswer<P, 'post'>;
       } catch {
         throw new ApiRequestError(0, answer.status, 'The server answered something unexpected. Try again.');
       }
@@ -138,7 +135,7 @@ export async function uploadWhole(
 ): Promise<UploadedLink> {
   const form = new FormData();
   form.append('file', file, file.name);
-  const answer = await post<SingleUploadAnswer>('/api/upload', form, options, (f) => onProgress(f * file.size), signal);
+  const answer = await post('/api/upload', form, options, (f) => onProgress(f * file.size), signal);
   const uploaded = answer.files[0];
   if (!uploaded) throw new ApiRequestError(0, 200, 'The server did not keep the file. Try again.');
   return uploaded;
@@ -162,7 +159,7 @@ export async function uploadInChunks(
   onProgress: OnProgress,
   onChunk: (chunk: ChunkProgress) => void,
   signal: AbortSignal,
-): Promise<FinalChunkAnswer> {
+): Promise<components['schemas']['FinalChunkResponse']> {
   const total = file.size;
   const count = Math.max(1, Math.ceil(total / chunkSize));
   const folder = options['x-service-folder'];
@@ -184,13 +181,7 @@ export async function uploadInChunks(
     if (token !== null) headers['x-service-p-token'] = token;
     onChunk({ index: index + 1, count });
     const length = end - start + 1;
-    const answer = await post<PartialChunkAnswer | FinalChunkAnswer>(
-      '/api/upload/partial',
-      form,
-      headers,
-      (f) => onProgress(start + f * length),
-      signal,
-    );
+    const answer = await post('/api/upload/partial', form, headers, (f) => onProgress(start + f * length), signal);
     if (last) {
       if (answer.partialSuccess !== false || !answer.files[0])
         throw new ApiRequestError(0, 200, 'The server did not finish the upload. Try again.');

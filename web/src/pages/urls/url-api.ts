@@ -1,23 +1,9 @@
 // Short URLs as the URLs page sees them (src/routes/urls.ts), and the API's refusals turned into form field errors.
-import { api, ApiRequestError } from '../../api/client';
-import type { ListPage } from '../../api/types';
+import { ApiRequestError, request, type ApiBody } from '../../api/client';
+import type { components } from '../../api/openapi';
 import { errorMessage } from '../../lib/notify';
 
-export interface ShortUrl {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  code: string;
-  vanity: string | null;
-  destination: string;
-  views: number;
-  maxViews: number | null;
-  passwordProtected: boolean;
-  enabled: boolean;
-  userId: string | null;
-  /** The short link: <base><urlsRoute>/<vanity or code>. */
-  url: string;
-}
+export type ShortUrl = components['schemas']['Url'];
 
 export interface NewShortUrl {
   destination: string;
@@ -28,18 +14,12 @@ export interface NewShortUrl {
 }
 
 /** PATCH body: a missing property stays as it is, null clears vanity, maxViews or password. */
-export interface ShortUrlPatch {
-  destination?: string;
-  vanity?: string | null;
-  enabled?: boolean;
-  maxViews?: number | null;
-  password?: string | null;
-}
+export type ShortUrlPatch = ApiBody<'/api/user/urls/{id}', 'patch'>;
 
 export const URLS_PER_PAGE = 20;
 
-export function listUrls(query: { page: number; search: string }, signal: AbortSignal): Promise<ListPage<ShortUrl>> {
-  return api<ListPage<ShortUrl>>('/api/user/urls', {
+export function listUrls(query: { page: number; search: string }, signal: AbortSignal) {
+  return request('get', '/api/user/urls', {
     signal,
     query: { page: query.page, perPage: URLS_PER_PAGE, searchQuery: query.search || undefined },
   });
@@ -50,19 +30,18 @@ export function shortenUrl(input: NewShortUrl): Promise<ShortUrl> {
   const headers: Record<string, string> = {};
   if (input.maxViews !== undefined) headers['x-service-max-views'] = String(input.maxViews);
   if (input.password) headers['x-service-password'] = input.password;
-  return api<ShortUrl>('/api/user/urls', {
-    method: 'POST',
+  return request('post', '/api/user/urls', {
     headers,
     body: { destination: input.destination, vanity: input.vanity, enabled: input.enabled },
   });
 }
 
 export function updateUrl(id: string, patch: ShortUrlPatch): Promise<ShortUrl> {
-  return api<ShortUrl>(`/api/user/urls/${encodeURIComponent(id)}`, { method: 'PATCH', body: patch });
+  return request('patch', '/api/user/urls/{id}', { params: { id }, body: patch });
 }
 
 export function deleteUrl(id: string): Promise<ShortUrl> {
-  return api<ShortUrl>(`/api/user/urls/${encodeURIComponent(id)}`, { method: 'DELETE' });
+  return request('delete', '/api/user/urls/{id}', { params: { id } });
 }
 
 /**
