@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { before, it } from 'node:test';
+import { makeFolder, makeTag } from '../support/factory.js';
 import { PNG_1X1 } from '../support/fixtures.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { uploadOne } from '../support/uploads.js';
@@ -149,22 +150,16 @@ forEachDatabase('public pages', (engine) => {
   });
 
   it("the view page follows the owner's view settings: type, tags, folder, text, alignment, text files off", async () => {
-    const folder = await server().json('POST', '/api/user/folders', {
-      auth: owner.token,
-      body: { name: 'Album <1>', public: true },
-    });
+    const folder = await makeFolder(server(), owner, { name: 'Album <1>', public: true });
     const image = await uploadOne(server(), owner.token, Buffer.from(PNG_1X1, 'base64'), {
       name: 'dot.png',
       type: 'image/png',
-      headers: { 'x-service-folder': folder.body.id },
+      headers: { 'x-service-folder': folder.id },
     });
-    const tag = await server().json('POST', '/api/user/tags', {
-      auth: owner.token,
-      body: { name: 'best <of>', color: '#12ab34' },
-    });
+    const tag = await makeTag(server(), owner, { name: 'best <of>', color: '#12ab34' });
     await server().json('PUT', `/api/user/files/${image.id}/tags`, {
       auth: owner.token,
-      body: { tags: [tag.body.id] },
+      body: { tags: [tag.id] },
     });
     const page = async (name: string) => {
       const res = await server().fetch(`/view/${name}`, { headers: BROWSER });
@@ -196,7 +191,7 @@ forEachDatabase('public pages', (engine) => {
     assert.ok(html.includes('<li>image/png</li>'));
     assert.ok(html.includes('best &lt;of&gt;'));
     assert.ok(html.includes('fill="#12ab34"'));
-    assert.ok(html.includes(`<a href="/folder/${folder.body.id}">Album &lt;1&gt;</a>`));
+    assert.ok(html.includes(`<a href="/folder/${folder.id}">Album &lt;1&gt;</a>`));
     assert.ok(html.includes('<p class="content-text">Size: 70 B &lt;i&gt;</p>'));
 
     const text = await uploadOne(server(), owner.token, 'just words', { name: 'w.txt', type: 'text/plain' });

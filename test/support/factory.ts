@@ -1,13 +1,12 @@
 // Accounts and content made per test through the server's own API, so that a test builds what it needs instead of
 // relying on what an earlier test left behind: users with a role and quota (logged in: an API token and a session
-// cookie), uploaded files, folders, tags and short URLs.
+// cookie), folders, tags and short URLs. Files are uploaded with uploads.ts (uploadOne); rows written straight into
+// the database, for tests that need no HTTP, are in content.ts.
 import type { FolderDto } from '../../src/schemas/folder.js';
-import type { UploadedFileDto } from '../../src/schemas/file.js';
 import type { TagDto } from '../../src/schemas/tag.js';
 import type { UrlDto } from '../../src/schemas/url.js';
 import type { QuotaInput } from '../../src/schemas/user.js';
 import type { TestServer, TestUser } from './server.js';
-import { uploadOne } from './uploads.js';
 
 /** Login and registration are rate limited per address; suites that log many accounts in from one turn it off. */
 export const NO_RATE_LIMIT = { RATELIMIT_ENABLED: 'false' };
@@ -37,7 +36,11 @@ export interface UserSpec {
   extra?: Record<string, unknown>;
 }
 
-/** Creates an account through POST /api/users, then logs it in to learn its API token and session cookie. */
+/**
+ * Creates an account through POST /api/users, then logs it in to learn its API token and session cookie. That is one
+ * login: with rate limits on, a server takes 10 a minute from one address (NO_RATE_LIMIT for suites that need more;
+ * content.ts's createTestUser makes a USER with a token and no login).
+ */
 export async function makeUser(server: TestServer, spec: UserSpec = {}): Promise<TestUser> {
   const username = spec.username ?? uniqueName('user');
   const password = `${username}-password`;
@@ -54,16 +57,6 @@ export async function makeUser(server: TestServer, spec: UserSpec = {}): Promise
   const cookie = await server.login(username, password);
   const me = await server.json('GET', '/api/user', { auth: cookie });
   return { id: res.body.user.id, username, password, token: me.body.token, cookie };
-}
-
-/** Uploads a file as `user` through POST /api/upload (default name: a unique `file-N.txt`). */
-export async function makeFile(
-  server: TestServer,
-  user: TestUser,
-  content: string | Buffer = 'hello',
-  options: { name?: string; type?: string; headers?: Record<string, string> } = {},
-): Promise<UploadedFileDto> {
-  return uploadOne(server, user.token, content, { name: `${uniqueName('file')}.txt`, ...options });
 }
 
 /** Creates through `POST path` as `user`; fails the test with the answer when it is not 200. */
