@@ -34,6 +34,7 @@ import { DeleteUserModal } from './DeleteUserModal';
 import { limitText, quotaSummary } from './QuotaFields';
 import { cannotDeleteReason, cannotEditReason, RoleBadge, ROLE_LABELS } from './roles';
 import { UserFormModal } from './UserFormModal';
+import { bound } from '../../lib/bound';
 
 const PER_PAGE = 20;
 
@@ -193,8 +194,7 @@ export function UsersPage() {
           label="Search"
           placeholder="Part of a username"
           leftSection={<IconSearch size={16} />}
-          value={query}
-          onChange={(e) => setQuery(e.currentTarget.value)}
+          {...bound(query, setQuery)}
           style={{ flex: '1 1 220px' }}
         />
         <Select

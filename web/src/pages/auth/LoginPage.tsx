@@ -7,6 +7,7 @@ import { useSubmit } from '../../lib/use-submit';
 import { useSession } from '../../lib/session';
 import { Link, navigate, useLocation } from '../../router';
 import { AuthFrame } from './AuthFrame';
+import { requiredField } from '../../lib/bound';
 
 /** Only same-site dashboard paths are followed after sign-in (no open redirect). */
 function safeNext(next: string | null): string {
@@ -52,21 +53,8 @@ export function LoginPage() {
             />
           ) : (
             <>
-              <TextInput
-                label="Username"
-                required
-                autoComplete="username"
-                value={username}
-                onChange={(e) => setUsername(e.currentTarget.value)}
-                autoFocus
-              />
-              <PasswordInput
-                label="Password"
-                required
-                autoComplete="current-password"
-                value={password}
-                onChange={(e) => setPassword(e.currentTarget.value)}
-              />
+              <TextInput label="Username" {...requiredField('username', username, setUsername)} autoFocus />
+              <PasswordInput label="Password" {...requiredField('current-password', password, setPassword)} />
             </>
           )}
           <Button type="submit" loading={busy}>

@@ -6,6 +6,7 @@ import { FormError } from '../../components/FormError';
 import { useSubmit } from '../../lib/use-submit';
 import { useSession } from '../../lib/session';
 import { navigate } from '../../router';
+import { requiredField } from '../../lib/bound';
 
 export function NewAccountForm({
   send,
@@ -48,28 +49,9 @@ export function NewAccountForm({
       <Stack>
         <FormError message={error} />
         {before}
-        <TextInput
-          label="Username"
-          required
-          autoComplete="username"
-          value={username}
-          onChange={(e) => setUsername(e.currentTarget.value)}
-          autoFocus={autoFocus}
-        />
-        <PasswordInput
-          label="Password"
-          required
-          autoComplete="new-password"
-          value={password}
-          onChange={(e) => setPassword(e.currentTarget.value)}
-        />
-        <PasswordInput
-          label="Repeat the password"
-          required
-          autoComplete="new-password"
-          value={confirm}
-          onChange={(e) => setConfirm(e.currentTarget.value)}
-        />
+        <TextInput label="Username" {...requiredField('username', username, setUsername)} autoFocus={autoFocus} />
+        <PasswordInput label="Password" {...requiredField('new-password', password, setPassword)} />
+        <PasswordInput label="Repeat the password" {...requiredField('new-password', confirm, setConfirm)} />
         <Button type="submit" loading={busy}>
           {submitLabel}
         </Button>

@@ -6,6 +6,7 @@ import { useSession } from '../../lib/session';
 import { Link, useLocation } from '../../router';
 import { AuthFrame } from './AuthFrame';
 import { NewAccountForm } from './NewAccountForm';
+import { bound } from '../../lib/bound';
 
 export function RegisterPage() {
   const { server } = useSession();
@@ -31,16 +32,7 @@ export function RegisterPage() {
       <NewAccountForm
         submitLabel="Register"
         send={(account) => register(account, code)}
-        before={
-          invites ? (
-            <TextInput
-              label="Invite code"
-              required={!open}
-              value={code}
-              onChange={(e) => setCode(e.currentTarget.value)}
-            />
-          ) : null
-        }
+        before={invites ? <TextInput label="Invite code" required={!open} {...bound(code, setCode)} /> : null}
         after={
           <Text size="sm" ta="center">
             Already have an account?{' '}

@@ -15,6 +15,7 @@ import { errorMessage, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { listFolders, moveFilesToFolder, searchFiles } from './folder-api';
 import { useSubmit } from '../../lib/use-submit';
+import { bound } from '../../lib/bound';
 
 export function AddFilesModal({
   folder,
@@ -90,8 +91,7 @@ function AddFilesBody({
         placeholder="Search your files by name"
         leftSection={<IconSearch size={16} />}
         type="search"
-        value={search}
-        onChange={(e) => setSearch(e.currentTarget.value)}
+        {...bound(search, setSearch)}
         data-autofocus
       />
       {files.error ? <ErrorAlert error={files.error} onRetry={files.reload} title="Could not load your files" /> : null}

@@ -8,6 +8,7 @@ import { ModalActions } from '../../components/ModalActions';
 import { notifySuccess } from '../../lib/notify';
 import { useSubmit } from '../../lib/use-submit';
 import { createFolder, updateFolder } from './folder-api';
+import { requiredField } from '../../lib/bound';
 
 export type FolderForm =
   { mode: 'create'; parent: { id: string; name: string } | null } | { mode: 'edit'; folder: Folder };
@@ -74,15 +75,7 @@ function FolderFormBody({
   return (
     <form onSubmit={(event) => void submit(event)} noValidate>
       <Stack gap="md">
-        <TextInput
-          label="Name"
-          required
-          autoComplete="off"
-          value={name}
-          onChange={(e) => setName(e.currentTarget.value)}
-          error={nameError}
-          data-autofocus
-        />
+        <TextInput label="Name" {...requiredField('off', name, setName)} error={nameError} data-autofocus />
         <Switch
           label="Public"
           description="Anyone with the folder's link can see its files and download them as a zip"

@@ -9,6 +9,7 @@ import { notifySuccess } from '../../lib/notify';
 import { adminErrorMessage } from '../admin/admin-errors';
 import { createInvite, inviteLink, type Invite } from './invite-api';
 import { useSubmit } from '../../lib/use-submit';
+import { bound } from '../../lib/bound';
 
 export function CreateInviteModal({
   opened,
@@ -99,8 +100,7 @@ export function CreateInviteModal({
               <TextInput
                 type="datetime-local"
                 label="Expiry date and time"
-                value={date}
-                onChange={(e) => setDate(e.currentTarget.value)}
+                {...bound(date, setDate)}
                 error={dateError}
               />
             ) : null}

@@ -22,6 +22,7 @@ import { useSession, useUser } from '../../lib/session';
 import { settingsError, settingsErrorObject } from './messages';
 import { updateUser } from './settings-api';
 import { useSubmit } from '../../lib/use-submit';
+import { requiredField } from '../../lib/bound';
 
 function AvatarCard() {
   const user = useUser();
@@ -231,29 +232,14 @@ function PasswordCard() {
       <Stack gap="sm">
         <FormError message={error} p="xs" />
         {noPasswordYet ? null : (
-          <PasswordInput
-            label="Current password"
-            required
-            autoComplete="current-password"
-            value={current}
-            onChange={(e) => setCurrent(e.currentTarget.value)}
-          />
+          <PasswordInput label="Current password" {...requiredField('current-password', current, setCurrent)} />
         )}
         <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-          <PasswordInput
-            label="New password"
-            required
-            autoComplete="new-password"
-            value={next}
-            onChange={(e) => setNext(e.currentTarget.value)}
-          />
+          <PasswordInput label="New password" {...requiredField('new-password', next, setNext)} />
           <PasswordInput
             label="Repeat the new password"
-            required
-            autoComplete="new-password"
-            value={repeat}
+            {...requiredField('new-password', repeat, setRepeat)}
             error={mismatch ? 'Not the same as the new password.' : null}
-            onChange={(e) => setRepeat(e.currentTarget.value)}
           />
         </SimpleGrid>
         <Group justify="flex-end">

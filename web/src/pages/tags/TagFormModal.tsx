@@ -7,6 +7,7 @@ import { ModalActions } from '../../components/ModalActions';
 import { notifySuccess } from '../../lib/notify';
 import { useSubmit } from '../../lib/use-submit';
 import { createTag, HEX_COLOR_RE, isNameTaken, TAG_SWATCHES, updateTag, tagErrorMessage } from './tag-api';
+import { bound } from '../../lib/bound';
 
 export type TagForm = { mode: 'create'; color: string } | { mode: 'edit'; tag: Tag };
 
@@ -86,8 +87,7 @@ function TagFormBody({ form, onClose, onSaved }: { form: TagForm; onClose: () =>
           required
           maxLength={64}
           autoComplete="off"
-          value={name}
-          onChange={(e) => setName(e.currentTarget.value)}
+          {...bound(name, setName)}
           error={nameError}
           data-autofocus
         />

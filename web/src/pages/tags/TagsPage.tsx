@@ -27,6 +27,7 @@ import { useLastValue } from '../../lib/use-last-value';
 import { Link } from '../../router';
 import { deleteTag, listTags, TAG_SWATCHES, tagErrorMessage } from './tag-api';
 import { TagBadge, TagFormModal, type TagForm } from './TagFormModal';
+import { bound } from '../../lib/bound';
 
 /** Above this many tags a filter field is shown. */
 const FILTER_FROM = 8;
@@ -81,8 +82,7 @@ export function TagsPage() {
           placeholder="Filter tags"
           leftSection={<IconSearch size={16} />}
           type="search"
-          value={filter}
-          onChange={(e) => setFilter(e.currentTarget.value)}
+          {...bound(filter, setFilter)}
           w={{ base: '100%', xs: 300 }}
         />
       ) : null}

@@ -23,6 +23,7 @@ import { copyText } from '../../lib/clipboard';
 import { checkUrlFields, shortenUrl, type ShortUrl } from './url-api';
 import { VisitLimitInput } from './VisitLimitInput';
 import { useUrlForm } from './use-url-form';
+import { bound } from '../../lib/bound';
 
 export function ShortenForm({ onCreated }: { onCreated: (url: ShortUrl) => void }) {
   const [destination, setDestination] = useState('');
@@ -77,8 +78,7 @@ export function ShortenForm({ onCreated }: { onCreated: (url: ShortUrl) => void 
               required
               inputMode="url"
               autoComplete="off"
-              value={destination}
-              onChange={(e) => setDestination(e.currentTarget.value)}
+              {...bound(destination, setDestination)}
               error={errors.destination}
             />
             <Button type="submit" mt={{ base: 0, xs: 25 }} loading={busy} leftSection={<IconLink size={16} />}>
@@ -105,8 +105,7 @@ export function ShortenForm({ onCreated }: { onCreated: (url: ShortUrl) => void 
                   description="Instead of a random code"
                   placeholder="my-link"
                   autoComplete="off"
-                  value={vanity}
-                  onChange={(e) => setVanity(e.currentTarget.value)}
+                  {...bound(vanity, setVanity)}
                   error={errors.vanity}
                 />
                 <VisitLimitInput
@@ -120,8 +119,7 @@ export function ShortenForm({ onCreated }: { onCreated: (url: ShortUrl) => void 
                   description="Visitors must enter it first"
                   placeholder="None"
                   autoComplete="new-password"
-                  value={password}
-                  onChange={(e) => setPassword(e.currentTarget.value)}
+                  {...bound(password, setPassword)}
                 />
               </SimpleGrid>
               <Switch

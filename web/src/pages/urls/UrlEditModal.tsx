@@ -8,6 +8,7 @@ import { notifySuccess } from '../../lib/notify';
 import { useUrlForm } from './use-url-form';
 import { checkUrlFields, updateUrl, type ShortUrl, type ShortUrlPatch, type UrlFieldErrors } from './url-api';
 import { VisitLimitInput } from './VisitLimitInput';
+import { bound } from '../../lib/bound';
 
 type PasswordChoice = 'keep' | 'set' | 'remove';
 
@@ -73,8 +74,7 @@ function EditForm({ url, onClose, onSaved }: { url: ShortUrl; onClose: () => voi
           required
           inputMode="url"
           autoComplete="off"
-          value={destination}
-          onChange={(e) => setDestination(e.currentTarget.value)}
+          {...bound(destination, setDestination)}
           error={errors.destination}
           data-autofocus
         />
@@ -82,8 +82,7 @@ function EditForm({ url, onClose, onSaved }: { url: ShortUrl; onClose: () => voi
           label="Custom name"
           description={`Leave empty to use its random code (${url.code})`}
           autoComplete="off"
-          value={vanity}
-          onChange={(e) => setVanity(e.currentTarget.value)}
+          {...bound(vanity, setVanity)}
           error={errors.vanity}
         />
         <VisitLimitInput
@@ -117,8 +116,7 @@ function EditForm({ url, onClose, onSaved }: { url: ShortUrl; onClose: () => voi
               <PasswordInput
                 label="New password"
                 autoComplete="new-password"
-                value={password}
-                onChange={(e) => setPassword(e.currentTarget.value)}
+                {...bound(password, setPassword)}
                 error={errors.password}
               />
             ) : null}
@@ -134,8 +132,7 @@ function EditForm({ url, onClose, onSaved }: { url: ShortUrl; onClose: () => voi
             description="Optional: visitors must enter it first"
             placeholder="None"
             autoComplete="new-password"
-            value={password}
-            onChange={(e) => setPassword(e.currentTarget.value)}
+            {...bound(password, setPassword)}
           />
         )}
         <ModalActions failure={failure} failureTitle="Not saved" onCancel={onClose} busy={busy} label="Save" />

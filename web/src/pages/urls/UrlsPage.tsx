@@ -16,6 +16,7 @@ import { ShortenForm } from './ShortenForm';
 import { deleteUrl, listUrls, urlErrorMessage, URLS_PER_PAGE, type ShortUrl } from './url-api';
 import { UrlEditModal } from './UrlEditModal';
 import { UrlList } from './UrlList';
+import { bound } from '../../lib/bound';
 
 export function UrlsPage() {
   const { search } = useLocation();
@@ -73,8 +74,7 @@ export function UrlsPage() {
           aria-label="Search short links"
           placeholder="Search links and destinations"
           leftSection={<IconSearch size={16} />}
-          value={searchText}
-          onChange={(e) => setSearchText(e.currentTarget.value)}
+          {...bound(searchText, setSearchText)}
           w={{ base: '100%', xs: 300 }}
           type="search"
         />
