@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { insertTestFile } from '../support/content.js';
+import { makeUser } from '../support/factory.js';
 import {
   DASHBOARD_ENV,
   DESKTOP,
@@ -14,17 +15,16 @@ import {
   signIn,
   useBrowser,
 } from '../support/browser.js';
-import { useTestServer, type TestUser } from '../support/server.js';
+import { useTestServer, withTestServer, type TestUser } from '../support/server.js';
 
 /** What went wrong in the page, less the 401 of GET /api/user that the sign-in page meets before signing in. */
 const unexpected = (errors: string[]) => errors.filter((e) => e !== 'http 401: GET /api/user');
 
+// URLS_LENGTH set in the environment locks "Short URL code length"; the suite signs in many times from one address.
+const SERVER_ENV = { ...DASHBOARD_ENV, RATELIMIT_ENABLED: 'false', URLS_LENGTH: '7' };
+
 describeBrowser('dashboard: administration', () => {
-  // URLS_LENGTH set in the environment locks "Short URL code length"; the suite signs in many times from one address.
-  const server = useTestServer({
-    engine: 'sqlite',
-    env: { ...DASHBOARD_ENV, RATELIMIT_ENABLED: 'false', URLS_LENGTH: '7' },
-  });
+  const server = useTestServer({ engine: 'sqlite', env: SERVER_ENV });
   const browser = useBrowser();
   let root: TestUser;
 
@@ -79,12 +79,13 @@ describeBrowser('dashboard: administration', () => {
   });
 
   it("the super administrator changes a user's role; a quota that is not a size is refused in words", async () => {
+    await makeUser(server(), { username: 'frank', quota: { filesQuota: 'BY_BYTES', maxBytes: '5mb', maxUrls: 10 } });
     const { page, context, errors } = await openPage(browser(), server().url, { viewport: PHONE, colorScheme: 'dark' });
     await signIn(page, 'admin', 'admin-password');
     await page.goto('/dashboard/admin/users');
-    const card = page.getByTestId('user-card-dana');
-    await card.getByRole('button', { name: 'Edit dana' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Edit dana' });
+    const card = page.getByTestId('user-card-frank');
+    await card.getByRole('button', { name: 'Edit frank' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit frank' });
     await dialog.getByLabel(/^Storage limit/).fill('lots');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.getByText('Write a size such as 500mb, 10gb or a number of bytes.').waitFor();
@@ -95,17 +96,18 @@ describeBrowser('dashboard: administration', () => {
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'hidden' });
     await card.getByText('Administrator', { exact: true }).waitFor();
-    const dana = await userNamed('dana');
-    assert.equal(dana.role, 'ADMIN');
-    assert.equal(dana.quota.maxBytes, String(8 * 1024 * 1024));
+    const frank = await userNamed('frank');
+    assert.equal(frank.role, 'ADMIN');
+    assert.equal(frank.quota.maxBytes, String(8 * 1024 * 1024));
     await screenshot(page, 'admin-users-phone-dark');
     assert.deepEqual(unexpected(errors), []);
     await context.close();
   });
 
   it('an administrator (not super) may only give the USER role and cannot change a super administrator', async () => {
+    const gina = await makeUser(server(), { username: 'gina', role: 'ADMIN' });
     const { page, context, errors } = await openPage(browser(), server().url);
-    await signIn(page, 'dana', 'dana-password');
+    await signIn(page, gina.username, gina.password);
     await page.goto('/dashboard/admin/users');
     await page.getByTestId('user-row-admin').getByRole('button', { name: 'Edit admin' }).waitFor();
     assert.equal(
@@ -239,55 +241,65 @@ describeBrowser('dashboard: administration', () => {
   });
 
   it('the overview counts users, files and storage of everyone', async () => {
-    const dana = await userNamed('dana');
-    await insertTestFile(server(), dana.id, { bytes: 'x'.repeat(3000), type: 'image/png' });
-    await insertTestFile(server(), dana.id, { bytes: 'y'.repeat(1000), type: 'text/plain' });
-    const { page, context, errors } = await openPage(browser(), server().url);
-    await signIn(page, 'admin', 'admin-password');
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Server overview' }).click();
-    // admin, dana, erin; two files of 4000 bytes.
-    await page.getByTestId('stat-Users').getByText('3', { exact: true }).waitFor();
-    await page.getByTestId('stat-Files').getByText('2', { exact: true }).waitFor();
-    await page.getByTestId('stat-Storage used').getByText('3.9 KB', { exact: true }).waitFor();
-    await page.getByRole('cell', { name: 'image/png' }).waitFor();
-    await page.getByText('Who stores the most').waitFor();
-    await screenshot(page, 'admin-overview');
-    assert.deepEqual(unexpected(errors), []);
-    await context.close();
+    // A server of its own: the totals are of everyone on it.
+    await withTestServer({ engine: 'sqlite', env: SERVER_ENV }, async (own) => {
+      await own.setup('admin', 'admin-password');
+      const dana = await makeUser(own, { username: 'dana' });
+      await makeUser(own, { username: 'erin' });
+      await insertTestFile(own, dana.id, { bytes: 'x'.repeat(3000), type: 'image/png' });
+      await insertTestFile(own, dana.id, { bytes: 'y'.repeat(1000), type: 'text/plain' });
+      const { page, context, errors } = await openPage(browser(), own.url);
+      await signIn(page, 'admin', 'admin-password');
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Server overview' }).click();
+      // admin, dana, erin; two files of 4000 bytes.
+      await page.getByTestId('stat-Users').getByText('3', { exact: true }).waitFor();
+      await page.getByTestId('stat-Files').getByText('2', { exact: true }).waitFor();
+      await page.getByTestId('stat-Storage used').getByText('3.9 KB', { exact: true }).waitFor();
+      await page.getByRole('cell', { name: 'image/png' }).waitFor();
+      await page.getByText('Who stores the most').waitFor();
+      await screenshot(page, 'admin-overview');
+      assert.deepEqual(unexpected(errors), []);
+      await context.close();
 
-    const phone = await openPage(browser(), server().url, { viewport: PHONE, colorScheme: 'dark' });
-    await signIn(phone.page, 'admin', 'admin-password');
-    await phone.page.goto('/dashboard/admin');
-    await phone.page.getByRole('cell', { name: 'image/png' }).waitFor();
-    await screenshot(phone.page, 'admin-overview-phone-dark');
-    await phone.context.close();
+      const phone = await openPage(browser(), own.url, { viewport: PHONE, colorScheme: 'dark' });
+      await signIn(phone.page, 'admin', 'admin-password');
+      await phone.page.goto('/dashboard/admin');
+      await phone.page.getByRole('cell', { name: 'image/png' }).waitFor();
+      await screenshot(phone.page, 'admin-overview-phone-dark');
+      await phone.context.close();
+    });
   });
 
   it('the super administrator deletes a user together with their files', async () => {
+    const hugo = await makeUser(server(), { username: 'hugo' });
+    await insertTestFile(server(), hugo.id, { bytes: 'x'.repeat(3000), type: 'image/png' });
+    await insertTestFile(server(), hugo.id, { bytes: 'y'.repeat(1000), type: 'text/plain' });
+    const filesBefore = (await server().json('GET', '/api/server/stats', { auth: root.token })).body.files;
     const { page, context, errors } = await openPage(browser(), server().url, {
       viewport: DESKTOP,
       colorScheme: 'dark',
     });
     await signIn(page, 'admin', 'admin-password');
     await page.goto('/dashboard/admin/users');
-    const row = page.getByTestId('user-row-dana');
+    const row = page.getByTestId('user-row-hugo');
     await row.getByText('3.9 KB').waitFor();
-    await row.getByRole('button', { name: 'Delete dana' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Delete dana?' });
+    await row.getByRole('button', { name: 'Delete hugo' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete hugo?' });
     await dialog.getByLabel(/Also delete 2 file\(s\)/).check();
     await screenshot(page, 'admin-user-delete-dark');
     await dialog.getByRole('button', { name: 'Delete user' }).click();
     await row.waitFor({ state: 'detached' });
-    assert.equal(await userNamed('dana'), undefined);
+    assert.equal(await userNamed('hugo'), undefined);
     const stats = (await server().json('GET', '/api/server/stats', { auth: root.token })).body;
-    assert.equal(stats.files, 0);
+    assert.equal(stats.files, filesBefore - 2);
     assert.deepEqual(unexpected(errors), []);
     await context.close();
   });
 
   it('a plain user does not see the administration pages', async () => {
+    const ivy = await makeUser(server(), { username: 'ivy' });
     const { page, context, errors } = await openPage(browser(), server().url);
-    await signIn(page, 'erin', 'erin-password');
+    await signIn(page, ivy.username, ivy.password);
     const nav = page.getByRole('navigation', { name: 'Main' });
     await nav.getByRole('link', { name: 'Files' }).waitFor();
     assert.equal(await nav.getByRole('link', { name: 'Users' }).count(), 0);
