@@ -160,6 +160,13 @@ function TopUsers({ stats }: { stats: ServerStats }) {
   );
 }
 
+/** The other admin pages, linked from the overview's header. */
+const ADMIN_LINKS = [
+  { to: '/dashboard/admin/users', icon: IconUsers, label: 'Users' },
+  { to: '/dashboard/admin/invites', icon: IconMailPlus, label: 'Invites' },
+  { to: '/dashboard/admin/settings', icon: IconServerCog, label: 'Settings' },
+];
+
 export function AdminOverviewPage() {
   const stats = useApi((signal) => serverStats(signal), []);
   const data = stats.data;
@@ -171,25 +178,11 @@ export function AdminOverviewPage() {
         description="Everything stored on this server, by everyone."
         actions={
           <Group gap="xs" visibleFrom="sm">
-            <Button component={Link} to="/dashboard/admin/users" variant="light" leftSection={<IconUsers size={16} />}>
-              Users
-            </Button>
-            <Button
-              component={Link}
-              to="/dashboard/admin/invites"
-              variant="light"
-              leftSection={<IconMailPlus size={16} />}
-            >
-              Invites
-            </Button>
-            <Button
-              component={Link}
-              to="/dashboard/admin/settings"
-              variant="light"
-              leftSection={<IconServerCog size={16} />}
-            >
-              Settings
-            </Button>
+            {ADMIN_LINKS.map(({ to, icon: LinkIcon, label }) => (
+              <Button key={to} component={Link} to={to} variant="light" leftSection={<LinkIcon size={16} />}>
+                {label}
+              </Button>
+            ))}
           </Group>
         }
       />

@@ -1,8 +1,7 @@
 // "Add files" to a folder: search the person's files, tick some (across pages), and move them in with one request.
 // A file can be in one folder at a time, so a file in another folder is moved out of it (the list says where it is).
-import { Button, Checkbox, Group, Pagination, Skeleton, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Checkbox, Group, Pagination, Skeleton, Stack, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { IconSearch } from '@tabler/icons-react';
 import { useEffect, useMemo, useState } from 'react';
 import { ApiRequestError } from '../../api/client';
 import type { Folder } from '../../api/types';
@@ -15,7 +14,7 @@ import { errorMessage, notifySuccess } from '../../lib/notify';
 import { useApi } from '../../lib/use-api';
 import { listFolders, moveFilesToFolder, searchFiles } from './folder-api';
 import { useSubmit } from '../../lib/use-submit';
-import { bound } from '../../lib/bound';
+import { SearchInput } from '../../components/SearchInput';
 
 export function AddFilesModal({
   folder,
@@ -86,14 +85,7 @@ function AddFilesBody({
   const data = files.data;
   return (
     <Stack gap="sm">
-      <TextInput
-        aria-label="Search your files by name"
-        placeholder="Search your files by name"
-        leftSection={<IconSearch size={16} />}
-        type="search"
-        {...bound(search, setSearch)}
-        data-autofocus
-      />
+      <SearchInput label="Search your files by name" value={search} onValue={setSearch} data-autofocus />
       {files.error ? <ErrorAlert error={files.error} onRetry={files.reload} title="Could not load your files" /> : null}
       {!data && files.loading ? (
         <Stack gap={6}>

@@ -43,6 +43,7 @@ import { Link, navigate } from '../../router';
 import { AddFilesModal } from './AddFilesModal';
 import { contentsText, FolderCards, folderHref, type FolderActions } from './FolderCards';
 import { getFolder, publicFolderLink, removeFileFromFolder, updateFolder, zipPath } from './folder-api';
+import { IconLabelButton } from '../../components/IconLabelButton';
 
 interface FolderViewProps {
   id: string;
@@ -347,11 +348,7 @@ function EmptyFiles({ onAdd }: { onAdd: () => void }) {
     <EmptyCard
       icon={<IconFiles size={22} />}
       title="No files in this folder yet"
-      action={
-        <Button variant="light" leftSection={<IconPlus size={16} />} onClick={onAdd}>
-          Add files
-        </Button>
-      }
+      action={<IconLabelButton variant="light" icon={IconPlus} label="Add files" onClick={onAdd} />}
     >
       Add files you have already uploaded, or choose this folder in the upload options next time.
     </EmptyCard>

@@ -1,6 +1,6 @@
 // Folders: the top-level folders as cards, or one open folder (?folder=<id>). Creating, editing, making public and
 // deleting are shared by both views; a change bumps `version`, which reloads what is shown.
-import { Button, SimpleGrid, Skeleton, Stack } from '@mantine/core';
+import { SimpleGrid, Skeleton, Stack } from '@mantine/core';
 import { IconFolderPlus, IconFolders } from '@tabler/icons-react';
 import { useState } from 'react';
 import type { Folder } from '../../api/types';
@@ -15,6 +15,7 @@ import { FolderCards, folderHref, type FolderActions } from './FolderCards';
 import { FolderFormModal, type FolderForm } from './FolderFormModal';
 import { listFolders, updateFolder } from './folder-api';
 import { FolderView } from './FolderView';
+import { IconLabelButton } from '../../components/IconLabelButton';
 
 export function FoldersPage() {
   const { search } = useLocation();
@@ -96,11 +97,7 @@ function FolderIndex({
       <PageHeader
         title="Folders"
         description="Keep files together, and share a whole folder with one link."
-        actions={
-          <Button leftSection={<IconFolderPlus size={16} />} onClick={onNewFolder}>
-            New folder
-          </Button>
-        }
+        actions={<IconLabelButton icon={IconFolderPlus} label="New folder" onClick={onNewFolder} />}
       />
       {folders.error ? (
         <ErrorAlert error={folders.error} onRetry={folders.reload} title="Could not load your folders" />
@@ -116,11 +113,7 @@ function FolderIndex({
         <EmptyCard
           icon={<IconFolders size={22} />}
           title="No folders yet"
-          action={
-            <Button variant="light" leftSection={<IconFolderPlus size={16} />} onClick={onNewFolder}>
-              New folder
-            </Button>
-          }
+          action={<IconLabelButton variant="light" icon={IconFolderPlus} label="New folder" onClick={onNewFolder} />}
         >
           Create a folder, then add files to it here or pick it in the upload options. A public folder can be shared
           with one link, and can even take uploads from the people you share it with.

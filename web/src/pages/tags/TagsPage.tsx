@@ -1,19 +1,7 @@
 // Tags: the person's labels for files, with how many files carry each; create, rename/recolour, delete.
 // Files are tagged on the Files page; deleting a tag leaves the files as they are.
-import {
-  ActionIcon,
-  Anchor,
-  Button,
-  Card,
-  Divider,
-  Group,
-  Skeleton,
-  Stack,
-  Text,
-  TextInput,
-  Tooltip,
-} from '@mantine/core';
-import { IconPencil, IconPlus, IconSearch, IconTags, IconTrash } from '@tabler/icons-react';
+import { ActionIcon, Anchor, Card, Divider, Group, Skeleton, Stack, Text, Tooltip } from '@mantine/core';
+import { IconPencil, IconPlus, IconTags, IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
 import type { Tag } from '../../api/types';
 import { ConfirmModal } from '../../components/ConfirmModal';
@@ -27,7 +15,8 @@ import { useLastValue } from '../../lib/use-last-value';
 import { Link } from '../../router';
 import { deleteTag, listTags, TAG_SWATCHES, tagErrorMessage } from './tag-api';
 import { TagBadge, TagFormModal, type TagForm } from './TagFormModal';
-import { bound } from '../../lib/bound';
+import { IconLabelButton } from '../../components/IconLabelButton';
+import { SearchInput } from '../../components/SearchInput';
 
 /** Above this many tags a filter field is shown. */
 const FILTER_FROM = 8;
@@ -48,11 +37,7 @@ export function TagsPage() {
       <PageHeader
         title="Tags"
         description="Coloured labels for your files. Tag files on the Files page, then filter by tag there."
-        actions={
-          <Button leftSection={<IconPlus size={16} />} onClick={newTag}>
-            New tag
-          </Button>
-        }
+        actions={<IconLabelButton icon={IconPlus} label="New tag" onClick={newTag} />}
       />
       {tags.error ? <ErrorAlert error={tags.error} onRetry={tags.reload} title="Could not load your tags" /> : null}
       {!tags.data && tags.loading ? (
@@ -66,25 +51,14 @@ export function TagsPage() {
         <EmptyCard
           icon={<IconTags size={22} />}
           title="No tags yet"
-          action={
-            <Button variant="light" leftSection={<IconPlus size={16} />} onClick={newTag}>
-              New tag
-            </Button>
-          }
+          action={<IconLabelButton variant="light" icon={IconPlus} label="New tag" onClick={newTag} />}
         >
           Make tags such as “work” or “screenshots”, give each a colour, and put them on files to find them again
           quickly.
         </EmptyCard>
       ) : null}
       {all.length > FILTER_FROM ? (
-        <TextInput
-          aria-label="Filter tags"
-          placeholder="Filter tags"
-          leftSection={<IconSearch size={16} />}
-          type="search"
-          {...bound(filter, setFilter)}
-          w={{ base: '100%', xs: 300 }}
-        />
+        <SearchInput label="Filter tags" value={filter} onValue={setFilter} w={{ base: '100%', xs: 300 }} />
       ) : null}
       {all.length > 0 && shown.length === 0 ? (
         <Text size="sm" c="dimmed">
