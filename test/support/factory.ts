@@ -36,12 +36,15 @@ export interface UserSpec {
   extra?: Record<string, unknown>;
 }
 
-/**
- * Creates an account through POST /api/users, then logs it in to learn its API token and session cookie. That is one
- * login: with rate limits on, a server takes 10 a minute from one address (NO_RATE_LIMIT for suites that need more;
- * content.ts's createTestUser makes a USER with a token and no login).
- */
-export async function makeUser(server: TestServer, spec: UserSpec = {}): Promise<TestUser> {
+/** An account made through the API, not logged in: what a browser test signs in with. */
+export interface TestAccount {
+  id: string;
+  username: string;
+  password: string;
+}
+
+/** Creates an account through POST /api/users (by the SUPERADMIN unless `by`); the password is `<username>-password`. */
+export async function makeAccount(server: TestServer, spec: UserSpec = {}): Promise<TestAccount> {
   const username = spec.username ?? uniqueName('user');
   const password = `${username}-password`;
   const by = spec.by ?? (await superadminOf(server)).token;
@@ -54,9 +57,19 @@ export async function makeUser(server: TestServer, spec: UserSpec = {}): Promise
   };
   const res = await server.json('POST', '/api/users', { auth: by, body });
   if (res.status !== 200) throw new Error(`creating ${username} failed: ${res.status} ${JSON.stringify(res.body)}`);
-  const cookie = await server.login(username, password);
+  return { id: res.body.user.id, username, password };
+}
+
+/**
+ * makeAccount, then a login to learn the account's API token and session cookie. That login counts: with rate limits
+ * on, a server takes 10 a minute from one address (NO_RATE_LIMIT for suites that need more; makeAccount for browser
+ * tests, which sign in themselves; content.ts's createTestUser makes a USER with a token and no login).
+ */
+export async function makeUser(server: TestServer, spec: UserSpec = {}): Promise<TestUser> {
+  const account = await makeAccount(server, spec);
+  const cookie = await server.login(account.username, account.password);
   const me = await server.json('GET', '/api/user', { auth: cookie });
-  return { id: res.body.user.id, username, password, token: me.body.token, cookie };
+  return { ...account, token: me.body.token, cookie };
 }
 
 /** Creates through `POST path` as `user`; fails the test with the answer when it is not 200. */

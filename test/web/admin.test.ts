@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { insertTestFile } from '../support/content.js';
-import { makeUser } from '../support/factory.js';
+import { makeAccount } from '../support/factory.js';
 import {
   DASHBOARD_ENV,
   DESKTOP,
@@ -79,7 +79,7 @@ describeBrowser('dashboard: administration', () => {
   });
 
   it("the super administrator changes a user's role; a quota that is not a size is refused in words", async () => {
-    await makeUser(server(), { username: 'frank', quota: { filesQuota: 'BY_BYTES', maxBytes: '5mb', maxUrls: 10 } });
+    await makeAccount(server(), { username: 'frank', quota: { filesQuota: 'BY_BYTES', maxBytes: '5mb', maxUrls: 10 } });
     const { page, context, errors } = await openPage(browser(), server().url, { viewport: PHONE, colorScheme: 'dark' });
     await signIn(page, 'admin', 'admin-password');
     await page.goto('/dashboard/admin/users');
@@ -105,7 +105,7 @@ describeBrowser('dashboard: administration', () => {
   });
 
   it('an administrator (not super) may only give the USER role and cannot change a super administrator', async () => {
-    const gina = await makeUser(server(), { username: 'gina', role: 'ADMIN' });
+    const gina = await makeAccount(server(), { username: 'gina', role: 'ADMIN' });
     const { page, context, errors } = await openPage(browser(), server().url);
     await signIn(page, gina.username, gina.password);
     await page.goto('/dashboard/admin/users');
@@ -244,8 +244,8 @@ describeBrowser('dashboard: administration', () => {
     // A server of its own: the totals are of everyone on it.
     await withTestServer({ engine: 'sqlite', env: SERVER_ENV }, async (own) => {
       await own.setup('admin', 'admin-password');
-      const dana = await makeUser(own, { username: 'dana' });
-      await makeUser(own, { username: 'erin' });
+      const dana = await makeAccount(own, { username: 'dana' });
+      await makeAccount(own, { username: 'erin' });
       await insertTestFile(own, dana.id, { bytes: 'x'.repeat(3000), type: 'image/png' });
       await insertTestFile(own, dana.id, { bytes: 'y'.repeat(1000), type: 'text/plain' });
       const { page, context, errors } = await openPage(browser(), own.url);
@@ -271,7 +271,7 @@ describeBrowser('dashboard: administration', () => {
   });
 
   it('the super administrator deletes a user together with their files', async () => {
-    const hugo = await makeUser(server(), { username: 'hugo' });
+    const hugo = await makeAccount(server(), { username: 'hugo' });
     await insertTestFile(server(), hugo.id, { bytes: 'x'.repeat(3000), type: 'image/png' });
     await insertTestFile(server(), hugo.id, { bytes: 'y'.repeat(1000), type: 'text/plain' });
     const filesBefore = (await server().json('GET', '/api/server/stats', { auth: root.token })).body.files;
@@ -297,7 +297,7 @@ describeBrowser('dashboard: administration', () => {
   });
 
   it('a plain user does not see the administration pages', async () => {
-    const ivy = await makeUser(server(), { username: 'ivy' });
+    const ivy = await makeAccount(server(), { username: 'ivy' });
     const { page, context, errors } = await openPage(browser(), server().url);
     await signIn(page, ivy.username, ivy.password);
     const nav = page.getByRole('navigation', { name: 'Main' });
