@@ -22,7 +22,8 @@ import {
   useBrowser,
 } from '../support/browser.js';
 import { rgbPng } from '../support/fixtures.js';
-import { useTestServer, type TestUser } from '../support/server.js';
+import { makeUser } from '../support/factory.js';
+import { useTestServer } from '../support/server.js';
 
 const run = promisify(execFile);
 
@@ -71,27 +72,25 @@ function unexpected(errors: string[]): string[] {
   return errors.filter((e) => e !== 'http 401: GET /api/user');
 }
 
+/** The fields of a ShareX custom uploader (.sxcu) the tests read. */
+interface ShareXUploader {
+  RequestMethod: string;
+  RequestURL: string;
+  Body: string;
+  FileFormName: string;
+  URL: string;
+  Headers: Record<string, string>;
+  Data?: string;
+}
+
 describeBrowser('dashboard: user settings', () => {
   // Many sign-ins in a short time: the login rate limit would get in the way.
   const server = useTestServer({ engine: 'sqlite', env: { ...DASHBOARD_ENV, RATELIMIT_ENABLED: 'false' } });
   const browser = useBrowser();
-  let admin: TestUser;
   let workDir: string;
 
-  /** A USER with a password, over the API. */
-  async function createUser(
-    username: string,
-    password = `${username}-password`,
-  ): Promise<{ id: string; token: string; password: string }> {
-    const created = await server().json('POST', '/api/users', { auth: admin.token, body: { username, password } });
-    assert.equal(created.status, 200, JSON.stringify(created.body));
-    const cookie = await server().login(username, password);
-    const me = await server().json('GET', '/api/user', { auth: cookie });
-    return { id: created.body.user.id, token: me.body.token, password };
-  }
-
   before(async () => {
-    admin = await server().setup();
+    await server().setup();
     workDir = await mkdtemp(path.join(os.tmpdir(), 'chute-settings-test-'));
   });
   after(async () => {
@@ -99,7 +98,7 @@ describeBrowser('dashboard: user settings', () => {
   });
 
   it('changes the username and the password; the new ones sign in, a taken name and a wrong password are said in words', async () => {
-    const alice = await createUser('alice');
+    const alice = await makeUser(server(), { username: 'alice' });
     const { page, context, errors } = await openPage(browser(), server().url);
     await signIn(page, 'alice', alice.password);
     await page.goto('/dashboard/settings');
@@ -157,7 +156,7 @@ describeBrowser('dashboard: user settings', () => {
   });
 
   it('uploads an avatar with a preview, scales a large picture down, and removes it', async () => {
-    const bob = await createUser('bob');
+    const bob = await makeUser(server(), { username: 'bob' });
     const { page, context, errors } = await openPage(browser(), server().url, { viewport: PHONE, colorScheme: 'dark' });
     await signIn(page, 'bob', bob.password);
     await page.goto('/dashboard/settings');
@@ -212,7 +211,7 @@ describeBrowser('dashboard: user settings', () => {
   });
 
   it('the embed preview follows what is typed; saved settings reach the API and the tags chat apps read', async () => {
-    const carol = await createUser('carol');
+    const carol = await makeUser(server(), { username: 'carol' });
     const { page, context, errors } = await openPage(browser(), server().url);
     await signIn(page, 'carol', carol.password);
     await page.goto('/dashboard/settings?tab=view');
@@ -329,7 +328,7 @@ describeBrowser('dashboard: user settings', () => {
   });
 
   it('lists the sessions in words with this browser marked; signing one out ends it in that browser; all others at once', async () => {
-    const dave = await createUser('dave');
+    const dave = await makeUser(server(), { username: 'dave' });
     const other = await openPage(browser(), server().url, { viewport: PHONE });
     await other.context.setExtraHTTPHeaders({ 'user-agent': FIREFOX_WINDOWS });
     await signIn(other.page, 'dave', dave.password);
@@ -338,7 +337,7 @@ describeBrowser('dashboard: user settings', () => {
     await signIn(page, 'dave', dave.password);
     await page.goto('/dashboard/settings?tab=sessions');
 
-    // createUser() signed in over the API too (Node.js): three sessions, this one marked and not revocable here.
+    // makeUser() signed in over the API too (Node.js): three sessions, this one marked and not revocable here.
     const rows = page.getByTestId('session-row');
     await rows.nth(2).waitFor();
     assert.equal(await rows.count(), 3);
@@ -389,7 +388,7 @@ describeBrowser('dashboard: user settings', () => {
   });
 
   it('shows, copies and regenerates the API token; the old token stops working', async () => {
-    const erin = await createUser('erin');
+    const erin = await makeUser(server(), { username: 'erin' });
     const { page, context, errors } = await openPage(browser(), server().url);
     await signIn(page, 'erin', erin.password);
     await page.goto('/dashboard/settings?tab=token');
@@ -425,7 +424,7 @@ describeBrowser('dashboard: user settings', () => {
   });
 
   it('the downloaded ShareX uploaders and the shell script carry the token and options, and really upload', async () => {
-    const frank = await createUser('frank');
+    const frank = await makeUser(server(), { username: 'frank' });
     const folder = await server().json('POST', '/api/user/folders', {
       auth: frank.token,
       body: { name: 'Screenshots' },
@@ -452,7 +451,7 @@ describeBrowser('dashboard: user settings', () => {
 
     // ShareX, files: the file says what ShareX sends, and sending exactly that uploads.
     const files = await download(page, `Download 127.0.0.1-${new URL(server().url).port}-files.sxcu`);
-    const sxcu = JSON.parse(files.text) as Record<string, any>;
+    const sxcu = JSON.parse(files.text) as ShareXUploader;
     assert.equal(sxcu.RequestMethod, 'POST');
     assert.equal(sxcu.RequestURL, `${server().url}/api/upload`);
     assert.equal(sxcu.Body, 'MultipartFormData');
@@ -482,7 +481,7 @@ describeBrowser('dashboard: user settings', () => {
 
     // ShareX, URL shortener: {input} is the URL to shorten, put into the JSON body.
     const urls = await download(page, `Download 127.0.0.1-${new URL(server().url).port}-urls.sxcu`);
-    const shortener = JSON.parse(urls.text) as Record<string, any>;
+    const shortener = JSON.parse(urls.text) as ShareXUploader;
     assert.equal(shortener.RequestURL, `${server().url}/api/user/urls`);
     assert.equal(shortener.Body, 'JSON');
     assert.deepEqual(shortener.Headers, { authorization: frank.token, 'x-service-max-views': '2' });

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { before, it } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { FileDto } from '../../src/schemas/file.js';
 import {
   DASHBOARD_ENV,
   describeBrowser,
@@ -77,12 +78,10 @@ async function openUploadPage({ page, errors }: { page: Page; errors: string[] }
   errors.length = 0;
 }
 
-async function filesNamed(server: TestServer, auth: string, originalName: string): Promise<any[]> {
-  const res = await server.json('GET', '/api/user/files?perpage=100', { auth });
+async function filesNamed(server: TestServer, auth: string, originalName: string): Promise<FileDto[]> {
+  const res = await server.json<{ page: FileDto[] }>('GET', '/api/user/files?perpage=100', { auth });
   assert.equal(res.status, 200);
-  return res.body.page.filter(
-    (f: { originalName: string | null; name: string }) => f.originalName === originalName || f.name === originalName,
-  );
+  return res.body.page.filter((f) => f.originalName === originalName || f.name === originalName);
 }
 
 async function until<T>(what: string, check: () => Promise<T | undefined | false>): Promise<T> {
@@ -301,7 +300,7 @@ describeBrowser('dashboard: upload', () => {
     await waitForStatus(page, 'options-large.bin', 'Done');
     const res = await server().json('GET', `/api/user/files?folder=${folder.body.id}`, { auth: admin.token });
     assert.equal(res.status, 200);
-    const files = res.body.page as any[];
+    const files = res.body.page as FileDto[];
     assert.deepEqual(files.map((f) => f.originalName).sort(), ['options-large.bin', 'options-small.txt']);
     for (const file of files) {
       assert.match(
@@ -312,7 +311,7 @@ describeBrowser('dashboard: upload', () => {
       assert.equal(file.password, true);
       assert.equal(file.maxViews, 3);
       assert.equal(file.folderId, folder.body.id);
-      const deletesAt = Date.parse(file.deletesAt);
+      const deletesAt = Date.parse(file.deletesAt ?? '');
       assert.ok(
         deletesAt >= started + 86_400_000 - 60_000 && deletesAt <= Date.now() + 86_400_000,
         `expires in a day: ${file.deletesAt}`,
