@@ -33,13 +33,15 @@ const SettingsSchema = z
 
 const SettingKeySchema = z.enum(SETTING_KEYS as [SettingKey, ...SettingKey[]]);
 
-const SettingsAnswer = z.object({
-  settings: SettingsSchema,
-  locked: z.array(SettingKeySchema).describe('keys set by environment variables; PATCH refuses them (1022)'),
-  fields: z
-    .record(z.string(), z.object({ description: z.string(), env: z.string() }))
-    .describe("each key's meaning and environment variable"),
-});
+const SettingsAnswer = z
+  .object({
+    settings: SettingsSchema,
+    locked: z.array(SettingKeySchema).describe('keys set by environment variables; PATCH refuses them (1022)'),
+    fields: z
+      .record(z.string(), z.object({ description: z.string(), env: z.string() }))
+      .describe("each key's meaning and environment variable"),
+  })
+  .meta({ id: 'ServerSettingsAnswer' });
 
 const FIELDS = Object.fromEntries(
   SETTING_KEYS.map((key) => [

@@ -549,38 +549,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              /** @description each key's meaning and environment variable */
-              fields: {
-                [key: string]: {
-                  description: string;
-                  env: string;
-                };
-              };
-              /** @description keys set by environment variables; PATCH refuses them (1022) */
-              locked: (
-                | 'siteTitle'
-                | 'registrationEnabled'
-                | 'invitesEnabled'
-                | 'invitesCodeLength'
-                | 'filesNameLength'
-                | 'filesDefaultFormat'
-                | 'filesMaxFileSize'
-                | 'filesDefaultExpiration'
-                | 'filesDisabledExtensions'
-                | 'filesRoute'
-                | 'urlsRoute'
-                | 'urlsLength'
-                | 'chunksEnabled'
-                | 'chunksThreshold'
-                | 'chunksSize'
-                | 'ratelimitEnabled'
-                | 'ratelimitMax'
-                | 'ratelimitWindow'
-                | 'ratelimitAdminBypass'
-              )[];
-              settings: components['schemas']['ServerSettings'];
-            };
+            'application/json': components['schemas']['ServerSettingsAnswer'];
           };
         };
       };
@@ -617,38 +586,7 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              /** @description each key's meaning and environment variable */
-              fields: {
-                [key: string]: {
-                  description: string;
-                  env: string;
-                };
-              };
-              /** @description keys set by environment variables; PATCH refuses them (1022) */
-              locked: (
-                | 'siteTitle'
-                | 'registrationEnabled'
-                | 'invitesEnabled'
-                | 'invitesCodeLength'
-                | 'filesNameLength'
-                | 'filesDefaultFormat'
-                | 'filesMaxFileSize'
-                | 'filesDefaultExpiration'
-                | 'filesDisabledExtensions'
-                | 'filesRoute'
-                | 'urlsRoute'
-                | 'urlsLength'
-                | 'chunksEnabled'
-                | 'chunksThreshold'
-                | 'chunksSize'
-                | 'ratelimitEnabled'
-                | 'ratelimitMax'
-                | 'ratelimitWindow'
-                | 'ratelimitAdminBypass'
-              )[];
-              settings: components['schemas']['ServerSettings'];
-            };
+            'application/json': components['schemas']['ServerSettingsAnswer'];
           };
         };
       };
@@ -3272,6 +3210,38 @@ export interface components {
       urlsLength: number;
       /** @description Path prefix of short URL redirects (environment: URLS_ROUTE) */
       urlsRoute: string;
+    };
+    ServerSettingsAnswer: {
+      /** @description each key's meaning and environment variable */
+      fields: {
+        [key: string]: {
+          description: string;
+          env: string;
+        };
+      };
+      /** @description keys set by environment variables; PATCH refuses them (1022) */
+      locked: (
+        | 'siteTitle'
+        | 'registrationEnabled'
+        | 'invitesEnabled'
+        | 'invitesCodeLength'
+        | 'filesNameLength'
+        | 'filesDefaultFormat'
+        | 'filesMaxFileSize'
+        | 'filesDefaultExpiration'
+        | 'filesDisabledExtensions'
+        | 'filesRoute'
+        | 'urlsRoute'
+        | 'urlsLength'
+        | 'chunksEnabled'
+        | 'chunksThreshold'
+        | 'chunksSize'
+        | 'ratelimitEnabled'
+        | 'ratelimitMax'
+        | 'ratelimitWindow'
+        | 'ratelimitAdminBypass'
+      )[];
+      settings: components['schemas']['ServerSettings'];
     };
     ServerStats: {
       files: number;
