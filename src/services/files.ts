@@ -8,6 +8,7 @@ import type { Database, FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { MAX_EXPIRY_MS } from '../lib/durations.js';
 import { assertUsableFileName, assertUsableOriginalName } from '../lib/file-names.js';
+import type { FileSearchField, FileSortField } from '../lib/file-list.js';
 import { fileLink } from '../lib/links.js';
 import { toIso } from '../lib/clock.js';
 import { flushViews } from './view-counts.js';
@@ -146,20 +147,7 @@ export async function folderForFiles(
   return folder;
 }
 
-export const FILE_SORT_FIELDS = [
-  'createdAt',
-  'updatedAt',
-  'deletesAt',
-  'name',
-  'originalName',
-  'size',
-  'type',
-  'views',
-  'favorite',
-] as const;
-export type FileSortField = (typeof FILE_SORT_FIELDS)[number];
-export const FILE_SEARCH_FIELDS = ['name', 'originalName', 'type'] as const;
-export type FileSearchField = (typeof FILE_SEARCH_FIELDS)[number];
+export { FILE_SEARCH_FIELDS, FILE_SORT_FIELDS } from '../lib/file-list.js';
 
 const SORT_COLUMNS = {
   createdAt: 'created_at',

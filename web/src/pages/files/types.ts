@@ -1,22 +1,15 @@
-// The sort and search fields of the Files page's list (src/routes/user-files.ts); the API's shapes are in api/types.ts.
+// The sort and search fields of the Files page's list (the server's own, src/lib/file-list.ts) and their labels.
+import type { FileSearchField, FileSortField } from '../../../../src/lib/file-list';
 
-export const SORT_FIELDS = [
-  'createdAt',
-  'updatedAt',
-  'deletesAt',
-  'name',
-  'originalName',
-  'size',
-  'type',
-  'views',
-  'favorite',
-] as const;
-export type SortField = (typeof SORT_FIELDS)[number];
-export const SEARCH_FIELDS = ['name', 'originalName', 'type'] as const;
-export type SearchField = (typeof SEARCH_FIELDS)[number];
+export {
+  FILE_SEARCH_FIELDS as SEARCH_FIELDS,
+  FILE_SORT_FIELDS as SORT_FIELDS,
+  type FileSearchField as SearchField,
+  type FileSortField as SortField,
+} from '../../../../src/lib/file-list';
 export type SortOrder = 'asc' | 'desc';
 
-export const SORT_LABELS: Record<SortField, string> = {
+export const SORT_LABELS: Record<FileSortField, string> = {
   createdAt: 'Uploaded',
   updatedAt: 'Last changed',
   deletesAt: 'Expiry',
@@ -28,7 +21,7 @@ export const SORT_LABELS: Record<SortField, string> = {
   favorite: 'Favourite',
 };
 
-export const SEARCH_LABELS: Record<SearchField, string> = {
+export const SEARCH_LABELS: Record<FileSearchField, string> = {
   name: 'Name',
   originalName: 'Original name',
   type: 'Type',
