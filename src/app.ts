@@ -12,6 +12,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import type { App, RouteModule } from './http/types.js';
 import { authRoutes } from './routes/auth.js';
+import { oauthRoutes } from './routes/oauth.js';
 import { fileServingRoutes } from './routes/files.js';
 import { folderRoutes } from './routes/folders.js';
 import { healthcheckRoutes } from './routes/healthcheck.js';
@@ -38,6 +39,7 @@ const ROUTES: RouteModule[] = [
   healthcheckRoutes,
   setupRoutes,
   authRoutes,
+  oauthRoutes,
   registerRoutes,
   userRoutes,
   userAvatarRoutes,

@@ -6,6 +6,7 @@ import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
 import { PublicServerInfoSchema } from '../schemas/server.js';
 import { isFirstSetup } from '../services/accounts.js';
+import { configuredProviders } from '../services/oauth.js';
 import { SETTING_DEFINITIONS, SETTING_KEYS, type SettingKey, type Settings } from '../services/settings.js';
 
 const tags = ['server'];
@@ -99,6 +100,7 @@ export const serverSettingsRoutes: RouteModule = (app, ctx) => {
         chunksEnabled,
         chunksThreshold,
         chunksSize,
+        oauthProviders: configuredProviders(ctx),
       };
     },
   );

@@ -52,6 +52,7 @@ export const OAuthProviderSchema = z
     oauthId: z.string().nullable(),
   })
   .meta({ id: 'OAuthProvider' });
+export type OAuthProviderDto = z.infer<typeof OAuthProviderSchema>;
 
 export const PasskeySchema = z
   .object({

@@ -1,7 +1,7 @@
 // One function per resource turns database rows into the API's shapes.
 import type { OAuthProviderRow, PasskeyRow, QuotaRow, SessionRow, UserRow } from '../db/types.js';
 import { toIso } from '../lib/clock.js';
-import type { QuotaDto, SessionDto, UserDto, UserViewSettings } from '../schemas/user.js';
+import type { OAuthProviderDto, QuotaDto, SessionDto, UserDto, UserViewSettings } from '../schemas/user.js';
 
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
@@ -38,6 +38,18 @@ export function toQuotaDto(row: QuotaRow): QuotaDto {
   };
 }
 
+export function toOAuthProviderDto(p: OAuthProviderRow): OAuthProviderDto {
+  return {
+    id: p.id,
+    createdAt: toIso(p.created_at),
+    updatedAt: toIso(p.updated_at),
+    userId: p.user_id,
+    provider: p.provider,
+    username: p.username,
+    oauthId: p.oauth_id,
+  };
+}
+
 export interface UserRelations {
   sessions: SessionRow[];
   oauthProviders: OAuthProviderRow[];
@@ -54,15 +66,7 @@ export function toUserDto(row: UserRow, rel: UserRelations): UserDto {
     role: row.role,
     view: parseView(row.view),
     sessions: rel.sessions.map(toSessionDto),
-    oauthProviders: rel.oauthProviders.map((p) => ({
-      id: p.id,
-      createdAt: toIso(p.created_at),
-      updatedAt: toIso(p.updated_at),
-      userId: p.user_id,
-      provider: p.provider,
-      username: p.username,
-      oauthId: p.oauth_id,
-    })),
+    oauthProviders: rel.oauthProviders.map(toOAuthProviderDto),
     totpEnabled: row.totp_secret !== null,
     passkeys: rel.passkeys.map((k) => ({
       id: k.id,

@@ -56,6 +56,112 @@ function setting<S extends z.ZodType>(
   return { schema, default: defaultValue, env, envKind, description };
 }
 
+const urlSetting = z.string().url().max(2048);
+const optionalText = z.string().min(1).max(2048).nullable();
+
+/** The settings of one plain OAuth 2 provider: its client, and its three endpoints (the real ones by default). */
+function oauthProviderSettings<N extends 'Discord' | 'Github' | 'Google'>(
+  name: N,
+  env: string,
+  urls: { authorize: string; token: string; user: string },
+) {
+  return {
+    [`oauth${name}ClientId`]: setting(
+      optionalText,
+      null as string | null,
+      `OAUTH_${env}_CLIENT_ID`,
+      'nullable-string',
+      `${name} OAuth client id; with its secret, enables "Sign in with ${name}"`,
+    ),
+    [`oauth${name}ClientSecret`]: setting(
+      optionalText,
+      null as string | null,
+      `OAUTH_${env}_CLIENT_SECRET`,
+      'nullable-string',
+      `${name} OAuth client secret`,
+    ),
+    [`oauth${name}AuthorizeUrl`]: setting(
+      urlSetting,
+      urls.authorize,
+      `OAUTH_${env}_AUTHORIZE_URL`,
+      'string',
+      `${name}'s authorization endpoint`,
+    ),
+    [`oauth${name}TokenUrl`]: setting(
+      urlSetting,
+      urls.token,
+      `OAUTH_${env}_TOKEN_URL`,
+      'string',
+      `${name}'s token endpoint`,
+    ),
+    [`oauth${name}UserUrl`]: setting(
+      urlSetting,
+      urls.user,
+      `OAUTH_${env}_USER_URL`,
+      'string',
+      `${name}'s endpoint for the signed-in user's profile`,
+    ),
+  } as Record<`oauth${N}${'ClientId' | 'ClientSecret'}`, SettingDefinition<typeof optionalText>> &
+    Record<`oauth${N}${'AuthorizeUrl' | 'TokenUrl' | 'UserUrl'}`, SettingDefinition<typeof urlSetting>>;
+}
+
+/** Sign-in through OAuth 2 and OpenID Connect providers (services/oauth.ts). */
+const OAUTH_SETTINGS = {
+  oauthRegistration: setting(
+    z.boolean(),
+    false,
+    'OAUTH_REGISTRATION',
+    'boolean',
+    'A first sign-in through an OAuth provider creates an account (otherwise only linked accounts sign in)',
+  ),
+  oauthOidcIssuer: setting(
+    urlSetting.nullable(),
+    null as string | null,
+    'OAUTH_OIDC_ISSUER',
+    'nullable-string',
+    'OpenID Connect issuer URL, read through its discovery document (Keycloak realm, Authentik application, Authelia ...)',
+  ),
+  oauthOidcClientId: setting(
+    optionalText,
+    null as string | null,
+    'OAUTH_OIDC_CLIENT_ID',
+    'nullable-string',
+    'OpenID Connect client id',
+  ),
+  oauthOidcClientSecret: setting(
+    optionalText,
+    null as string | null,
+    'OAUTH_OIDC_CLIENT_SECRET',
+    'nullable-string',
+    'OpenID Connect client secret',
+  ),
+  oauthOidcScopes: setting(
+    z
+      .string()
+      .regex(/^[\x21-\x7e]+( [\x21-\x7e]+)*$/, 'must be scopes separated by single spaces')
+      .refine((v) => v.split(' ').includes('openid'), 'must include openid'),
+    'openid profile email',
+    'OAUTH_OIDC_SCOPES',
+    'string',
+    'Scopes asked of the OpenID Connect provider, separated by spaces',
+  ),
+  ...oauthProviderSettings('Discord', 'DISCORD', {
+    authorize: 'https://discord.com/oauth2/authorize',
+    token: 'https://discord.com/api/oauth2/token',
+    user: 'https://discord.com/api/users/@me',
+  }),
+  ...oauthProviderSettings('Github', 'GITHUB', {
+    authorize: 'https://github.com/login/oauth/authorize',
+    token: 'https://github.com/login/oauth/access_token',
+    user: 'https://api.github.com/user',
+  }),
+  ...oauthProviderSettings('Google', 'GOOGLE', {
+    authorize: 'https://accounts.google.com/o/oauth2/v2/auth',
+    token: 'https://oauth2.googleapis.com/token',
+    user: 'https://openidconnect.googleapis.com/v1/userinfo',
+  }),
+};
+
 /** Every server setting: its validation, default, environment variable and meaning. */
 export const SETTING_DEFINITIONS = {
   siteTitle: setting(z.string().min(1).max(100), 'Chute', 'SITE_TITLE', 'string', 'Name shown on pages and embeds'),
@@ -144,6 +250,7 @@ export const SETTING_DEFINITIONS = {
   ),
   ratelimitWindow: setting(z.number().int().min(1).max(86_400), 60, 'RATELIMIT_WINDOW', 'number', 'Window in seconds'),
   ratelimitAdminBypass: setting(z.boolean(), true, 'RATELIMIT_ADMIN_BYPASS', 'boolean', 'Admins are not rate limited'),
+  ...OAUTH_SETTINGS,
 } as const;
 
 type Definitions = typeof SETTING_DEFINITIONS;

@@ -27,6 +27,7 @@ forEachDatabase('server settings', (engine) => {
       invitesEnabled: false,
       firstSetup: true,
       ...DEFAULT_CHUNKS,
+      oauthProviders: [],
     });
   });
 
@@ -83,6 +84,7 @@ forEachDatabase('server settings', (engine) => {
         invitesEnabled: false,
         firstSetup: false,
         ...DEFAULT_CHUNKS,
+        oauthProviders: [],
       });
       const registered = await server().json('POST', '/api/auth/register', {
         body: { username: 'walk-in', password: 'pw' },

@@ -278,6 +278,228 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/auth/oauth': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's linked OAuth providers */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['OAuthProvider'][];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /**
+     * Unlink an OAuth provider from the caller; answers the links that remain
+     * @description 1030 when the caller has no link to that provider; 1043 when it is the last way to sign in of an account without a password (and without a passkey).
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            provider: 'DISCORD' | 'GITHUB' | 'GOOGLE' | 'OIDC';
+          };
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['OAuthProvider'][];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/oauth/discord': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Sign in with DISCORD: start the flow, or finish it when the provider sends the browser back
+     * @description Without `code`: redirects to the provider (PKCE S256, a random state bound to this browser by a cookie for 10 minutes); `state=link` links the provider to the signed-in account instead of signing in. With `code` and `state` (the provider's redirect): checks the state (1064), exchanges the code, then signs in the linked user, registers one (when oauthRegistration is on, 3016 otherwise), or links; redirects to /dashboard (/dashboard/settings after linking). The redirect URI to register at the provider is <PUBLIC_URL or this server's origin>/api/auth/oauth/discord.
+     */
+    get: {
+      parameters: {
+        query?: {
+          code?: string;
+          error?: string;
+          error_description?: string;
+          iss?: string;
+          state?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/oauth/github': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Sign in with GITHUB: start the flow, or finish it when the provider sends the browser back
+     * @description Without `code`: redirects to the provider (PKCE S256, a random state bound to this browser by a cookie for 10 minutes); `state=link` links the provider to the signed-in account instead of signing in. With `code` and `state` (the provider's redirect): checks the state (1064), exchanges the code, then signs in the linked user, registers one (when oauthRegistration is on, 3016 otherwise), or links; redirects to /dashboard (/dashboard/settings after linking). The redirect URI to register at the provider is <PUBLIC_URL or this server's origin>/api/auth/oauth/github.
+     */
+    get: {
+      parameters: {
+        query?: {
+          code?: string;
+          error?: string;
+          error_description?: string;
+          iss?: string;
+          state?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/oauth/google': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Sign in with GOOGLE: start the flow, or finish it when the provider sends the browser back
+     * @description Without `code`: redirects to the provider (PKCE S256, a random state bound to this browser by a cookie for 10 minutes); `state=link` links the provider to the signed-in account instead of signing in. With `code` and `state` (the provider's redirect): checks the state (1064), exchanges the code, then signs in the linked user, registers one (when oauthRegistration is on, 3016 otherwise), or links; redirects to /dashboard (/dashboard/settings after linking). The redirect URI to register at the provider is <PUBLIC_URL or this server's origin>/api/auth/oauth/google.
+     */
+    get: {
+      parameters: {
+        query?: {
+          code?: string;
+          error?: string;
+          error_description?: string;
+          iss?: string;
+          state?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/oauth/oidc': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Sign in with OIDC: start the flow, or finish it when the provider sends the browser back
+     * @description Without `code`: redirects to the provider (PKCE S256, a random state bound to this browser by a cookie for 10 minutes); `state=link` links the provider to the signed-in account instead of signing in. With `code` and `state` (the provider's redirect): checks the state (1064), exchanges the code, then signs in the linked user, registers one (when oauthRegistration is on, 3016 otherwise), or links; redirects to /dashboard (/dashboard/settings after linking). The redirect URI to register at the provider is <PUBLIC_URL or this server's origin>/api/auth/oauth/oidc.
+     */
+    get: {
+      parameters: {
+        query?: {
+          code?: string;
+          error?: string;
+          error_description?: string;
+          iss?: string;
+          state?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auth/register': {
     parameters: {
       query?: never;
@@ -3147,6 +3369,8 @@ export interface components {
       /** @description true until the first user (a SUPERADMIN) exists */
       firstSetup: boolean;
       invitesEnabled: boolean;
+      /** @description the providers an admin configured: a sign-in page offers a button for each */
+      oauthProviders: ('DISCORD' | 'GITHUB' | 'GOOGLE' | 'OIDC')[];
       registrationEnabled: boolean;
       siteTitle: string;
     };
@@ -3194,6 +3418,46 @@ export interface components {
       invitesCodeLength: number;
       /** @description Registration with an invite code (environment: INVITES_ENABLED) */
       invitesEnabled: boolean;
+      /** @description Discord's authorization endpoint (environment: OAUTH_DISCORD_AUTHORIZE_URL) */
+      oauthDiscordAuthorizeUrl: string;
+      /** @description Discord OAuth client id; with its secret, enables "Sign in with Discord" (environment: OAUTH_DISCORD_CLIENT_ID) */
+      oauthDiscordClientId: string | null;
+      /** @description Discord OAuth client secret (environment: OAUTH_DISCORD_CLIENT_SECRET) */
+      oauthDiscordClientSecret: string | null;
+      /** @description Discord's token endpoint (environment: OAUTH_DISCORD_TOKEN_URL) */
+      oauthDiscordTokenUrl: string;
+      /** @description Discord's endpoint for the signed-in user's profile (environment: OAUTH_DISCORD_USER_URL) */
+      oauthDiscordUserUrl: string;
+      /** @description Github's authorization endpoint (environment: OAUTH_GITHUB_AUTHORIZE_URL) */
+      oauthGithubAuthorizeUrl: string;
+      /** @description Github OAuth client id; with its secret, enables "Sign in with Github" (environment: OAUTH_GITHUB_CLIENT_ID) */
+      oauthGithubClientId: string | null;
+      /** @description Github OAuth client secret (environment: OAUTH_GITHUB_CLIENT_SECRET) */
+      oauthGithubClientSecret: string | null;
+      /** @description Github's token endpoint (environment: OAUTH_GITHUB_TOKEN_URL) */
+      oauthGithubTokenUrl: string;
+      /** @description Github's endpoint for the signed-in user's profile (environment: OAUTH_GITHUB_USER_URL) */
+      oauthGithubUserUrl: string;
+      /** @description Google's authorization endpoint (environment: OAUTH_GOOGLE_AUTHORIZE_URL) */
+      oauthGoogleAuthorizeUrl: string;
+      /** @description Google OAuth client id; with its secret, enables "Sign in with Google" (environment: OAUTH_GOOGLE_CLIENT_ID) */
+      oauthGoogleClientId: string | null;
+      /** @description Google OAuth client secret (environment: OAUTH_GOOGLE_CLIENT_SECRET) */
+      oauthGoogleClientSecret: string | null;
+      /** @description Google's token endpoint (environment: OAUTH_GOOGLE_TOKEN_URL) */
+      oauthGoogleTokenUrl: string;
+      /** @description Google's endpoint for the signed-in user's profile (environment: OAUTH_GOOGLE_USER_URL) */
+      oauthGoogleUserUrl: string;
+      /** @description OpenID Connect client id (environment: OAUTH_OIDC_CLIENT_ID) */
+      oauthOidcClientId: string | null;
+      /** @description OpenID Connect client secret (environment: OAUTH_OIDC_CLIENT_SECRET) */
+      oauthOidcClientSecret: string | null;
+      /** @description OpenID Connect issuer URL, read through its discovery document (Keycloak realm, Authentik application, Authelia ...) (environment: OAUTH_OIDC_ISSUER) */
+      oauthOidcIssuer: string | null;
+      /** @description Scopes asked of the OpenID Connect provider, separated by spaces (environment: OAUTH_OIDC_SCOPES) */
+      oauthOidcScopes: string;
+      /** @description A first sign-in through an OAuth provider creates an account (otherwise only linked accounts sign in) (environment: OAUTH_REGISTRATION) */
+      oauthRegistration: boolean;
       /** @description Admins are not rate limited (environment: RATELIMIT_ADMIN_BYPASS) */
       ratelimitAdminBypass: boolean;
       /** @description Limit uploads and logins per client (environment: RATELIMIT_ENABLED) */
@@ -3240,6 +3504,26 @@ export interface components {
         | 'ratelimitMax'
         | 'ratelimitWindow'
         | 'ratelimitAdminBypass'
+        | 'oauthRegistration'
+        | 'oauthOidcIssuer'
+        | 'oauthOidcClientId'
+        | 'oauthOidcClientSecret'
+        | 'oauthOidcScopes'
+        | 'oauthDiscordClientId'
+        | 'oauthDiscordClientSecret'
+        | 'oauthDiscordAuthorizeUrl'
+        | 'oauthDiscordTokenUrl'
+        | 'oauthDiscordUserUrl'
+        | 'oauthGithubClientId'
+        | 'oauthGithubClientSecret'
+        | 'oauthGithubAuthorizeUrl'
+        | 'oauthGithubTokenUrl'
+        | 'oauthGithubUserUrl'
+        | 'oauthGoogleClientId'
+        | 'oauthGoogleClientSecret'
+        | 'oauthGoogleAuthorizeUrl'
+        | 'oauthGoogleTokenUrl'
+        | 'oauthGoogleUserUrl'
       )[];
       settings: components['schemas']['ServerSettings'];
     };
