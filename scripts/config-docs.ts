@@ -66,7 +66,7 @@ const code = (text: string) => `\`${text}\``;
 
 function shownValue(value: unknown, bytes: boolean): string {
   if (bytes && typeof value === 'number') return code(byteSizeText(value));
-  if (value === null) return 'never';
+  if (value === null) return 'not set';
   if (Array.isArray(value)) return value.length === 0 ? 'none' : code(value.join(','));
   return code(String(value));
 }

@@ -64,6 +64,7 @@ function oauthProviderSettings<N extends 'Discord' | 'Github' | 'Google'>(
   name: N,
   env: string,
   urls: { authorize: string; token: string; user: string },
+  label: string = name,
 ) {
   return {
     [`oauth${name}ClientId`]: setting(
@@ -71,35 +72,35 @@ function oauthProviderSettings<N extends 'Discord' | 'Github' | 'Google'>(
       null as string | null,
       `OAUTH_${env}_CLIENT_ID`,
       'nullable-string',
-      `${name} OAuth client id; with its secret, enables "Sign in with ${name}"`,
+      `${label} OAuth client id; with its secret, enables "Sign in with ${label}"`,
     ),
     [`oauth${name}ClientSecret`]: setting(
       optionalText,
       null as string | null,
       `OAUTH_${env}_CLIENT_SECRET`,
       'nullable-string',
-      `${name} OAuth client secret`,
+      `${label} OAuth client secret`,
     ),
     [`oauth${name}AuthorizeUrl`]: setting(
       urlSetting,
       urls.authorize,
       `OAUTH_${env}_AUTHORIZE_URL`,
       'string',
-      `${name}'s authorization endpoint`,
+      `${label}'s authorization endpoint`,
     ),
     [`oauth${name}TokenUrl`]: setting(
       urlSetting,
       urls.token,
       `OAUTH_${env}_TOKEN_URL`,
       'string',
-      `${name}'s token endpoint`,
+      `${label}'s token endpoint`,
     ),
     [`oauth${name}UserUrl`]: setting(
       urlSetting,
       urls.user,
       `OAUTH_${env}_USER_URL`,
       'string',
-      `${name}'s endpoint for the signed-in user's profile`,
+      `${label}'s endpoint for the signed-in user's profile`,
     ),
   } as Record<`oauth${N}${'ClientId' | 'ClientSecret'}`, SettingDefinition<typeof optionalText>> &
     Record<`oauth${N}${'AuthorizeUrl' | 'TokenUrl' | 'UserUrl'}`, SettingDefinition<typeof urlSetting>>;
@@ -150,11 +151,16 @@ const OAUTH_SETTINGS = {
     token: 'https://discord.com/api/oauth2/token',
     user: 'https://discord.com/api/users/@me',
   }),
-  ...oauthProviderSettings('Github', 'GITHUB', {
-    authorize: 'https://github.com/login/oauth/authorize',
-    token: 'https://github.com/login/oauth/access_token',
-    user: 'https://api.github.com/user',
-  }),
+  ...oauthProviderSettings(
+    'Github',
+    'GITHUB',
+    {
+      authorize: 'https://github.com/login/oauth/authorize',
+      token: 'https://github.com/login/oauth/access_token',
+      user: 'https://api.github.com/user',
+    },
+    'GitHub',
+  ),
   ...oauthProviderSettings('Google', 'GOOGLE', {
     authorize: 'https://accounts.google.com/o/oauth2/v2/auth',
     token: 'https://oauth2.googleapis.com/token',

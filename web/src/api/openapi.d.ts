@@ -3428,15 +3428,15 @@ export interface components {
       oauthDiscordTokenUrl: string;
       /** @description Discord's endpoint for the signed-in user's profile (environment: OAUTH_DISCORD_USER_URL) */
       oauthDiscordUserUrl: string;
-      /** @description Github's authorization endpoint (environment: OAUTH_GITHUB_AUTHORIZE_URL) */
+      /** @description GitHub's authorization endpoint (environment: OAUTH_GITHUB_AUTHORIZE_URL) */
       oauthGithubAuthorizeUrl: string;
-      /** @description Github OAuth client id; with its secret, enables "Sign in with Github" (environment: OAUTH_GITHUB_CLIENT_ID) */
+      /** @description GitHub OAuth client id; with its secret, enables "Sign in with GitHub" (environment: OAUTH_GITHUB_CLIENT_ID) */
       oauthGithubClientId: string | null;
-      /** @description Github OAuth client secret (environment: OAUTH_GITHUB_CLIENT_SECRET) */
+      /** @description GitHub OAuth client secret (environment: OAUTH_GITHUB_CLIENT_SECRET) */
       oauthGithubClientSecret: string | null;
-      /** @description Github's token endpoint (environment: OAUTH_GITHUB_TOKEN_URL) */
+      /** @description GitHub's token endpoint (environment: OAUTH_GITHUB_TOKEN_URL) */
       oauthGithubTokenUrl: string;
-      /** @description Github's endpoint for the signed-in user's profile (environment: OAUTH_GITHUB_USER_URL) */
+      /** @description GitHub's endpoint for the signed-in user's profile (environment: OAUTH_GITHUB_USER_URL) */
       oauthGithubUserUrl: string;
       /** @description Google's authorization endpoint (environment: OAUTH_GOOGLE_AUTHORIZE_URL) */
       oauthGoogleAuthorizeUrl: string;

@@ -12,6 +12,9 @@ export type Quota = Schemas['Quota'];
 export type Session = Schemas['Session'];
 export type UserViewSettings = Schemas['UserViewSettings'];
 export type PublicServerInfo = Schemas['PublicServerInfo'];
+/** A link between a user and a sign-in provider. */
+export type OAuthLink = Schemas['OAuthProvider'];
+export type OAuthProviderKind = OAuthLink['provider'];
 /** GET /api/user */
 export type CurrentUser = ApiAnswer<'/api/user', 'get'>;
 /** A file as its owner sees it: GET /api/user/files, GET/PATCH /api/user/files/:id, a folder's files. */

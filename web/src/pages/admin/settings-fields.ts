@@ -28,6 +28,15 @@ const KNOWN_GROUPS: Array<{ id: string; title: string; description: string; pref
   },
   { id: 'urls', title: 'Short URLs', description: 'Links and short URL codes.', prefixes: ['urls'] },
   { id: 'ratelimit', title: 'Rate limits', description: 'Requests each client may make.', prefixes: ['ratelimit'] },
+  {
+    id: 'oauth',
+    title: 'Sign-in providers',
+    description:
+      'Sign in with Discord, GitHub, Google or any OpenID Connect provider (Keycloak, Authentik, Authelia). A provider ' +
+      'with a client id and secret gets a button on the sign-in page. Register <this server>/api/auth/oauth/<provider> ' +
+      '(discord, github, google or oidc) as the redirect URI at the provider.',
+    prefixes: ['oauth'],
+  },
 ];
 
 /** Labels for the keys Chute has today; other keys are labelled from their name. */
@@ -51,7 +60,25 @@ const LABELS: Record<string, string> = {
   ratelimitMax: 'Requests per window',
   ratelimitWindow: 'Window (seconds)',
   ratelimitAdminBypass: 'Administrators are not limited',
+  oauthRegistration: 'A first sign-in through a provider creates an account',
+  oauthOidcIssuer: 'OpenID Connect issuer URL',
+  oauthOidcClientId: 'OpenID Connect client id',
+  oauthOidcClientSecret: 'OpenID Connect client secret',
+  oauthOidcScopes: 'OpenID Connect scopes',
+  ...providerLabels('Discord'),
+  ...providerLabels('Github', 'GitHub'),
+  ...providerLabels('Google'),
 };
+
+function providerLabels(key: string, name = key): Record<string, string> {
+  return {
+    [`oauth${key}ClientId`]: `${name} client id`,
+    [`oauth${key}ClientSecret`]: `${name} client secret`,
+    [`oauth${key}AuthorizeUrl`]: `${name} authorization URL`,
+    [`oauth${key}TokenUrl`]: `${name} token URL`,
+    [`oauth${key}UserUrl`]: `${name} user URL`,
+  };
+}
 
 /** Choices of keys whose value is one of a fixed list (the API answers only the current value). */
 export const CHOICES: Record<string, Array<{ value: string; label: string }>> = {

@@ -1,5 +1,7 @@
-// Sign in: username and password, then the TOTP code when the account has one ({totp: true} answer).
-import { Anchor, Button, PasswordInput, PinInput, Stack, Text, TextInput } from '@mantine/core';
+// Sign in: username and password, then the TOTP code when the account has one ({totp: true} answer); or a button per
+// configured OAuth / OpenID Connect provider, which leaves for the provider and comes back signed in.
+import { Anchor, Button, Divider, PasswordInput, PinInput, Stack, Text, TextInput } from '@mantine/core';
+import { IconLogin2 } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { logIn } from './auth-api';
 import { FormError } from '../../components/FormError';
@@ -8,6 +10,7 @@ import { useSession } from '../../lib/session';
 import { Link, navigate, useLocation } from '../../router';
 import { AuthFrame } from './AuthFrame';
 import { requiredField } from '../../lib/bound';
+import { OAUTH_PROVIDER_LABELS, oauthStartUrl } from '../../lib/oauth-providers';
 
 /** Only same-site dashboard paths are followed after sign-in (no open redirect). */
 function safeNext(next: string | null): string {
@@ -60,6 +63,22 @@ export function LoginPage() {
           <Button type="submit" loading={busy}>
             Sign in
           </Button>
+          {!needsCode && server && server.oauthProviders.length > 0 ? (
+            <>
+              <Divider label="or" labelPosition="center" />
+              {server.oauthProviders.map((provider) => (
+                <Button
+                  key={provider}
+                  component="a"
+                  href={oauthStartUrl(provider)}
+                  variant="default"
+                  leftSection={<IconLogin2 size={16} />}
+                >
+                  Sign in with {OAUTH_PROVIDER_LABELS[provider]}
+                </Button>
+              ))}
+            </>
+          ) : null}
           {server && (server.registrationEnabled || server.invitesEnabled) ? (
             <Text size="sm" ta="center">
               No account yet?{' '}

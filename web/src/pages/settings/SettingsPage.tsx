@@ -1,10 +1,11 @@
 // The user's own settings, one tab each (the tab is kept in ?tab= so that a reload or a shared link opens it):
-// profile, view and embed settings, sessions, the API token, and uploader configurations to download.
+// profile, view and embed settings, sessions, linked sign-in providers, the API token, and uploader configurations.
 import { Stack, Tabs } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { IconApi, IconDevices, IconDownload, IconPhotoCog, IconUser } from '@tabler/icons-react';
+import { IconApi, IconDevices, IconDownload, IconLink, IconPhotoCog, IconUser } from '@tabler/icons-react';
 import { PageHeader } from '../../components/PageHeader';
 import { setSearch, useLocation } from '../../router';
+import { LinkedAccountsSection } from './LinkedAccountsSection';
 import { ProfileSection } from './ProfileSection';
 import { SessionsSection } from './SessionsSection';
 import { TokenSection } from './TokenSection';
@@ -15,6 +16,7 @@ const TABS = [
   { value: 'profile', label: 'Profile', icon: <IconUser size={16} />, panel: <ProfileSection /> },
   { value: 'view', label: 'View & embeds', icon: <IconPhotoCog size={16} />, panel: <ViewSettingsSection /> },
   { value: 'sessions', label: 'Sessions', icon: <IconDevices size={16} />, panel: <SessionsSection /> },
+  { value: 'linked', label: 'Linked accounts', icon: <IconLink size={16} />, panel: <LinkedAccountsSection /> },
   { value: 'token', label: 'API token', icon: <IconApi size={16} />, panel: <TokenSection /> },
   { value: 'uploaders', label: 'Uploaders', icon: <IconDownload size={16} />, panel: <UploadersSection /> },
 ] as const;
@@ -30,7 +32,7 @@ export function SettingsPage() {
     <Stack gap={0} maw={1200}>
       <PageHeader
         title="Settings"
-        description="Your profile, how your links look, where you are signed in, and your uploaders."
+        description="Your profile, how your links look, where and how you sign in, and your uploaders."
       />
       <Tabs
         variant={phone ? 'pills' : 'default'}

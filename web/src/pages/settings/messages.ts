@@ -5,6 +5,8 @@ import { errorMessage } from '../../lib/notify';
 
 const SETTINGS_MESSAGES: Record<number, string> = {
   1068: 'Your account has no password yet: leave "Current password" empty to set one.',
+  1030: 'That provider is not linked to your account any more.',
+  1043: 'This is the only way to sign in to your account. Set a password in your profile first, then unlink it.',
 };
 
 /** A sentence for a failed settings request; 1000s name the field the server refused, when it says which. */

@@ -1,4 +1,5 @@
-// The calls of the Settings page (src/routes/user.ts): the profile, view settings, sessions and API token.
+// The calls of the Settings page (src/routes/user.ts, oauth.ts): the profile, view settings, sessions, API token and
+// linked sign-in providers.
 import { request, type ApiBody } from '../../api/client';
 
 /** PATCH /api/user: username, password (with currentPassword), avatar, view settings. */
@@ -18,4 +19,9 @@ export function revokeSessions(which: ApiBody<'/api/user/sessions', 'delete'>) {
 /** A new API token; the old one stops working at once. */
 export function regenerateToken() {
   return request('patch', '/api/user/token');
+}
+
+/** DELETE /api/auth/oauth: unlinks a provider; answers the links that remain. */
+export function unlinkProvider(provider: ApiBody<'/api/auth/oauth', 'delete'>['provider']) {
+  return request('delete', '/api/auth/oauth', { body: { provider } });
 }
