@@ -224,6 +224,19 @@ forEachDatabase('sign in with OpenID Connect', (engine) => {
     );
   });
 
+  it("takes the extra parameters providers add to the callback (Keycloak's session_state)", async () => {
+    const end = await signIn(
+      { sub: 'sub-ada' },
+      {
+        rewrite: (url) => {
+          if (url.origin === server().url && url.searchParams.has('code')) url.searchParams.set('session_state', 'ks');
+          return url;
+        },
+      },
+    );
+    assert.equal(end.location, '/dashboard');
+  });
+
   it('refuses a state that does not match the browser, or a callback without the flow cookie (1064)', async () => {
     const wrong = await signIn(
       { sub: 'sub-ada' },
