@@ -40,11 +40,12 @@ function callbackPath(provider: OAuthProviderKind): string {
 /** Failures of a flow: logged with their cause, the flow cookie dropped, then a page (browsers) or the JSON error. */
 function oauthErrorHandler(ctx: AppContext, provider: OAuthProviderKind) {
   const answer = pageErrorHandler(ctx, (error, request, reply) => {
-    const linking = (request.query as { state?: string }).state === 'link';
+    // Someone signed in was linking: back to their settings; anyone else back to the sign-in page.
+    const signedIn = request.auth?.via === 'session';
     const page = renderErrorPage({
       siteTitle: ctx.settings.get().siteTitle,
       ...oauthErrorText(error.code, provider),
-      back: linking
+      back: signedIn
         ? { href: '/dashboard/settings', label: 'Back to settings' }
         : { href: '/auth/login', label: 'Back to sign-in' },
     });

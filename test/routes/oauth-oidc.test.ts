@@ -93,6 +93,7 @@ forEachDatabase('sign in with OpenID Connect', (engine) => {
     assert.match(page.response.headers.get('content-type') ?? '', /text\/html/);
     const text = await page.response.text();
     assert.match(text, /does not create accounts/);
+    assert.match(text, /href="\/auth\/login"/, 'the page leads back to the sign-in page');
     assert.doesNotMatch(text, /at \w+ \(|node:internal|\.ts:\d+/, 'no stack trace on the page');
     const api = await signIn({ sub: 'nobody-1', preferred_username: 'nobody' }, { accept: JSON_ACCEPT });
     assertError(await readJsonResponse(api.response), 403, 3016);
@@ -174,6 +175,11 @@ forEachDatabase('sign in with OpenID Connect', (engine) => {
       { browser, start: '/api/auth/oauth/oidc?state=link', accept: JSON_ACCEPT },
     );
     assertError(await readJsonResponse(twice.response), 400, 1063);
+    const twicePage = await signIn({ sub: 'sub-linda-2' }, { browser, start: '/api/auth/oauth/oidc?state=link' });
+    assert.equal(twicePage.response.status, 400);
+    const twiceText = await twicePage.response.text();
+    assert.match(twiceText, /already linked to your identity provider/);
+    assert.match(twiceText, /href="\/dashboard\/settings"/, 'the page leads back to the settings');
 
     const other = await makeUser(server(), { username: 'otto' });
     const otherBrowser = new CookieBrowser();
