@@ -2,8 +2,9 @@
 # Builds Chute's container image (Dockerfile) and checks it from outside, as an admin runs it (docs/install.md):
 # first-user setup, login and token, an upload downloaded byte-exact, the data kept across a restart and across a new
 # container on the same volume, `docker stop` ending within 10 s, Node.js as a non-root process 1, nothing written
-# outside the volume /data. Once with SQLite on the volume, once against PostgreSQL. Validates the compose files and
-# reports the image size and the cold start (docker run to a passing health check). .ci/run calls it.
+# outside the volume /data, the dashboard served, ffmpeg working. Once with SQLite on the volume, once against
+# PostgreSQL. Validates the compose files and reports the image size and the cold start (docker run to a passing
+# health check). .ci/run calls it.
 #
 # Needs Debian's docker.io (dockerd is started when it is not running, and stopped again at the end), debootstrap
 # (only when the base image is missing), curl, node and psql. Every container uses the host network and listens on
@@ -236,9 +237,19 @@ check_run() {
   else
     [[ " $listing " != *" chute.db "* ]] || fail "$label: a SQLite database appeared in /data with DATABASE_URL set"
   fi
+  # The dashboard (/ leads to /dashboard) is served from the image's web/dist, found next to package.json; ffmpeg runs.
+  local page asset
+  page=$(curl -sfL "$base/") || fail "$label: GET / failed"
+  asset=$(echo "$page" | grep -o '/assets/[^"]*\.js' | head -n 1 || true)
+  [ -n "$asset" ] || fail "$label: GET / is not the built dashboard: $(echo "$page" | head -c 300)"
+  curl -sf "$base$asset" -o /dev/null || fail "$label: the dashboard's $asset is not served"
+  docker exec "$name" ffmpeg -v error -f lavfi -i testsrc=duration=1:size=160x90:rate=10 -frames:v 1 \
+    -f image2pipe -c:v png - >"$work/frame.png" || fail "$label: ffmpeg does not run in the container"
+  [ "$(head -c 4 "$work/frame.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ] || fail "$label: ffmpeg made no PNG"
+
   changed=$(docker diff "$name")
   [ -z "$changed" ] || fail "$label: files written outside /data: $changed"
-  log "$label: /data holds: $listing; nothing written outside it; node runs as uid $uid: ok"
+  log "$label: /data holds: $listing; nothing written outside it; node runs as uid $uid; dashboard served; ffmpeg makes a frame: ok"
 
   # docker stop: SIGTERM reaches Node, which closes and exits 0 well within docker's 10 s.
   t0=$(now)
