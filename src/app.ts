@@ -68,10 +68,12 @@ export async function buildApp(
   ctx: Omit<AppContext, 'log'>,
   options: BuildAppOptions,
 ): Promise<{ app: App; ctx: AppContext }> {
+  const proxies = ctx.config.TRUST_PROXY;
   const app = Fastify({
     logger: options.logger,
     rewriteUrl: (request) => rewritePublicPrefixes(ctx, request.url ?? '/'),
-    trustProxy: ctx.config.TRUST_PROXY,
+    // A hop count as Fastify itself compiles it (its types take no number): the nearest `proxies` hops are trusted.
+    trustProxy: typeof proxies === 'number' ? (_address: string, hop: number) => hop < proxies : proxies,
     bodyLimit: ctx.config.JSON_BODY_LIMIT,
     // Uploads can take long; the server must not cut a slow client mid-file. Idle sockets still time out.
     requestTimeout: 0,
