@@ -12,7 +12,7 @@ import { ApiError } from '../lib/errors.js';
 import type { ErrorCode } from '../lib/error-codes.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { QuotaInput, UserDto } from '../schemas/user.js';
-import { insertUser, loadUserDto, loadUserDtos, parseAvatar } from './accounts.js';
+import { freshTokenColumns, insertUser, loadUserDto, loadUserDtos, parseAvatar } from './accounts.js';
 import { deleteStoredBytes } from './files.js';
 import { releasePartialUploadData } from './partial-upload-assembly.js';
 import { resolveQuotaInput, setUserQuota, type QuotaLimits } from './quotas.js';
@@ -144,7 +144,9 @@ export async function updateUser(ctx: AppContext, actor: UserRow, id: string, ed
   const changes: Partial<UserRow> = {};
   if (edit.username !== undefined) changes.username = edit.username;
   if (edit.avatar !== undefined) changes.avatar = edit.avatar === null ? null : parseAvatar(edit.avatar);
-  if (edit.password !== undefined) changes.password = await hashPassword(edit.password);
+  // A new password replaces the API token too: whoever held the old credentials holds nothing now.
+  if (edit.password !== undefined)
+    Object.assign(changes, { password: await hashPassword(edit.password) }, freshTokenColumns(ctx));
 
   return ctx.db.transaction().execute(async (trx) => {
     // A role change may remove a SUPERADMIN: take their locks first (always in the same order), then the target's.

@@ -908,7 +908,10 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Update the authenticated user; missing properties stay, view merges property by property */
+    /**
+     * Update the authenticated user; missing properties stay, view merges property by property
+     * @description A new password also replaces the API token (the answer carries the new one) and signs out every other session.
+     */
     patch: {
       parameters: {
         query?: never;
@@ -921,7 +924,7 @@ export interface paths {
           'application/json': {
             /** @description base64 image, or null to remove */
             avatar?: string | null;
-            /** @description checked when given (1066 when wrong) */
+            /** @description required with password from a session (1067 when missing, 1066 when wrong, 1068 when the account has none yet: leave it out to set a first password); checked when given with the API token */
             currentPassword?: string;
             password?: string;
             username?: string;
@@ -1962,7 +1965,10 @@ export interface paths {
     };
     put?: never;
     post?: never;
-    /** Revoke one session ({sessionId}) or all other sessions ({all: true}) */
+    /**
+     * Revoke one session ({sessionId}) or all other sessions ({all: true})
+     * @description Sign out everywhere: {all: true, rotateToken: true} also replaces the API token (read the new one with GET /api/user/token), so that nothing signed in before keeps access.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -1979,6 +1985,8 @@ export interface paths {
             | {
                 /** @enum {boolean} */
                 all: true;
+                /** @description also replace the API token; the old one stops working */
+                rotateToken?: boolean;
               };
         };
       };
