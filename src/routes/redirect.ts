@@ -36,12 +36,16 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
       errorHandler: pageErrorHandler(ctx),
     },
     async (request, reply) => {
-      // HEAD (link checkers, chat previews) answers the same without spending a view.
+      // HEAD (link checkers, chat previews) answers the same without spending a view (and, for a view-limited
+      // link, without its Location).
       const follow = request.method === 'HEAD' ? peekShortUrl : followShortUrl;
       const outcome = await follow(ctx, request.params.slug, request.query.token);
       if (outcome.kind === 'missing') throw new ApiError(9002, 'no such short URL');
       if (outcome.kind === 'redirect') {
-        return reply.header('cache-control', 'no-store').redirect(outcome.destination, 302);
+        reply.header('cache-control', 'no-store');
+        // A HEAD spends no view: of a view-limited link it must not tell where the link leads either.
+        if (outcome.limited === true) return reply.code(302).send();
+        return reply.redirect(outcome.destination, 302);
       }
       return sendPage(reply, renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle }), 401);
     },

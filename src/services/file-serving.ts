@@ -151,15 +151,16 @@ export async function countView(ctx: AppContext, file: ServedFile): Promise<View
 
 /**
  * Counts the view that a GET of a file's bytes is, when it reads from the start (a ranged continuation is the same
- * view going on). For the last allowed view it returns what deletes the bytes, to run before the client holds the
- * last byte.
+ * view going on). A file with max views counts every GET, ranged or not: a view limit must not be read around with
+ * `Range: bytes=1-` (so such a file is best fetched whole). For the last allowed view it returns what deletes the
+ * bytes, to run before the client holds the last byte.
  */
 export async function countBytesView(
   ctx: AppContext,
   file: ServedFile,
   span: { start: number } | undefined,
 ): Promise<(() => Promise<void>) | undefined> {
-  if (span !== undefined && span.start !== 0) return undefined;
+  if (span !== undefined && span.start !== 0 && file.max_views === null) return undefined;
   const { last } = await countView(ctx, file);
   return last ? () => finishLastView(ctx, file) : undefined;
 }

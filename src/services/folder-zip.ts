@@ -7,7 +7,10 @@ import type { AppContext } from '../context.js';
 import type { FileRow, FolderRow } from '../db/types.js';
 
 export interface FolderZipOptions {
-  /** public: only public child folders, and no password-protected files (their password guards the bytes). */
+  /**
+   * public: only public child folders, and no password-protected files (their password guards the bytes) nor files
+   * with max views (a zip counts no view).
+   */
   audience: 'owner' | 'public';
 }
 
@@ -50,7 +53,8 @@ async function collectEntries(
       .select(['folder_id', 'name', 'original_name', 'storage_key', 'created_at'])
       .where('folder_id', 'in', ids)
       .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', now)]));
-    if (options.audience === 'public') fileQuery = fileQuery.where('password', 'is', null);
+    if (options.audience === 'public')
+      fileQuery = fileQuery.where('password', 'is', null).where('max_views', 'is', null);
     let childQuery = ctx.db.selectFrom('folders').select(['id', 'name', 'parent_id']).where('parent_id', 'in', ids);
     if (options.audience === 'public') childQuery = childQuery.where('public', '=', 1);
     const [levelFiles, children] = await Promise.all([

@@ -236,7 +236,10 @@ export async function deleteUrl(ctx: AppContext, userId: string, id: string): Pr
 }
 
 export type FollowOutcome =
-  { kind: 'redirect'; destination: string } | { kind: 'password'; urlId: string } | { kind: 'missing' };
+  /** `limited`: the URL has a view limit (a HEAD, which counts no view, must not show where it leads). */
+  | { kind: 'redirect'; destination: string; limited?: boolean }
+  | { kind: 'password'; urlId: string }
+  | { kind: 'missing' };
 
 /**
  * Follows /go/<slug>: one look-up through the slug's primary key. A view of a URL without a view limit is counted in
@@ -275,7 +278,7 @@ export async function peekShortUrl(ctx: AppContext, slug: string, unlockToken?: 
   const url = await findUrlBySlug(ctx.db, slug);
   if (!url || url.enabled !== 1 || (url.max_views !== null && url.views >= url.max_views)) return { kind: 'missing' };
   if (url.password !== null && !unlocks(ctx, unlockToken, url.id)) return { kind: 'password', urlId: url.id };
-  return { kind: 'redirect', destination: url.destination };
+  return { kind: 'redirect', destination: url.destination, limited: url.max_views !== null };
 }
 
 /** The look-up of a redirect: the slug's primary key, then the URL's. */
