@@ -11,7 +11,7 @@ import { verifyPassword } from '../lib/passwords.js';
 import { StorageNotFoundError } from '../storage/datasource.js';
 import { parseView } from './mappers.js';
 import type { UserViewSettings } from '../schemas/user.js';
-import { deleteFiles, deleteStoredBytes, fileByIdOrName, isAdmin } from './files.js';
+import { deleteFiles, deleteStoredBytes, fileByIdOrName, managesFilesOf } from './files.js';
 
 /** How long a token handed out for a right password opens the file. */
 export const FILE_ACCESS_TOKEN_TTL_MS = 30 * 60_000;
@@ -94,7 +94,7 @@ function issueAccessToken(ctx: AppContext, fileId: string): FileAccessToken {
 }
 
 /**
- * POST /api/user/files/:id/password: the right password (or the owner or an admin asking) -> a short-lived token
+ * POST /api/user/files/:id/password: the right password (or the owner, or an admin who manages the owner, asking) -> a short-lived token
  * for ?token=; a wrong password -> 3005. The file is found by id or served name; missing -> 4000.
  */
 export async function unlockFile(
@@ -105,7 +105,7 @@ export async function unlockFile(
 ): Promise<FileAccessToken & { fileId: string; name: string }> {
   const row = await fileByIdOrName(ctx, idOrName);
   if (!row || (row.deletes_at !== null && row.deletes_at <= ctx.clock.now())) throw new ApiError(4000);
-  const trusted = caller !== null && (caller.id === row.user_id || isAdmin(caller));
+  const trusted = caller !== null && (await managesFilesOf(ctx, caller, [row.user_id]));
   if (row.password !== null && !trusted) {
     if (!(await verifyPassword(row.password, password ?? ''))) throw new ApiError(3005);
   }

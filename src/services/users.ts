@@ -12,6 +12,7 @@ import { ApiError } from '../lib/errors.js';
 import type { ErrorCode } from '../lib/error-codes.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { QuotaInput, UserDto } from '../schemas/user.js';
+import { managesRole } from '../lib/roles.js';
 import { freshTokenColumns, insertUser, loadUserDto, loadUserDtos, parseAvatar } from './accounts.js';
 import { deleteStoredBytes } from './files.js';
 import { releasePartialUploadData } from './partial-upload-assembly.js';
@@ -19,10 +20,7 @@ import { resolveQuotaInput, setUserQuota, type QuotaLimits } from './quotas.js';
 
 /** Whether `actor` may edit or delete `target` (acting on oneself is checked by the operation). */
 function canManage(actor: UserRow, target: UserRow): boolean {
-  if (actor.id === target.id) return true;
-  if (actor.role === 'SUPERADMIN') return target.role !== 'SUPERADMIN';
-  if (actor.role === 'ADMIN') return target.role === 'USER';
-  return false;
+  return actor.id === target.id || managesRole(actor.role, target.role);
 }
 
 /** Refuses giving `role` to an account: ADMIN needs a SUPERADMIN (`adminCode`), SUPERADMIN too (3015). */
