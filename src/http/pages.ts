@@ -46,28 +46,6 @@ export function acceptFormBodies(scope: FastifyInstance): void {
   );
 }
 
-/**
- * One counter for the password forms of a plugin scope: `max` posts a minute per address, over all its routes (so
- * that a form reachable at two addresses cannot be guessed at twice the rate); then 429, which the form shows in words.
- */
-export function limitPasswordForms(scope: FastifyInstance, ctx: AppContext, name: string, max = 10): void {
-  const limit = scope.createRateLimit({
-    max,
-    timeWindow: 60_000,
-    keyGenerator: (request) => `${name}:${request.ip}`,
-    allowList: () => !ctx.settings.get().ratelimitEnabled,
-  });
-  scope.addHook('onRequest', async (request) => {
-    const result = await limit(request);
-    if (!result.isAllowed && result.isExceeded) {
-      throw new ApiError(9000, `too many requests, retry in ${result.ttlInSeconds} seconds`, {
-        status: 429,
-        headers: { 'retry-after': String(result.ttlInSeconds) },
-      });
-    }
-  });
-}
-
 /** Whether the caller is a browser asking for a page (not an API client, player or crawler fetching bytes). */
 export function wantsHtml(request: FastifyRequest): boolean {
   return (request.headers.accept ?? '').includes('text/html');

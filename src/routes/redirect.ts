@@ -7,12 +7,12 @@ import { URLS_ROUTE_INTERNAL } from '../http/links.js';
 import { urlLink } from '../lib/links.js';
 import {
   acceptFormBodies,
-  limitPasswordForms,
   pageErrorHandler,
   passwordFormErrorHandler,
   passwordFormSchema,
   sendPage,
 } from '../http/pages.js';
+import { passwordGuessGuard } from '../http/rate-limit.js';
 import type { RouteModule } from '../http/types.js';
 import { renderUrlPasswordPage } from '../pages/url-password-page.js';
 import { followShortUrl, peekShortUrl, unlockUrl } from '../services/urls.js';
@@ -53,8 +53,8 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
 
   await app.register(async (plugin) => {
     acceptFormBodies(plugin);
-    // Guesses: 10 a minute per address, like the API's unlock endpoint (POST /api/user/urls/:id/password).
-    limitPasswordForms(plugin, ctx, 'url-password-form');
+    // Guesses: 10 a minute per link and address, counted together with the API's unlock endpoint
+    // (POST /api/user/urls/:id/password).
     plugin.withTypeProvider<ZodTypeProvider>().post(
       `${URLS_ROUTE_INTERNAL}/:slug`,
       {
@@ -81,7 +81,7 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
             renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle, failure: 'empty' }),
             403,
           );
-        const { token } = await unlockUrl(ctx, outcome.urlId, password);
+        const { token } = await unlockUrl(ctx, outcome.urlId, password, passwordGuessGuard(request, 'url'));
         return reply
           .code(303)
           .header('cache-control', 'no-store')
