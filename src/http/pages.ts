@@ -5,7 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import type { ErrorCode } from '../lib/error-codes.js';
-import { type ApiError } from '../lib/errors.js';
+import type { ApiError } from '../lib/errors.js';
 import { sendApiError, toApiError } from './errors.js';
 import { renderErrorPage, type ErrorPageText } from '../pages/error-page.js';
 import type { RenderedPage } from '../pages/layout.js';
