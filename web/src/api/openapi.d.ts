@@ -245,7 +245,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** End the current session and clear its cookie */
+    /**
+     * End the current session and clear its cookie (POST; GET from this site only)
+     * @description A GET or POST that the browser says another site made (Sec-Fetch-Site, Origin) -> 403/9001.
+     */
     get: {
       parameters: {
         query?: never;
@@ -271,7 +274,34 @@ export interface paths {
       };
     };
     put?: never;
-    post?: never;
+    /**
+     * End the current session and clear its cookie (POST; GET from this site only)
+     * @description A GET or POST that the browser says another site made (Sec-Fetch-Site, Origin) -> 403/9001.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              loggedOut: boolean;
+            };
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
