@@ -19,7 +19,7 @@ forEachDatabase('cross-site requests', (engine) => {
   });
 
   it('refuses cookie-authenticated changes that another site makes (Sec-Fetch-Site or Origin)', async () => {
-    for (const headers of [
+    for (const headers of <Array<Record<string, string>>>[
       { 'sec-fetch-site': 'cross-site' },
       { 'sec-fetch-site': 'same-site' },
       { origin: EVIL },
