@@ -5,6 +5,7 @@ import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from './context.js';
+import { registerApiHeaders } from './http/api-headers.js';
 import { registerDashboard } from './http/dashboard.js';
 import { registerErrorHandlers } from './http/errors.js';
 import { rewritePublicPrefixes } from './http/links.js';
@@ -92,6 +93,7 @@ export async function buildApp(
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('auth', null);
   registerErrorHandlers(app);
+  registerApiHeaders(app);
   await registerOpenApi(app);
   await app.register(cookie);
   await app.register(multipart, { throwFileSizeLimit: true });
