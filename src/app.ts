@@ -5,6 +5,7 @@ import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from './context.js';
+import { registerApiHeaders } from './http/api-headers.js';
 import { registerDashboard } from './http/dashboard.js';
 import { registerErrorHandlers } from './http/errors.js';
 import { rewritePublicPrefixes } from './http/links.js';
@@ -70,10 +71,12 @@ export async function buildApp(
   ctx: Omit<AppContext, 'log'>,
   options: BuildAppOptions,
 ): Promise<{ app: App; ctx: AppContext }> {
+  const proxies = ctx.config.TRUST_PROXY;
   const app = Fastify({
     logger: options.logger,
     rewriteUrl: (request) => rewritePublicPrefixes(ctx, request.url ?? '/'),
-    trustProxy: ctx.config.TRUST_PROXY,
+    // A hop count as Fastify itself compiles it (its types take no number): the nearest `proxies` hops are trusted.
+    trustProxy: typeof proxies === 'number' ? (_address: string, hop: number) => hop < proxies : proxies,
     bodyLimit: ctx.config.JSON_BODY_LIMIT,
     // Uploads can take long; the server must not cut a slow client mid-file. Idle sockets still time out.
     requestTimeout: 0,
@@ -92,6 +95,7 @@ export async function buildApp(
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('auth', null);
   registerErrorHandlers(app);
+  registerApiHeaders(app);
   await registerOpenApi(app);
   await app.register(cookie);
   await app.register(multipart, { throwFileSizeLimit: true });

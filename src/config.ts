@@ -1,5 +1,6 @@
 // Reads the environment into one typed, validated configuration object.
 // Every bad value is reported with its variable name; nothing else in the code reads process.env.
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseByteSize } from './lib/sizes.js';
 
@@ -7,6 +8,49 @@ import { parseByteSize } from './lib/sizes.js';
 export const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** One trusted proxy: an address, a CIDR (address/prefix) or one of proxy-addr's range names. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: `false` (none), a hop count, or the proxies' addresses and CIDRs (what Fastify's trustProxy takes).
+ * A bare `true` (trust every hop) is refused: any client could then choose its address, and so its rate-limit key,
+ * with X-Forwarded-For.
+ */
+export function parseTrustProxy(value: string, ctx: z.RefinementCtx): false | number | string[] {
+  const text = value.trim().toLowerCase();
+  if (text === 'false' || text === 'no' || text === '0') return false;
+  if (text === 'true' || text === 'yes') {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'trusting every proxy hop lets any client choose its own address (and so its rate-limit key) with ' +
+        'X-Forwarded-For: give the number of proxies in front of Chute (e.g. 1) or their addresses/CIDRs ' +
+        '(e.g. 127.0.0.1,10.0.0.0/8)',
+    });
+    return z.NEVER;
+  }
+  if (/^\d+$/.test(text)) return Number(text);
+  const entries = text.split(',').map((e) => e.trim());
+  const bad = entries.filter((e) => !isProxyAddress(e));
+  if (bad.length > 0) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected false, a number of proxies or proxy addresses/CIDRs; not an address: ${bad.join(', ')}`,
+    });
+    return z.NEVER;
+  }
+  return entries;
+}
 
 /** A byte size such as 104857600, 100mb or 1gb (the reference generator names this type). */
 export const byteSizeFromEnv = z.string().transform((value, ctx) => {
@@ -64,9 +108,12 @@ export const ENV_VARIABLES = {
       unset: 'generated',
     },
   ),
-  TRUST_PROXY: env(booleanFromEnv.default(false), {
+  TRUST_PROXY: env(z.string().transform(parseTrustProxy).default(false), {
     description:
-      'Trust `X-Forwarded-*` headers (behind a reverse proxy); also makes the session cookie `Secure` on HTTPS',
+      'The reverse proxies in front of Chute, whose `X-Forwarded-*` headers it believes (the client address of rate ' +
+      'limits, the scheme of links and of the `Secure` session cookie): their number (`1` for one proxy) or their ' +
+      'addresses and CIDRs, comma-separated (`127.0.0.1,10.0.0.0/8`; also `loopback`, `linklocal`, `uniquelocal`). ' +
+      '`false` trusts none. `true` is refused: trusting every hop would let any client choose its own address',
   }),
   PUBLIC_URL: env(z.string().url().optional(), {
     description: 'Base URL used in returned links, e.g. `https://files.example.com`',

@@ -3,6 +3,9 @@ import { ConfigError, loadConfig } from './config.js';
 import { createChute } from './server.js';
 
 async function main(): Promise<void> {
+  // Everything Chute creates in DATA_DIR (the database, uploads, temp files, the secret) is the service account's
+  // alone: files 0600, folders 0700. The umask is only ever tightened, never loosened.
+  process.umask(process.umask() | 0o077);
   let config;
   try {
     config = loadConfig();

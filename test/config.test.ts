@@ -19,13 +19,13 @@ describe('loadConfig', () => {
     const config = loadConfig({
       PORT: '8080',
       DATABASE_URL: 'postgres://u@h/db',
-      TRUST_PROXY: 'true',
+      TRUST_PROXY: '1',
       JSON_BODY_LIMIT: '64kb',
       SECRET: '',
     });
     assert.equal(config.PORT, 8080);
     assert.equal(config.DATABASE_URL, 'postgres://u@h/db');
-    assert.equal(config.TRUST_PROXY, true);
+    assert.equal(config.TRUST_PROXY, 1);
     assert.equal(config.JSON_BODY_LIMIT, 65536);
     assert.equal(config.SECRET, undefined);
   });
@@ -46,6 +46,34 @@ describe('loadConfig', () => {
       assert.deepEqual(names, ['DATABASE_URL', 'JSON_BODY_LIMIT', 'PORT', 'SECRET', 'TRUST_PROXY']);
       assert.match(err.message, /SECRET="short": must be at least 32 characters/);
     }
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  it('takes a hop count, or proxy addresses and CIDRs', () => {
+    assert.equal(loadConfig({ TRUST_PROXY: '2' }).TRUST_PROXY, 2);
+    assert.equal(loadConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY, false);
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,loopback' }).TRUST_PROXY, [
+      '127.0.0.1',
+      '10.0.0.0/8',
+      '::1',
+      'loopback',
+    ]);
+  });
+
+  it('refuses a bare true (every hop trusted), saying why and what to give instead', () => {
+    for (const value of ['true', 'yes']) {
+      assert.throws(
+        () => loadConfig({ TRUST_PROXY: value }),
+        (err: unknown) =>
+          err instanceof ConfigError && /TRUST_PROXY=.*choose its own address.*number of proxies/.test(err.message),
+      );
+    }
+  });
+
+  it('refuses what is not an address or CIDR', () => {
+    assert.throws(() => loadConfig({ TRUST_PROXY: '10.0.0.0/33' }), /not an address: 10\.0\.0\.0\/33/);
+    assert.throws(() => loadConfig({ TRUST_PROXY: 'proxy.local' }), /not an address: proxy\.local/);
   });
 });
 

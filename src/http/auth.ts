@@ -1,5 +1,6 @@
 // Who is calling: the API token in the Authorization header (the token itself), or the session cookie.
-// Missing -> 2002, a bad token -> 2001, a bad or revoked session -> 2000. Routes use these as `preValidation` hooks,
+// Missing -> 2002, a bad token -> 2001, a bad or revoked session -> 2000; a state change authenticated by the cookie
+// that another site made (Sec-Fetch-Site / Origin) -> 9001. Routes use these as `preValidation` hooks,
 // so that an unauthenticated or unauthorised caller learns nothing about the request schema (2xxx/3000, not 1000).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
@@ -42,9 +43,36 @@ export async function authenticate(ctx: AppContext, request: FastifyRequest): Pr
   if (cookie) {
     const found = await findSession(ctx, cookie);
     if (!found) throw new ApiError(2000);
+    // The cookie goes along with requests that other sites make: a change it authenticates must come from here.
+    if (!SAFE_METHODS.has(request.method) && isCrossSite(ctx, request)) {
+      throw new ApiError(9001, 'cross-site request refused: sign-in cookies only act for pages of this site');
+    }
     return { user: found.user, session: found.session, via: 'session' };
   }
   throw new ApiError(2002);
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Whether the browser says this request was made by another site (the scheme of Go's CrossOriginProtection):
+ * Sec-Fetch-Site, which every current browser sends, decides when present (only `same-origin` and `none`, a typed
+ * address or bookmark, pass); without it an Origin header must name this host or PUBLIC_URL's. A request with
+ * neither (curl, scripts, old browsers' same-origin GETs) is not a browser acting for another site.
+ */
+export function isCrossSite(ctx: AppContext, request: FastifyRequest): boolean {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined) return site !== 'same-origin' && site !== 'none';
+  const origin = request.headers.origin;
+  if (origin === undefined) return false;
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    return true; // "null" (sandboxed frames, file: pages) and anything unreadable
+  }
+  const ownHosts = [request.host, ctx.config.PUBLIC_URL ? new URL(ctx.config.PUBLIC_URL).host : undefined];
+  return !ownHosts.includes(host);
 }
 
 /** preValidation hook: the route needs a logged-in caller. */

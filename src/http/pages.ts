@@ -5,7 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import type { ErrorCode } from '../lib/error-codes.js';
-import { ApiError } from '../lib/errors.js';
+import type { ApiError } from '../lib/errors.js';
 import { sendApiError, toApiError } from './errors.js';
 import { renderErrorPage, type ErrorPageText } from '../pages/error-page.js';
 import type { RenderedPage } from '../pages/layout.js';
@@ -44,28 +44,6 @@ export function acceptFormBodies(scope: FastifyInstance): void {
       done(null, Object.fromEntries(new URLSearchParams(body as string)));
     },
   );
-}
-
-/**
- * One counter for the password forms of a plugin scope: `max` posts a minute per address, over all its routes (so
- * that a form reachable at two addresses cannot be guessed at twice the rate); then 429, which the form shows in words.
- */
-export function limitPasswordForms(scope: FastifyInstance, ctx: AppContext, name: string, max = 10): void {
-  const limit = scope.createRateLimit({
-    max,
-    timeWindow: 60_000,
-    keyGenerator: (request) => `${name}:${request.ip}`,
-    allowList: () => !ctx.settings.get().ratelimitEnabled,
-  });
-  scope.addHook('onRequest', async (request) => {
-    const result = await limit(request);
-    if (!result.isAllowed && result.isExceeded) {
-      throw new ApiError(9000, `too many requests, retry in ${result.ttlInSeconds} seconds`, {
-        status: 429,
-        headers: { 'retry-after': String(result.ttlInSeconds) },
-      });
-    }
-  });
 }
 
 /** Whether the caller is a browser asking for a page (not an API client, player or crawler fetching bytes). */

@@ -20,7 +20,26 @@ export async function registerRateLimit(app: FastifyInstance, ctx: AppContext): 
     errorResponseBuilder: (_request, context) =>
       new ApiError(9000, `too many requests, retry in ${context.after}`, { status: 429 }),
   });
+  // One limiter (one store) for every password guess: its key names the file or URL and the address.
+  app.decorate(
+    'passwordGuessLimit',
+    app.createRateLimit({
+      max: PASSWORD_GUESSES_PER_MINUTE,
+      timeWindow: 60_000,
+      keyGenerator: (request) => guessKeys.get(request) ?? `password-guess:?:${request.ip}`,
+      allowList: () => !ctx.settings.get().ratelimitEnabled,
+    }),
+  );
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    passwordGuessLimit: ReturnType<FastifyInstance['createRateLimit']>;
+  }
+}
+
+/** The key of the guess a request is making, while passwordGuessLimit counts it. */
+const guessKeys = new WeakMap<FastifyRequest, string>();
 
 /** Whether the upload/login limits apply to this request at all (off in settings, or an admin with bypass on). */
 export function rateLimitExempt(ctx: AppContext, request: FastifyRequest): boolean {
@@ -49,9 +68,25 @@ export function loginRateLimit(ctx: AppContext) {
   return attemptsRateLimit(ctx, 'login');
 }
 
-/** Route config for trading a password for access (files, short URLs): 10 attempts a minute per address. */
-export function unlockRateLimit(ctx: AppContext, groupId: 'file-password' | 'url-password') {
-  return attemptsRateLimit(ctx, groupId);
+/** Guesses at one file's or short URL's password allowed per address and minute. */
+export const PASSWORD_GUESSES_PER_MINUTE = 10;
+
+/**
+ * What a route passes to unlockFile/unlockUrl to count one guess at a target's password: one counter per file or
+ * short URL and address, shared by the JSON unlock route and the page's password form (so that a password cannot be
+ * guessed at twice the rate through two doors); past the limit -> 429, even for the right password.
+ */
+export function passwordGuessGuard(request: FastifyRequest, kind: 'file' | 'url') {
+  return async (targetId: string): Promise<void> => {
+    guessKeys.set(request, `password-guess:${kind}:${targetId}:${request.ip}`);
+    const result = await request.server.passwordGuessLimit(request);
+    if (!result.isAllowed && result.isExceeded) {
+      throw new ApiError(9000, `too many requests, retry in ${result.ttlInSeconds} seconds`, {
+        status: 429,
+        headers: { 'retry-after': String(result.ttlInSeconds) },
+      });
+    }
+  };
 }
 
 /** Guesses of a secret (passwords, codes): 10 a minute per address, counted per group. */

@@ -1,6 +1,7 @@
-// POST /api/auth/login, GET /api/auth/logout.
+// POST /api/auth/login, POST (or same-site GET) /api/auth/logout.
 import { z } from 'zod';
-import { clearSessionCookie, optionalUser, sessionOrigin, setSessionCookie } from '../http/auth.js';
+import { clearSessionCookie, isCrossSite, optionalUser, sessionOrigin, setSessionCookie } from '../http/auth.js';
+import { ApiError } from '../lib/errors.js';
 import { loginRateLimit } from '../http/rate-limit.js';
 import type { RouteModule } from '../http/types.js';
 import { UserSchema } from '../schemas/user.js';
@@ -37,21 +38,28 @@ export const authRoutes: RouteModule = (app, ctx) => {
     },
   );
 
-  app.get(
-    '/api/auth/logout',
-    {
-      preValidation: optionalUser(ctx),
-      schema: {
-        summary: 'End the current session and clear its cookie',
-        tags: ['auth'],
-        response: { 200: z.object({ loggedOut: z.boolean() }) },
-      },
+  app.route({
+    method: ['POST', 'GET'],
+    url: '/api/auth/logout',
+    // Another site may not sign the user out: a cross-site GET (a link, an <img>) is refused before anything else,
+    // a cross-site POST by the session check of optionalUser.
+    onRequest: async (request) => {
+      if (request.method === 'GET' && isCrossSite(ctx, request)) {
+        throw new ApiError(9001, 'cross-site request refused: sign out from this site');
+      }
     },
-    async (request, reply) => {
+    preValidation: optionalUser(ctx),
+    schema: {
+      summary: 'End the current session and clear its cookie (POST; GET from this site only)',
+      description: 'A GET or POST that the browser says another site made (Sec-Fetch-Site, Origin) -> 403/9001.',
+      tags: ['auth'],
+      response: { 200: z.object({ loggedOut: z.boolean() }) },
+    },
+    handler: async (request, reply) => {
       const session = request.auth?.session;
       if (session) await deleteSession(ctx, session.id);
       clearSessionCookie(reply);
       return { loggedOut: true };
     },
-  );
+  });
 };

@@ -15,12 +15,12 @@ import { FILES_ROUTE_INTERNAL, publicBaseUrl } from '../http/links.js';
 import { fileLink } from '../lib/links.js';
 import {
   acceptFormBodies,
-  limitPasswordForms,
   pageErrorHandler,
   passwordFormErrorHandler,
   passwordFormSchema,
   sendPage,
 } from '../http/pages.js';
+import { passwordGuessGuard } from '../http/rate-limit.js';
 import { sendStoredBytes } from '../http/stored-bytes.js';
 import type { RouteModule } from '../http/types.js';
 import { mediaKind } from '../lib/media-types.js';
@@ -154,10 +154,10 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
   );
 
   // The password form's post, on both addresses that show it; the redirect goes back to the address it came from.
-  // Guesses: 10 a minute per address over both (argon2 is slow on purpose; guessers should be too).
+  // Guesses: 10 a minute per file and address, over both and the JSON unlock route (argon2 is slow on purpose;
+  // guessers should be too).
   await app.register(async (plugin) => {
     acceptFormBodies(plugin);
-    limitPasswordForms(plugin, ctx, 'file-password-form');
     const scope = plugin.withTypeProvider<ZodTypeProvider>();
     const forms = [
       { url: '/view/:name', back: (name: string) => `/view/${encodeURIComponent(name)}` },
@@ -185,7 +185,7 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
           const password = request.body.password ?? '';
           if (password === '')
             return sendPage(reply, renderPasswordPage(file, ctx.settings.get().siteTitle, 'empty'), 403);
-          const { token } = await unlockFile(ctx, file.name, password, null);
+          const { token } = await unlockFile(ctx, file.name, password, null, passwordGuessGuard(request, 'file'));
           return reply
             .code(303)
             .header('cache-control', 'no-store')

@@ -39,7 +39,8 @@ async function publicFolderDto(ctx: AppContext, base: string, id: string): Promi
     files: view.files.map((f) => ({
       id: f.id,
       name: f.name,
-      originalName: f.original_name,
+      // A password-protected file's original name may say what the password guards: visitors see the served name.
+      originalName: f.password === null ? f.original_name : null,
       type: f.type,
       size: f.size,
       createdAt: toIso(f.created_at),
@@ -140,7 +141,7 @@ export const publicFolderRoutes: RouteModule = (app, ctx) => {
         children: view.children,
         files: view.files.map((f) => ({
           name: f.name,
-          displayName: f.original_name ?? f.name,
+          displayName: (f.password === null ? f.original_name : null) ?? f.name,
           type: f.type,
           size: f.size,
           createdAt: f.created_at,

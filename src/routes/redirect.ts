@@ -7,12 +7,12 @@ import { URLS_ROUTE_INTERNAL } from '../http/links.js';
 import { urlLink } from '../lib/links.js';
 import {
   acceptFormBodies,
-  limitPasswordForms,
   pageErrorHandler,
   passwordFormErrorHandler,
   passwordFormSchema,
   sendPage,
 } from '../http/pages.js';
+import { passwordGuessGuard } from '../http/rate-limit.js';
 import type { RouteModule } from '../http/types.js';
 import { renderUrlPasswordPage } from '../pages/url-password-page.js';
 import { followShortUrl, peekShortUrl, unlockUrl } from '../services/urls.js';
@@ -36,12 +36,16 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
       errorHandler: pageErrorHandler(ctx),
     },
     async (request, reply) => {
-      // HEAD (link checkers, chat previews) answers the same without spending a view.
+      // HEAD (link checkers, chat previews) answers the same without spending a view (and, for a view-limited
+      // link, without its Location).
       const follow = request.method === 'HEAD' ? peekShortUrl : followShortUrl;
       const outcome = await follow(ctx, request.params.slug, request.query.token);
       if (outcome.kind === 'missing') throw new ApiError(9002, 'no such short URL');
       if (outcome.kind === 'redirect') {
-        return reply.header('cache-control', 'no-store').redirect(outcome.destination, 302);
+        reply.header('cache-control', 'no-store');
+        // A HEAD spends no view: of a view-limited link it must not tell where the link leads either.
+        if (outcome.limited === true) return reply.code(302).send();
+        return reply.redirect(outcome.destination, 302);
       }
       return sendPage(reply, renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle }), 401);
     },
@@ -49,8 +53,8 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
 
   await app.register(async (plugin) => {
     acceptFormBodies(plugin);
-    // Guesses: 10 a minute per address, like the API's unlock endpoint (POST /api/user/urls/:id/password).
-    limitPasswordForms(plugin, ctx, 'url-password-form');
+    // Guesses: 10 a minute per link and address, counted together with the API's unlock endpoint
+    // (POST /api/user/urls/:id/password).
     plugin.withTypeProvider<ZodTypeProvider>().post(
       `${URLS_ROUTE_INTERNAL}/:slug`,
       {
@@ -77,7 +81,7 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
             renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle, failure: 'empty' }),
             403,
           );
-        const { token } = await unlockUrl(ctx, outcome.urlId, password);
+        const { token } = await unlockUrl(ctx, outcome.urlId, password, passwordGuessGuard(request, 'url'));
         return reply
           .code(303)
           .header('cache-control', 'no-store')

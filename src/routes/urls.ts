@@ -8,7 +8,7 @@ import { publicBaseUrl } from '../http/links.js';
 import { urlLink } from '../lib/links.js';
 import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
-import { unlockRateLimit } from '../http/rate-limit.js';
+import { passwordGuessGuard } from '../http/rate-limit.js';
 import { Id } from '../schemas/common.js';
 import { DestinationSchema, UrlSchema, VanitySchema } from '../schemas/url.js';
 import { createUrl, deleteUrl, getOwnUrl, listUrls, toUrlDto, unlockUrl, updateUrl } from '../services/urls.js';
@@ -131,7 +131,6 @@ export const urlRoutes: RouteModule = (app, ctx) => {
     '/api/user/urls/:id/password',
     {
       // Visitors of a protected link call this without an account; limited like logins against guessing.
-      config: { rateLimit: unlockRateLimit(ctx, 'url-password') },
       schema: {
         summary: 'Unlock a password-protected short URL: a token to follow it with (<link>?token=...)',
         tags,
@@ -147,7 +146,12 @@ export const urlRoutes: RouteModule = (app, ctx) => {
       },
     },
     async (request) => {
-      const { token, slug, expiresAt } = await unlockUrl(ctx, request.params.id, request.body.password);
+      const { token, slug, expiresAt } = await unlockUrl(
+        ctx,
+        request.params.id,
+        request.body.password,
+        passwordGuessGuard(request, 'url'),
+      );
       const link = urlLink(ctx.settings.get(), publicBaseUrl(ctx, request), slug);
       return { token, url: `${link}?token=${encodeURIComponent(token)}`, expiresAt: new Date(expiresAt).toISOString() };
     },

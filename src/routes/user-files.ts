@@ -6,7 +6,7 @@ import { publicBaseUrl } from '../http/links.js';
 import { guardedRoute } from '../http/openapi.js';
 import { sendStoredBytes } from '../http/stored-bytes.js';
 import type { RouteModule } from '../http/types.js';
-import { unlockRateLimit } from '../http/rate-limit.js';
+import { passwordGuessGuard } from '../http/rate-limit.js';
 import { rawLink } from '../lib/links.js';
 import { Id, IsoDateTime } from '../schemas/common.js';
 import { FileSchema, FileStatsSchema } from '../schemas/file.js';
@@ -206,7 +206,6 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
     '/api/user/files/:id/password',
     {
       preValidation: optionalUser(ctx),
-      config: { rateLimit: unlockRateLimit(ctx, 'file-password') },
       schema: {
         summary: "Trade a protected file's password for a short-lived access token (?token= on /raw and /u)",
         description:
@@ -218,7 +217,13 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
       },
     },
     async (request) => {
-      const unlocked = await unlockFile(ctx, request.params.id, request.body.password, request.auth?.user ?? null);
+      const unlocked = await unlockFile(
+        ctx,
+        request.params.id,
+        request.body.password,
+        request.auth?.user ?? null,
+        passwordGuessGuard(request, 'file'),
+      );
       const base = publicBaseUrl(ctx, request);
       return {
         token: unlocked.token,

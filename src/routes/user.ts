@@ -37,10 +37,20 @@ export const userRoutes: RouteModule = (app, ctx) => {
     '/api/user',
     guarded({
       summary: 'Update the authenticated user; missing properties stay, view merges property by property',
+      description:
+        'A new password also replaces the API token (the answer carries the new one) and signs out every other ' +
+        'session.',
       body: z.object({
         username: z.string().min(1).max(128).optional(),
         password: z.string().min(1).max(1024).optional(),
-        currentPassword: z.string().max(1024).optional().describe('checked when given (1066 when wrong)'),
+        currentPassword: z
+          .string()
+          .max(1024)
+          .optional()
+          .describe(
+            'required with password from a session (1067 when missing, 1066 when wrong, 1068 when the account has ' +
+              'none yet: leave it out to set a first password); checked when given with the API token',
+          ),
         avatar: z.string().max(2_000_000).nullable().optional().describe('base64 image, or null to remove'),
         view: UserViewSettingsSchema.optional(),
       }),
@@ -87,13 +97,25 @@ export const userRoutes: RouteModule = (app, ctx) => {
     '/api/user/sessions',
     guarded({
       summary: 'Revoke one session ({sessionId}) or all other sessions ({all: true})',
-      body: z.union([z.object({ sessionId: z.string().min(1) }), z.object({ all: z.literal(true) })]),
+      description:
+        'Sign out everywhere: {all: true, rotateToken: true} also replaces the API token (read the new one with ' +
+        'GET /api/user/token), so that nothing signed in before keeps access.',
+      body: z.union([
+        z.object({ sessionId: z.string().min(1) }),
+        z.object({
+          all: z.literal(true),
+          rotateToken: z.boolean().optional().describe('also replace the API token; the old one stops working'),
+        }),
+      ]),
       response: { 200: SessionListSchema },
     }),
     async (request) => {
       const { user, session } = caller(request);
       if ('sessionId' in request.body) await revokeSession(ctx, user.id, session?.id, request.body.sessionId);
-      else await revokeOtherSessions(ctx, user.id, session?.id);
+      else {
+        await revokeOtherSessions(ctx, user.id, session?.id);
+        if (request.body.rotateToken) await regenerateToken(ctx, user.id);
+      }
       return sessionsOf(caller(request));
     },
   );

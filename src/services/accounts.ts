@@ -163,12 +163,17 @@ export function revealToken(ctx: AppContext, user: UserRow): string {
   return ctx.secrets.decrypt(user.token_enc);
 }
 
+/** The columns of a fresh API token (a password change sets them too: the old token stops working with it). */
+export function freshTokenColumns(ctx: AppContext): Pick<UserRow, 'token_hash' | 'token_enc'> {
+  const token = newSecretToken();
+  return { token_hash: ctx.secrets.hash(token), token_enc: ctx.secrets.encrypt(token) };
+}
+
 /** Replaces the API token; the old one stops working at once. */
 export async function regenerateToken(ctx: AppContext, userId: string): Promise<UserRow> {
-  const token = newSecretToken();
   await ctx.db
     .updateTable('users')
-    .set({ token_hash: ctx.secrets.hash(token), token_enc: ctx.secrets.encrypt(token), updated_at: ctx.clock.now() })
+    .set({ ...freshTokenColumns(ctx), updated_at: ctx.clock.now() })
     .where('id', '=', userId)
     .execute();
   const user = await findUserById(ctx.db, userId);
@@ -179,16 +184,20 @@ export async function regenerateToken(ctx: AppContext, userId: string): Promise<
 export interface ProfileUpdate {
   username?: string | undefined;
   password?: string | undefined;
-  /** When given, must match the current password (1066). */
+  /** Must match the current password (1066); required with a new password from a session (1067). */
   currentPassword?: string | undefined;
   avatar?: string | null | undefined;
   view?: UserViewSettings | undefined;
 }
 
-/** Applies PATCH /api/user: missing properties stay, view merges key by key, a taken username -> 1039. */
 /**
- * PATCH /api/user. A new password also signs out every other session of the user (a stolen session must not outlive
+ * PATCH /api/user: missing properties stay, view merges key by key, a taken username -> 1039. A new password also
+ * replaces the API token and signs out every other session of the user (a stolen session or token must not outlive
  * the password change meant to lock its thief out); `currentSessionId` is the one making the change, which stays.
+ *
+ * From a session (`currentSessionId` set) a new password needs the current one: missing -> 1067, wrong -> 1066. An
+ * account without a password (OAuth only) sets its first one without it, and naming a current password it does not
+ * have -> 1068. With the API token the current password is checked when given.
  */
 export async function updateProfile(
   ctx: AppContext,
@@ -202,8 +211,11 @@ export async function updateProfile(
     if (patch.currentPassword !== undefined) {
       if (!user.password) throw new ApiError(1068);
       if (!(await verifyPassword(user.password, patch.currentPassword))) throw new ApiError(1066);
+    } else if (currentSessionId !== null && user.password) {
+      throw new ApiError(1067);
     }
     changes.password = await hashPassword(patch.password);
+    Object.assign(changes, freshTokenColumns(ctx));
   }
   if (patch.avatar !== undefined) changes.avatar = patch.avatar === null ? null : parseAvatar(patch.avatar);
   if (patch.view !== undefined) {

@@ -7,11 +7,11 @@ import type { AppContext } from '../context.js';
 import { precompiledByKey } from '../db/precompiled.js';
 import type { FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
-import { verifyPassword } from '../lib/passwords.js';
+import { passwordVersion, verifyPassword } from '../lib/passwords.js';
 import { StorageNotFoundError } from '../storage/datasource.js';
 import { parseView } from './mappers.js';
 import type { UserViewSettings } from '../schemas/user.js';
-import { deleteFiles, deleteStoredBytes, fileByIdOrName, isAdmin } from './files.js';
+import { deleteFiles, deleteStoredBytes, fileByIdOrName, managesFilesOf } from './files.js';
 
 /** How long a token handed out for a right password opens the file. */
 export const FILE_ACCESS_TOKEN_TTL_MS = 30 * 60_000;
@@ -79,8 +79,9 @@ export function assertUnlocked(
 ): void {
   if (file.password === null) return;
   if (token === undefined || token === '') throw new ApiError(3004);
-  const claims = ctx.secrets.verify<{ f: string }>(ACCESS_PURPOSE, token, ctx.clock.now());
-  if (!claims || claims.f !== file.id) throw new ApiError(3018);
+  const claims = ctx.secrets.verify<{ f: string; v?: string }>(ACCESS_PURPOSE, token, ctx.clock.now());
+  if (!claims || claims.f !== file.id || claims.v !== passwordVersion(ctx.secrets, file.password))
+    throw new ApiError(3018);
 }
 
 export interface FileAccessToken {
@@ -88,13 +89,14 @@ export interface FileAccessToken {
   expiresAt: number;
 }
 
-function issueAccessToken(ctx: AppContext, fileId: string): FileAccessToken {
+function issueAccessToken(ctx: AppContext, file: Pick<FileRow, 'id' | 'password'>): FileAccessToken {
   const expiresAt = ctx.clock.now() + FILE_ACCESS_TOKEN_TTL_MS;
-  return { token: ctx.secrets.sign(ACCESS_PURPOSE, { f: fileId }, expiresAt), expiresAt };
+  const claims = { f: file.id, v: passwordVersion(ctx.secrets, file.password) };
+  return { token: ctx.secrets.sign(ACCESS_PURPOSE, claims, expiresAt), expiresAt };
 }
 
 /**
- * POST /api/user/files/:id/password: the right password (or the owner or an admin asking) -> a short-lived token
+ * POST /api/user/files/:id/password: the right password (or the owner, or an admin who manages the owner, asking) -> a short-lived token
  * for ?token=; a wrong password -> 3005. The file is found by id or served name; missing -> 4000.
  */
 export async function unlockFile(
@@ -102,14 +104,17 @@ export async function unlockFile(
   idOrName: string,
   password: string | undefined,
   caller: Pick<UserRow, 'id' | 'role'> | null,
+  /** Counts one guess at this file's password (throws when there were too many): passwordGuessGuard. */
+  countGuess: (fileId: string) => Promise<void>,
 ): Promise<FileAccessToken & { fileId: string; name: string }> {
   const row = await fileByIdOrName(ctx, idOrName);
   if (!row || (row.deletes_at !== null && row.deletes_at <= ctx.clock.now())) throw new ApiError(4000);
-  const trusted = caller !== null && (caller.id === row.user_id || isAdmin(caller));
+  const trusted = caller !== null && (await managesFilesOf(ctx, caller, [row.user_id]));
   if (row.password !== null && !trusted) {
+    await countGuess(row.id);
     if (!(await verifyPassword(row.password, password ?? ''))) throw new ApiError(3005);
   }
-  return { ...issueAccessToken(ctx, row.id), fileId: row.id, name: row.name };
+  return { ...issueAccessToken(ctx, row), fileId: row.id, name: row.name };
 }
 
 export type ViewOutcome = { last: boolean };
@@ -151,15 +156,16 @@ export async function countView(ctx: AppContext, file: ServedFile): Promise<View
 
 /**
  * Counts the view that a GET of a file's bytes is, when it reads from the start (a ranged continuation is the same
- * view going on). For the last allowed view it returns what deletes the bytes, to run before the client holds the
- * last byte.
+ * view going on). A file with max views counts every GET, ranged or not: a view limit must not be read around with
+ * `Range: bytes=1-` (so such a file is best fetched whole). For the last allowed view it returns what deletes the
+ * bytes, to run before the client holds the last byte.
  */
 export async function countBytesView(
   ctx: AppContext,
   file: ServedFile,
   span: { start: number } | undefined,
 ): Promise<(() => Promise<void>) | undefined> {
-  if (span !== undefined && span.start !== 0) return undefined;
+  if (span !== undefined && span.start !== 0 && file.max_views === null) return undefined;
   const { last } = await countView(ctx, file);
   return last ? () => finishLastView(ctx, file) : undefined;
 }

@@ -1,6 +1,7 @@
 // Files as their owners manage them: the File shape, listing (paged, sorted, searched, filtered), reading, editing,
 // deleting one or many, recent files and statistics. Another user's file is answered like a missing one (4000);
-// ADMIN and SUPERADMIN may manage everyone's files. Deleting a file deletes its bytes too.
+// ADMIN and SUPERADMIN may manage the files of the accounts they manage (managesFilesOf). Deleting a file deletes
+// its bytes too.
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
@@ -10,6 +11,7 @@ import { MAX_EXPIRY_MS } from '../lib/durations.js';
 import { assertUsableFileName, assertUsableOriginalName } from '../lib/file-names.js';
 import type { FileSearchField, FileSortField } from '../lib/file-list.js';
 import { fileLink } from '../lib/links.js';
+import { managesRole } from '../lib/roles.js';
 import { toIso } from '../lib/clock.js';
 import { flushViews } from './view-counts.js';
 import { mimeEssence } from '../lib/media-types.js';
@@ -20,6 +22,23 @@ type Caller = Pick<UserRow, 'id' | 'role'>;
 type FileTag = FileDto['tags'][number];
 
 export const isAdmin = (user: Pick<UserRow, 'role'>): boolean => user.role === 'ADMIN' || user.role === 'SUPERADMIN';
+
+/**
+ * Whether `caller` may manage files of these owners: their own always; others' as the account hierarchy allows (an
+ * ADMIN a USER's, a SUPERADMIN a USER's or an ADMIN's, never another SUPERADMIN's). Files left without an owner
+ * (null) are any admin's to manage.
+ */
+export async function managesFilesOf(
+  ctx: AppContext,
+  caller: Caller,
+  ownerIds: ReadonlyArray<string | null>,
+): Promise<boolean> {
+  const others = [...new Set(ownerIds.filter((id): id is string => id !== null && id !== caller.id))];
+  if (!ownerIds.every((id) => id === caller.id) && !isAdmin(caller)) return false;
+  if (others.length === 0) return true;
+  const owners = await ctx.db.selectFrom('users').select('role').where('id', 'in', others).execute();
+  return owners.every((owner) => managesRole(caller.role, owner.role));
+}
 
 export function toFileDto(ctx: AppContext, baseUrl: string, row: FileRow, tags: FileTag[] = []): FileDto {
   return {
@@ -124,7 +143,7 @@ export function fileByIdOrName(ctx: AppContext, idOrName: string): Promise<FileR
 /** A file the caller may manage, by id or by served name; missing or not theirs (unless admin) -> 4000. */
 export async function findManagedFile(ctx: AppContext, caller: Caller, idOrName: string): Promise<FileRow> {
   const row = await fileByIdOrName(ctx, idOrName);
-  if (!row || (row.user_id !== caller.id && !isAdmin(caller))) throw new ApiError(4000);
+  if (!row || !(await managesFilesOf(ctx, caller, [row.user_id]))) throw new ApiError(4000);
   return row;
 }
 
@@ -190,7 +209,7 @@ export async function listFiles(
   // Ordered by views: the ones this instance holds in memory are written first, so the order is exact.
   if (query.sortBy === 'views') await flushViews(ctx);
   const ownerId = query.userId ?? caller.id;
-  if (ownerId !== caller.id && !isAdmin(caller)) throw new ApiError(3000);
+  if (!(await managesFilesOf(ctx, caller, [ownerId]))) throw new ApiError(3000);
   const filters = (eb: ExpressionBuilder<Database, 'files'>): Expression<SqlBool> => {
     const conditions: Array<Expression<SqlBool>> = [eb('files.user_id', '=', ownerId)];
     if (query.favorite !== undefined) conditions.push(eb('files.favorite', '=', query.favorite ? 1 : 0));
@@ -393,7 +412,14 @@ async function filesForBulk(
   const rows =
     unique.length === 0 ? [] : await ctx.db.selectFrom('files').selectAll().where('id', 'in', unique).execute();
   if (rows.length === 0) throw new ApiError(1026);
-  if (!isAdmin(caller) && rows.some((r) => r.user_id !== caller.id)) throw new ApiError(forbidden);
+  if (
+    !(await managesFilesOf(
+      ctx,
+      caller,
+      rows.map((r) => r.user_id),
+    ))
+  )
+    throw new ApiError(forbidden);
   return rows;
 }
 

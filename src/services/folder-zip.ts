@@ -7,7 +7,10 @@ import type { AppContext } from '../context.js';
 import type { FileRow, FolderRow } from '../db/types.js';
 
 export interface FolderZipOptions {
-  /** public: only public child folders, and no password-protected files (their password guards the bytes). */
+  /**
+   * public: only public child folders, and no password-protected files (their password guards the bytes) nor files
+   * with max views (a zip counts no view).
+   */
   audience: 'owner' | 'public';
 }
 
@@ -16,11 +19,18 @@ interface ZipFileEntry {
   file: Pick<FileRow, 'storage_key' | 'created_at'>;
 }
 
-/** A name safe as one path segment of a zip entry: no separators, control characters or dot-only names. */
+/**
+ * A name safe as one path segment of a zip entry whatever the input, on every unzipper: no separators, no characters
+ * Windows refuses in names (`:` would also make `C:x` an absolute path), no control or format characters, no lone
+ * surrogates, no dot-only names, at most 255 characters.
+ */
 export function zipSegment(name: string): string {
-  // eslint-disable-next-line no-control-regex
-  const cleaned = name.replace(/[/\\\x00-\x1f\x7f]/g, '_').trim();
-  return cleaned === '' || /^\.+$/.test(cleaned) ? '_' : cleaned.slice(0, 255);
+  const cleaned = name
+    // eslint-disable-next-line no-control-regex
+    .replace(/[/\\:*?"<>|\x00-\x1f\x7f-\x9f\p{Cf}\p{Cs}]/gu, '_')
+    .trim();
+  if (cleaned === '' || /^\.+$/.test(cleaned)) return '_';
+  return Array.from(cleaned).slice(0, 255).join('');
 }
 
 /** `name`, or `name (2).ext`, `name (3).ext` ... when the folder already has an entry of that name. */
@@ -50,7 +60,8 @@ async function collectEntries(
       .select(['folder_id', 'name', 'original_name', 'storage_key', 'created_at'])
       .where('folder_id', 'in', ids)
       .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', now)]));
-    if (options.audience === 'public') fileQuery = fileQuery.where('password', 'is', null);
+    if (options.audience === 'public')
+      fileQuery = fileQuery.where('password', 'is', null).where('max_views', 'is', null);
     let childQuery = ctx.db.selectFrom('folders').select(['id', 'name', 'parent_id']).where('parent_id', 'in', ids);
     if (options.audience === 'public') childQuery = childQuery.where('public', '=', 1);
     const [levelFiles, children] = await Promise.all([

@@ -402,14 +402,17 @@ export async function findPublicFolder(ctx: AppContext, id: string): Promise<Fol
   return folder;
 }
 
-/** A folder anonymous visitors may upload into: missing -> 4001, uploads not allowed by its owner -> 3002. */
+/**
+ * A folder anonymous visitors may upload into: missing -> 4001, not public or uploads not allowed by its owner ->
+ * 3002 (allowUploads on a private folder opens nothing: only public folders take anonymous uploads).
+ */
 export async function findUploadFolder(ctx: AppContext, id: string): Promise<Pick<FolderRow, 'id' | 'user_id'>> {
   const folder = await ctx.db
     .selectFrom('folders')
-    .select(['id', 'user_id', 'allow_uploads'])
+    .select(['id', 'user_id', 'allow_uploads', 'public'])
     .where('id', '=', id)
     .executeTakeFirst();
   if (!folder) throw new ApiError(4001);
-  if (folder.allow_uploads !== 1) throw new ApiError(3002, 'the folder does not accept uploads');
+  if (folder.public !== 1 || folder.allow_uploads !== 1) throw new ApiError(3002, 'the folder does not accept uploads');
   return folder;
 }

@@ -8,7 +8,7 @@ import type { Database, Db, UrlRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { toIso } from '../lib/clock.js';
 import { newId, randomString } from '../lib/ids.js';
-import { hashPassword, verifyPassword } from '../lib/passwords.js';
+import { hashPassword, passwordVersion, verifyPassword } from '../lib/passwords.js';
 import type { UrlDto } from '../schemas/url.js';
 import { assertUrlQuota } from './quotas.js';
 
@@ -236,7 +236,10 @@ export async function deleteUrl(ctx: AppContext, userId: string, id: string): Pr
 }
 
 export type FollowOutcome =
-  { kind: 'redirect'; destination: string } | { kind: 'password'; urlId: string } | { kind: 'missing' };
+  /** `limited`: the URL has a view limit (a HEAD, which counts no view, must not show where it leads). */
+  | { kind: 'redirect'; destination: string; limited?: boolean }
+  | { kind: 'password'; urlId: string }
+  | { kind: 'missing' };
 
 /**
  * Follows /go/<slug>: one look-up through the slug's primary key. A view of a URL without a view limit is counted in
@@ -246,7 +249,7 @@ export type FollowOutcome =
 export async function followShortUrl(ctx: AppContext, slug: string, unlockToken?: string): Promise<FollowOutcome> {
   const url = await findUrlBySlug(ctx.db, slug);
   if (!url || url.enabled !== 1) return { kind: 'missing' };
-  if (url.password !== null && !unlocks(ctx, unlockToken, url.id)) return { kind: 'password', urlId: url.id };
+  if (url.password !== null && !unlocks(ctx, unlockToken, url)) return { kind: 'password', urlId: url.id };
   if (url.max_views === null) {
     ctx.views.add('urls', url.id);
     return { kind: 'redirect', destination: url.destination };
@@ -274,8 +277,8 @@ export async function followShortUrl(ctx: AppContext, slug: string, unlockToken?
 export async function peekShortUrl(ctx: AppContext, slug: string, unlockToken?: string): Promise<FollowOutcome> {
   const url = await findUrlBySlug(ctx.db, slug);
   if (!url || url.enabled !== 1 || (url.max_views !== null && url.views >= url.max_views)) return { kind: 'missing' };
-  if (url.password !== null && !unlocks(ctx, unlockToken, url.id)) return { kind: 'password', urlId: url.id };
-  return { kind: 'redirect', destination: url.destination };
+  if (url.password !== null && !unlocks(ctx, unlockToken, url)) return { kind: 'password', urlId: url.id };
+  return { kind: 'redirect', destination: url.destination, limited: url.max_views !== null };
 }
 
 /** The look-up of a redirect: the slug's primary key, then the URL's. */
@@ -289,10 +292,11 @@ export function urlBySlug(db: Db, slug: string) {
 
 const findUrlBySlug = precompiledByKey(urlBySlug);
 
-/** Whether `token` (from unlockUrl) unlocks the URL `urlId` now. */
-function unlocks(ctx: AppContext, token: string | undefined, urlId: string): boolean {
+/** Whether `token` (from unlockUrl) unlocks the URL now: made for this URL and its current password. */
+function unlocks(ctx: AppContext, token: string | undefined, url: Pick<UrlRow, 'id' | 'password'>): boolean {
   if (!token) return false;
-  return ctx.secrets.verify<{ u: string }>(UNLOCK_PURPOSE, token, ctx.clock.now())?.u === urlId;
+  const claims = ctx.secrets.verify<{ u: string; v?: string }>(UNLOCK_PURPOSE, token, ctx.clock.now());
+  return claims?.u === url.id && claims.v === passwordVersion(ctx.secrets, url.password);
 }
 
 /** Checks a visitor's password for a protected URL; right -> a short-lived token that unlocks the redirect. */
@@ -300,6 +304,8 @@ export async function unlockUrl(
   ctx: AppContext,
   id: string,
   password: string,
+  /** Counts one guess at this URL's password (throws when there were too many): passwordGuessGuard. */
+  countGuess: (urlId: string) => Promise<void>,
 ): Promise<{ token: string; slug: string; expiresAt: number }> {
   const url = await ctx.db
     .selectFrom('urls')
@@ -310,7 +316,9 @@ export async function unlockUrl(
     await verifyPassword(null, password);
     throw new ApiError(9002, 'no such URL');
   }
+  await countGuess(url.id);
   if (!(await verifyPassword(url.password, password))) throw new ApiError(3005);
   const expiresAt = ctx.clock.now() + UNLOCK_TOKEN_TTL_MS;
-  return { token: ctx.secrets.sign(UNLOCK_PURPOSE, { u: url.id }, expiresAt), slug: url.vanity ?? url.code, expiresAt };
+  const claims = { u: url.id, v: passwordVersion(ctx.secrets, url.password) };
+  return { token: ctx.secrets.sign(UNLOCK_PURPOSE, claims, expiresAt), slug: url.vanity ?? url.code, expiresAt };
 }

@@ -12,17 +12,15 @@ import { ApiError } from '../lib/errors.js';
 import type { ErrorCode } from '../lib/error-codes.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { QuotaInput, UserDto } from '../schemas/user.js';
-import { insertUser, loadUserDto, loadUserDtos, parseAvatar } from './accounts.js';
+import { managesRole } from '../lib/roles.js';
+import { freshTokenColumns, insertUser, loadUserDto, loadUserDtos, parseAvatar } from './accounts.js';
 import { deleteStoredBytes } from './files.js';
 import { releasePartialUploadData } from './partial-upload-assembly.js';
 import { resolveQuotaInput, setUserQuota, type QuotaLimits } from './quotas.js';
 
 /** Whether `actor` may edit or delete `target` (acting on oneself is checked by the operation). */
 function canManage(actor: UserRow, target: UserRow): boolean {
-  if (actor.id === target.id) return true;
-  if (actor.role === 'SUPERADMIN') return target.role !== 'SUPERADMIN';
-  if (actor.role === 'ADMIN') return target.role === 'USER';
-  return false;
+  return actor.id === target.id || managesRole(actor.role, target.role);
 }
 
 /** Refuses giving `role` to an account: ADMIN needs a SUPERADMIN (`adminCode`), SUPERADMIN too (3015). */
@@ -144,7 +142,9 @@ export async function updateUser(ctx: AppContext, actor: UserRow, id: string, ed
   const changes: Partial<UserRow> = {};
   if (edit.username !== undefined) changes.username = edit.username;
   if (edit.avatar !== undefined) changes.avatar = edit.avatar === null ? null : parseAvatar(edit.avatar);
-  if (edit.password !== undefined) changes.password = await hashPassword(edit.password);
+  // A new password replaces the API token too: whoever held the old credentials holds nothing now.
+  if (edit.password !== undefined)
+    Object.assign(changes, { password: await hashPassword(edit.password) }, freshTokenColumns(ctx));
 
   return ctx.db.transaction().execute(async (trx) => {
     // A role change may remove a SUPERADMIN: take their locks first (always in the same order), then the target's.

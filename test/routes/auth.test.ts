@@ -165,7 +165,7 @@ forEachDatabase('login rate limit', (engine) => {
 });
 
 forEachDatabase('session cookie behind an HTTPS proxy', (engine) => {
-  const server = useTestServer({ engine, env: { TRUST_PROXY: 'true' } });
+  const server = useTestServer({ engine, env: { TRUST_PROXY: '1' } });
 
   it('is Secure when the proxy says the client came over HTTPS', async () => {
     await server().setup('ivan', 'pw');

@@ -60,6 +60,23 @@ forEachDatabase('anonymous uploads into a folder', (engine) => {
     assert.ok(!page.includes('enctype="multipart/form-data"'), 'no upload form when uploads are not allowed');
   });
 
+  it('3002 for a private folder even when it allows uploads; nothing is stored', async () => {
+    const folder = await server().json('POST', '/api/user/folders', {
+      auth: bob.token,
+      body: { name: 'Private inbox', public: false, allowUploads: true },
+    });
+    assert.equal(folder.status, 200);
+    const res = await upload(folder.body.id, [['x.txt', 'x']]);
+    assert.equal(res.status, 403);
+    assert.equal(((await res.json()) as { code: number }).code, 3002);
+    const form = new FormData();
+    form.append('file', new Blob(['x'], { type: 'text/plain' }), 'x.txt');
+    const page = await server().fetch(`/folder/${folder.body.id}`, { method: 'POST', body: form });
+    assert.equal(page.status, 403);
+    const detail = await server().json('GET', `/api/user/folders/${folder.body.id}`, { auth: bob.token });
+    assert.equal(detail.body.fileCount, 0);
+  });
+
   it("counts against the owner's quota: over it -> 413 / 5002 and nothing is kept", async () => {
     const cleo = await createTestUser(server(), 'cleo');
     await setUserQuota(server().ctx, server().ctx.db, cleo.id, {
@@ -70,7 +87,7 @@ forEachDatabase('anonymous uploads into a folder', (engine) => {
     });
     const folder = await server().json('POST', '/api/user/folders', {
       auth: cleo.token,
-      body: { name: 'Limited', allowUploads: true },
+      body: { name: 'Limited', public: true, allowUploads: true },
     });
     let res = await upload(folder.body.id, [['one.txt', '1']]);
     assert.equal(res.status, 200);

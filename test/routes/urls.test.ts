@@ -198,12 +198,16 @@ forEachDatabase('short URLs', (engine) => {
     assert.equal(read.status, 404);
   });
 
-  it('HEAD answers like GET without spending a view', async () => {
+  it('HEAD answers like GET without spending a view (and without the Location of a view-limited link)', async () => {
+    const open = await shorten(admin.token, { destination: 'https://example.com/open' });
+    const openHead = await server().fetch(`/go/${open.body.code}`, { method: 'HEAD' });
+    assert.equal(openHead.status, 302);
+    assert.equal(openHead.headers.get('location'), 'https://example.com/open');
     const res = await shorten(admin.token, { destination: 'https://example.com/head' }, { 'x-service-max-views': '1' });
     for (let i = 0; i < 3; i++) {
       const head = await server().fetch(`/go/${res.body.code}`, { method: 'HEAD' });
       assert.equal(head.status, 302);
-      assert.equal(head.headers.get('location'), 'https://example.com/head');
+      assert.equal(head.headers.get('location'), null);
     }
     assert.equal((await server().fetch(`/go/${res.body.code}`)).status, 302);
     assert.equal((await server().fetch(`/go/${res.body.code}`, { method: 'HEAD' })).status, 404);

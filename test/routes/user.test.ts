@@ -111,7 +111,7 @@ forEachDatabase('GET/PATCH /api/user', (engine) => {
     await server().login(me.username, 'second-password');
   });
 
-  it('a new password signs out every other session; the one that changed it stays, the API token keeps working', async () => {
+  it('a new password signs out every other session and replaces the API token; the session that changed it stays', async () => {
     const me = await makeUser(server());
     const password = me.password;
     const here = await server().login(me.username, password);
@@ -124,14 +124,19 @@ forEachDatabase('GET/PATCH /api/user', (engine) => {
     assert.equal((await server().json('GET', '/api/user', { auth: here })).status, 200);
     const signedOut = await server().json('GET', '/api/user', { auth: elsewhere });
     assert.equal(signedOut.status, 401);
-    assert.equal((await server().json('GET', '/api/user', { auth: me.token })).status, 200);
-    // Through the token there is no session of the caller's own: every session goes.
-    const again = await server().json('PATCH', '/api/user', { auth: me.token, body: { password } });
+    assert.equal((await server().json('GET', '/api/user', { auth: me.token })).status, 401);
+    const newToken: string = changed.body.token;
+    assert.notEqual(newToken, me.token);
+    assert.equal((await server().json('GET', '/api/user', { auth: newToken })).status, 200);
+    // Through the token there is no session of the caller's own: every session goes, and the token is replaced.
+    const again = await server().json('PATCH', '/api/user', { auth: newToken, body: { password } });
     assert.equal(again.status, 200);
+    assert.equal((await server().json('GET', '/api/user', { auth: newToken })).status, 401);
+    const token: string = again.body.token;
     assert.equal((await server().json('GET', '/api/user', { auth: here })).status, 401);
     // Other changes leave sessions alone.
     const session = await server().login(me.username, password);
-    await server().json('PATCH', '/api/user', { auth: me.token, body: { view: { embed: true } } });
+    await server().json('PATCH', '/api/user', { auth: token, body: { view: { embed: true } } });
     assert.equal((await server().json('GET', '/api/user', { auth: session })).status, 200);
   });
 

@@ -197,7 +197,7 @@ forEachDatabase('user administration', (engine) => {
   });
 
   describe('edit', () => {
-    it("changes username and password; the new password ends the user's sessions", async () => {
+    it("changes username and password; the new password ends the user's sessions and replaces their token", async () => {
       const erin = await makeUser(server(), { by: admin.token, username: 'erin' });
       const res = await server().json('PATCH', `/api/users/${erin.id}`, {
         auth: admin.token,
@@ -208,8 +208,8 @@ forEachDatabase('user administration', (engine) => {
       assert.deepEqual(res.body.user.sessions, []);
       assertError(await server().json('GET', '/api/user', { auth: erin.cookie }), 401, 2000);
       await server().login('erin2', 'new-pw');
-      // The API token is not a session and keeps working.
-      assert.equal((await server().json('GET', '/api/user', { auth: erin.token })).status, 200);
+      // The API token is replaced with the password.
+      assertError(await server().json('GET', '/api/user', { auth: erin.token }), 401, 2001);
     });
 
     it('answers 1039 for a taken username', async () => {

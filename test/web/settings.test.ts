@@ -368,12 +368,18 @@ describeBrowser('dashboard: user settings', () => {
     await other.page.waitForURL(/\/auth\/login/);
 
     await page.getByRole('button', { name: 'Sign out all other sessions' }).click();
+    await page.getByLabel('Also replace my API token').check();
     await page.getByRole('button', { name: 'Sign them out' }).click();
-    await page.getByText('Every other session is signed out.').waitFor();
+    await page.getByText('Every other session is signed out. Your API token was replaced.').waitFor();
     await page.getByText('You are not signed in anywhere else.').waitFor();
     assert.equal(await rows.count(), 1);
-    // Seen with the API token: only this browser's session is left.
-    const none = (await server().json('GET', '/api/user/sessions', { auth: dave.token })).body;
+    // The old API token stopped working with them.
+    assert.equal((await server().json('GET', '/api/user', { auth: dave.token })).status, 401);
+    const browserCookie = (await page.context().cookies()).find((c) => c.name === 'chute_session')!;
+    const newToken = (await server().json('GET', '/api/user/token', { auth: `chute_session=${browserCookie.value}` }))
+      .body.token;
+    // Seen with the new API token: only this browser's session is left.
+    const none = (await server().json('GET', '/api/user/sessions', { auth: newToken })).body;
     assert.deepEqual(
       none.other.map((s: { client: string; device: string }) => `${s.client} on ${s.device}`),
       ['Chrome on Linux'],

@@ -245,7 +245,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** End the current session and clear its cookie */
+    /**
+     * End the current session and clear its cookie (POST; GET from this site only)
+     * @description A GET or POST that the browser says another site made (Sec-Fetch-Site, Origin) -> 403/9001.
+     */
     get: {
       parameters: {
         query?: never;
@@ -271,7 +274,34 @@ export interface paths {
       };
     };
     put?: never;
-    post?: never;
+    /**
+     * End the current session and clear its cookie (POST; GET from this site only)
+     * @description A GET or POST that the browser says another site made (Sec-Fetch-Site, Origin) -> 403/9001.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              loggedOut: boolean;
+            };
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
@@ -1130,7 +1160,10 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Update the authenticated user; missing properties stay, view merges property by property */
+    /**
+     * Update the authenticated user; missing properties stay, view merges property by property
+     * @description A new password also replaces the API token (the answer carries the new one) and signs out every other session.
+     */
     patch: {
       parameters: {
         query?: never;
@@ -1143,7 +1176,7 @@ export interface paths {
           'application/json': {
             /** @description base64 image, or null to remove */
             avatar?: string | null;
-            /** @description checked when given (1066 when wrong) */
+            /** @description required with password from a session (1067 when missing, 1066 when wrong, 1068 when the account has none yet: leave it out to set a first password); checked when given with the API token */
             currentPassword?: string;
             password?: string;
             username?: string;
@@ -2184,7 +2217,10 @@ export interface paths {
     };
     put?: never;
     post?: never;
-    /** Revoke one session ({sessionId}) or all other sessions ({all: true}) */
+    /**
+     * Revoke one session ({sessionId}) or all other sessions ({all: true})
+     * @description Sign out everywhere: {all: true, rotateToken: true} also replaces the API token (read the new one with GET /api/user/token), so that nothing signed in before keeps access.
+     */
     delete: {
       parameters: {
         query?: never;
@@ -2201,6 +2237,8 @@ export interface paths {
             | {
                 /** @enum {boolean} */
                 all: true;
+                /** @description also replace the API token; the old one stops working */
+                rotateToken?: boolean;
               };
         };
       };

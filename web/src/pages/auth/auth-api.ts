@@ -10,7 +10,7 @@ export function logIn(credentials: ApiBody<'/api/auth/login', 'post'>): Promise<
 }
 
 export function logOut(): Promise<unknown> {
-  return request('get', '/api/auth/logout');
+  return request('post', '/api/auth/logout');
 }
 
 /** Creates the first account, the super administrator, and signs in with it. */

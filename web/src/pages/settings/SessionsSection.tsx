@@ -1,6 +1,7 @@
 // Where the user is signed in (GET /api/user/sessions): this browser first, then the others, each of which can be
-// signed out (DELETE /api/user/sessions {sessionId}), or all of them at once ({all: true}).
-import { Badge, Button, Card, Group, Paper, Skeleton, Stack, Text, Title, Tooltip } from '@mantine/core';
+// signed out (DELETE /api/user/sessions {sessionId}), or all of them at once ({all: true}, with rotateToken to
+// replace the API token as well).
+import { Badge, Button, Card, Checkbox, Group, Paper, Skeleton, Stack, Text, Title, Tooltip } from '@mantine/core';
 import { IconDeviceDesktop, IconDeviceMobile, IconLogout, IconTerminal2 } from '@tabler/icons-react';
 import { useState } from 'react';
 import { ConfirmModal } from '../../components/ConfirmModal';
@@ -89,16 +90,22 @@ function SessionRow({
 export function SessionsSection() {
   const sessions = useApi((signal) => listSessions(signal), []);
   const [revoking, setRevoking] = useState<SessionInfo | 'all' | null>(null);
+  const [rotateToken, setRotateToken] = useState(false);
   // What the dialog asks about, kept while it fades out after the answer.
   const question = useLastValue(revoking) ?? 'all';
 
   const revoke = async () => {
     if (!revoking) return;
     try {
-      sessions.setData(await revokeSessions(revoking === 'all' ? { all: true } : { sessionId: revoking.id }));
-      notifySuccess(
-        revoking === 'all' ? 'Every other session is signed out.' : `${describeSession(revoking)} is signed out.`,
+      sessions.setData(
+        await revokeSessions(revoking === 'all' ? { all: true, rotateToken } : { sessionId: revoking.id }),
       );
+      notifySuccess(
+        revoking === 'all'
+          ? `Every other session is signed out.${rotateToken ? ' Your API token was replaced.' : ''}`
+          : `${describeSession(revoking)} is signed out.`,
+      );
+      setRotateToken(false);
       setRevoking(null);
     } catch (err) {
       notifyError(settingsErrorObject(err), 'The session was not signed out');
@@ -158,9 +165,19 @@ export function SessionsSection() {
             ? `${data?.other.length ?? 0} other ${data?.other.length === 1 ? 'session is' : 'sessions are'} signed out at once. This browser stays signed in.`
             : `${describeSession(question)}, signed in ${formatDate(question.createdAt)}, is signed out at once and has to sign in again.`}
         </Text>
-        <Text size="sm" c="dimmed" mt="xs">
-          Apps that use your API token (ShareX, scripts) are not affected: regenerate the token to stop them.
-        </Text>
+        {question === 'all' ? (
+          <Checkbox
+            mt="sm"
+            label="Also replace my API token"
+            description="Apps that use it (ShareX, scripts) stop working until you give them the new one."
+            checked={rotateToken}
+            onChange={(e) => setRotateToken(e.currentTarget.checked)}
+          />
+        ) : (
+          <Text size="sm" c="dimmed" mt="xs">
+            Apps that use your API token (ShareX, scripts) are not affected: regenerate the token to stop them.
+          </Text>
+        )}
       </ConfirmModal>
     </Card>
   );
