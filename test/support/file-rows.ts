@@ -1,0 +1,42 @@
+// File records written straight into the database (no bytes stored), for listing tests that need many files with
+// chosen names, sizes, dates and nulls quickly. The search index follows them as it follows uploads (triggers on
+// SQLite, the GIN indexes on PostgreSQL).
+import type { AppContext } from '../../src/context.js';
+import type { FileRow } from '../../src/db/types.js';
+import { randomString } from '../../src/lib/ids.js';
+
+export type FileRowSpec = Partial<FileRow> & Pick<FileRow, 'user_id'>;
+
+let sequence = 0;
+
+/** Inserts the rows (defaults for what a spec leaves out) in batches; returns them as stored. */
+export async function insertFileRows(ctx: Pick<AppContext, 'db'>, specs: FileRowSpec[]): Promise<FileRow[]> {
+  const rows: FileRow[] = specs.map((spec) => {
+    const id = spec.id ?? `f${randomString(15, 'abcdefghijklmnopqrstuvwxyz0123456789')}`;
+    sequence += 1;
+    return {
+      id,
+      name: `${id}.txt`,
+      original_name: null,
+      type: 'text/plain',
+      size: 1,
+      views: 0,
+      max_views: null,
+      favorite: 0,
+      password: null,
+      deletes_at: null,
+      folder_id: null,
+      storage_key: `none/${id}`,
+      created_at: 1_700_000_000_000 + sequence,
+      updated_at: 1_700_000_000_000 + sequence,
+      ...spec,
+    };
+  });
+  for (let i = 0; i < rows.length; i += 200) {
+    await ctx.db
+      .insertInto('files')
+      .values(rows.slice(i, i + 200))
+      .execute();
+  }
+  return rows;
+}
