@@ -187,6 +187,8 @@ function listFilters(
  */
 function searchCondition(ctx: AppContext, field: FileSearchField, query: string): Expression<SqlBool> {
   const column = SORT_COLUMNS[field];
+  // No stored name holds a control character; NUL would not even reach PostgreSQL as text.
+  if (query.includes('\u0000')) return sql<SqlBool>`1 = 0`;
   if (ctx.engine === 'postgres') {
     const pattern = `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     return sql<SqlBool>`${sql.ref(`files.${column}`)} ilike ${pattern} escape '\\'`;

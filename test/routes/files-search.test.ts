@@ -77,6 +77,10 @@ forEachDatabase('file search', (engine) => {
     assert.deepEqual(await search(server(), alice, 'originalName', '%'), [photo]);
     assert.deepEqual(await search(server(), alice, 'originalName', 'y_.'), []);
     assert.deepEqual(await search(server(), alice, 'name', 'tx'), [eclair, privet].sort());
+    // Characters no name can hold find nothing, and break nothing.
+    assert.deepEqual(await search(server(), alice, 'name', 'tx\u0000t'), []);
+    assert.deepEqual(await search(server(), alice, 'name', '"'), []);
+    assert.deepEqual(await search(server(), alice, 'name', '"x" OR name'), []);
   });
 
   it('matches a reference filter over random names (fast-check)', async () => {
