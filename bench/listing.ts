@@ -10,9 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import { openDatabase } from '../src/db/index.js';
-import type { FileRow } from '../src/db/types.js';
+import type { FilesTable } from '../src/db/types.js';
 import { FILE_SEARCH_FIELDS, FILE_SORT_FIELDS } from '../src/lib/file-list.js';
 import { parseJson, percentile, request } from './lib/client.js';
 import { freePort, removeAtExit, startProcess, stopProcess, waitForHttp } from './lib/procs.js';
@@ -141,7 +141,7 @@ export async function runListingBench(argv: string[], buildChute: () => Promise<
 }
 
 /** File n of the seed: dates in order, sizes and views spread, 10% favourites, 20% expiring, 1 in 50 in a folder. */
-function fileRow(userId: string, folderId: string, n: number): FileRow {
+function fileRow(userId: string, folderId: string, n: number): Insertable<FilesTable> {
   const id = `b${n.toString(36).padStart(8, '0')}${randomBytes(4).toString('hex')}`;
   const created = 1_600_000_000_000 + n * 1000;
   return {

@@ -126,7 +126,7 @@ export async function listFiles(ctx: AppContext, caller: Caller, query: FileList
 }
 
 /** The order, the filters and the cursor key of a listing. */
-export function fileListing(ctx: AppContext, ownerId: string, query: Omit<FileListQuery, 'page' | 'perPage'>): Listing {
+function fileListing(ctx: AppContext, ownerId: string, query: Omit<FileListQuery, 'page' | 'perPage'>): Listing {
   const column = SORT_COLUMNS[query.sortBy];
   const segments: Segment[] = NULLABLE_SORT.has(query.sortBy)
     ? [

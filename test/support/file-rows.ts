@@ -2,16 +2,17 @@
 // chosen names, sizes, dates and nulls quickly. The search index follows them as it follows uploads (triggers on
 // SQLite, the GIN indexes on PostgreSQL).
 import type { AppContext } from '../../src/context.js';
-import type { FileRow } from '../../src/db/types.js';
+import type { Insertable } from 'kysely';
+import type { FileRow, FilesTable } from '../../src/db/types.js';
 import { randomString } from '../../src/lib/ids.js';
 
-export type FileRowSpec = Partial<FileRow> & Pick<FileRow, 'user_id'>;
+export type FileRowSpec = Partial<Insertable<FilesTable>> & Pick<FileRow, 'user_id'>;
 
 let sequence = 0;
 
-/** Inserts the rows (defaults for what a spec leaves out) in batches; returns them as stored. */
+/** Inserts the rows (defaults for what a spec leaves out) in batches; returns them as stored, in the same order. */
 export async function insertFileRows(ctx: Pick<AppContext, 'db'>, specs: FileRowSpec[]): Promise<FileRow[]> {
-  const rows: FileRow[] = specs.map((spec) => {
+  const rows: Array<Insertable<FilesTable> & { id: string }> = specs.map((spec) => {
     const id = spec.id ?? `f${randomString(15, 'abcdefghijklmnopqrstuvwxyz0123456789')}`;
     sequence += 1;
     return {
@@ -38,5 +39,15 @@ export async function insertFileRows(ctx: Pick<AppContext, 'db'>, specs: FileRow
       .values(rows.slice(i, i + 200))
       .execute();
   }
-  return rows;
+  const stored = new Map<string, FileRow>();
+  const ids = rows.map((r) => r.id);
+  for (let i = 0; i < ids.length; i += 500) {
+    const batch = await ctx.db
+      .selectFrom('files')
+      .selectAll()
+      .where('id', 'in', ids.slice(i, i + 500))
+      .execute();
+    for (const row of batch) stored.set(row.id, row);
+  }
+  return ids.map((id) => stored.get(id)!);
 }
