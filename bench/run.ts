@@ -43,6 +43,7 @@ import {
   waitForHttp,
 } from './lib/procs.js';
 import { summariseProfile } from './lib/profile.js';
+import { runListingBench } from './listing.js';
 import { assertWrkAvailable, exactGets, runWrk, type WrkResult } from './lib/wrk.js';
 import SqliteDatabase from 'better-sqlite3';
 
@@ -963,7 +964,9 @@ async function main(): Promise<void> {
   }
 }
 
-main()
+// `npm run bench -- listing ...`: the file list at scale (bench/listing.ts).
+const run = process.argv[2] === 'listing' ? () => runListingBench(process.argv.slice(3), buildChute) : main;
+run()
   .catch((err: unknown) => {
     console.error(`\nbenchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.exitCode = 1;

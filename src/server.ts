@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openDatabase, type DatabaseHandle } from './db/index.js';
 import { migrateToLatest } from './db/migrate.js';
+import { checkTrigramSearch } from './db/search-index.js';
 import type { App } from './http/types.js';
 import { ByteCache } from './lib/byte-cache.js';
 import { systemClock, type Clock } from './lib/clock.js';
@@ -88,6 +89,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     // Chunked uploads do not survive a restart of the instance that holds them: their temp data goes, their assemblies
     // become FAILED. Other instances' uploads carry on.
     await discardUnfinishedPartialUploads(ctx);
+    if (database.engine === 'postgres') await checkTrigramSearch(database.db, app.log);
     jobs.every('delete-expired-files', 60_000, () => deleteExpiredFiles(ctx));
     jobs.every('flush-views', VIEW_FLUSH_INTERVAL_MS, () => flushViews(ctx));
     await app.ready();

@@ -5,6 +5,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase as SqliteDialectDatabase } from 'kysely';
 import pg from 'pg';
+import { foldCase } from '../lib/file-list.js';
 import type { Database, Db } from './types.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -57,6 +58,10 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Unicode case folding for searches too short for the trigram index (SQLite's own lower() folds ASCII only).
+  sqlite.function('chute_fold', { deterministic: true }, (text: unknown) =>
+    typeof text === 'string' ? foldCase(text) : null,
+  );
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,

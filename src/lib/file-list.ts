@@ -16,3 +16,17 @@ export type FileSortField = (typeof FILE_SORT_FIELDS)[number];
 
 export const FILE_SEARCH_FIELDS = ['name', 'originalName', 'type'] as const;
 export type FileSearchField = (typeof FILE_SEARCH_FIELDS)[number];
+
+/**
+ * Case folding for substring search, the same on both engines and in the dashboard: each Unicode character to its
+ * lower case when that is one character (as SQLite's FTS5 and PostgreSQL's lower() on a UTF-8 database fold), so
+ * `É` finds `é` and `ПРИВЕТ` finds `привет`; nothing else (no accent stripping).
+ */
+export function foldCase(text: string): string {
+  let folded = '';
+  for (const char of text) {
+    const lower = char.toLowerCase();
+    folded += lower.length === char.length ? lower : char;
+  }
+  return folded;
+}

@@ -18,13 +18,13 @@ import {
   FILE_SORT_FIELDS,
   fileStats,
   findManagedFile,
-  listFiles,
   recentFiles,
   toFileDto,
   toFileDtos,
   updateFile,
   updateFilesInBulk,
 } from '../services/files.js';
+import { listFiles } from '../services/file-listing.js';
 
 const tags = ['files'];
 const fileParams = z.object({ id: z.string().min(1).max(1024).describe('file id or served name') });
@@ -39,6 +39,11 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
       summary: "A page of the caller's files (admins: ?id=<userId> for another user's)",
       querystring: z.object({
         page: z.coerce.number().int().min(1).default(1),
+        cursor: z
+          .string()
+          .max(2000)
+          .optional()
+          .describe("the previous answer's nextCursor: the page after it, in the same order (page is then not used)"),
         perpage: z.coerce.number().int().min(1).max(500).default(15),
         sortBy: z.enum(FILE_SORT_FIELDS).default('createdAt'),
         order: z.enum(['asc', 'desc']).default('desc'),
@@ -54,6 +59,12 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
           page: z.array(FileSchema),
           total: z.number().int(),
           pages: z.number().int(),
+          nextCursor: z
+            .string()
+            .nullable()
+            .describe(
+              'pass as ?cursor= for the next page (keyset: no file skipped or repeated); null on the last page',
+            ),
           search: z.object({ field: z.enum(FILE_SEARCH_FIELDS), query: z.string() }).optional(),
         }),
       },
@@ -64,8 +75,9 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
         ?.split(',')
         .map((t) => t.trim())
         .filter(Boolean);
-      const { rows, total } = await listFiles(ctx, caller(request).user, {
+      const { rows, total, nextCursor } = await listFiles(ctx, caller(request).user, {
         page: q.page,
+        cursor: q.cursor,
         perPage: q.perpage,
         sortBy: q.sortBy,
         order: q.order,
@@ -80,6 +92,7 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
         page: await toFileDtos(ctx, publicBaseUrl(ctx, request), rows),
         total,
         pages: Math.ceil(total / q.perpage),
+        nextCursor,
         ...(q.searchQuery ? { search: { field: q.searchField, query: q.searchQuery } } : {}),
       };
     },

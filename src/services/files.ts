@@ -2,14 +2,13 @@
 // deleting one or many, recent files and statistics. Another user's file is answered like a missing one (4000);
 // ADMIN and SUPERADMIN may manage the files of the accounts they manage (managesFilesOf). Deleting a file deletes
 // its bytes too.
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
-import type { Database, FileRow, UserRow } from '../db/types.js';
+import type { FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { MAX_EXPIRY_MS } from '../lib/durations.js';
 import { assertUsableFileName, assertUsableOriginalName } from '../lib/file-names.js';
-import type { FileSearchField, FileSortField } from '../lib/file-list.js';
 import { fileLink } from '../lib/links.js';
 import { managesRole } from '../lib/roles.js';
 import { toIso } from '../lib/clock.js';
@@ -167,100 +166,6 @@ export async function folderForFiles(
 }
 
 export { FILE_SEARCH_FIELDS, FILE_SORT_FIELDS } from '../lib/file-list.js';
-
-const SORT_COLUMNS = {
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-  deletesAt: 'deletes_at',
-  name: 'name',
-  originalName: 'original_name',
-  size: 'size',
-  type: 'type',
-  views: 'views',
-  favorite: 'favorite',
-} as const satisfies Record<FileSortField, keyof FileRow>;
-const NULLABLE_SORT = new Set<FileSortField>(['deletesAt', 'originalName']);
-
-export interface FileListQuery {
-  page: number;
-  perPage: number;
-  sortBy: FileSortField;
-  order: 'asc' | 'desc';
-  searchField: FileSearchField;
-  searchQuery?: string | undefined;
-  favorite?: boolean | undefined;
-  /** Files carrying any of these tags. */
-  tagIds?: string[] | undefined;
-  folderId?: string | undefined;
-  /** Whose files (admins only; another user's id from a USER -> 3000). */
-  userId?: string | undefined;
-}
-
-function likePattern(query: string): string {
-  return `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/** One page of the caller's (or, for admins, a user's) files and the number of matches. */
-export async function listFiles(
-  ctx: AppContext,
-  caller: Caller,
-  query: FileListQuery,
-): Promise<{ rows: FileRow[]; total: number }> {
-  // Ordered by views: the ones this instance holds in memory are written first, so the order is exact.
-  if (query.sortBy === 'views') await flushViews(ctx);
-  const ownerId = query.userId ?? caller.id;
-  if (!(await managesFilesOf(ctx, caller, [ownerId]))) throw new ApiError(3000);
-  const filters = (eb: ExpressionBuilder<Database, 'files'>): Expression<SqlBool> => {
-    const conditions: Array<Expression<SqlBool>> = [eb('files.user_id', '=', ownerId)];
-    if (query.favorite !== undefined) conditions.push(eb('files.favorite', '=', query.favorite ? 1 : 0));
-    if (query.folderId !== undefined) conditions.push(eb('files.folder_id', '=', query.folderId));
-    if (query.searchQuery) {
-      const column = SORT_COLUMNS[query.searchField];
-      conditions.push(
-        eb(
-          sql`lower(${sql.ref(`files.${column}`)})`,
-          'like',
-          sql`lower(${likePattern(query.searchQuery)}) escape '\\'`,
-        ),
-      );
-    }
-    if (query.tagIds && query.tagIds.length > 0) {
-      const tagIds = query.tagIds;
-      conditions.push(
-        eb.exists(
-          eb
-            .selectFrom('file_tags')
-            .select('file_tags.file_id')
-            .whereRef('file_tags.file_id', '=', 'files.id')
-            .where('file_tags.tag_id', 'in', tagIds),
-        ),
-      );
-    }
-    return eb.and(conditions);
-  };
-  const column = SORT_COLUMNS[query.sortBy];
-  const direction = sql.raw(query.order);
-  const orderTerm = NULLABLE_SORT.has(query.sortBy)
-    ? sql`${sql.ref(`files.${column}`)} ${direction} nulls last`
-    : sql`${sql.ref(`files.${column}`)} ${direction}`;
-  const [rows, counted] = await Promise.all([
-    ctx.db
-      .selectFrom('files')
-      .selectAll()
-      .where(filters)
-      .orderBy(orderTerm)
-      .orderBy('files.id', query.order)
-      .limit(query.perPage)
-      .offset((query.page - 1) * query.perPage)
-      .execute(),
-    ctx.db
-      .selectFrom('files')
-      .select((eb) => eb.fn.countAll<number | string>().as('count'))
-      .where(filters)
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(counted.count) };
-}
 
 /** The newest `take` files of the caller. */
 export function recentFiles(ctx: AppContext, caller: Caller, take: number): Promise<FileRow[]> {

@@ -275,22 +275,31 @@ describeBrowser('dashboard: files', () => {
     });
 
     const { page, context, errors } = await openPage(browser(), server().url);
+    const listed: URLSearchParams[] = [];
+    page.on('request', (req) => {
+      const url = new URL(req.url());
+      if (url.pathname === '/api/user/files') listed.push(url.searchParams);
+    });
     await signIn(page, 'admin', 'admin-password');
     await page.goto('/dashboard/files?sortBy=name&order=asc');
     await waitForRange(page, '1–24 of 30');
     const firstPage = await shownNames(page, 'file-card');
     assert.deepEqual(firstPage.slice(0, 3), ['archive.zip', 'clip.mp4', 'data.json']);
 
-    // Pages.
+    // Pages: the next one is read after the last file of this one (the answer's nextCursor), not by number.
     await page.getByRole('button', { name: 'Page 2' }).click();
     await waitForRange(page, '25–30 of 30');
     await page.waitForURL(/page=2/);
+    const turned = listed.at(-1)!;
+    assert.ok(turned.get('cursor') && !turned.has('page'), `page 2 was asked for as ${turned}`);
     const secondPage = await shownNames(page, 'file-card');
     assert.equal(secondPage.length, 6);
     assert.equal(secondPage.filter((n) => firstPage.includes(n)).length, 0);
+    // After a reload the page number is all there is: asked for by number, the same files.
     await page.reload();
     await waitForRange(page, '25–30 of 30');
     assert.deepEqual(await shownNames(page, 'file-card'), secondPage);
+    assert.equal(listed.at(-1)!.get('page'), '2');
     await page.getByRole('button', { name: 'Previous page' }).click();
     await waitForRange(page, '1–24 of 30');
 

@@ -1252,6 +1252,8 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description the previous answer's nextCursor: the page after it, in the same order (page is then not used) */
+          cursor?: string;
           favorite?: 'true' | 'false';
           /** @description only files in this folder */
           folder?: string;
@@ -1283,6 +1285,8 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description pass as ?cursor= for the next page (keyset: no file skipped or repeated); null on the last page */
+              nextCursor: string | null;
               page: components['schemas']['File'][];
               pages: number;
               search?: {

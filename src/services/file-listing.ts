@@ -1,0 +1,363 @@
+// GET /api/user/files at a million files: every page is read from an index. A listing is an order (one sort column
+// and the id as tie-breaker) over the owner's files, cut by filters; `nextCursor` marks the last file of a page, and
+// the next page starts right after it (keyset: the same cost at any depth, no file skipped or repeated when others
+// come and go). Page numbers (Zipline's clients) skip entries of the same index, from whichever end is nearer.
+// Substring search goes through the trigram index of db/search-index.ts when the query is long enough.
+import { createHash } from 'node:crypto';
+import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { TRIGRAM_MIN_LENGTH } from '../db/search-index.js';
+import type { Database, FileRow, UserRow } from '../db/types.js';
+import { ApiError } from '../lib/errors.js';
+import { foldCase, type FileSearchField, type FileSortField } from '../lib/file-list.js';
+import { managesFilesOf } from './files.js';
+import { flushViews } from './view-counts.js';
+
+type Caller = Pick<UserRow, 'id' | 'role'>;
+type FilesQuery = SelectQueryBuilder<Database, 'files', object>;
+
+const SORT_COLUMNS = {
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  deletesAt: 'deletes_at',
+  name: 'name',
+  originalName: 'original_name',
+  size: 'size',
+  type: 'type',
+  views: 'views',
+  favorite: 'favorite',
+} as const satisfies Record<FileSortField, keyof FileRow>;
+/** Sorts whose files without a value come after all the others, in either direction. */
+const NULLABLE_SORT = new Set<FileSortField>(['deletesAt', 'originalName']);
+const TEXT_SORT = new Set<FileSortField>(['name', 'originalName', 'type']);
+/**
+ * Up to this many matches of a search or tags, SQLite sorts the matches; with more, walking the order's index finds a
+ * page's worth of them soon enough (PostgreSQL decides from its statistics).
+ */
+const FEW_MATCHES = 5000;
+
+export interface FileListQuery {
+  page: number;
+  perPage: number;
+  /** A `nextCursor` of an earlier answer of the same listing: the page after it (then `page` is not used). */
+  cursor?: string | undefined;
+  sortBy: FileSortField;
+  order: 'asc' | 'desc';
+  searchField: FileSearchField;
+  searchQuery?: string | undefined;
+  favorite?: boolean | undefined;
+  /** Files carrying any of these tags. */
+  tagIds?: string[] | undefined;
+  folderId?: string | undefined;
+  /** Whose files (admins only; another user's id from a USER -> 3000). */
+  userId?: string | undefined;
+}
+
+export interface FileListPage {
+  rows: FileRow[];
+  total: number;
+  nextCursor: string | null;
+}
+
+/**
+ * A stretch of the order read through one index: the whole order, or for a nullable sort the files with a value,
+ * then (`nulls`) those without, by id.
+ */
+interface Segment {
+  nulls: boolean;
+  direction: 'asc' | 'desc';
+}
+
+/** Where a page ends: the segment, the sort value and the id of its last file. */
+interface Position {
+  segment: number;
+  value: string | number | null;
+  id: string;
+}
+
+interface Listing {
+  column: (typeof SORT_COLUMNS)[FileSortField];
+  /** Whether the sort values are text (else numbers). */
+  textual: boolean;
+  segments: Segment[];
+  filtered: FilesQuery;
+  /**
+   * SQLite, with a search or tags: the same filters written so that the planner starts from the matching files
+   * (the owner's columns behind a unary +, which no index serves) and sorts them. Cheaper than walking the order
+   * when the matches are few; also how they are counted.
+   */
+  fromMatches: FilesQuery | undefined;
+  /** Binds a cursor to this listing: the owner, the order and the filters (not the page size). */
+  key: string;
+}
+
+/** One page of the caller's (or, for admins, a user's) files, the number of matches and the cursor of the next page. */
+export async function listFiles(ctx: AppContext, caller: Caller, query: FileListQuery): Promise<FileListPage> {
+  // Ordered by views: the ones this instance holds in memory are written first, so the order is exact.
+  if (query.sortBy === 'views') await flushViews(ctx);
+  const ownerId = query.userId ?? caller.id;
+  if (!(await managesFilesOf(ctx, caller, [ownerId]))) throw new ApiError(3000);
+  const listing = fileListing(ctx, ownerId, query);
+  const after = query.cursor === undefined ? undefined : decodeCursor(ctx, listing, query.cursor);
+  const total = Number(
+    (
+      await (listing.fromMatches ?? listing.filtered)
+        .select((eb) => eb.fn.countAll<number | string>().as('count'))
+        .executeTakeFirstOrThrow()
+    ).count,
+  );
+  if (listing.fromMatches && total <= FEW_MATCHES) listing.filtered = listing.fromMatches;
+
+  let positions: Position[];
+  let hasNext: boolean;
+  if (after) {
+    const read = await readFrom(listing, after, query.perPage + 1);
+    hasNext = read.length > query.perPage;
+    positions = read.slice(0, query.perPage);
+  } else {
+    const skip = (query.page - 1) * query.perPage;
+    positions = await readAt(listing, skip, query.perPage, total);
+    hasNext = skip + positions.length < total && positions.length === query.perPage;
+  }
+  const rows = await rowsInOrder(ctx, positions);
+  const last = positions.at(-1);
+  return { rows, total, nextCursor: hasNext && last ? encodeCursor(ctx, listing, last) : null };
+}
+
+/** The order, the filters and the cursor key of a listing. */
+function fileListing(ctx: AppContext, ownerId: string, query: Omit<FileListQuery, 'page' | 'perPage'>): Listing {
+  const column = SORT_COLUMNS[query.sortBy];
+  const segments: Segment[] = NULLABLE_SORT.has(query.sortBy)
+    ? [
+        { nulls: false, direction: query.order },
+        { nulls: true, direction: query.order },
+      ]
+    : [{ nulls: false, direction: query.order }];
+  const filtered = ctx.db.selectFrom('files').where((eb) => listFilters(ctx, eb, ownerId, query, false));
+  const fromMatches =
+    ctx.engine === 'sqlite' &&
+    ((query.searchQuery && [...query.searchQuery].length >= TRIGRAM_MIN_LENGTH) ||
+      (query.tagIds && query.tagIds.length > 0))
+      ? ctx.db.selectFrom('files').where((eb) => listFilters(ctx, eb, ownerId, query, true))
+      : undefined;
+  const key = createHash('sha256')
+    .update(
+      JSON.stringify([
+        ownerId,
+        query.sortBy,
+        query.order,
+        query.searchQuery ? [query.searchField, query.searchQuery] : null,
+        query.favorite ?? null,
+        [...new Set(query.tagIds ?? [])].sort(),
+        query.folderId ?? null,
+      ]),
+    )
+    .digest('base64url')
+    .slice(0, 16);
+  return { column, textual: TEXT_SORT.has(query.sortBy), segments, filtered, fromMatches, key };
+}
+
+function listFilters(
+  ctx: AppContext,
+  eb: ExpressionBuilder<Database, 'files'>,
+  ownerId: string,
+  query: Omit<FileListQuery, 'page' | 'perPage'>,
+  unindexed: boolean,
+): Expression<SqlBool> {
+  const column = (name: 'user_id' | 'favorite' | 'folder_id') =>
+    unindexed ? sql`+${sql.ref(`files.${name}`)}` : sql.ref(`files.${name}`);
+  const conditions: Array<Expression<SqlBool>> = [eb(column('user_id'), '=', ownerId)];
+  if (query.favorite !== undefined) conditions.push(eb(column('favorite'), '=', query.favorite ? 1 : 0));
+  if (query.folderId !== undefined) conditions.push(eb(column('folder_id'), '=', query.folderId));
+  if (query.searchQuery) conditions.push(searchCondition(ctx, query.searchField, query.searchQuery));
+  if (query.tagIds && query.tagIds.length > 0) {
+    // From the tag side (file_tags_tag_file): the files of these tags, not a look-up per file of the owner.
+    conditions.push(
+      eb('files.id', 'in', eb.selectFrom('file_tags').select('file_tags.file_id').where('tag_id', 'in', query.tagIds)),
+    );
+  }
+  return eb.and(conditions);
+}
+
+/**
+ * Case-insensitive (all of Unicode, lib/file-list.ts foldCase) substring match of one column. PostgreSQL: ILIKE,
+ * which a pg_trgm GIN index serves from three characters on. SQLite: the FTS5 trigram table from three characters
+ * on, a scan through chute_fold (db/index.ts) below that.
+ */
+function searchCondition(ctx: AppContext, field: FileSearchField, query: string): Expression<SqlBool> {
+  const column = SORT_COLUMNS[field];
+  // No stored name holds a control character; NUL would not even reach PostgreSQL as text.
+  if (query.includes('\u0000')) return sql<SqlBool>`1 = 0`;
+  if (ctx.engine === 'postgres') {
+    const pattern = `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return sql<SqlBool>`${sql.ref(`files.${column}`)} ilike ${pattern} escape '\\'`;
+  }
+  if ([...query].length < TRIGRAM_MIN_LENGTH) {
+    return sql<SqlBool>`instr(chute_fold(${sql.ref(`files.${column}`)}), ${foldCase(query)}) > 0`;
+  }
+  // One quoted phrase of the column: its trigrams, in a row, is the substring (quotes inside are doubled).
+  const phrase = `{${column}} : "${query.replace(/"/g, '""')}"`;
+  return sql<SqlBool>`files.id in (select file_search.file_id from files_fts
+    join file_search on file_search.seq = files_fts.rowid where files_fts match ${phrase})`;
+}
+
+/** The ids (and sort values) of one segment, after a position in it or from its start, in the segment's order. */
+function segmentQuery(listing: Listing, segment: Segment, after: Position | undefined) {
+  const ref = sql.ref(`files.${listing.column}`);
+  const comparison = sql.raw(segment.direction === 'asc' ? '>' : '<');
+  let q = listing.filtered.select(['files.id', sql<string | number | null>`${ref}`.as('sort_value')]);
+  if (segment.nulls) {
+    q = q.where(sql<SqlBool>`${ref} is null`);
+    if (after) q = q.where('files.id', segment.direction === 'asc' ? '>' : '<', after.id);
+    // All NULL: ordering by the column too lets PostgreSQL read the order from the same index.
+    return q.orderBy(ref, segment.direction).orderBy('files.id', segment.direction);
+  }
+  if (listing.segments.length > 1) q = q.where(sql<SqlBool>`${ref} is not null`);
+  if (after) q = q.where(sql<SqlBool>`(${ref}, files.id) ${comparison} (${after.value}, ${after.id})`);
+  return q.orderBy(ref, segment.direction).orderBy('files.id', segment.direction);
+}
+
+const flipped = (segment: Segment): Segment => ({
+  ...segment,
+  direction: segment.direction === 'asc' ? 'desc' : 'asc',
+});
+
+/** Up to `take` positions after `after` (a cursor), across the segments that follow. */
+async function readFrom(listing: Listing, after: Position, take: number): Promise<Position[]> {
+  const positions: Position[] = [];
+  for (let s = after.segment; s < listing.segments.length && positions.length < take; s++) {
+    const rows = await segmentQuery(listing, listing.segments[s]!, s === after.segment ? after : undefined)
+      .limit(take - positions.length)
+      .execute();
+    for (const r of rows) positions.push({ segment: s, value: r.sort_value, id: r.id });
+  }
+  return positions;
+}
+
+/**
+ * The positions `skip` to `skip + take` of the order (page numbers). Past the middle, read backwards from the end,
+ * so that the last pages cost what the first ones do.
+ */
+async function readAt(listing: Listing, skip: number, take: number, total: number): Promise<Position[]> {
+  const fromEnd = total - skip - take;
+  if (fromEnd >= skip || skip >= total) return readSkipping(listing, listing.segments, skip, take, false);
+  const backwards = await readSkipping(
+    listing,
+    [...listing.segments].reverse().map(flipped),
+    Math.max(0, fromEnd),
+    Math.min(take, total - skip),
+    true,
+  );
+  return backwards.reverse();
+}
+
+async function readSkipping(
+  listing: Listing,
+  segments: Segment[],
+  skip: number,
+  take: number,
+  reversed: boolean,
+): Promise<Position[]> {
+  const positions: Position[] = [];
+  for (let i = 0; i < segments.length && positions.length < take; i++) {
+    const segment = segments[i]!;
+    const query = segmentQuery(listing, segment, undefined);
+    const rows = await query
+      .limit(take - positions.length)
+      .offset(skip)
+      .execute();
+    const index = reversed ? segments.length - 1 - i : i;
+    for (const r of rows) positions.push({ segment: index, value: r.sort_value, id: r.id });
+    if (rows.length > 0 || skip === 0 || i === segments.length - 1) {
+      skip = 0;
+      continue;
+    }
+    // The whole segment was skipped: how many it held decides where the next one starts.
+    const counted = await listing.filtered
+      .where(sql<SqlBool>`${sql.ref(`files.${listing.column}`)} ${sql.raw(segment.nulls ? 'is null' : 'is not null')}`)
+      .select((eb) => eb.fn.countAll<number | string>().as('count'))
+      .executeTakeFirstOrThrow();
+    skip = Math.max(0, skip - Number(counted.count));
+  }
+  return positions;
+}
+
+/** The rows of these positions, in their order (a look-up by primary key each). */
+async function rowsInOrder(ctx: AppContext, positions: Position[]): Promise<FileRow[]> {
+  if (positions.length === 0) return [];
+  const rows = await ctx.db
+    .selectFrom('files')
+    .selectAll()
+    .where(
+      'id',
+      'in',
+      positions.map((p) => p.id),
+    )
+    .execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  // A file deleted between the two reads is left out of the page.
+  return positions.flatMap((p) => byId.get(p.id) ?? []);
+}
+
+const CursorPayload = z.object({
+  k: z.string(),
+  s: z.number().int().min(0),
+  v: z.union([z.string(), z.number(), z.null()]),
+  i: z.string(),
+});
+
+/** Encrypted (AES-GCM with the instance's key): opaque to clients, and a changed one does not decrypt. */
+function encodeCursor(ctx: AppContext, listing: Listing, position: Position): string {
+  return ctx.secrets.encrypt(
+    JSON.stringify({ k: listing.key, s: position.segment, v: position.value, i: position.id }),
+  );
+}
+
+/**
+ * The position a cursor stands for. Malformed, forged, or made for another listing (another owner, order or filter)
+ * -> 1000 like any other bad query parameter, with the same words whichever it is: a cursor tells nothing.
+ */
+function decodeCursor(ctx: AppContext, listing: Listing, cursor: string): Position {
+  let payload: z.infer<typeof CursorPayload> | undefined;
+  try {
+    payload = CursorPayload.parse(JSON.parse(ctx.secrets.decrypt(cursor)));
+  } catch {
+    payload = undefined;
+  }
+  const segment = payload ? listing.segments[payload.s] : undefined;
+  const valueFits =
+    payload !== undefined &&
+    segment !== undefined &&
+    (segment.nulls ? payload.v === null : typeof payload.v === (listing.textual ? 'string' : 'number'));
+  if (!payload || payload.k !== listing.key || !valueFits) {
+    const message = 'not a cursor of this listing';
+    throw new ApiError(1000, `querystring.cursor: ${message}`, {
+      extra: { issues: [{ path: 'querystring.cursor', message }] },
+    });
+  }
+  return { segment: payload.s, value: payload.v, id: payload.i };
+}
+
+/**
+ * The statements a listing runs, compiled: the count, each segment from its start, and each segment after a
+ * position (a cursor). For the tests that check their query plans.
+ */
+export function listingStatements(ctx: AppContext, ownerId: string, query: Omit<FileListQuery, 'page' | 'perPage'>) {
+  const listing = fileListing(ctx, ownerId, query);
+  const position = (segment: number): Position => ({
+    segment,
+    value: listing.segments[segment]!.nulls ? null : listing.textual ? 'm' : 1,
+    id: 'm',
+  });
+  return {
+    count: (listing.fromMatches ?? listing.filtered).select((eb) => eb.fn.countAll().as('count')).compile(),
+    fewMatches:
+      listing.fromMatches &&
+      segmentQuery({ ...listing, filtered: listing.fromMatches }, listing.segments[0]!, undefined)
+        .limit(16)
+        .compile(),
+    first: listing.segments.map((segment) => segmentQuery(listing, segment, undefined).limit(16).compile()),
+    after: listing.segments.map((segment, i) => segmentQuery(listing, segment, position(i)).limit(16).compile()),
+  };
+}

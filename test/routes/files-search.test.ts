@@ -1,0 +1,221 @@
+// Substring search of GET /api/user/files (issue 23): case-insensitive for all of Unicode, the same on SQLite (FTS5
+// trigram from three characters on, a scan below) and PostgreSQL (pg_trgm), checked against a reference filter in
+// TypeScript over random names with accents, CJK, emoji, LIKE's wildcards, backslashes and quotes; and the index
+// follows renames and deletes, also of files that were there before migration 0012 (a database of an older version).
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { Migrator, sql } from 'kysely';
+import { openDatabase } from '../../src/db/index.js';
+import { migrations } from '../../src/db/migrate.js';
+import { foldCase } from '../../src/lib/file-list.js';
+import { createTestUser } from '../support/content.js';
+import { insertFileRows } from '../support/file-rows.js';
+import {
+  createPostgresDatabase,
+  forEachDatabase,
+  startTestServer,
+  useTestServer,
+  type TestServer,
+  type TestUser,
+} from '../support/server.js';
+import { uploadOne } from '../support/uploads.js';
+
+const ALPHABET = [...'abcxABCX1 .-', ...'éÉüÜñÑøØ', ...'пПрРиИ', ...'写真スクショ', '📸', '🎉', ...'%_\\\'"'];
+const codepoints = (text: string) => [...text];
+const textOf = (min: number, max: number) =>
+  fc.array(fc.constantFrom(...ALPHABET), { minLength: min, maxLength: max }).map((chars) => chars.join(''));
+/** Upper-cases some characters (only where that is one character), so that a search differs in case from the name. */
+const flipCase = (text: string, flips: boolean[]) =>
+  codepoints(text)
+    .map((c, i) => {
+      const upper = c.toUpperCase();
+      return flips[i % Math.max(flips.length, 1)] && codepoints(upper).length === 1 ? upper : c;
+    })
+    .join('');
+
+type Field = 'name' | 'originalName';
+
+async function search(server: TestServer, user: TestUser, field: Field, query: string): Promise<string[]> {
+  const params = new URLSearchParams({ searchField: field, searchQuery: query, perpage: '500' });
+  const res = await server.json('GET', `/api/user/files?${params}`, { auth: user.token });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.equal(res.body.total, res.body.page.length);
+  return (res.body.page as Array<{ id: string }>).map((f) => f.id).sort();
+}
+
+forEachDatabase('file search', (engine) => {
+  const server = useTestServer({ engine });
+  let alice: TestUser;
+  let bob: TestUser;
+
+  before(async () => {
+    await server().setup();
+    alice = await createTestUser(server(), 'alice');
+    bob = await createTestUser(server(), 'bob');
+  });
+
+  it('folds the case of accented, Cyrillic and Greek letters, and finds CJK, on both engines', async () => {
+    const rows = await insertFileRows(server().ctx, [
+      { user_id: alice.id, name: 'Éclair-1.txt', original_name: 'ÜBERSICHT.png' },
+      { user_id: alice.id, name: 'ПРИВЕТ мир.txt', original_name: null },
+      { user_id: alice.id, name: '写真スクショ.jpg', original_name: 'holiday%_.txt' },
+      { user_id: bob.id, name: 'éclair-of-bob.txt', original_name: 'übersicht.png' },
+    ]);
+    const [eclair, privet, photo] = rows.map((r) => r.id);
+    assert.deepEqual(await search(server(), alice, 'name', 'éclair'), [eclair]);
+    assert.deepEqual(await search(server(), alice, 'name', 'ÉCL'), [eclair]);
+    assert.deepEqual(await search(server(), alice, 'name', 'é'), [eclair]);
+    assert.deepEqual(await search(server(), alice, 'originalName', 'übersicht'), [eclair]);
+    assert.deepEqual(await search(server(), alice, 'name', 'привет'), [privet]);
+    assert.deepEqual(await search(server(), alice, 'name', 'пр'), [privet]);
+    assert.deepEqual(await search(server(), alice, 'name', 'スクショ'), [photo]);
+    assert.deepEqual(await search(server(), alice, 'originalName', 'ay%_'), [photo]);
+    assert.deepEqual(await search(server(), alice, 'originalName', '%'), [photo]);
+    assert.deepEqual(await search(server(), alice, 'originalName', 'y_.'), []);
+    assert.deepEqual(await search(server(), alice, 'name', 'tx'), [eclair, privet].sort());
+    // Characters no name can hold find nothing, and break nothing.
+    assert.deepEqual(await search(server(), alice, 'name', 'tx\u0000t'), []);
+    assert.deepEqual(await search(server(), alice, 'name', '"'), []);
+    assert.deepEqual(await search(server(), alice, 'name', '"x" OR name'), []);
+  });
+
+  it('matches a reference filter over random names (fast-check)', async () => {
+    const ctx = server().ctx;
+    const user = await createTestUser(server(), `searcher-${engine}`);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(textOf(1, 10), { minLength: 1, maxLength: 10 }),
+        fc.array(fc.option(textOf(1, 8)), { minLength: 10, maxLength: 10 }),
+        fc.record({
+          field: fc.constantFrom<Field>('name', 'originalName'),
+          of: fc.nat(),
+          start: fc.nat(),
+          length: fc.integer({ min: 1, max: 5 }),
+          flips: fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }),
+          random: fc.option(textOf(1, 4), { freq: 4 }),
+        }),
+        async (names, originals, pick) => {
+          await ctx.db.deleteFrom('files').where('user_id', '=', user.id).execute();
+          const rows = await insertFileRows(
+            ctx,
+            names.map((name, i) => ({ user_id: user.id, name: `${name}`, original_name: originals[i] ?? null })),
+          );
+          const values = rows.map((r) => (pick.field === 'name' ? r.name : r.original_name));
+          const source = values[pick.of % values.length] ?? names[0]!;
+          const query =
+            pick.random ??
+            flipCase(
+              codepoints(source)
+                .slice(pick.start % codepoints(source).length)
+                .join(''),
+              pick.flips,
+            );
+          const cut = codepoints(query).slice(0, pick.length).join('');
+          const expected = rows
+            .filter((r, i) => {
+              const value = values[i];
+              return value !== null && value !== undefined && foldCase(value).includes(foldCase(cut));
+            })
+            .map((r) => r.id)
+            .sort();
+          assert.deepEqual(await search(server(), user, pick.field, cut), expected, `search ${JSON.stringify(cut)}`);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('follows uploads, renames and deletes', async () => {
+    const carol = await createTestUser(server(), 'carol');
+    const file = await uploadOne(server(), carol.token, 'x', { name: 'Sunset-Beach.png', type: 'image/png' });
+    await server().json('PATCH', `/api/user/files/${file.id}`, {
+      auth: carol.token,
+      body: { name: 'Morning-Mountains.png', originalName: 'Bergblick.png' },
+    });
+    assert.deepEqual(await search(server(), carol, 'name', 'mountain'), [file.id]);
+    assert.deepEqual(await search(server(), carol, 'originalName', 'BERGBLICK'), [file.id]);
+    assert.deepEqual(await search(server(), carol, 'originalName', 'sunset'), []);
+    assert.equal((await server().json('DELETE', `/api/user/files/${file.id}`, { auth: carol.token })).status, 200);
+    assert.deepEqual(await search(server(), carol, 'name', 'mountain'), []);
+    if (engine === 'sqlite') {
+      // Nothing is left behind in the index either.
+      const left = await sql<{ n: number }>`select count(*) as n from file_search where file_id = ${file.id}`.execute(
+        server().ctx.db,
+      );
+      assert.equal(left.rows[0]!.n, 0);
+    }
+  });
+});
+
+describe('file search on a database from before migration 0012', () => {
+  for (const engine of ['sqlite', 'postgres'] as const) {
+    it(`indexes the files already there [${engine}]`, async (t) => {
+      if (engine === 'postgres' && !process.env.TEST_DATABASE_URL) return t.skip('TEST_DATABASE_URL is not set');
+      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-search-'));
+      const pgDatabase = engine === 'postgres' ? await createPostgresDatabase() : undefined;
+      try {
+        // The schema as it was before 0012, with a user and a file in it.
+        const old = openDatabase({ databaseUrl: pgDatabase?.url, sqlitePath: path.join(dataDir, 'chute.db') });
+        const before0012 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0012'));
+        const { error } = await new Migrator({
+          db: old.db,
+          provider: { getMigrations: async () => before0012 },
+        }).migrateToLatest();
+        assert.equal(error, undefined);
+        const now = Date.now();
+        await old.db
+          .insertInto('users')
+          .values({
+            id: 'u-old',
+            username: 'olduser',
+            password: null,
+            avatar: null,
+            role: 'USER',
+            view: '{}',
+            token_hash: 'h-old',
+            token_enc: 'x',
+            totp_secret: null,
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
+        await insertFileRows(old, [{ id: 'f-old', user_id: 'u-old', name: 'Ancient-Château.txt' }]);
+        await old.close();
+
+        const server = await startTestServer({
+          engine,
+          dataDir,
+          ...(pgDatabase ? { databaseUrl: pgDatabase.url } : {}),
+        });
+        try {
+          const { listFiles } = await import('../../src/services/file-listing.js');
+          const found = await listFiles(
+            server.ctx,
+            { id: 'u-old', role: 'USER' },
+            {
+              page: 1,
+              perPage: 10,
+              sortBy: 'createdAt',
+              order: 'desc',
+              searchField: 'name',
+              searchQuery: 'CHÂTEAU',
+            },
+          );
+          assert.deepEqual(
+            found.rows.map((r) => r.id),
+            ['f-old'],
+          );
+        } finally {
+          await server.close();
+        }
+      } finally {
+        await pgDatabase?.drop();
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    });
+  }
+});

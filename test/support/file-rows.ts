@@ -1,0 +1,53 @@
+// File records written straight into the database (no bytes stored), for listing tests that need many files with
+// chosen names, sizes, dates and nulls quickly. The search index follows them as it follows uploads (triggers on
+// SQLite, the GIN indexes on PostgreSQL).
+import type { AppContext } from '../../src/context.js';
+import type { Insertable } from 'kysely';
+import type { FileRow, FilesTable } from '../../src/db/types.js';
+import { randomString } from '../../src/lib/ids.js';
+
+export type FileRowSpec = Partial<Insertable<FilesTable>> & Pick<FileRow, 'user_id'>;
+
+let sequence = 0;
+
+/** Inserts the rows (defaults for what a spec leaves out) in batches; returns them as stored, in the same order. */
+export async function insertFileRows(ctx: Pick<AppContext, 'db'>, specs: FileRowSpec[]): Promise<FileRow[]> {
+  const rows: Array<Insertable<FilesTable> & { id: string }> = specs.map((spec) => {
+    const id = spec.id ?? `f${randomString(15, 'abcdefghijklmnopqrstuvwxyz0123456789')}`;
+    sequence += 1;
+    return {
+      id,
+      name: `${id}.txt`,
+      original_name: null,
+      type: 'text/plain',
+      size: 1,
+      views: 0,
+      max_views: null,
+      favorite: 0,
+      password: null,
+      deletes_at: null,
+      folder_id: null,
+      storage_key: `none/${id}`,
+      created_at: 1_700_000_000_000 + sequence,
+      updated_at: 1_700_000_000_000 + sequence,
+      ...spec,
+    };
+  });
+  for (let i = 0; i < rows.length; i += 200) {
+    await ctx.db
+      .insertInto('files')
+      .values(rows.slice(i, i + 200))
+      .execute();
+  }
+  const stored = new Map<string, FileRow>();
+  const ids = rows.map((r) => r.id);
+  for (let i = 0; i < ids.length; i += 500) {
+    const batch = await ctx.db
+      .selectFrom('files')
+      .selectAll()
+      .where('id', 'in', ids.slice(i, i + 500))
+      .execute();
+    for (const row of batch) stored.set(row.id, row);
+  }
+  return ids.map((id) => stored.get(id)!);
+}
