@@ -12,6 +12,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import type { App, RouteModule } from './http/types.js';
 import { authRoutes } from './routes/auth.js';
+import { authWebauthnRoutes } from './routes/auth-webauthn.js';
 import { fileServingRoutes } from './routes/files.js';
 import { folderRoutes } from './routes/folders.js';
 import { healthcheckRoutes } from './routes/healthcheck.js';
@@ -29,6 +30,8 @@ import { uploadRoutes } from './routes/upload.js';
 import { urlRoutes } from './routes/urls.js';
 import { userAvatarRoutes } from './routes/user-avatar.js';
 import { userFilesRoutes } from './routes/user-files.js';
+import { userMfaPasskeyRoutes } from './routes/user-mfa-passkey.js';
+import { userMfaTotpRoutes } from './routes/user-mfa-totp.js';
 import { userRoutes } from './routes/user.js';
 import { usersRoutes } from './routes/users.js';
 
@@ -38,9 +41,12 @@ const ROUTES: RouteModule[] = [
   healthcheckRoutes,
   setupRoutes,
   authRoutes,
+  authWebauthnRoutes,
   registerRoutes,
   userRoutes,
   userAvatarRoutes,
+  userMfaTotpRoutes,
+  userMfaPasskeyRoutes,
   // files: uploads (single request and chunked), serving, management
   uploadRoutes,
   uploadPartialRoutes,

@@ -7,6 +7,7 @@ import * as m0002 from './migrations/0002_file_indexes.js';
 import * as m0003 from './migrations/0003_url_slugs.js';
 import * as m0005 from './migrations/0005_partial_uploads.js';
 import * as m0006 from './migrations/0006_partial_upload_instance.js';
+import * as m0009 from './migrations/0009_second_factors.js';
 
 /** Every migration, by name. A new one is added here and sorts after the others. */
 export const migrations: Record<string, Migration> = {
@@ -15,6 +16,7 @@ export const migrations: Record<string, Migration> = {
   '0003_url_slugs': m0003,
   '0005_partial_uploads': m0005,
   '0006_partial_upload_instance': m0006,
+  '0009_second_factors': m0009,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,7 +1,7 @@
 // Rate limiting: counters in memory for one instance, or in Redis (REDIS_URL) so that limits hold across several
 // instances behind a load balancer. Routes opt in with `config.rateLimit`; limits answer in the spec's error shape.
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../lib/errors.js';
@@ -47,6 +47,23 @@ export function uploadRateLimit(ctx: AppContext) {
 /** Route config for login attempts: 10 a minute per address, whatever the settings say about uploads. */
 export function loginRateLimit(ctx: AppContext) {
   return attemptsRateLimit(ctx, 'login');
+}
+
+type LimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+const loginAttemptHooks = new WeakMap<AppContext, LimitHook>();
+
+/**
+ * An onRequest hook counting against one budget of login attempts (10 a minute per address) shared by every route
+ * it is put on: the password login with its code step, passkey logins, and the routes that check a TOTP or
+ * recovery code. (A route's own `config.rateLimit` gets its own in-memory counter, even with the same groupId.)
+ */
+export function loginAttemptsLimit(app: FastifyInstance, ctx: AppContext): LimitHook {
+  let hook = loginAttemptHooks.get(ctx);
+  if (!hook) {
+    hook = app.rateLimit(loginRateLimit(ctx)) as LimitHook;
+    loginAttemptHooks.set(ctx, hook);
+  }
+  return hook;
 }
 
 /** Route config for trading a password for access (files, short URLs): 10 attempts a minute per address. */
