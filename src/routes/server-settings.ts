@@ -91,6 +91,7 @@ export const serverSettingsRoutes: RouteModule = (app, ctx) => {
     async () => {
       const { siteTitle, registrationEnabled, invitesEnabled, chunksEnabled, chunksThreshold, chunksSize } =
         ctx.settings.get();
+      const { mfaTotpEnabled, mfaPasskeys } = ctx.settings.get();
       return {
         siteTitle,
         registrationEnabled,
@@ -99,6 +100,8 @@ export const serverSettingsRoutes: RouteModule = (app, ctx) => {
         chunksEnabled,
         chunksThreshold,
         chunksSize,
+        mfaTotpEnabled,
+        mfaPasskeys,
       };
     },
   );

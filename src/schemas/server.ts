@@ -10,6 +10,8 @@ export const PublicServerInfoSchema = z
     chunksEnabled: z.boolean().describe('the dashboard uploads large files in chunks (POST /api/upload/partial)'),
     chunksThreshold: z.number().int().describe('files larger than this many bytes go in chunks'),
     chunksSize: z.number().int().describe('bytes per chunk'),
+    mfaTotpEnabled: z.boolean().describe('users may turn on TOTP codes'),
+    mfaPasskeys: z.boolean().describe('users may register passkeys and sign in with them'),
   })
   .meta({ id: 'PublicServerInfo' });
 

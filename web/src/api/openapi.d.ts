@@ -3626,6 +3626,10 @@ export interface components {
       /** @description true until the first user (a SUPERADMIN) exists */
       firstSetup: boolean;
       invitesEnabled: boolean;
+      /** @description users may register passkeys and sign in with them */
+      mfaPasskeys: boolean;
+      /** @description users may turn on TOTP codes */
+      mfaTotpEnabled: boolean;
       registrationEnabled: boolean;
       siteTitle: string;
     };

@@ -28,6 +28,12 @@ const KNOWN_GROUPS: Array<{ id: string; title: string; description: string; pref
   },
   { id: 'urls', title: 'Short URLs', description: 'Links and short URL codes.', prefixes: ['urls'] },
   { id: 'ratelimit', title: 'Rate limits', description: 'Requests each client may make.', prefixes: ['ratelimit'] },
+  {
+    id: 'mfa',
+    title: 'Sign-in security',
+    description: 'Second steps and passwordless sign-in users may turn on for their accounts.',
+    prefixes: ['mfa'],
+  },
 ];
 
 /** Labels for the keys Chute has today; other keys are labelled from their name. */
@@ -51,6 +57,8 @@ const LABELS: Record<string, string> = {
   ratelimitMax: 'Requests per window',
   ratelimitWindow: 'Window (seconds)',
   ratelimitAdminBypass: 'Administrators are not limited',
+  mfaTotpEnabled: 'Authenticator apps (TOTP codes)',
+  mfaPasskeys: 'Passkeys',
 };
 
 /** Choices of keys whose value is one of a fixed list (the API answers only the current value). */
