@@ -60,7 +60,9 @@ const loginAttemptHooks = new WeakMap<AppContext, LimitHook>();
 export function loginAttemptsLimit(app: FastifyInstance, ctx: AppContext): LimitHook {
   let hook = loginAttemptHooks.get(ctx);
   if (!hook) {
-    hook = app.rateLimit(loginRateLimit(ctx)) as LimitHook;
+    // The same key as routes with `config.rateLimit: loginRateLimit(ctx)` (address + group), so that in Redis, where
+    // counters are shared by key, registration and setup attempts still count with logins.
+    hook = app.rateLimit({ ...loginRateLimit(ctx), keyGenerator: (request) => `${request.ip}login` }) as LimitHook;
     loginAttemptHooks.set(ctx, hook);
   }
   return hook;
