@@ -1,5 +1,6 @@
-// User accounts: first-time setup, creating users, logging in with a password (and TOTP), the API token,
+// User accounts: first-time setup, creating users, logging in with a password (and its second step), the API token,
 // and the profile a user edits about themselves.
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { AppContext } from '../context.js';
 import type { Db, Role, UserRow } from '../db/types.js';
 import { isUniqueViolation } from '../db/errors.js';
@@ -13,7 +14,6 @@ import { parseView, toUserDto } from './mappers.js';
 import { listSessionsOf, revokeOtherSessions } from './sessions.js';
 import { acceptSecondFactorCode } from './totp.js';
 import { hasPasskeys, verifyPasskeyAssertion, type RelyingParty } from './passkeys.js';
-import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 
 /** Largest avatar accepted, decoded. */
 export const AVATAR_MAX_BYTES = 1024 * 1024;
