@@ -14,6 +14,7 @@ import { registerRateLimit } from './http/rate-limit.js';
 import type { App, RouteModule } from './http/types.js';
 import { authRoutes } from './routes/auth.js';
 import { oauthRoutes } from './routes/oauth.js';
+import { authWebauthnRoutes } from './routes/auth-webauthn.js';
 import { fileServingRoutes } from './routes/files.js';
 import { folderRoutes } from './routes/folders.js';
 import { healthcheckRoutes } from './routes/healthcheck.js';
@@ -31,6 +32,8 @@ import { uploadRoutes } from './routes/upload.js';
 import { urlRoutes } from './routes/urls.js';
 import { userAvatarRoutes } from './routes/user-avatar.js';
 import { userFilesRoutes } from './routes/user-files.js';
+import { userMfaPasskeyRoutes } from './routes/user-mfa-passkey.js';
+import { userMfaTotpRoutes } from './routes/user-mfa-totp.js';
 import { userRoutes } from './routes/user.js';
 import { usersRoutes } from './routes/users.js';
 
@@ -41,9 +44,12 @@ const ROUTES: RouteModule[] = [
   setupRoutes,
   authRoutes,
   oauthRoutes,
+  authWebauthnRoutes,
   registerRoutes,
   userRoutes,
   userAvatarRoutes,
+  userMfaTotpRoutes,
+  userMfaPasskeyRoutes,
   // files: uploads (single request and chunked), serving, management
   uploadRoutes,
   uploadPartialRoutes,

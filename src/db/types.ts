@@ -27,6 +27,8 @@ export interface UsersTable {
   token_enc: string;
   /** TOTP secret encrypted with a key derived from SECRET; null when TOTP is off. */
   totp_secret: string | null;
+  /** The TOTP time step (epoch seconds / 30) of the last code accepted; a code of this step or earlier is refused. */
+  totp_last_step: number | null;
   created_at: Millis;
   updated_at: Millis;
 }
@@ -49,11 +51,34 @@ export interface PasskeysTable {
   id: string;
   user_id: string;
   name: string;
-  /** JSON registration data. */
+  /** JSON registration data: `{webauthn: {id, publicKey, counter, transports, deviceType, backedUp}}`. */
   reg: string;
+  /** The credential id (base64url), for finding the passkey an assertion names; null only for imported rows. */
+  credential_id: string | null;
   last_used: Millis | null;
   created_at: Millis;
   updated_at: Millis;
+}
+
+/** TOTP recovery codes: single-use, stored as keyed hashes. */
+export interface RecoveryCodesTable {
+  id: string;
+  user_id: string;
+  code_hash: string;
+  created_at: Millis;
+}
+
+export type WebauthnPurpose = 'register' | 'login';
+
+/** A WebAuthn challenge handed out with options, consumed by the matching verification. */
+export interface WebauthnChallengesTable {
+  id: string;
+  purpose: WebauthnPurpose;
+  /** The user registering; null for logins (the passkey names its user). */
+  user_id: string | null;
+  challenge: string;
+  created_at: Millis;
+  expires_at: Millis;
 }
 
 export interface OAuthProvidersTable {
@@ -217,6 +242,8 @@ export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
   passkeys: PasskeysTable;
+  recovery_codes: RecoveryCodesTable;
+  webauthn_challenges: WebauthnChallengesTable;
   oauth_providers: OAuthProvidersTable;
   quotas: QuotasTable;
   settings: SettingsTable;

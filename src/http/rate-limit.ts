@@ -1,7 +1,7 @@
 // Rate limiting: counters in memory for one instance, or in Redis (REDIS_URL) so that limits hold across several
 // instances behind a load balancer. Routes opt in with `config.rateLimit`; limits answer in the spec's error shape.
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../lib/errors.js';
@@ -87,6 +87,25 @@ export function passwordGuessGuard(request: FastifyRequest, kind: 'file' | 'url'
       });
     }
   };
+}
+
+type LimitHook = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+const loginAttemptHooks = new WeakMap<AppContext, LimitHook>();
+
+/**
+ * An onRequest hook counting against one budget of login attempts (10 a minute per address) shared by every route
+ * it is put on: the password login with its code step, passkey logins, and the routes that check a TOTP or
+ * recovery code. (A route's own `config.rateLimit` gets its own in-memory counter, even with the same groupId.)
+ */
+export function loginAttemptsLimit(app: FastifyInstance, ctx: AppContext): LimitHook {
+  let hook = loginAttemptHooks.get(ctx);
+  if (!hook) {
+    // The same key as routes with `config.rateLimit: loginRateLimit(ctx)` (address + group), so that in Redis, where
+    // counters are shared by key, registration and setup attempts still count with logins.
+    hook = app.rateLimit({ ...loginRateLimit(ctx), keyGenerator: (request) => `${request.ip}login` }) as LimitHook;
+    loginAttemptHooks.set(ctx, hook);
+  }
+  return hook;
 }
 
 /** Guesses of a secret (passwords, codes): 10 a minute per address, counted per group. */

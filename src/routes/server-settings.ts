@@ -92,6 +92,7 @@ export const serverSettingsRoutes: RouteModule = (app, ctx) => {
     async () => {
       const { siteTitle, registrationEnabled, invitesEnabled, chunksEnabled, chunksThreshold, chunksSize } =
         ctx.settings.get();
+      const { mfaTotpEnabled, mfaPasskeys } = ctx.settings.get();
       return {
         siteTitle,
         registrationEnabled,
@@ -101,6 +102,8 @@ export const serverSettingsRoutes: RouteModule = (app, ctx) => {
         chunksThreshold,
         chunksSize,
         oauthProviders: configuredProviders(ctx),
+        mfaTotpEnabled,
+        mfaPasskeys,
       };
     },
   );

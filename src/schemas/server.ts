@@ -13,6 +13,8 @@ export const PublicServerInfoSchema = z
     oauthProviders: z
       .array(z.enum(['DISCORD', 'GITHUB', 'GOOGLE', 'OIDC']))
       .describe('the providers an admin configured: a sign-in page offers a button for each'),
+    mfaTotpEnabled: z.boolean().describe('users may turn on TOTP codes'),
+    mfaPasskeys: z.boolean().describe('users may register passkeys and sign in with them'),
   })
   .meta({ id: 'PublicServerInfo' });
 

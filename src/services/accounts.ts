@@ -1,6 +1,6 @@
-// User accounts: first-time setup, creating users, logging in with a password (and TOTP), the API token,
+// User accounts: first-time setup, creating users, logging in with a password (and its second step), the API token,
 // and the profile a user edits about themselves.
-import { Secret, TOTP } from 'otpauth';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { AppContext } from '../context.js';
 import type { Db, Role, UserRow } from '../db/types.js';
 import { isUniqueViolation } from '../db/errors.js';
@@ -12,6 +12,8 @@ import { hashPassword, verifyPassword } from '../lib/passwords.js';
 import type { UserDto, UserViewSettings } from '../schemas/user.js';
 import { parseView, toUserDto } from './mappers.js';
 import { listSessionsOf, revokeOtherSessions } from './sessions.js';
+import { acceptSecondFactorCode } from './totp.js';
+import { hasPasskeys, verifyPasskeyAssertion, type RelyingParty } from './passkeys.js';
 
 /** Largest avatar accepted, decoded. */
 export const AVATAR_MAX_BYTES = 1024 * 1024;
@@ -91,6 +93,7 @@ export async function insertUser(
     token_hash: ctx.secrets.hash(token),
     token_enc: ctx.secrets.encrypt(token),
     totp_secret: null,
+    totp_last_step: null,
     created_at: now,
     updated_at: now,
   };
@@ -133,29 +136,42 @@ export async function completeFirstSetup(
   });
 }
 
-export type PasswordLoginResult = { kind: 'ok'; user: UserRow } | { kind: 'totp-required' };
+export type PasswordLoginResult = { kind: 'ok'; user: UserRow } | { kind: 'totp-required'; passkey: boolean };
+
+export interface PasswordLoginInput {
+  username: string;
+  password: string;
+  /** The second step: a TOTP code or a recovery code ... */
+  code?: string | undefined;
+  /** ... or a passkey's answer to the login challenge `challengeId` (GET /api/auth/webauthn/options). */
+  passkey?: { challengeId?: string | undefined; response: AuthenticationResponseJSON } | undefined;
+}
 
 /**
- * Checks a username and password (and the TOTP code when the account has TOTP). Unknown user and wrong password
- * both -> 1044 after the same argon2 work; a wrong code -> 1045; a missing code -> totp-required.
+ * Checks a username and password, and the second step when the account has TOTP: a TOTP code, a recovery code or
+ * one of the account's passkeys. Unknown user and wrong password both -> 1044 after the same argon2 work; a wrong
+ * or already used code -> 1045; a passkey of another account -> 1052 (other passkey failures: verifyPasskeyAssertion);
+ * no second step -> totp-required, saying whether a passkey would do.
  */
 export async function loginWithPassword(
   ctx: AppContext,
-  input: { username: string; password: string; code?: string | undefined },
+  input: PasswordLoginInput,
+  rp: RelyingParty,
 ): Promise<PasswordLoginResult> {
   const user = await ctx.db.selectFrom('users').selectAll().where('username', '=', input.username).executeTakeFirst();
   const ok = await verifyPassword(user?.password, input.password);
   if (!user || !ok) throw new ApiError(1044);
-  if (user.totp_secret) {
-    if (!input.code) return { kind: 'totp-required' };
-    if (!verifyTotp(ctx, user.totp_secret, input.code)) throw new ApiError(1045);
+  if (!user.totp_secret) return { kind: 'ok', user };
+  if (input.passkey) {
+    const owner = await verifyPasskeyAssertion(ctx, rp, input.passkey, { requireUserVerification: false });
+    if (owner.id !== user.id) throw new ApiError(1052, 'the passkey belongs to another account');
+    return { kind: 'ok', user };
   }
+  if (!input.code) {
+    return { kind: 'totp-required', passkey: ctx.settings.get().mfaPasskeys && (await hasPasskeys(ctx, user.id)) };
+  }
+  if (!(await acceptSecondFactorCode(ctx, user, input.code))) throw new ApiError(1045);
   return { kind: 'ok', user };
-}
-
-export function verifyTotp(ctx: AppContext, encryptedSecret: string, code: string): boolean {
-  const totp = new TOTP({ secret: Secret.fromBase32(ctx.secrets.decrypt(encryptedSecret)), digits: 6, period: 30 });
-  return totp.validate({ token: code.replace(/\s+/g, ''), timestamp: ctx.clock.now(), window: 1 }) !== null;
 }
 
 /** The user's API token in clear, as GET /api/user shows it. */

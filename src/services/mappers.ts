@@ -1,9 +1,8 @@
 // One function per resource turns database rows into the API's shapes.
 import type { OAuthProviderRow, PasskeyRow, QuotaRow, SessionRow, UserRow } from '../db/types.js';
 import { toIso } from '../lib/clock.js';
+import type { PasskeySummaryDto } from '../schemas/passkey.js';
 import type { OAuthProviderDto, QuotaDto, SessionDto, UserDto, UserViewSettings } from '../schemas/user.js';
-
-type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 
 export function parseView(json: string): UserViewSettings {
   try {
@@ -68,24 +67,21 @@ export function toUserDto(row: UserRow, rel: UserRelations): UserDto {
     sessions: rel.sessions.map(toSessionDto),
     oauthProviders: rel.oauthProviders.map(toOAuthProviderDto),
     totpEnabled: row.totp_secret !== null,
-    passkeys: rel.passkeys.map((k) => ({
-      id: k.id,
-      createdAt: toIso(k.created_at),
-      updatedAt: toIso(k.updated_at),
-      lastUsed: k.last_used === null ? null : toIso(k.last_used),
-      name: k.name,
-      reg: parseJson(k.reg),
-      userId: k.user_id,
-    })),
+    // The registration data (public key, counter) stays on the server.
+    passkeys: rel.passkeys.map((k) => ({ ...toPasskeySummaryDto(k), reg: null })),
     quota: rel.quota ? toQuotaDto(rel.quota) : null,
     avatar: row.avatar,
   };
 }
 
-function parseJson(text: string): JsonValue {
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
-    return null;
-  }
+/** A passkey as its owner sees it: everything but the registration data. */
+export function toPasskeySummaryDto(row: PasskeyRow): PasskeySummaryDto {
+  return {
+    id: row.id,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+    lastUsed: row.last_used === null ? null : toIso(row.last_used),
+    name: row.name,
+    userId: row.user_id,
+  };
 }

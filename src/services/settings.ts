@@ -257,6 +257,20 @@ export const SETTING_DEFINITIONS = {
   ratelimitWindow: setting(z.number().int().min(1).max(86_400), 60, 'RATELIMIT_WINDOW', 'number', 'Window in seconds'),
   ratelimitAdminBypass: setting(z.boolean(), true, 'RATELIMIT_ADMIN_BYPASS', 'boolean', 'Admins are not rate limited'),
   ...OAUTH_SETTINGS,
+  mfaTotpEnabled: setting(
+    z.boolean(),
+    true,
+    'MFA_TOTP_ENABLED',
+    'boolean',
+    'Users may turn on TOTP codes (authenticator apps) as a second step of their password login; off answers 1054 on /api/user/mfa/totp, and accounts that already have TOTP keep being asked for their code',
+  ),
+  mfaPasskeys: setting(
+    z.boolean(),
+    true,
+    'MFA_PASSKEYS',
+    'boolean',
+    'Users may register passkeys (WebAuthn) and sign in with them; off turns every passkey route and passkey login off',
+  ),
 } as const;
 
 type Definitions = typeof SETTING_DEFINITIONS;

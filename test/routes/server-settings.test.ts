@@ -9,6 +9,8 @@ import { makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 
 /** The chunked-upload settings of GET /api/server/public by default (test/routes/chunk-settings.test.ts tests them). */
 const DEFAULT_CHUNKS = { chunksEnabled: true, chunksThreshold: 95 * 1024 ** 2, chunksSize: 25 * 1024 ** 2 };
+/** The second-factor switches of GET /api/server/public by default (the sign-in and settings pages read them). */
+const DEFAULT_MFA = { mfaTotpEnabled: true, mfaPasskeys: true };
 
 forEachDatabase('server settings', (engine) => {
   const server = useTestServer({ engine, env: { ...NO_RATE_LIMIT, URLS_LENGTH: '9' } });
@@ -28,6 +30,7 @@ forEachDatabase('server settings', (engine) => {
       firstSetup: true,
       ...DEFAULT_CHUNKS,
       oauthProviders: [],
+      ...DEFAULT_MFA,
     });
   });
 
@@ -85,6 +88,7 @@ forEachDatabase('server settings', (engine) => {
         firstSetup: false,
         ...DEFAULT_CHUNKS,
         oauthProviders: [],
+        ...DEFAULT_MFA,
       });
       const registered = await server().json('POST', '/api/auth/register', {
         body: { username: 'walk-in', password: 'pw' },

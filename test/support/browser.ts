@@ -104,6 +104,6 @@ export async function signIn(page: Page, username: string, password: string): Pr
   await page.goto('/auth/login');
   await page.getByLabel(/^Username/).fill(username);
   await page.getByLabel(/^Password/).fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.waitForURL(/\/dashboard/);
 }

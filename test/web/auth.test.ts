@@ -38,11 +38,11 @@ describeBrowser('dashboard: first run and sign-in', () => {
     await page.waitForURL(/\/auth\/login\?next=%2Fdashboard%2Ffiles$/);
     await page.getByLabel(/^Username/).fill('owner');
     await page.getByLabel(/^Password/).fill('wrong-password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('alert').getByText('Wrong username or password.').waitFor();
     await screenshot(page, 'login-error-phone');
     await page.getByLabel(/^Password/).fill('owner-password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(/\/dashboard\/files$/);
     // The setup page is closed once setup is done.
     await page.goto('/auth/setup');

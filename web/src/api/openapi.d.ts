@@ -192,8 +192,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Log in with username and password (and a TOTP code when the account has TOTP)
-     * @description Sets the session cookie. When the account has TOTP and no code was given, answers {totp: true} and logs nobody in; send the same request again with code.
+     * Log in with username and password (and a second step when the account has TOTP)
+     * @description Sets the session cookie. When the account has TOTP and no second step was given, answers {totp: true} (with passkey: true when a passkey of the account will do too) and logs nobody in; send the same request again with code (a TOTP code, accepted once, or a recovery code; 1045 otherwise) or passkey. Every attempt, second steps included, counts against the login rate limit.
      */
     post: {
       parameters: {
@@ -205,7 +205,11 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            /** @description the passkey challenge id, when the cookie is not sent */
+            challengeId?: string;
+            /** @description a TOTP code or a recovery code */
             code?: string;
+            passkey?: components['schemas']['WebAuthnAuthenticationResponse'];
             password: string;
             username: string;
           };
@@ -225,6 +229,11 @@ export interface paths {
                   user: components['schemas']['User'];
                 }
               | {
+                  /**
+                   * @description present when one of the account's passkeys will do too
+                   * @enum {boolean}
+                   */
+                  passkey?: true;
                   /** @enum {boolean} */
                   totp: true;
                 };
@@ -575,6 +584,105 @@ export interface paths {
         };
       };
     };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/webauthn': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign in with a passkey, without a password
+     * @description The passkey must verify its user (PIN, biometrics): it stands for both steps of a password login. Sets the session cookie. 1046 without a live challenge (cookie or id), 1047 without response, 1051 when the verification rejects the answer (challenge, origin, signature counter, no user verification), 1052 for an unknown passkey or a bad signature, 1060 for a passkey stored in a legacy format. Counts against the login rate limit.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description the challenge id, when the cookie is not sent */
+            id?: string;
+            response?: components['schemas']['WebAuthnAuthenticationResponse'];
+          };
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              user: components['schemas']['User'];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/auth/webauthn/options': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Options for signing in with a passkey (PublicKeyCredentialRequestOptionsJSON)
+     * @description Sets the webauthn-challenge-id cookie (5 minutes) that POST /api/auth/webauthn, or the passkey step of POST /api/auth/login, answers; `id` is the same value for clients without cookies. 9001 while the server setting mfaPasskeys is off.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              options: {
+                challenge: string;
+              } & {
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -2149,6 +2257,367 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/user/mfa/passkey': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The user's passkeys (never their registration data) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PasskeySummary'][];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Register a passkey with the answer to the latest options
+     * @description 1046 when no options were asked for (or they were used), 1047 without response, 1048 when the options are older than 5 minutes, 1049 when the verification rejects the answer, 1050 when it does not hold. 9001 while the server setting mfaPasskeys is off.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            name: string;
+            response?: components['schemas']['WebAuthnRegistrationResponse'];
+          };
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PasskeySummary'];
+          };
+        };
+      };
+    };
+    /**
+     * Remove a passkey; answers the removed passkey
+     * @description 9002 when the user has no passkey with this id. 9001 while the server setting mfaPasskeys is off.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            id: string;
+          };
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PasskeySummary'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    /**
+     * Rename a passkey
+     * @description 9002 when the user has no passkey with this id. 9001 while the server setting mfaPasskeys is off.
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            id: string;
+            name: string;
+          };
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PasskeySummary'];
+          };
+        };
+      };
+    };
+    trace?: never;
+  };
+  '/api/user/mfa/passkey/options': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Options for registering a passkey (PublicKeyCredentialCreationOptionsJSON)
+     * @description Pass them to startRegistration() of @simplewebauthn/browser (or navigator.credentials.create()) and POST the answer within 5 minutes. The RP ID and origin are PUBLIC_URL's (else the request's own). 9001 while the server setting mfaPasskeys is off.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              challenge: string;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/mfa/totp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A new TOTP secret to scan, while TOTP is off
+     * @description Nothing is stored until the secret is confirmed with POST. 1069 when TOTP is already on, 1054 when the server setting mfaTotpEnabled is off.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description the URI as a QR code, a PNG data URL */
+              qrcode: string;
+              /** @description base32, for typing into an authenticator app */
+              secret: string;
+              /** @description the otpauth:// URI */
+              uri: string;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Turn TOTP on with the secret from GET and a code made from it
+     * @description Answers the User with the recovery codes (shown only this once). 1045 when the code is wrong, 1069 when TOTP is already on, 1054 when mfaTotpEnabled is off.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            code: string;
+            /** @description the secret from GET */
+            secret: string;
+          };
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description base64 image (data URL) */
+              avatar?: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              id: string;
+              oauthProviders: components['schemas']['OAuthProvider'][];
+              passkeys?: components['schemas']['Passkey'][];
+              quota?: components['schemas']['Quota'] | null;
+              /** @description ten single-use recovery codes, shown this once (stored hashed); each works in place of a code */
+              recoveryCodes: string[];
+              /** @enum {string} */
+              role: 'USER' | 'ADMIN' | 'SUPERADMIN';
+              sessions: components['schemas']['Session'][];
+              totpEnabled: boolean;
+              /** Format: date-time */
+              updatedAt: string;
+              username: string;
+              view: components['schemas']['UserViewSettings'];
+            };
+          };
+        };
+      };
+    };
+    /**
+     * Turn TOTP off
+     * @description Needs a current code or a recovery code (1045 otherwise); the recovery codes go with it. 1053 when TOTP is not on, 1054 when mfaTotpEnabled is off.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description a 6-digit code from the authenticator app, or a recovery code */
+            code: string;
+          };
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['User'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/mfa/totp/recovery': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Replace the recovery codes; the old ones stop working
+     * @description Needs a current code or a recovery code (1045 otherwise); 1053 when TOTP is not on.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description a 6-digit code from the authenticator app, or a recovery code */
+            code: string;
+          };
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description ten single-use recovery codes, shown this once (stored hashed); each works in place of a code */
+              recoveryCodes: string[];
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/user/recent': {
     parameters: {
       query?: never;
@@ -3346,6 +3815,16 @@ export interface components {
       updatedAt: string;
       userId: string;
     };
+    PasskeySummary: {
+      /** Format: date-time */
+      createdAt: string;
+      id: string;
+      lastUsed: string | null;
+      name: string;
+      /** Format: date-time */
+      updatedAt: string;
+      userId: string;
+    };
     PendingFile: {
       deletesAt: string | null;
       /** @description the served name the file will have */
@@ -3411,6 +3890,10 @@ export interface components {
       /** @description true until the first user (a SUPERADMIN) exists */
       firstSetup: boolean;
       invitesEnabled: boolean;
+      /** @description users may register passkeys and sign in with them */
+      mfaPasskeys: boolean;
+      /** @description users may turn on TOTP codes */
+      mfaTotpEnabled: boolean;
       /** @description the providers an admin configured: a sign-in page offers a button for each */
       oauthProviders: ('DISCORD' | 'GITHUB' | 'GOOGLE' | 'OIDC')[];
       registrationEnabled: boolean;
@@ -3460,6 +3943,10 @@ export interface components {
       invitesCodeLength: number;
       /** @description Registration with an invite code (environment: INVITES_ENABLED) */
       invitesEnabled: boolean;
+      /** @description Users may register passkeys (WebAuthn) and sign in with them; off turns every passkey route and passkey login off (environment: MFA_PASSKEYS) */
+      mfaPasskeys: boolean;
+      /** @description Users may turn on TOTP codes (authenticator apps) as a second step of their password login; off answers 1054 on /api/user/mfa/totp, and accounts that already have TOTP keep being asked for their code (environment: MFA_TOTP_ENABLED) */
+      mfaTotpEnabled: boolean;
       /** @description Discord's authorization endpoint (environment: OAUTH_DISCORD_AUTHORIZE_URL) */
       oauthDiscordAuthorizeUrl: string;
       /** @description Discord OAuth client id; with its secret, enables "Sign in with Discord" (environment: OAUTH_DISCORD_CLIENT_ID) */
@@ -3566,6 +4053,8 @@ export interface components {
         | 'oauthGoogleAuthorizeUrl'
         | 'oauthGoogleTokenUrl'
         | 'oauthGoogleUserUrl'
+        | 'mfaTotpEnabled'
+        | 'mfaPasskeys'
       )[];
       settings: components['schemas']['ServerSettings'];
     };
@@ -3695,6 +4184,44 @@ export interface components {
       showFolder?: boolean | null;
       showMimetype?: boolean | null;
       showTags?: boolean | null;
+    };
+    /** @description the AuthenticationResponseJSON of navigator.credentials.get(), e.g. from startAuthentication() */
+    WebAuthnAuthenticationResponse: {
+      clientExtensionResults: {
+        [key: string]: unknown;
+      };
+      id: string;
+      rawId: string;
+      response: {
+        authenticatorData: string;
+        clientDataJSON: string;
+        signature: string;
+        userHandle?: string;
+      } & {
+        [key: string]: unknown;
+      };
+      /** @constant */
+      type: 'public-key';
+    } & {
+      [key: string]: unknown;
+    };
+    /** @description the RegistrationResponseJSON of navigator.credentials.create(), e.g. from startRegistration() */
+    WebAuthnRegistrationResponse: {
+      clientExtensionResults: {
+        [key: string]: unknown;
+      };
+      id: string;
+      rawId: string;
+      response: {
+        attestationObject: string;
+        clientDataJSON: string;
+      } & {
+        [key: string]: unknown;
+      };
+      /** @constant */
+      type: 'public-key';
+    } & {
+      [key: string]: unknown;
     };
   };
   responses: {

@@ -17,6 +17,11 @@ export type OAuthLink = Schemas['OAuthProvider'];
 export type OAuthProviderKind = OAuthLink['provider'];
 /** GET /api/user */
 export type CurrentUser = ApiAnswer<'/api/user', 'get'>;
+/** A passkey as its owner lists it (GET /api/user/mfa/passkey). */
+export type Passkey = Schemas['PasskeySummary'];
+/** What the browser's WebAuthn answers, as the API reads them (the JSON @simplewebauthn/browser makes). */
+export type WebAuthnRegistrationResponse = Schemas['WebAuthnRegistrationResponse'];
+export type WebAuthnAuthenticationResponse = Schemas['WebAuthnAuthenticationResponse'];
 /** A file as its owner sees it: GET /api/user/files, GET/PATCH /api/user/files/:id, a folder's files. */
 export type FileItem = Schemas['File'];
 /** A tag as a file carries it. */

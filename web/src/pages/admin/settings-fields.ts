@@ -37,6 +37,12 @@ const KNOWN_GROUPS: Array<{ id: string; title: string; description: string; pref
       '(discord, github, google or oidc) as the redirect URI at the provider.',
     prefixes: ['oauth'],
   },
+  {
+    id: 'mfa',
+    title: 'Sign-in security',
+    description: 'Second steps and passwordless sign-in users may turn on for their accounts.',
+    prefixes: ['mfa'],
+  },
 ];
 
 /** Labels for the keys Chute has today; other keys are labelled from their name. */
@@ -68,6 +74,8 @@ const LABELS: Record<string, string> = {
   ...providerLabels('Discord'),
   ...providerLabels('Github', 'GitHub'),
   ...providerLabels('Google'),
+  mfaTotpEnabled: 'Authenticator apps (TOTP codes)',
+  mfaPasskeys: 'Passkeys',
 };
 
 function providerLabels(key: string, name = key): Record<string, string> {

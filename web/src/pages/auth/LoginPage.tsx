@@ -1,9 +1,10 @@
-// Sign in: username and password, then the TOTP code when the account has one ({totp: true} answer); or a button per
-// configured OAuth / OpenID Connect provider, which leaves for the provider and comes back signed in.
+// Sign in: username and password, then the second step when the account has TOTP ({totp: true} answer): the 6-digit
+// code, a recovery code, or one of the account's passkeys. Or a passkey alone, without username and password, or a
+// button per configured OAuth / OpenID Connect provider, which leaves for the provider and comes back signed in.
 import { Anchor, Button, Divider, PasswordInput, PinInput, Stack, Text, TextInput } from '@mantine/core';
-import { IconLogin2 } from '@tabler/icons-react';
+import { IconKey, IconLogin2 } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
-import { logIn } from './auth-api';
+import { logIn, logInWithPasskey, passkeyAssertion } from './auth-api';
 import { FormError } from '../../components/FormError';
 import { useSubmit } from '../../lib/use-submit';
 import { useSession } from '../../lib/session';
@@ -11,10 +12,17 @@ import { Link, navigate, useLocation } from '../../router';
 import { AuthFrame } from './AuthFrame';
 import { requiredField } from '../../lib/bound';
 import { OAUTH_PROVIDER_LABELS, oauthStartUrl } from '../../lib/oauth-providers';
+import { passkeyErrorMessage, passkeysSupported } from '../../lib/passkeys';
 
 /** Only same-site dashboard paths are followed after sign-in (no open redirect). */
 function safeNext(next: string | null): string {
   return next && next.startsWith('/dashboard') && !next.startsWith('//') ? next : '/dashboard';
+}
+
+/** The second step the account asked for: which ways it offers, and which one the person is using. */
+interface SecondStep {
+  passkey: boolean;
+  recovery: boolean;
 }
 
 export function LoginPage() {
@@ -23,28 +31,66 @@ export function LoginPage() {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
-  const [needsCode, setNeedsCode] = useState(false);
-  const { busy, error, run } = useSubmit();
+  const [step, setStep] = useState<SecondStep | null>(null);
+  const { busy, running, error, run } = useSubmit<'password' | 'passkey'>(passkeyErrorMessage);
+  const offerPasskeys = Boolean(server?.mfaPasskeys) && passkeysSupported();
+
+  const signedIn = async () => {
+    await refresh();
+    navigate(safeNext(search.get('next')), { replace: true });
+  };
 
   const submit = async (event?: FormEvent) => {
     event?.preventDefault();
     await run(async () => {
-      const answer = await logIn(needsCode ? { username, password, code } : { username, password });
+      const answer = await logIn(step ? { username, password, code: code.trim() } : { username, password });
       if ('totp' in answer) {
-        setNeedsCode(true);
+        setStep({ passkey: Boolean(answer.passkey) && offerPasskeys, recovery: false });
         return;
       }
-      await refresh();
-      navigate(safeNext(search.get('next')), { replace: true });
-    });
+      await signedIn();
+    }, 'password');
   };
 
+  const secondStepWithPasskey = () =>
+    run(async () => {
+      await logIn({ username, password, passkey: await passkeyAssertion() });
+      await signedIn();
+    }, 'passkey');
+
+  const passkeyOnly = () =>
+    run(async () => {
+      await logInWithPasskey();
+      await signedIn();
+    }, 'passkey');
+
+  const subtitle = !step
+    ? undefined
+    : step.recovery
+      ? 'Enter one of your recovery codes. Each works once.'
+      : 'Enter the 6-digit code from your authenticator app.';
+
   return (
-    <AuthFrame title="Sign in" subtitle={needsCode ? 'Enter the 6-digit code from your authenticator app.' : undefined}>
+    <AuthFrame title="Sign in" subtitle={subtitle}>
       <form onSubmit={submit}>
         <Stack>
           <FormError message={error} />
-          {needsCode ? (
+          {step === null ? (
+            <>
+              <TextInput label="Username" {...requiredField('username', username, setUsername)} autoFocus />
+              <PasswordInput label="Password" {...requiredField('current-password', password, setPassword)} />
+            </>
+          ) : step.recovery ? (
+            <TextInput
+              label="Recovery code"
+              placeholder="xxxxx-xxxxx"
+              value={code}
+              onChange={(e) => setCode(e.currentTarget.value)}
+              autoComplete="off"
+              required
+              autoFocus
+            />
+          ) : (
             <PinInput
               length={6}
               type="number"
@@ -54,19 +100,51 @@ export function LoginPage() {
               aria-label="Authentication code"
               autoFocus
             />
-          ) : (
-            <>
-              <TextInput label="Username" {...requiredField('username', username, setUsername)} autoFocus />
-              <PasswordInput label="Password" {...requiredField('current-password', password, setPassword)} />
-            </>
           )}
-          <Button type="submit" loading={busy}>
+          <Button type="submit" loading={running === 'password'} disabled={busy}>
             Sign in
           </Button>
-          {!needsCode && server && server.oauthProviders.length > 0 ? (
+          {step ? (
+            <Stack gap={4} align="center">
+              <Anchor
+                component="button"
+                type="button"
+                size="sm"
+                onClick={() => {
+                  setCode('');
+                  setStep({ ...step, recovery: !step.recovery });
+                }}
+              >
+                {step.recovery ? 'Use a code from your authenticator app' : 'Use a recovery code'}
+              </Anchor>
+              {step.passkey ? (
+                <Button
+                  variant="default"
+                  leftSection={<IconKey size={16} />}
+                  onClick={secondStepWithPasskey}
+                  loading={running === 'passkey'}
+                  disabled={busy}
+                  mt="xs"
+                >
+                  Use a passkey instead
+                </Button>
+              ) : null}
+            </Stack>
+          ) : offerPasskeys || (server?.oauthProviders.length ?? 0) > 0 ? (
             <>
               <Divider label="or" labelPosition="center" />
-              {server.oauthProviders.map((provider) => (
+              {offerPasskeys ? (
+                <Button
+                  variant="default"
+                  leftSection={<IconKey size={16} />}
+                  onClick={passkeyOnly}
+                  loading={running === 'passkey'}
+                  disabled={busy}
+                >
+                  Sign in with a passkey
+                </Button>
+              ) : null}
+              {(server?.oauthProviders ?? []).map((provider) => (
                 <Button
                   key={provider}
                   component="a"

@@ -1,20 +1,42 @@
 // The user's own settings, one tab each (the tab is kept in ?tab= so that a reload or a shared link opens it):
-// profile, view and embed settings, sessions, linked sign-in providers, the API token, and uploader configurations.
+// profile, view and embed settings, sign-in security (authenticator app, passkeys), sessions, linked sign-in
+// providers, the API token, and uploader configurations to download.
 import { Stack, Tabs } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { IconApi, IconDevices, IconDownload, IconLink, IconPhotoCog, IconUser } from '@tabler/icons-react';
+import {
+  IconApi,
+  IconDevices,
+  IconDownload,
+  IconLink,
+  IconPhotoCog,
+  IconShieldLock,
+  IconUser,
+} from '@tabler/icons-react';
 import { PageHeader } from '../../components/PageHeader';
 import { setSearch, useLocation } from '../../router';
 import { LinkedAccountsSection } from './LinkedAccountsSection';
+import { PasskeysSection } from './PasskeysSection';
 import { ProfileSection } from './ProfileSection';
 import { SessionsSection } from './SessionsSection';
 import { TokenSection } from './TokenSection';
+import { TotpSection } from './TotpSection';
 import { UploadersSection } from './UploadersSection';
 import { ViewSettingsSection } from './ViewSettingsSection';
 
 const TABS = [
   { value: 'profile', label: 'Profile', icon: <IconUser size={16} />, panel: <ProfileSection /> },
   { value: 'view', label: 'View & embeds', icon: <IconPhotoCog size={16} />, panel: <ViewSettingsSection /> },
+  {
+    value: 'security',
+    label: 'Sign-in security',
+    icon: <IconShieldLock size={16} />,
+    panel: (
+      <Stack>
+        <TotpSection />
+        <PasskeysSection />
+      </Stack>
+    ),
+  },
   { value: 'sessions', label: 'Sessions', icon: <IconDevices size={16} />, panel: <SessionsSection /> },
   { value: 'linked', label: 'Linked accounts', icon: <IconLink size={16} />, panel: <LinkedAccountsSection /> },
   { value: 'token', label: 'API token', icon: <IconApi size={16} />, panel: <TokenSection /> },
@@ -25,7 +47,7 @@ export function SettingsPage() {
   const { search } = useLocation();
   const asked = search.get('tab');
   const tab = TABS.some((t) => t.value === asked) ? asked! : 'profile';
-  // On a phone the five tabs wrap: as pills they read as a set of buttons rather than a broken underline.
+  // On a phone the tabs wrap: as pills they read as a set of buttons rather than a broken underline.
   const phone = useMediaQuery('(max-width: 36em)');
 
   return (
