@@ -35,6 +35,7 @@ import { userFilesRoutes } from './routes/user-files.js';
 import { userMfaPasskeyRoutes } from './routes/user-mfa-passkey.js';
 import { userMfaTotpRoutes } from './routes/user-mfa-totp.js';
 import { userRoutes } from './routes/user.js';
+import { userTokenRoutes } from './routes/user-tokens.js';
 import { usersRoutes } from './routes/users.js';
 
 /** Every route module, grouped by area. */
@@ -47,6 +48,7 @@ const ROUTES: RouteModule[] = [
   authWebauthnRoutes,
   registerRoutes,
   userRoutes,
+  userTokenRoutes,
   userAvatarRoutes,
   userMfaTotpRoutes,
   userMfaPasskeyRoutes,

@@ -7,8 +7,9 @@ import * as m0002 from './migrations/0002_file_indexes.js';
 import * as m0003 from './migrations/0003_url_slugs.js';
 import * as m0005 from './migrations/0005_partial_uploads.js';
 import * as m0006 from './migrations/0006_partial_upload_instance.js';
-import * as m0012 from './migrations/0012_file_list_scale.js';
 import * as m0009 from './migrations/0009_second_factors.js';
+import * as m0012 from './migrations/0012_file_list_scale.js';
+import * as m0013 from './migrations/0013_api_tokens.js';
 
 /** Every migration, by name. A new one is added here and sorts after the others. */
 export const migrations: Record<string, Migration> = {
@@ -17,8 +18,9 @@ export const migrations: Record<string, Migration> = {
   '0003_url_slugs': m0003,
   '0005_partial_uploads': m0005,
   '0006_partial_upload_instance': m0006,
-  '0012_file_list_scale': m0012,
   '0009_second_factors': m0009,
+  '0012_file_list_scale': m0012,
+  '0013_api_tokens': m0013,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -47,6 +47,21 @@ export interface SessionsTable {
   expires_at: Millis;
 }
 
+/** A scoped API token (services/api-tokens.ts): the secret itself is never stored. */
+export interface ApiTokensTable {
+  id: string;
+  user_id: string;
+  name: string;
+  /** The scopes, space-separated (lib/token-scopes.ts). */
+  scopes: string;
+  /** Keyed hash (HMAC-SHA256 with SECRET) of the secret, for look-up. */
+  token_hash: string;
+  created_at: Millis;
+  /** Updated at most once a minute per token, not on every request. */
+  last_used_at: Millis | null;
+  expires_at: Millis | null;
+}
+
 export interface PasskeysTable {
   id: string;
   user_id: string;
@@ -256,6 +271,7 @@ export interface Database {
   invites: InvitesTable;
   incomplete_files: IncompleteFilesTable;
   partial_uploads: PartialUploadsTable;
+  api_tokens: ApiTokensTable;
 }
 
 export type Db = Kysely<Database>;
@@ -272,6 +288,7 @@ export type PasskeyRow = Selectable<PasskeysTable>;
 export type OAuthProviderRow = Selectable<OAuthProvidersTable>;
 export type IncompleteFileRow = Selectable<IncompleteFilesTable>;
 export type PartialUploadRow = Selectable<PartialUploadsTable>;
+export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 // Re-exported so that table files need only this module.

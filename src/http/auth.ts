@@ -6,8 +6,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { SessionRow, UserRow } from '../db/types.js';
 import { findUserByToken } from '../services/accounts.js';
+import { findApiToken } from '../services/api-tokens.js';
 import { findSession, SESSION_TTL_MS } from '../services/sessions.js';
 import { ApiError } from '../lib/errors.js';
+import { scopesAllow, type TokenScope } from '../lib/token-scopes.js';
 
 export const SESSION_COOKIE = 'chute_session';
 
@@ -16,6 +18,8 @@ export interface Authenticated {
   /** The session, when the caller came with the cookie. */
   session: SessionRow | null;
   via: 'token' | 'session';
+  /** When the caller came with a scoped API token (services/api-tokens.ts): which one, and what it may do. */
+  apiToken?: { id: string; scopes: TokenScope[] };
 }
 
 declare module 'fastify' {
@@ -35,6 +39,23 @@ function tokenFromHeader(request: FastifyRequest): string | undefined {
 export async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<Authenticated> {
   const token = tokenFromHeader(request);
   if (token !== undefined) {
+    const scoped = token ? await findApiToken(ctx, token) : undefined;
+    if (scoped) {
+      // A scoped token reaches only its scopes' routes (lib/token-scopes.ts); any other -> 9001 (403).
+      const route = request.routeOptions.url ?? request.url;
+      if (!scopesAllow(scoped.scopes, request.method, route)) {
+        throw new ApiError(
+          9001,
+          `this API token's scopes (${scoped.scopes.join(', ')}) do not allow ${request.method} ${route}`,
+        );
+      }
+      return {
+        user: scoped.user,
+        session: null,
+        via: 'token',
+        apiToken: { id: scoped.token.id, scopes: scoped.scopes },
+      };
+    }
     const user = token ? await findUserByToken(ctx, token) : undefined;
     if (!user) throw new ApiError(2001);
     return { user, session: null, via: 'token' };

@@ -1,5 +1,5 @@
 // The headers of an upload request, read and validated once per request: the upload options a client sends as
-// x-service-* headers (a bad value -> 1001 naming the header; a bad explicit file name -> 1007 or 1009), and the
+// x-service-* headers (or under their Zipline names, x-zipline-*) (a bad value -> 1001 naming the header; a bad explicit file name -> 1007 or 1009), and the
 // chunk headers of POST /api/upload/partial (x-service-p-*, Content-Range).
 import { randomInt } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
@@ -26,9 +26,29 @@ export const UPLOAD_HEADERS = {
 /** Largest explicit password, in characters. */
 const MAX_PASSWORD_LENGTH = 1024;
 
-/** A request header's (first) value, trimmed. */
-export function headerText(headers: IncomingHttpHeaders, name: string): string | undefined {
+/** Chute's option headers start so; Zipline clients send the same options under ZIPLINE_PREFIX. */
+const OWN_PREFIX = 'x-service-';
+const ZIPLINE_PREFIX = 'x-zipline-';
+
+/**
+ * A request header's raw value. Every `x-service-<name>` header is also accepted as `x-zipline-<name>`, so that ShareX
+ * and Flameshot configurations made for Zipline work unchanged; when both come, the `x-service-` one wins. Every
+ * option header is read through here (headerText, hasHeader), so a new option gets its Zipline name too.
+ */
+function rawHeader(headers: IncomingHttpHeaders, name: string): string | string[] | undefined {
   const value = headers[name];
+  if (value !== undefined || !name.startsWith(OWN_PREFIX)) return value;
+  return headers[ZIPLINE_PREFIX + name.slice(OWN_PREFIX.length)];
+}
+
+/** Whether the request has the header (for an `x-service-` one: under either name). */
+export function hasHeader(headers: IncomingHttpHeaders, name: string): boolean {
+  return rawHeader(headers, name) !== undefined;
+}
+
+/** A request header's (first) value, trimmed (for an `x-service-` one: its `x-zipline-` name when it is absent). */
+export function headerText(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = rawHeader(headers, name);
   const text = Array.isArray(value) ? value[0] : value;
   return text === undefined ? undefined : text.trim();
 }
@@ -170,9 +190,9 @@ function required(headers: IncomingHttpHeaders, name: string): string {
  * end = total - 1, an empty file) -> 1002; a size beyond any file -> 5001.
  */
 export function parsePartialHeaders(headers: IncomingHttpHeaders): PartialHeaders {
-  if (headers[PARTIAL_HEADERS.identifier] !== undefined) throw new ApiError(1003, RETIRED_SCHEME);
+  if (hasHeader(headers, PARTIAL_HEADERS.identifier)) throw new ApiError(1003, RETIRED_SCHEME);
   const names = Object.values(PARTIAL_HEADERS);
-  if (!names.some((name) => headers[name] !== undefined)) {
+  if (!names.some((name) => hasHeader(headers, name))) {
     throw new ApiError(1004, `send ${PARTIAL_HEADERS.contentRange} and the x-service-p-* headers`);
   }
   const lengthText = required(headers, PARTIAL_HEADERS.contentLength);

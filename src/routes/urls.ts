@@ -5,6 +5,7 @@ import type { UrlRow } from '../db/types.js';
 import { caller, requireUser } from '../http/auth.js';
 import { ApiError } from '../lib/errors.js';
 import { publicBaseUrl } from '../http/links.js';
+import { headerText } from '../http/upload-headers.js';
 import { urlLink } from '../lib/links.js';
 import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
@@ -50,17 +51,18 @@ export const urlRoutes: RouteModule = (app, ctx) => {
       response: { 200: UrlSchema, 201: z.string().describe('x-service-no-json: the bare link') },
     }),
     async (request, reply) => {
-      const headers = request.headers;
-      const base = publicBaseUrl(ctx, request, headers['x-service-domain']);
+      // Each option also under its Zipline name (x-zipline-max-views ...); the x-service- one wins.
+      const header = (name: keyof z.infer<typeof ShortenHeaders>) => headerText(request.headers, name);
+      const base = publicBaseUrl(ctx, request, header('x-service-domain'));
       const row = await createUrl(ctx, caller(request).user.id, {
         destination: request.body.destination,
         vanity: request.body.vanity,
         enabled: request.body.enabled,
-        maxViews: parseMaxViews(headers['x-service-max-views']),
-        password: headers['x-service-password'] || undefined,
+        maxViews: parseMaxViews(header('x-service-max-views')),
+        password: header('x-service-password') || undefined,
       });
       const dto = toUrlDto(ctx, row, (slug) => urlLink(ctx.settings.get(), base, slug));
-      if (headers['x-service-no-json'] === 'true')
+      if (header('x-service-no-json') === 'true')
         return reply.code(201).type('text/plain; charset=utf-8').send(dto.url);
       return dto;
     },

@@ -2999,6 +2999,118 @@ export interface paths {
     };
     trace?: never;
   };
+  '/api/user/tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's scoped API tokens, newest first, without their secrets */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ApiToken'][];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Make a scoped API token; its secret is in this answer only
+     * @description Scopes: upload, files:read, files:write, urls, admin (the routes of each: docs/api.md). A request with the token outside its scopes answers 403/9001; an expired or revoked token 401/2001.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description when the token stops working (in the future); none: never */
+            expiresAt?: string | null;
+            name: string;
+            scopes: components['schemas']['TokenScope'][];
+          };
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['CreatedApiToken'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/tokens/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke a scoped API token: it stops working at once (401/2001) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ApiToken'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/user/urls': {
     parameters: {
       query?: never;
@@ -3515,6 +3627,23 @@ export interface components {
               [key: string]: components['schemas']['__shared'];
             };
       };
+    };
+    ApiToken: {
+      /** Format: date-time */
+      createdAt: string;
+      expiresAt: string | null;
+      id: string;
+      /** @description updated at most once a minute */
+      lastUsedAt: string | null;
+      name: string;
+      scopes: components['schemas']['TokenScope'][];
+    };
+    CreatedApiToken: {
+      id: string;
+      name: string;
+      scopes: components['schemas']['TokenScope'][];
+      /** @description the secret: shown only here, send it in the Authorization header */
+      token: string;
     };
     Error: {
       /**
@@ -4113,6 +4242,8 @@ export interface components {
       updatedAt: string;
       userId: string;
     };
+    /** @enum {string} */
+    TokenScope: 'upload' | 'files:read' | 'files:write' | 'urls' | 'admin';
     UploadedFile: {
       deletesAt: string | null;
       id: string;

@@ -1,6 +1,6 @@
 // The user's own settings, one tab each (the tab is kept in ?tab= so that a reload or a shared link opens it):
 // profile, view and embed settings, sign-in security (authenticator app, passkeys), sessions, linked sign-in
-// providers, the API token, and uploader configurations to download.
+// providers, the API token and scoped tokens, and uploader configurations to download.
 import { Stack, Tabs } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import {
@@ -14,6 +14,7 @@ import {
 } from '@tabler/icons-react';
 import { PageHeader } from '../../components/PageHeader';
 import { setSearch, useLocation } from '../../router';
+import { ApiTokensSection } from './ApiTokensSection';
 import { LinkedAccountsSection } from './LinkedAccountsSection';
 import { PasskeysSection } from './PasskeysSection';
 import { ProfileSection } from './ProfileSection';
@@ -39,7 +40,17 @@ const TABS = [
   },
   { value: 'sessions', label: 'Sessions', icon: <IconDevices size={16} />, panel: <SessionsSection /> },
   { value: 'linked', label: 'Linked accounts', icon: <IconLink size={16} />, panel: <LinkedAccountsSection /> },
-  { value: 'token', label: 'API token', icon: <IconApi size={16} />, panel: <TokenSection /> },
+  {
+    value: 'token',
+    label: 'API tokens',
+    icon: <IconApi size={16} />,
+    panel: (
+      <Stack gap="md">
+        <TokenSection />
+        <ApiTokensSection />
+      </Stack>
+    ),
+  },
   { value: 'uploaders', label: 'Uploaders', icon: <IconDownload size={16} />, panel: <UploadersSection /> },
 ] as const;
 

@@ -1,5 +1,6 @@
-// Ready-made uploader configurations, made here in the browser from the user's API token and the options chosen in
-// a small form: ShareX (.sxcu) for files and for short URLs, and a Flameshot/curl script (uploader-configs.ts).
+// Ready-made uploader configurations, made here in the browser from the user's API token (or a new upload-only scoped
+// token, made on request) and the options chosen in a small form: ShareX (.sxcu) for files and for short URLs, and a
+// Flameshot/curl script (uploader-configs.ts).
 import {
   Alert,
   Box,
@@ -9,6 +10,7 @@ import {
   Collapse,
   Group,
   PasswordInput,
+  SegmentedControl,
   ScrollArea,
   Select,
   SimpleGrid,
@@ -20,6 +22,9 @@ import {
 } from '@mantine/core';
 import { IconBrandWindows, IconDownload, IconKey, IconLink, IconTerminal2 } from '@tabler/icons-react';
 import { useMemo, useState, type ReactNode } from 'react';
+import { notifyError } from '../../lib/notify';
+import { createApiToken, type CreatedApiToken } from './api-tokens-api';
+import { settingsErrorObject } from './messages';
 import { listFolders } from '../folders/folder-api';
 import { folderOptions } from '../../lib/folder-paths';
 import { useSession, useUser } from '../../lib/session';
@@ -115,7 +120,27 @@ export function UploadersSection() {
   const origin = window.location.origin;
   const target = { origin, siteTitle: server?.siteTitle ?? 'Chute', username: user.username, token: token ?? '' };
   const slug = fileSlug(origin);
+  // Which token the file uploader and the script carry: the account's API token, or an upload-only scoped token made
+  // here (kept only in this page: leave it and the secret is gone; revoke it under API tokens).
+  const [which, setWhich] = useState<'account' | 'upload-only'>('account');
+  const [uploadToken, setUploadToken] = useState<CreatedApiToken | null>(null);
+  const [making, setMaking] = useState(false);
+  const uploadOnly = which === 'upload-only';
+  const fileTarget = { ...target, token: uploadOnly ? (uploadToken?.token ?? '') : target.token };
   const noToken = !token;
+  const noFileToken = !fileTarget.token;
+
+  const makeUploadToken = async () => {
+    setMaking(true);
+    try {
+      const day = new Date().toISOString().slice(0, 10);
+      setUploadToken(await createApiToken({ name: `Uploaders (${day})`, scopes: ['upload'] }));
+    } catch (err) {
+      notifyError(settingsErrorObject(err), 'The upload-only token was not made');
+    } finally {
+      setMaking(false);
+    }
+  };
 
   return (
     <Stack gap="md">
@@ -216,29 +241,61 @@ export function UploadersSection() {
         <Title order={3} size="h4">
           Downloads
         </Title>
+        <SegmentedControl
+          mt="sm"
+          value={which}
+          onChange={(v) => setWhich(v as 'account' | 'upload-only')}
+          data={[
+            { value: 'account', label: 'Your API token' },
+            { value: 'upload-only', label: 'A new upload-only token' },
+          ]}
+          aria-label="Token in the files"
+        />
+        {uploadOnly ? (
+          uploadToken ? (
+            <Text size="sm" mt="xs" data-testid="upload-token-made">
+              The files below carry the upload-only token “{uploadToken.name}”: it can upload, and cannot list, read or
+              delete anything. It is not shown again once you leave this page; revoke it under API tokens.
+            </Text>
+          ) : (
+            <Group mt="xs" gap="sm">
+              <Text size="sm" c="dimmed" style={{ flex: '1 1 240px' }}>
+                A token that can only upload, for a machine you do not fully trust. You can revoke it on its own.
+              </Text>
+              <Button size="sm" loading={making} onClick={() => void makeUploadToken()}>
+                Make an upload-only token
+              </Button>
+            </Group>
+          )
+        ) : null}
         <Alert color="orange" icon={<IconKey size={18} />} my="sm" p="sm">
-          These files carry your API token: whoever has them can upload as you. Keep them private. After you regenerate
-          the token, download them again.
+          {uploadOnly
+            ? 'These files carry the upload-only token: whoever has them can upload as you. Keep them private.'
+            : 'These files carry your API token: whoever has them can upload as you. Keep them private. After you regenerate the token, download them again.'}
         </Alert>
         <DownloadRow
           icon={<IconBrandWindows size={22} aria-hidden />}
           title="ShareX: file uploader"
           description="Open the file with ShareX (or Destinations → Custom uploader settings → Import) and pick it as the image, text and file uploader."
           fileName={`${slug}-files.sxcu`}
-          contents={shareXFileUploader(target, files)}
-          token={target.token}
+          contents={shareXFileUploader(fileTarget, files)}
+          token={fileTarget.token}
           type="application/json"
-          disabled={noToken || fileViewsError !== null}
+          disabled={noFileToken || fileViewsError !== null}
         />
         <DownloadRow
           icon={<IconLink size={22} aria-hidden />}
           title="ShareX: URL shortener"
-          description="Import it the same way and pick it as the URL shortener."
+          description={
+            uploadOnly
+              ? 'Shortening needs the urls scope, which the upload-only token has not: choose your API token for it.'
+              : 'Import it the same way and pick it as the URL shortener.'
+          }
           fileName={`${slug}-urls.sxcu`}
           contents={shareXUrlShortener(target, urls)}
           token={target.token}
           type="application/json"
-          disabled={noToken || urlViewsError !== null}
+          disabled={noToken || uploadOnly || urlViewsError !== null}
         />
         <DownloadRow
           icon={<IconTerminal2 size={22} aria-hidden />}
@@ -250,10 +307,10 @@ export function UploadersSection() {
             </>
           }
           fileName="chute-upload.sh"
-          contents={flameshotScript(target, files)}
-          token={target.token}
+          contents={flameshotScript(fileTarget, files)}
+          token={fileTarget.token}
           type="text/x-shellscript"
-          disabled={noToken || fileViewsError !== null}
+          disabled={noFileToken || fileViewsError !== null}
         />
       </Card>
     </Stack>
