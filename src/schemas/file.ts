@@ -22,6 +22,14 @@ export const FileSchema = z
     updatedAt: IsoDateTime,
     deletesAt: IsoDateTime.nullable(),
     url: z.string().describe('the share link'),
+    thumbnail: z
+      .object({
+        path: z
+          .string()
+          .describe('/raw/<path> serves it when the file has no password; the owner: /api/user/files/<id>/thumbnail'),
+      })
+      .nullable()
+      .describe('the WebP thumbnail of an image or video, once the background job made it'),
     tags: z.array(FileTagSchema),
   })
   .meta({ id: 'File' });

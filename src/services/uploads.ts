@@ -18,6 +18,7 @@ import { formatByteSize } from '../lib/sizes.js';
 import type { UploadedFileDto, UploadResponse } from '../schemas/file.js';
 import { deleteStoredBytes, folderForFiles } from './files.js';
 import { assertFileQuota, fileQuotaRoom } from './quotas.js';
+import { queueThumbnailJobs } from './thumbnails.js';
 
 /** The options of an upload (x-service-* headers, read by src/http/upload-headers.ts). */
 export interface UploadOptions {
@@ -278,6 +279,7 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
           folder_id: options.folderId,
           user_id: input.user.id,
           storage_key: object.key,
+          thumbnail_key: null,
           created_at: now,
           updated_at: now,
         };
@@ -301,6 +303,8 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
         );
         inserted.push({ ...row });
       }
+      // In the same transaction: a recorded file always has its thumbnail job (made after the upload answered).
+      await queueThumbnailJobs(ctx, trx, inserted);
       return inserted;
     });
     return uploadResponse(ctx, input.baseUrl, rows, input.objects);
