@@ -100,7 +100,7 @@ export const serverJobsRoutes: RouteModule = (app, ctx) => {
     adminOnly({
       summary: 'Queue thumbnail jobs for the images and videos that have none (rerun: for all of them)',
       description: 'Answers at once; the jobs run in the background. 4011 while the setting thumbnailsEnabled is off.',
-      body: z.object({ rerun: z.boolean().optional() }).optional(),
+      body: z.object({ rerun: z.boolean().optional() }).nullish(),
       response: { 200: z.object({ status: z.string(), queued: z.number().int() }) },
     }),
     async (request) => {
