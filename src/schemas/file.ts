@@ -46,6 +46,18 @@ export const UploadedFileSchema = z
     rawUrl: z.string().describe('the bytes themselves: /raw/<name>'),
     originalName: z.string().nullable(),
     deletesAt: IsoDateTime.nullable(),
+    removedGps: z
+      .boolean()
+      .optional()
+      .describe('true when the image was stored without its metadata (EXIF GPS position and the rest)'),
+    compressed: z
+      .object({
+        mimetype: z.string(),
+        ext: z.string().describe('with its dot, e.g. .webp'),
+        failed: z.boolean().optional().describe('true when the image could not be read: it was stored as it came'),
+      })
+      .optional()
+      .describe('present when compression was asked for: the stored type and extension'),
   })
   .meta({ id: 'UploadedFile' });
 

@@ -19,6 +19,12 @@ import type { UploadedFileDto, UploadResponse } from '../schemas/file.js';
 import { deleteStoredBytes, folderForFiles } from './files.js';
 import { assertFileQuota, fileQuotaRoom } from './quotas.js';
 import { queueThumbnailJobs } from './thumbnails.js';
+import {
+  putProcessedImage,
+  wantsImageProcessing,
+  type ImageProcessingOptions,
+  type ImageProcessingOutcome,
+} from './image-processing.js';
 
 /** The options of an upload (x-service-* headers, read by src/http/upload-headers.ts). */
 export interface UploadOptions {
@@ -39,6 +45,8 @@ export interface UploadOptions {
   domain: string | null;
   /** Answer plain-text links, one per line, instead of JSON. */
   noJson: boolean;
+  /** Metadata removal and compression of images (single-request uploads only). */
+  imageProcessing?: ImageProcessingOptions;
 }
 
 /** One file part of an upload request, to be read once, in order. */
@@ -66,6 +74,8 @@ export interface IncomingFileDescription {
 export interface StoredObject extends IncomingFileDescription {
   key: string;
   size: number;
+  /** What image processing did (removedGps, compressed), for the answer. */
+  processing?: Pick<ImageProcessingOutcome, 'removedGps' | 'compressed'>;
 }
 
 const GENERIC_TYPES = new Set(['application/octet-stream', 'binary/octet-stream', 'application/unknown']);
@@ -127,6 +137,7 @@ async function storeStream(
   body: Readable,
   description: IncomingFileDescription,
   limits: StreamLimits,
+  processing: ImageProcessingOptions | undefined,
 ): Promise<StoredObject> {
   const limit = limits.quotaBytes === null ? limits.maxFileSize : Math.min(limits.maxFileSize, limits.quotaBytes);
   const counter = new ByteLimit(limit);
@@ -134,6 +145,13 @@ async function storeStream(
   pipeline(body, counter, () => undefined);
   const key = newStorageKey();
   try {
+    if (wantsImageProcessing(description.type, processing)) {
+      const { info, outcome } = await putProcessedImage(counter, description.type, processing!, (bytes, contentType) =>
+        ctx.storage.put(key, bytes, { contentType }),
+      );
+      const { type = description.type, extension = description.extension, ...said } = outcome;
+      return { ...description, type, extension, key, size: info.size, processing: said };
+    }
     const info = await ctx.storage.put(key, counter, { contentType: description.type });
     return { ...description, key, size: info.size };
   } catch (err) {
@@ -185,7 +203,9 @@ export async function uploadFiles(ctx: AppContext, input: UploadInput): Promise<
       }
       const usedBytes = stored.reduce((sum, s) => sum + s.size, 0);
       const quotaBytes = room.bytes === null ? null : Math.max(0, room.bytes - usedBytes);
-      stored.push(await storeStream(ctx, file.stream, description, { maxFileSize, quotaBytes }));
+      stored.push(
+        await storeStream(ctx, file.stream, description, { maxFileSize, quotaBytes }, options.imageProcessing),
+      );
     }
   } catch (err) {
     await deleteStoredObjects(ctx, stored);
@@ -315,7 +335,7 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
 }
 
 function uploadResponse(ctx: AppContext, baseUrl: string, rows: FileRow[], objects: StoredObject[]): UploadResponse {
-  const files = rows.map((row) => ({
+  const files = rows.map((row, i) => ({
     id: row.id,
     ...uploadedFileDto(ctx, baseUrl, {
       name: row.name,
@@ -324,6 +344,7 @@ function uploadResponse(ctx: AppContext, baseUrl: string, rows: FileRow[], objec
       originalName: row.original_name,
       deletesAt: row.deletes_at,
     }),
+    ...objects[i]?.processing,
   }));
   return uploadAnswer(
     files,
