@@ -100,6 +100,7 @@ forEachDatabase('file management', (engine) => {
       'password',
       'size',
       'tags',
+      'thumbnail',
       'type',
       'updatedAt',
       'url',

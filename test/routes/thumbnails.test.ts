@@ -88,6 +88,34 @@ function thumbnailSuite(server: () => TestServer): void {
     assert.equal(meta.width, 320);
   });
 
+  it("shows the made thumbnails on a public folder's page, also of videos and of files with a view limit", async () => {
+    const folder = await server().json('POST', '/api/user/folders', {
+      auth: user.token,
+      body: { name: 'Holiday', public: true },
+    });
+    const inFolder = { 'x-service-folder': folder.body.id };
+    const video = await uploadOne(server(), user.token, await mp4Video(2), {
+      name: 'sea.mp4',
+      type: 'video/mp4',
+      headers: inFolder,
+    });
+    const limited = await uploadOne(server(), user.token, await photo(300, 200), {
+      name: 'once.jpg',
+      headers: { ...inFolder, 'x-service-max-views': '1' },
+    });
+    const locked = await uploadOne(server(), user.token, await photo(300, 200), {
+      name: 'locked.jpg',
+      headers: { ...inFolder, 'x-service-password': 'pw' },
+    });
+    await server().chute.worker.runUntilIdle();
+    const page = await (await server().fetch(`/folder/${folder.body.id}`, { headers: { accept: 'text/html' } })).text();
+    assert.ok(page.includes(`<img src="/raw/.thumbnail.${video.id}.webp"`), 'the video tile shows its thumbnail');
+    assert.ok(page.includes(`<img src="/raw/.thumbnail.${limited.id}.webp"`), 'a thumbnail spends no view');
+    assert.ok(!page.includes(`.thumbnail.${locked.id}.webp`), 'no thumbnail of a password-protected file');
+    assert.equal((await server().fetch(`/raw/.thumbnail.${limited.id}.webp`)).status, 200);
+    assert.equal((await server().fetch(`/raw/${limited.name}`)).status, 200, 'its one view is still there');
+  });
+
   it('keeps the thumbnail of a password-protected file from the public, not from its owner', async () => {
     const file = await uploadOne(server(), user.token, await photo(300, 200), {
       name: 'secret.jpg',
