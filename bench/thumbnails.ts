@@ -31,7 +31,9 @@ async function photo(seed: number): Promise<Buffer> {
   })
     .composite([
       {
-        input: { create: { width, height, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } } },
+        input: {
+          create: { width, height, channels: 3, background: '#000', noise: { type: 'gaussian', mean: 128, sigma: 40 } },
+        },
         blend: 'overlay',
       },
     ])

@@ -123,11 +123,18 @@ function sendOpenFile(reply: FastifyReply, file: OpenFileRange, beforeLastChunk?
 }
 
 /** A thumbnail (a small WebP made by Chute itself, services/thumbnails.ts). */
-export function sendThumbnail(reply: FastifyReply, bytes: Readable, cacheControl: string): FastifyReply {
+export function sendThumbnail(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  bytes: Readable,
+  cacheControl: string,
+): FastifyReply {
+  const head = request.method === 'HEAD';
+  if (head) bytes.destroy();
   return reply
     .type('image/webp')
     .header('cache-control', cacheControl)
     .header('x-content-type-options', 'nosniff')
     .header('content-security-policy', UPLOADED_BYTES_CSP)
-    .send(bytes);
+    .send(head ? undefined : bytes);
 }

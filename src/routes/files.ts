@@ -133,7 +133,7 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
     handler: async (request, reply) => {
       const thumbnailOf = fileIdOfThumbnailName(request.params.name);
       if (thumbnailOf !== null) {
-        return sendThumbnail(reply, await openPublicThumbnail(ctx, thumbnailOf), 'public, max-age=3600');
+        return sendThumbnail(request, reply, await openPublicThumbnail(ctx, thumbnailOf), 'public, max-age=3600');
       }
       return sendFileBytes(ctx, request, reply, await findServedFile(ctx, request.params.name));
     },

@@ -213,7 +213,7 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
     }),
     async (request, reply) => {
       const file = await findManagedFile(ctx, caller(request).user, request.params.id);
-      return sendThumbnail(reply, await openThumbnail(ctx, file), 'private, max-age=3600');
+      return sendThumbnail(request, reply, await openThumbnail(ctx, file), 'private, max-age=3600');
     },
   );
 

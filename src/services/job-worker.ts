@@ -169,7 +169,7 @@ export class JobWorker {
       const handler = this.handlers[job.kind];
       if (!handler) throw new PermanentJobError(`no handler for jobs of kind ${job.kind}`);
       await handler(this.ctx, JSON.parse(job.payload) as unknown, abort.signal);
-      if (abort.signal.aborted) throw abort.signal.reason;
+      // Finished after all (even when told to stop): recorded as done, unless another worker holds the job now.
       await completeJob(db, job.id, this.owner, clock.now());
     } catch (err) {
       if (run.handedBack) {

@@ -1,5 +1,6 @@
-// Periodic background work (sweeps, cleanups, refreshes). Each job runs on its interval, never overlapping itself;
-// a failure is logged and the job tries again next time. Tests call runNow() instead of waiting.
+// Background work, two kinds. Periodic jobs (sweeps, cleanups, refreshes; the Jobs class): each runs on its interval,
+// never overlapping itself; a failure is logged and the job tries again next time; tests call runNow() instead of
+// waiting. And the durable job queue (below): one-off work kept in the database, run by services/job-worker.ts.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { AppContext } from '../context.js';

@@ -70,6 +70,9 @@ function thumbnailSuite(server: () => TestServer): void {
     const pub = await server().fetch(`/raw/.thumbnail.${file.id}.webp`);
     assert.equal(pub.status, 200);
     assert.deepEqual(Buffer.from(await pub.arrayBuffer()), bytes);
+    const head = await server().fetch(`/raw/.thumbnail.${file.id}.webp`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-type'), 'image/webp');
 
     const stranger = await makeUser(server());
     const other = await server().json('GET', `/api/user/files/${file.id}/thumbnail`, { auth: stranger.token });
