@@ -4,8 +4,7 @@
 // its pixel limit and writes a second temp file, which streams into the datasource: memory stays flat however large
 // the image. An image sharp cannot read is stored as it came (the answer says the compression failed).
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -69,16 +68,19 @@ function encoder(image: Sharp, type: string, compression: ImageProcessingOptions
 }
 
 /**
- * Stores `body` (already limited in size by the caller) under `key` through `put`, processed as asked. Resolves with
- * what was stored and what processing did; an image sharp cannot read is stored unchanged.
+ * Stores `body` (already limited in size by the caller) through `put`, processed as asked, by way of temp files in a
+ * folder of their own in `tmpDir` (removed afterwards). Resolves with what was stored and what processing did; an
+ * image sharp cannot read is stored unchanged.
  */
 export async function putProcessedImage(
+  tmpDir: string,
   body: Readable,
   type: string,
   options: ImageProcessingOptions,
   put: (body: Readable, contentType: string) => Promise<ObjectInfo>,
 ): Promise<{ info: ObjectInfo; outcome: ImageProcessingOutcome }> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'chute-image-'));
+  await mkdir(tmpDir, { recursive: true });
+  const dir = await mkdtemp(path.join(tmpDir, 'image-'));
   try {
     const original = path.join(dir, 'original');
     await pipeline(body, createWriteStream(original));

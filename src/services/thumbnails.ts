@@ -2,14 +2,14 @@
 // the queue after every upload and kept in the datasource next to the file (`<storage key>.thumbnail.webp`, removed
 // with the file's bytes by deleteStoredBytes). A file that cannot be decoded fails its own job and nothing else.
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../context.js';
 import type { Db, FileRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
+import { storageTempDir } from '../storage/index.js';
 import { enqueueJobs, PermanentJobError } from './jobs.js';
 import { ffmpegAvailable, imageThumbnail, MediaToolError, videoFrame } from './media.js';
 
@@ -138,7 +138,10 @@ export async function makeThumbnail(ctx: AppContext, payload: unknown, signal: A
   if (kind === null) return;
   if (kind === 'video' && !canMakeVideoThumbnails(ctx)) return;
 
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'chute-thumbnail-'));
+  // In DATA_DIR/tmp, like every temp file of Chute's (nothing is written outside DATA_DIR).
+  const tmp = storageTempDir(ctx.config);
+  await mkdir(tmp, { recursive: true });
+  const dir = await mkdtemp(path.join(tmp, 'thumbnail-'));
   try {
     const input = path.join(dir, 'input');
     await pipeline(await ctx.storage.get(file.storage_key), createWriteStream(input), { signal });

@@ -18,6 +18,7 @@ import { formatByteSize } from '../lib/sizes.js';
 import type { UploadedFileDto, UploadResponse } from '../schemas/file.js';
 import { deleteStoredBytes, folderForFiles } from './files.js';
 import { assertFileQuota, fileQuotaRoom } from './quotas.js';
+import { storageTempDir } from '../storage/index.js';
 import { queueThumbnailJobs } from './thumbnails.js';
 import {
   putProcessedImage,
@@ -146,8 +147,12 @@ async function storeStream(
   const key = newStorageKey();
   try {
     if (wantsImageProcessing(description.type, processing)) {
-      const { info, outcome } = await putProcessedImage(counter, description.type, processing!, (bytes, contentType) =>
-        ctx.storage.put(key, bytes, { contentType }),
+      const { info, outcome } = await putProcessedImage(
+        storageTempDir(ctx.config),
+        counter,
+        description.type,
+        processing!,
+        (bytes, contentType) => ctx.storage.put(key, bytes, { contentType }),
       );
       const { type = description.type, extension = description.extension, ...said } = outcome;
       return { ...description, type, extension, key, size: info.size, processing: said };

@@ -2,6 +2,7 @@
 // and deleted with it, served to the owner and publicly for files without a password; hostile files (a truncated
 // MP4, a PNG decompression bomb, text named as an image) each fail their own job while the server keeps answering.
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import sharp from 'sharp';
 import { thumbnailKeyOf } from '../../src/services/thumbnails.js';
@@ -10,6 +11,7 @@ import { mp4Video, photo, pngBomb, truncatedMp4 } from '../support/media.js';
 import { uploadInChunks, waitForAssembly } from '../support/partial-uploads.js';
 import { describeS3 } from '../support/s3.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
+import { filesUnder } from '../support/stored.js';
 import { uploadOne } from '../support/uploads.js';
 
 async function storageKeyOf(server: TestServer, fileId: string): Promise<string> {
@@ -188,6 +190,7 @@ function thumbnailSuite(server: () => TestServer): void {
       assert.match(job.last_error ?? '', pattern);
     }
     assert.equal((await server().json('GET', '/api/healthcheck')).body.pass, true);
+    assert.deepEqual(await filesUnder(path.join(server().dataDir, 'tmp')), [], 'no temp file left behind');
     const res = await server().fetch(`/api/user/files/${good.id}/thumbnail`, {
       headers: { authorization: user.token },
     });

@@ -1,11 +1,13 @@
 // Image processing at upload: metadata (EXIF GPS) removal by header, by setting and by the Zipline header name, and
 // compression to jpg, png or webp; the served bytes are checked, not only the answer.
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { before, it } from 'node:test';
 import sharp from 'sharp';
 import { makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 import { hasGps, photo } from '../support/media.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
+import { filesUnder } from '../support/stored.js';
 import { upload } from '../support/uploads.js';
 
 const PARIS = { latitude: '48/1 51/1 2400/100', longitude: '2/1 17/1 4000/100' };
@@ -115,6 +117,7 @@ forEachDatabase('image processing at upload', (engine) => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(res.body.files[0].compressed, { mimetype: 'image/png', ext: '.png', failed: true });
     assert.ok((await served(server(), res.body.files[0].name)).bytes.equals(text));
+    assert.deepEqual(await filesUnder(path.join(server().dataDir, 'tmp')), [], 'no temp file left behind');
   });
 
   it('leaves files that are not images alone', async () => {
