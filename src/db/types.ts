@@ -48,6 +48,25 @@ export interface SessionsTable {
 }
 
 /** A scoped API token (services/api-tokens.ts): the secret itself is never stored. */
+/** Stored usage counters (db/usage-counters.ts): per owner ('' ownerless, '*' the instance). */
+export interface UsageCountersTable {
+  owner: string;
+  files: number;
+  bytes: number;
+  file_views: number;
+  favorites: number;
+  urls: number;
+  url_views: number;
+}
+
+/** Files and bytes per owner and media type (db/usage-counters.ts). */
+export interface TypeCountersTable {
+  owner: string;
+  type: string;
+  files: number;
+  bytes: number;
+}
+
 export interface ApiTokensTable {
   id: string;
   user_id: string;
@@ -272,6 +291,8 @@ export interface Database {
   incomplete_files: IncompleteFilesTable;
   partial_uploads: PartialUploadsTable;
   api_tokens: ApiTokensTable;
+  usage_counters: UsageCountersTable;
+  type_counters: TypeCountersTable;
 }
 
 export type Db = Kysely<Database>;

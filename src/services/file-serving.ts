@@ -133,8 +133,10 @@ export async function countView(ctx: AppContext, file: ServedFile): Promise<View
     .set((eb) => ({ views: eb('views', '+', 1) }))
     .where('id', '=', file.id)
     .where((eb) => eb.or([eb('max_views', 'is', null), eb('views', '<', eb.ref('max_views'))]))
-    .returning(['views', 'max_views'])
+    .returning(['views', 'max_views', 'user_id'])
     .executeTakeFirst();
+  // The owner's view total follows with the next flush of the batched views (no shared row written here).
+  if (counted) ctx.views.written('files', file.id, counted.user_id);
   if (!counted) {
     // No views left. Whoever removes the record removes the bytes: not a request that lost the race against the
     // last view, whose bytes are still being sent.

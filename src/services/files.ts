@@ -2,7 +2,6 @@
 // deleting one or many, recent files and statistics. Another user's file is answered like a missing one (4000);
 // ADMIN and SUPERADMIN may manage the files of the accounts they manage (managesFilesOf). Deleting a file deletes
 // its bytes too.
-import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { FileRow, UserRow } from '../db/types.js';
@@ -12,6 +11,7 @@ import { assertUsableFileName, assertUsableOriginalName } from '../lib/file-name
 import { fileLink } from '../lib/links.js';
 import { managesRole } from '../lib/roles.js';
 import { toIso } from '../lib/clock.js';
+import { typeCounts, usageOfOne } from './usage.js';
 import { flushViews } from './view-counts.js';
 import { mimeEssence } from '../lib/media-types.js';
 import { hashPassword } from '../lib/passwords.js';
@@ -191,47 +191,23 @@ export interface FileStats {
   sortTypeCount: Record<string, number>;
 }
 
-/** The caller's totals: files, favourites, views, bytes stored, short URLs, and files by type. */
+/** The caller's totals: files, favourites, views, bytes stored, short URLs, and files by type (stored counters). */
 export async function fileStats(ctx: AppContext, caller: Caller): Promise<FileStats> {
   // Totals of views include the ones this instance still holds in memory.
   await flushViews(ctx);
-  const [files, types, urls] = await Promise.all([
-    ctx.db
-      .selectFrom('files')
-      .select([
-        sql<number | string>`count(*)`.as('count'),
-        sql<number | string | null>`sum(size)`.as('bytes'),
-        sql<number | string | null>`sum(views)`.as('views'),
-        sql<number | string | null>`sum(favorite)`.as('favorites'),
-      ])
-      .where('user_id', '=', caller.id)
-      .executeTakeFirstOrThrow(),
-    ctx.db
-      .selectFrom('files')
-      .select(['type', sql<number | string>`count(*)`.as('count')])
-      .where('user_id', '=', caller.id)
-      .groupBy('type')
-      .execute(),
-    ctx.db
-      .selectFrom('urls')
-      .select([sql<number | string>`count(*)`.as('count'), sql<number | string | null>`sum(views)`.as('views')])
-      .where('user_id', '=', caller.id)
-      .executeTakeFirstOrThrow(),
-  ]);
-  const count = Number(files.count);
-  const bytes = Number(files.bytes ?? 0);
-  const views = Number(files.views ?? 0);
+  const [usage, types] = await Promise.all([usageOfOne(ctx.db, caller.id), typeCounts(ctx.db, caller.id)]);
+  const { files: count, bytes, fileViews: views } = usage;
   const sortTypeCount: Record<string, number> = {};
-  for (const t of types.sort((a, b) => Number(b.count) - Number(a.count))) sortTypeCount[t.type] = Number(t.count);
+  for (const t of types) sortTypeCount[t.type] = t.files;
   return {
     filesUploaded: count,
-    favoriteFiles: Number(files.favorites ?? 0),
+    favoriteFiles: usage.favorites,
     views,
     avgViews: count === 0 ? 0 : views / count,
     storageUsed: bytes,
     avgStorageUsed: count === 0 ? 0 : bytes / count,
-    urlsCreated: Number(urls.count),
-    urlViews: Number(urls.views ?? 0),
+    urlsCreated: usage.urls,
+    urlViews: usage.urlViews,
     sortTypeCount,
   };
 }

@@ -260,9 +260,13 @@ export async function followShortUrl(ctx: AppContext, slug: string, unlockToken?
     .where('id', '=', url.id)
     .where('enabled', '=', 1)
     .where((eb) => eb.or([eb('max_views', 'is', null), eb('views', '<', eb.ref('max_views'))]))
-    .returning('destination')
+    .returning(['destination', 'user_id'])
     .executeTakeFirst();
-  if (counted) return { kind: 'redirect', destination: counted.destination };
+  if (counted) {
+    // The owner's view total follows with the next flush of the batched views (no shared row written here).
+    ctx.views.written('urls', url.id, counted.user_id);
+    return { kind: 'redirect', destination: counted.destination };
+  }
   // Used up: the link is removed (only while it still is used up, should its owner have raised the limit meanwhile).
   await ctx.db
     .deleteFrom('urls')
