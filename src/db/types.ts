@@ -15,6 +15,11 @@ export type IncompleteFileStatus = 'PENDING' | 'PROCESSING' | 'COMPLETE' | 'FAIL
 export interface UsersTable {
   id: string;
   username: string;
+  /**
+   * lib/usernames.ts's usernameKey(username), unique: the name as a reader sees it, case-folded. Every write of a
+   * username sets it; null only in rows written straight into the database (tests).
+   */
+  username_key: string | null;
   /** argon2id hash; null for accounts that only log in through OAuth. */
   password: string | null;
   avatar: string | null;
@@ -199,7 +204,10 @@ export interface UrlSlugsTable {
 
 export interface InvitesTable {
   id: string;
-  code: string;
+  /** Keyed hash of the code (Secrets.hash); `clear:<code>` only between migration 0014 and the first start-up. */
+  code_hash: string;
+  /** The code encrypted (Secrets.encrypt), so that admins can list it; null only before that first start-up. */
+  code_enc: string | null;
   inviter_id: string | null;
   expires_at: Millis | null;
   max_uses: number | null;
