@@ -163,8 +163,23 @@ export interface FilesTable {
   user_id: string | null;
   /** Key of the bytes in the datasource. */
   storage_key: string;
+  /** 1: served only to its owner and through its share links (file_shares); anyone else gets 404. */
+  private: ColumnType<Flag, Flag | undefined, Flag>;
   created_at: Millis;
   updated_at: Millis;
+}
+
+/** A share link of a file: /s/<id>. */
+export interface FileSharesTable {
+  /** Random (CSPRNG), the link itself. */
+  id: string;
+  file_id: string;
+  /** argon2id hash of the link's own password, or null. */
+  password: string | null;
+  max_views: number | null;
+  views: number;
+  expires_at: Millis | null;
+  created_at: Millis;
 }
 
 export interface TagsTable {
@@ -280,6 +295,7 @@ export interface Database {
   incomplete_files: IncompleteFilesTable;
   partial_uploads: PartialUploadsTable;
   api_tokens: ApiTokensTable;
+  file_shares: FileSharesTable;
 }
 
 export type Db = Kysely<Database>;
@@ -297,6 +313,7 @@ export type OAuthProviderRow = Selectable<OAuthProvidersTable>;
 export type IncompleteFileRow = Selectable<IncompleteFilesTable>;
 export type PartialUploadRow = Selectable<PartialUploadsTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
+export type FileShareRow = Selectable<FileSharesTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 // Re-exported so that table files need only this module.
