@@ -16,6 +16,7 @@ import { authRoutes } from './routes/auth.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { authWebauthnRoutes } from './routes/auth-webauthn.js';
 import { fileServingRoutes } from './routes/files.js';
+import { fileShareRoutes } from './routes/file-shares.js';
 import { folderRoutes } from './routes/folders.js';
 import { healthcheckRoutes } from './routes/healthcheck.js';
 import { incompleteFilesRoutes } from './routes/incomplete-files.js';
@@ -26,6 +27,7 @@ import { registerRoutes } from './routes/register.js';
 import { serverSettingsRoutes } from './routes/server-settings.js';
 import { serverStatsRoutes } from './routes/server-stats.js';
 import { setupRoutes } from './routes/setup.js';
+import { shareRoutes } from './routes/shares.js';
 import { tagRoutes } from './routes/tags.js';
 import { uploadPartialRoutes } from './routes/upload-partial.js';
 import { uploadRoutes } from './routes/upload.js';
@@ -58,6 +60,8 @@ const ROUTES: RouteModule[] = [
   incompleteFilesRoutes,
   fileServingRoutes,
   userFilesRoutes,
+  fileShareRoutes,
+  shareRoutes,
   // short URLs, folders, tags
   urlRoutes,
   redirectRoutes,

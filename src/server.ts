@@ -18,6 +18,7 @@ import { loadOrCreateSecret, Secrets } from './lib/secrets.js';
 import { deleteExpiredFiles } from './services/files.js';
 import { Jobs } from './services/jobs.js';
 import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/partial-upload-assembly.js';
+import { sealLegacyInviteCodes } from './services/invites.js';
 import { purgeExpiredSessions } from './services/sessions.js';
 import { SettingsService, settingsFromEnv } from './services/settings.js';
 import { flushViews, PendingViews, VIEW_FLUSH_INTERVAL_MS } from './services/view-counts.js';
@@ -63,7 +64,10 @@ export async function createChute(config: Config, options: StartOptions = {}): P
   let storage: Datasource | undefined;
   try {
     storage = await createDatasource({ ...config, DATA_DIR: dataDir }, { instanceId });
-    await database.withMigrationLock(() => migrateToLatest(database.db));
+    await database.withMigrationLock(async () => {
+      await migrateToLatest(database.db);
+      await sealLegacyInviteCodes(database.db, secrets);
+    });
     const clock = options.clock ?? systemClock;
     const settings = new SettingsService(database.db, clock, lockedSettings);
     await settings.refresh();

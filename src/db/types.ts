@@ -15,6 +15,11 @@ export type IncompleteFileStatus = 'PENDING' | 'PROCESSING' | 'COMPLETE' | 'FAIL
 export interface UsersTable {
   id: string;
   username: string;
+  /**
+   * lib/usernames.ts's usernameKey(username), unique: the name as a reader sees it, case-folded. Every write of a
+   * username sets it; null only in rows written straight into the database (tests).
+   */
+  username_key: string | null;
   /** argon2id hash; null for accounts that only log in through OAuth. */
   password: string | null;
   avatar: string | null;
@@ -177,8 +182,23 @@ export interface FilesTable {
   user_id: string | null;
   /** Key of the bytes in the datasource. */
   storage_key: string;
+  /** 1: served only to its owner and through its share links (file_shares); anyone else gets 404. */
+  private: ColumnType<Flag, Flag | undefined, Flag>;
   created_at: Millis;
   updated_at: Millis;
+}
+
+/** A share link of a file: /s/<id>. */
+export interface FileSharesTable {
+  /** Random (CSPRNG), the link itself. */
+  id: string;
+  file_id: string;
+  /** argon2id hash of the link's own password, or null. */
+  password: string | null;
+  max_views: number | null;
+  views: number;
+  expires_at: Millis | null;
+  created_at: Millis;
 }
 
 export interface TagsTable {
@@ -218,7 +238,10 @@ export interface UrlSlugsTable {
 
 export interface InvitesTable {
   id: string;
-  code: string;
+  /** Keyed hash of the code (Secrets.hash); `clear:<code>` only between migration 0014 and the first start-up. */
+  code_hash: string;
+  /** The code encrypted (Secrets.encrypt), so that admins can list it; null only before that first start-up. */
+  code_enc: string | null;
   inviter_id: string | null;
   expires_at: Millis | null;
   max_uses: number | null;
@@ -293,6 +316,7 @@ export interface Database {
   api_tokens: ApiTokensTable;
   usage_counters: UsageCountersTable;
   type_counters: TypeCountersTable;
+  file_shares: FileSharesTable;
 }
 
 export type Db = Kysely<Database>;
@@ -310,6 +334,7 @@ export type OAuthProviderRow = Selectable<OAuthProvidersTable>;
 export type IncompleteFileRow = Selectable<IncompleteFilesTable>;
 export type PartialUploadRow = Selectable<PartialUploadsTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
+export type FileShareRow = Selectable<FileSharesTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 // Re-exported so that table files need only this module.

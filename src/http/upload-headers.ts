@@ -21,6 +21,7 @@ export const UPLOAD_HEADERS = {
   folder: 'x-service-folder',
   domain: 'x-service-domain',
   noJson: 'x-service-no-json',
+  private: 'x-service-private',
 } as const;
 
 /** Largest explicit password, in characters. */
@@ -114,6 +115,12 @@ function parseExtension(value: string | undefined): string | null {
   return `.${value.replace(/^\./, '').toLowerCase()}`;
 }
 
+/** x-service-private: true or false; absent -> settings.uploadsPrivateByDefault. */
+function parsePrivate(value: string | undefined, settings: Settings): boolean {
+  if (value === undefined || value === '') return settings.uploadsPrivateByDefault;
+  return parseBoolean(UPLOAD_HEADERS.private, value);
+}
+
 export function parseUploadOptions(headers: IncomingHttpHeaders, settings: Settings, now: number): UploadOptions {
   const formatText = headerText(headers, UPLOAD_HEADERS.format);
   let format = settings.filesDefaultFormat;
@@ -153,6 +160,7 @@ export function parseUploadOptions(headers: IncomingHttpHeaders, settings: Setti
     folderId: folder === undefined || folder === '' ? null : folder,
     domain: domain ?? null,
     noJson: parseBoolean(UPLOAD_HEADERS.noJson, headerText(headers, UPLOAD_HEADERS.noJson)),
+    private: parsePrivate(headerText(headers, UPLOAD_HEADERS.private), settings),
   };
 }
 

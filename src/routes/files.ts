@@ -11,6 +11,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
+import { authenticate } from '../http/auth.js';
 import { FILES_ROUTE_INTERNAL, publicBaseUrl } from '../http/links.js';
 import { fileLink } from '../lib/links.js';
 import {
@@ -26,6 +27,7 @@ import type { RouteModule } from '../http/types.js';
 import { mediaKind } from '../lib/media-types.js';
 import {
   assertUnlocked,
+  assertVisibleTo,
   countBytesView,
   countView,
   findServedFile,
@@ -52,8 +54,24 @@ const querystring = z.object({
 type ServeRequest = FastifyRequest & { query: z.infer<typeof querystring> };
 
 function cacheControl(file: ServedFile): string {
-  // Views of these must reach us to be counted or checked.
-  return file.password !== null || file.max_views !== null ? 'private, no-store' : 'public, max-age=3600';
+  // Views of these must reach us to be counted or checked; a private file's answer is for its owner alone.
+  return file.password !== null || file.max_views !== null || file.private === 1
+    ? 'private, no-store'
+    : 'public, max-age=3600';
+}
+
+/**
+ * The file served under `name`, as this caller may see it: a private file only to its owner (signed in with the
+ * session cookie or a token); to anyone else 4000, as if it did not exist. Credentials are read only for private
+ * files, so the common case costs no look-up.
+ */
+async function visibleFile(ctx: AppContext, request: FastifyRequest, name: string): Promise<ServedFile> {
+  const file = await findServedFile(ctx, name);
+  if (file.private === 1) {
+    const viewer = await authenticate(ctx, request).catch(() => null);
+    assertVisibleTo(file, viewer?.user.id ?? null);
+  }
+  return file;
 }
 
 /** The bytes of a file, once unlocked; a GET from the start counts a view. */
@@ -127,7 +145,7 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
     url: '/raw/:name',
     schema: schema('The bytes of a file (ranges, conditional requests; ?token= for a password-protected file)'),
     handler: async (request, reply) =>
-      sendFileBytes(ctx, request, reply, await findServedFile(ctx, request.params.name)),
+      sendFileBytes(ctx, request, reply, await visibleFile(ctx, request, request.params.name)),
   });
 
   app.route({
@@ -136,7 +154,7 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
     schema: schema('The share link: the view page for browsers when the owner enabled it, otherwise the bytes'),
     errorHandler,
     handler: async (request, reply) => {
-      const file = await findServedFile(ctx, request.params.name);
+      const file = await visibleFile(ctx, request, request.params.name);
       if (await wantsPage(ctx, request, file)) return sendViewPage(ctx, request, reply, file);
       return sendFileBytes(ctx, request, reply, file);
     },
@@ -150,7 +168,7 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
       ),
       errorHandler,
     },
-    async (request, reply) => sendViewPage(ctx, request, reply, await findServedFile(ctx, request.params.name)),
+    async (request, reply) => sendViewPage(ctx, request, reply, await visibleFile(ctx, request, request.params.name)),
   );
 
   // The password form's post, on both addresses that show it; the redirect goes back to the address it came from.
@@ -181,7 +199,7 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
           ),
         },
         async (request, reply) => {
-          const file = await findServedFile(ctx, request.params.name);
+          const file = await visibleFile(ctx, request, request.params.name);
           const password = request.body.password ?? '';
           if (password === '')
             return sendPage(reply, renderPasswordPage(file, ctx.settings.get().siteTitle, 'empty'), 403);

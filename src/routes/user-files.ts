@@ -160,7 +160,7 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
     guarded({
       summary:
         'Edit a file: rename, favourite, originalName, password (null clears), maxViews (null or 0 clears), type, ' +
-        'deletesAt (a future date; null keeps the file)',
+        'deletesAt (a future date; null keeps the file), private (served only to the owner and through share links)',
       params: fileParams,
       body: z.object({
         name: z.string().min(1).max(1024).optional(),
@@ -170,6 +170,7 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
         maxViews: z.number().int().min(0).max(2_147_483_647).nullable().optional(),
         type: z.string().min(1).max(255).optional(),
         deletesAt: IsoDateTime.nullable().optional(),
+        private: z.boolean().optional(),
       }),
       response: { 200: FileSchema },
     }),

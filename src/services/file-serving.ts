@@ -33,6 +33,7 @@ export type ServedFile = Pick<
   | 'storage_key'
   | 'created_at'
   | 'folder_id'
+  | 'private'
 >;
 
 /** The file served under `name`; missing or expired -> 4000 (an expired one is deleted on the way). */
@@ -54,18 +55,55 @@ const servedFileByName = precompiledByKey((db, name) =>
       'storage_key',
       'created_at',
       'folder_id',
+      'private',
     ])
     .where('name', '=', name),
 );
 
 export async function findServedFile(ctx: AppContext, name: string): Promise<ServedFile> {
-  const row = await servedFileByName(ctx.db, name);
+  return liveFile(ctx, await servedFileByName(ctx.db, name));
+}
+
+/** The same by id (a share link's file); missing or expired -> 4000. */
+export async function findServedFileById(ctx: AppContext, id: string): Promise<ServedFile> {
+  const row = await ctx.db
+    .selectFrom('files')
+    .select([
+      'id',
+      'name',
+      'original_name',
+      'type',
+      'size',
+      'views',
+      'max_views',
+      'password',
+      'deletes_at',
+      'user_id',
+      'storage_key',
+      'created_at',
+      'folder_id',
+      'private',
+    ])
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return liveFile(ctx, row);
+}
+
+async function liveFile(ctx: AppContext, row: ServedFile | undefined): Promise<ServedFile> {
   if (!row) throw new ApiError(4000);
   if (row.deletes_at !== null && row.deletes_at <= ctx.clock.now()) {
     await deleteFiles(ctx, [row]);
     throw new ApiError(4000);
   }
   return row;
+}
+
+/**
+ * A private file is served under its plain links to its owner only; anyone else (signed in or not) gets what a
+ * missing file gets (4000), and reaches it only through a share link (services/file-shares.ts).
+ */
+export function assertVisibleTo(file: Pick<ServedFile, 'private' | 'user_id'>, viewerId: string | null): void {
+  if (file.private === 1 && (viewerId === null || viewerId !== file.user_id)) throw new ApiError(4000);
 }
 
 /**
@@ -110,6 +148,7 @@ export async function unlockFile(
   const row = await fileByIdOrName(ctx, idOrName);
   if (!row || (row.deletes_at !== null && row.deletes_at <= ctx.clock.now())) throw new ApiError(4000);
   const trusted = caller !== null && (await managesFilesOf(ctx, caller, [row.user_id]));
+  if (row.private === 1 && !trusted) throw new ApiError(4000);
   if (row.password !== null && !trusted) {
     await countGuess(row.id);
     if (!(await verifyPassword(row.password, password ?? ''))) throw new ApiError(3005);

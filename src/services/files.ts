@@ -50,6 +50,7 @@ export function toFileDto(ctx: AppContext, baseUrl: string, row: FileRow, tags: 
     maxViews: row.max_views,
     favorite: row.favorite === 1,
     password: row.password !== null,
+    private: row.private === 1,
     folderId: row.folder_id,
     userId: row.user_id,
     createdAt: toIso(row.created_at),
@@ -221,6 +222,8 @@ export interface FilePatch {
   type?: string | undefined;
   /** When the file is deleted (epoch ms, in the future), or null to keep it. */
   deletesAt?: number | null | undefined;
+  /** Served only to the owner and through share links. */
+  private?: boolean | undefined;
 }
 
 /**
@@ -244,6 +247,7 @@ export async function updateFile(
     changes.original_name = patch.originalName;
   }
   if (patch.favorite !== undefined) changes.favorite = patch.favorite ? 1 : 0;
+  if (patch.private !== undefined) changes.private = patch.private ? 1 : 0;
   if (patch.password !== undefined) {
     changes.password = patch.password === null || patch.password === '' ? null : await hashPassword(patch.password);
   }

@@ -372,6 +372,8 @@ export async function getPublicFolder(ctx: AppContext, id: string): Promise<Publ
       .selectFrom('files')
       .selectAll()
       .where('folder_id', '=', id)
+      // Private files are reached only through their share links, never from a public folder.
+      .where('private', '=', 0)
       .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', ctx.clock.now())]))
       .orderBy('created_at', 'desc')
       .orderBy('id')

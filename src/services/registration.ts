@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { hashPassword } from '../lib/passwords.js';
+import { canonicalUsername } from '../lib/usernames.js';
 import { insertUser } from './accounts.js';
 import { consumeInvite } from './invites.js';
 
@@ -24,6 +25,7 @@ export async function registerUser(ctx: AppContext, input: Registration): Promis
   } else if (!settings.invitesEnabled) {
     throw new ApiError(1036);
   }
+  canonicalUsername(input.username);
   // Hash before the transaction: argon2 takes tens of milliseconds and must not hold a database lock.
   const passwordHash = await hashPassword(input.password);
   return ctx.db.transaction().execute(async (trx) => {

@@ -38,6 +38,8 @@ export interface UploadOptions {
   domain: string | null;
   /** Answer plain-text links, one per line, instead of JSON. */
   noJson: boolean;
+  /** Served only to the owner and through share links (x-service-private, or settings.uploadsPrivateByDefault). */
+  private: boolean;
 }
 
 /** One file part of an upload request, to be read once, in order. */
@@ -278,6 +280,7 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
           folder_id: options.folderId,
           user_id: input.user.id,
           storage_key: object.key,
+          private: options.private ? 1 : 0,
           created_at: now,
           updated_at: now,
         };

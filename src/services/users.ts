@@ -11,9 +11,10 @@ import { isUniqueViolation } from '../db/errors.js';
 import { ApiError } from '../lib/errors.js';
 import type { ErrorCode } from '../lib/error-codes.js';
 import { hashPassword } from '../lib/passwords.js';
+import { canonicalUsername } from '../lib/usernames.js';
 import type { QuotaInput, UserDto } from '../schemas/user.js';
 import { managesRole } from '../lib/roles.js';
-import { freshTokenColumns, insertUser, loadUserDto, loadUserDtos, parseAvatar } from './accounts.js';
+import { freshTokenColumns, insertUser, loadUserDto, loadUserDtos, parseAvatar, usernameColumns } from './accounts.js';
 import { deleteStoredBytes } from './files.js';
 import { releasePartialUploadData } from './partial-upload-assembly.js';
 import { resolveQuotaInput, setUserQuota, type QuotaLimits } from './quotas.js';
@@ -113,6 +114,7 @@ export async function createUser(ctx: AppContext, actor: UserRow, input: NewUser
   const role = input.role ?? 'USER';
   assertCanGrant(actor, role, 3008);
   const limits = input.quota === undefined ? null : resolveQuotaInput(input.quota);
+  canonicalUsername(input.username);
   const avatar = input.avatar ? parseAvatar(input.avatar) : null;
   // Hash before the transaction: argon2 takes tens of milliseconds and must not hold a database lock.
   const passwordHash = await hashPassword(input.password);
@@ -140,7 +142,7 @@ export interface UserEdit {
 export async function updateUser(ctx: AppContext, actor: UserRow, id: string, edit: UserEdit): Promise<UserDto> {
   const limits: QuotaLimits | null | undefined = edit.quota === undefined ? undefined : resolveQuotaInput(edit.quota);
   const changes: Partial<UserRow> = {};
-  if (edit.username !== undefined) changes.username = edit.username;
+  if (edit.username !== undefined) Object.assign(changes, usernameColumns(edit.username));
   if (edit.avatar !== undefined) changes.avatar = edit.avatar === null ? null : parseAvatar(edit.avatar);
   // A new password replaces the API token too: whoever held the old credentials holds nothing now.
   if (edit.password !== undefined)

@@ -98,6 +98,7 @@ forEachDatabase('file management', (engine) => {
       'name',
       'originalName',
       'password',
+      'private',
       'size',
       'tags',
       'type',

@@ -1479,7 +1479,7 @@ export interface paths {
     };
     options?: never;
     head?: never;
-    /** Edit a file: rename, favourite, originalName, password (null clears), maxViews (null or 0 clears), type, deletesAt (a future date; null keeps the file) */
+    /** Edit a file: rename, favourite, originalName, password (null clears), maxViews (null or 0 clears), type, deletesAt (a future date; null keeps the file), private (served only to the owner and through share links) */
     patch: {
       parameters: {
         query?: never;
@@ -1499,6 +1499,7 @@ export interface paths {
             name?: string;
             originalName?: string | null;
             password?: string | null;
+            private?: boolean;
             type?: string;
           };
         };
@@ -1607,6 +1608,127 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/files/{id}/shares': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A file's share links, newest first */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description file id or served name */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['FileShare'][];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Make a share link to a file, with its own password, view limit and expiry
+     * @description The link opens the file even when it is private; its password replaces the file's. Unknown file -> 4000.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description file id or served name */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description ISO date-time or a duration from now such as 7d; absent, null or "never": no expiry */
+            expiresAt?: string | null;
+            maxViews?: number | null;
+            /** @description asked by the link; absent or null: none */
+            password?: string | null;
+          };
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['FileShare'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/files/{id}/shares/{shareId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke a share link: it answers 404 from now on (4000 when unknown) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description file id or served name */
+          id: string;
+          shareId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['FileShare'];
+          };
+        };
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;
@@ -3795,6 +3917,8 @@ export interface components {
       originalName: string | null;
       /** @description whether the file is password protected */
       password: boolean;
+      /** @description served only to its owner and through share links; anyone else gets 404 under its plain links */
+      private: boolean;
       size: number;
       tags: {
         color: string;
@@ -3808,6 +3932,19 @@ export interface components {
       /** @description the share link */
       url: string;
       userId: string | null;
+      views: number;
+    };
+    FileShare: {
+      /** Format: date-time */
+      createdAt: string;
+      expiresAt: string | null;
+      fileId: string;
+      /** @description the random part of the link: /s/<id> */
+      id: string;
+      maxViews: number | null;
+      passwordProtected: boolean;
+      /** @description the share link */
+      url: string;
       views: number;
     };
     FileStats: {
@@ -4128,6 +4265,8 @@ export interface components {
       registrationEnabled: boolean;
       /** @description Name shown on pages and embeds (environment: SITE_TITLE) */
       siteTitle: string;
+      /** @description Uploads without an x-service-private header are private: served only to their owner and through share links (environment: UPLOADS_PRIVATE_BY_DEFAULT) */
+      uploadsPrivateByDefault: boolean;
       /** @description Length of short URL codes (environment: URLS_LENGTH) */
       urlsLength: number;
       /** @description Path prefix of short URL redirects (environment: URLS_ROUTE) */
@@ -4152,6 +4291,7 @@ export interface components {
         | 'filesMaxFileSize'
         | 'filesDefaultExpiration'
         | 'filesDisabledExtensions'
+        | 'uploadsPrivateByDefault'
         | 'filesRoute'
         | 'urlsRoute'
         | 'urlsLength'
