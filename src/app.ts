@@ -25,6 +25,7 @@ import { publicFolderRoutes } from './routes/public-folders.js';
 import { redirectRoutes } from './routes/redirect.js';
 import { registerRoutes } from './routes/register.js';
 import { serverSettingsRoutes } from './routes/server-settings.js';
+import { serverJobsRoutes } from './routes/server-jobs.js';
 import { serverStatsRoutes } from './routes/server-stats.js';
 import { setupRoutes } from './routes/setup.js';
 import { shareRoutes } from './routes/shares.js';
@@ -39,11 +40,13 @@ import { userMfaTotpRoutes } from './routes/user-mfa-totp.js';
 import { userRoutes } from './routes/user.js';
 import { userTokenRoutes } from './routes/user-tokens.js';
 import { usersRoutes } from './routes/users.js';
+import { versionRoutes } from './routes/version.js';
 
 /** Every route module, grouped by area. */
 const ROUTES: RouteModule[] = [
   // server and accounts
   healthcheckRoutes,
+  versionRoutes,
   setupRoutes,
   authRoutes,
   oauthRoutes,
@@ -73,6 +76,7 @@ const ROUTES: RouteModule[] = [
   invitesRoutes,
   serverSettingsRoutes,
   serverStatsRoutes,
+  serverJobsRoutes,
 ];
 
 export interface BuildAppOptions {

@@ -136,6 +136,17 @@ export const ENV_VARIABLES = {
     description: 'Folder of the built web dashboard (`npm run build` makes it)',
     unset: '`web/dist` of the installation',
   }),
+  // Background work (src/services/jobs.ts, job-worker.ts, thumbnails.ts).
+  FFMPEG_PATH: env(z.string().min(1).default('ffmpeg'), {
+    description:
+      'The ffmpeg program that makes video thumbnails (a name looked up in `PATH`, or a path). When it does not run, ' +
+      'video thumbnails are skipped (one line in the log says so)',
+  }),
+  JOBS_CONCURRENCY: env(z.coerce.number().int().min(0).max(64).default(2), {
+    description:
+      'Background jobs (thumbnails ...) this instance runs at once; `0` runs none here (other instances sharing the ' +
+      'database take them)',
+  }),
   // Storage (src/storage): where uploaded bytes live.
   DATASOURCE: env(z.enum(['local', 's3']).default('local'), {
     description:

@@ -16,7 +16,9 @@ import { loadOrCreateDataDirValue } from './lib/data-dir-values.js';
 import { randomString } from './lib/ids.js';
 import { loadOrCreateSecret, Secrets } from './lib/secrets.js';
 import { deleteExpiredFiles } from './services/files.js';
-import { Jobs } from './services/jobs.js';
+import { JobWorker } from './services/job-worker.js';
+import { Jobs, purgeDoneJobs } from './services/jobs.js';
+import { makeThumbnail, THUMBNAIL_JOB } from './services/thumbnails.js';
 import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/partial-upload-assembly.js';
 import { sealLegacyInviteCodes } from './services/invites.js';
 import { purgeExpiredSessions } from './services/sessions.js';
@@ -29,6 +31,8 @@ export interface Chute {
   app: App;
   ctx: AppContext;
   jobs: Jobs;
+  /** Runs the durable queue's jobs (thumbnails ...); started with the periodic jobs, or by hand in tests. */
+  worker: JobWorker;
   database: DatabaseHandle;
   /** Stops jobs, closes the HTTP server, stores the pending view counts and closes the database. */
   close(): Promise<void>;
@@ -37,8 +41,10 @@ export interface Chute {
 export interface StartOptions {
   clock?: Clock;
   logger?: FastifyServerOptions['logger'];
-  /** Start the periodic jobs (tests usually run them by hand). */
+  /** Start the periodic jobs and the queue's worker (tests usually run them by hand). */
   startJobs?: boolean;
+  /** How long running queue jobs get to finish when the server closes before they are handed back. */
+  shutdownGraceMs?: number;
 }
 
 const INSTANCE_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -46,6 +52,10 @@ const INSTANCE_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const SMALL_FILE_BYTES = 256 * 1024;
 /** ... within this much memory (least recently served out first). */
 const SMALL_FILES_CACHE_BYTES = 64 * 1024 * 1024;
+/** Done queue jobs are kept this long (failed ones until an admin retries or deletes them). */
+const DONE_JOBS_KEPT_MS = 24 * 3_600_000;
+/** What running queue jobs get to finish at shutdown (below `docker stop`'s 10 s). */
+const SHUTDOWN_GRACE_MS = 5_000;
 
 export async function createChute(config: Config, options: StartOptions = {}): Promise<Chute> {
   const dataDir = path.resolve(config.DATA_DIR);
@@ -96,14 +106,22 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     if (database.engine === 'postgres') await checkTrigramSearch(database.db, app.log);
     jobs.every('delete-expired-files', 60_000, () => deleteExpiredFiles(ctx));
     jobs.every('flush-views', VIEW_FLUSH_INTERVAL_MS, () => flushViews(ctx));
+    jobs.every('purge-done-jobs', 3_600_000, () => purgeDoneJobs(ctx.db, clock.now() - DONE_JOBS_KEPT_MS));
+    const worker = new JobWorker(ctx, { [THUMBNAIL_JOB]: makeThumbnail }, { concurrency: config.JOBS_CONCURRENCY });
     await app.ready();
-    if (options.startJobs ?? true) jobs.start();
+    if (options.startJobs ?? true) {
+      jobs.start();
+      if (config.JOBS_CONCURRENCY > 0) worker.start();
+    }
     return {
       app,
       ctx,
       jobs,
+      worker,
       database,
       async close() {
+        // Queue jobs finish within the grace period or go back to the queue for another instance or the next start.
+        await worker.stop(options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
         await jobs.stop();
         await app.close();
         // No request counts a view any more: what is pending is written before the database closes.

@@ -11,6 +11,7 @@ import * as m0009 from './migrations/0009_second_factors.js';
 import * as m0012 from './migrations/0012_file_list_scale.js';
 import * as m0013 from './migrations/0013_api_tokens.js';
 import * as m0014 from './migrations/0014_username_keys_invite_hashes.js';
+import * as m0015 from './migrations/0015_jobs.js';
 import * as m0016 from './migrations/0016_file_shares.js';
 import * as m0019 from './migrations/0019_usage_counters.js';
 
@@ -25,6 +26,7 @@ export const migrations: Record<string, Migration> = {
   '0012_file_list_scale': m0012,
   '0013_api_tokens': m0013,
   '0014_username_keys_invite_hashes': m0014,
+  '0015_jobs': m0015,
   '0016_file_shares': m0016,
   '0019_usage_counters': m0019,
 };

@@ -184,6 +184,8 @@ export interface FilesTable {
   storage_key: string;
   /** 1: served only to its owner and through its share links (file_shares); anyone else gets 404. */
   private: ColumnType<Flag, Flag | undefined, Flag>;
+  /** Key of the file's WebP thumbnail in the datasource (services/thumbnails.ts), once one was made. */
+  thumbnail_key: Generated<string | null>;
   created_at: Millis;
   updated_at: Millis;
 }
@@ -295,6 +297,28 @@ export interface PartialUploadsTable {
   updated_at: Millis;
 }
 
+export type JobState = 'queued' | 'running' | 'done' | 'failed';
+
+/** One unit of background work (services/jobs.ts). */
+export interface JobsTable {
+  id: string;
+  kind: string;
+  /** JSON. */
+  payload: string;
+  state: JobState;
+  attempts: number;
+  max_attempts: number;
+  last_error: string | null;
+  /** Not claimed before this time (backoff after a failure). */
+  run_after: Millis;
+  /** The worker running it (instance id and worker number), while running. */
+  lease_owner: string | null;
+  /** After this time a running job counts as abandoned and is claimed again. */
+  lease_expires_at: Millis | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -317,6 +341,7 @@ export interface Database {
   usage_counters: UsageCountersTable;
   type_counters: TypeCountersTable;
   file_shares: FileSharesTable;
+  jobs: JobsTable;
 }
 
 export type Db = Kysely<Database>;
@@ -333,6 +358,7 @@ export type PasskeyRow = Selectable<PasskeysTable>;
 export type OAuthProviderRow = Selectable<OAuthProvidersTable>;
 export type IncompleteFileRow = Selectable<IncompleteFilesTable>;
 export type PartialUploadRow = Selectable<PartialUploadsTable>;
+export type JobRow = Selectable<JobsTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type FileShareRow = Selectable<FileSharesTable>;
 export type NewUser = Insertable<UsersTable>;

@@ -121,3 +121,13 @@ function sendOpenFile(reply: FastifyReply, file: OpenFileRange, beforeLastChunk?
   });
   return reply;
 }
+
+/** A thumbnail (a small WebP made by Chute itself, services/thumbnails.ts). */
+export function sendThumbnail(reply: FastifyReply, bytes: Readable, cacheControl: string): FastifyReply {
+  return reply
+    .type('image/webp')
+    .header('cache-control', cacheControl)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', UPLOADED_BYTES_CSP)
+    .send(bytes);
+}

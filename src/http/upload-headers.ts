@@ -9,6 +9,7 @@ import { assertUsableFileName } from '../lib/file-names.js';
 import type { ChunkPosition } from '../services/partial-uploads.js';
 import { SETTING_DEFINITIONS, type Settings } from '../services/settings.js';
 import type { UploadOptions } from '../services/uploads.js';
+import { COMPRESSION_TYPES, type CompressionType, type ImageProcessingOptions } from '../services/image-processing.js';
 
 export const UPLOAD_HEADERS = {
   deletesAt: 'x-service-deletes-at',
@@ -22,6 +23,9 @@ export const UPLOAD_HEADERS = {
   domain: 'x-service-domain',
   noJson: 'x-service-no-json',
   private: 'x-service-private',
+  removeGps: 'x-service-remove-gps',
+  compressionPercent: 'x-service-image-compression-percent',
+  compressionType: 'x-service-image-compression-type',
 } as const;
 
 /** Largest explicit password, in characters. */
@@ -121,6 +125,33 @@ function parsePrivate(value: string | undefined, settings: Settings): boolean {
   return parseBoolean(UPLOAD_HEADERS.private, value);
 }
 
+/**
+ * x-service-remove-gps (absent: the filesRemoveGpsMetadata setting) and x-service-image-compression-percent (0-100)
+ * with x-service-image-compression-type (jpg, png or webp; jpg when absent, and alone it does nothing).
+ */
+function parseImageProcessing(headers: IncomingHttpHeaders, settings: Settings): ImageProcessingOptions {
+  const gpsText = headerText(headers, UPLOAD_HEADERS.removeGps);
+  const removeGps =
+    gpsText === undefined || gpsText === ''
+      ? settings.filesRemoveGpsMetadata
+      : parseBoolean(UPLOAD_HEADERS.removeGps, gpsText);
+  const percentText = headerText(headers, UPLOAD_HEADERS.compressionPercent);
+  const typeText = headerText(headers, UPLOAD_HEADERS.compressionType)?.toLowerCase();
+  let type: CompressionType = 'jpg';
+  if (typeText !== undefined && typeText !== '') {
+    const normalised = typeText === 'jpeg' ? 'jpg' : typeText;
+    if (!(COMPRESSION_TYPES as readonly string[]).includes(normalised)) {
+      throw invalid(UPLOAD_HEADERS.compressionType, 'must be jpg, png or webp');
+    }
+    type = normalised as CompressionType;
+  }
+  if (percentText === undefined || percentText === '') return { removeGps, compression: null };
+  if (!/^\d{1,3}$/.test(percentText) || Number(percentText) > 100) {
+    throw invalid(UPLOAD_HEADERS.compressionPercent, 'must be a whole number from 0 to 100');
+  }
+  return { removeGps, compression: { percent: Number(percentText), type } };
+}
+
 export function parseUploadOptions(headers: IncomingHttpHeaders, settings: Settings, now: number): UploadOptions {
   const formatText = headerText(headers, UPLOAD_HEADERS.format);
   let format = settings.filesDefaultFormat;
@@ -161,6 +192,7 @@ export function parseUploadOptions(headers: IncomingHttpHeaders, settings: Setti
     domain: domain ?? null,
     noJson: parseBoolean(UPLOAD_HEADERS.noJson, headerText(headers, UPLOAD_HEADERS.noJson)),
     private: parsePrivate(headerText(headers, UPLOAD_HEADERS.private), settings),
+    imageProcessing: parseImageProcessing(headers, settings),
   };
 }
 

@@ -106,6 +106,8 @@ export function fileNameProblem(name: string): FileNameProblem | null {
   if (name.trim() === '' || /^\.+$/.test(name) || name.includes('..') || name.length > MAX_FILE_NAME_LENGTH)
     return 'name';
   if (name !== name.trim()) return 'name';
+  // /raw/.thumbnail.<fileId>.webp serves thumbnails (Zipline's names): no file may be called so.
+  if (name.toLowerCase().startsWith('.thumbnail.')) return 'name';
   return null;
 }
 

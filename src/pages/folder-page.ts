@@ -2,7 +2,6 @@
 // a type icon otherwise) linking to each file's view page, its public child folders, the zip download, and a plain
 // upload form (posted to the page itself, no script) when the owner accepts anonymous uploads.
 import { html, joinHtml, type SafeHtml } from '../lib/html.js';
-import { rawLink } from '../lib/links.js';
 import { formatByteSize } from '../lib/sizes.js';
 import { fileIconName, icon } from './icons.js';
 import { formatDay, renderPage, type RenderedPage } from './layout.js';
@@ -16,8 +15,11 @@ export interface FolderPageFile {
   size: number;
   createdAt: number;
   password: boolean;
-  /** Whether the tile may show the image itself (an image without password or view limit: loading it costs nothing). */
-  thumbnail: boolean;
+  /**
+   * The picture of the tile: the made thumbnail (/raw/.thumbnail.<id>.webp) of a file without password, else the image
+   * itself when loading it costs nothing (no password, no view limit), else null (a type icon).
+   */
+  thumbnail: string | null;
 }
 
 export interface FolderPageInput {
@@ -42,11 +44,10 @@ function plural(n: number, one: string, many: string): string {
 }
 
 function fileTile(file: FolderPageFile): SafeHtml {
-  const raw = rawLink('', file.name);
   const thumb = file.password
     ? html`<div class="thumb">${icon('lock', 36)}</div>`
-    : file.thumbnail
-      ? html`<div class="thumb"><img src="${raw}" alt="" loading="lazy" decoding="async"></div>`
+    : file.thumbnail !== null
+      ? html`<div class="thumb"><img src="${file.thumbnail}" alt="" loading="lazy" decoding="async"></div>`
       : html`<div class="thumb"><div>${icon(fileIconName(file.type), 40)}<span class="ext">${extensionOf(file.displayName)}</span></div></div>`;
   const size = [formatByteSize(file.size), ...(file.password ? ['locked'] : [])].join(' · ');
   return html`<li class="tile"><a href="/view/${encodeURIComponent(file.name)}">${thumb}<div class="tile-body"><span class="tile-name">${file.displayName}</span><span class="tile-meta">${size}</span><span class="tile-meta">${formatDay(file.createdAt)}</span></div></a></li>`;

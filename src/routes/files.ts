@@ -22,7 +22,7 @@ import {
   sendPage,
 } from '../http/pages.js';
 import { passwordGuessGuard } from '../http/rate-limit.js';
-import { sendStoredBytes } from '../http/stored-bytes.js';
+import { sendStoredBytes, sendThumbnail } from '../http/stored-bytes.js';
 import type { RouteModule } from '../http/types.js';
 import { mediaKind } from '../lib/media-types.js';
 import {
@@ -41,6 +41,7 @@ import {
   type ServedFile,
 } from '../services/file-serving.js';
 import { renderPasswordPage, renderViewPage, TEXT_PREVIEW_BYTES } from '../pages/view-page.js';
+import { fileIdOfThumbnailName, openPublicThumbnail } from '../services/thumbnails.js';
 
 const EMBED_CRAWLERS =
   /discordbot|twitterbot|facebookexternalhit|slackbot|telegrambot|whatsapp|linkedinbot|mastodon|skypeuripreview|redditbot|embedly/i;
@@ -143,9 +144,17 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
   app.route({
     method: ['GET', 'HEAD'],
     url: '/raw/:name',
-    schema: schema('The bytes of a file (ranges, conditional requests; ?token= for a password-protected file)'),
-    handler: async (request, reply) =>
-      sendFileBytes(ctx, request, reply, await visibleFile(ctx, request, request.params.name)),
+    schema: schema(
+      'The bytes of a file (ranges, conditional requests; ?token= for a password-protected file); ' +
+        '/raw/.thumbnail.<fileId>.webp: the thumbnail of a file without a password',
+    ),
+    handler: async (request, reply) => {
+      const thumbnailOf = fileIdOfThumbnailName(request.params.name);
+      if (thumbnailOf !== null) {
+        return sendThumbnail(reply, await openPublicThumbnail(ctx, thumbnailOf), 'public, max-age=3600');
+      }
+      return sendFileBytes(ctx, request, reply, await visibleFile(ctx, request, request.params.name));
+    },
   });
 
   app.route({

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import type { ApiError } from '../lib/errors.js';
 import { publicBaseUrl } from '../http/links.js';
-import { fileLink } from '../lib/links.js';
+import { fileLink, rawLink } from '../lib/links.js';
 import { assertMultipart, receiving, storeUploadParts } from '../http/multipart.js';
 import { pageErrorHandler, pageErrorText, sendPage } from '../http/pages.js';
 import { uploadRateLimit } from '../http/rate-limit.js';
@@ -19,6 +19,7 @@ import { Id } from '../schemas/common.js';
 import { UploadResponseSchema, type UploadResponse } from '../schemas/file.js';
 import { PublicFolderSchema, type PublicFolderDto } from '../schemas/folder.js';
 import { findPublicFolder, findUploadFolder, getPublicFolder } from '../services/folders.js';
+import { publicThumbnailName } from '../services/thumbnails.js';
 import { parseUploadOptions } from '../http/upload-headers.js';
 import { sendFolderZip } from './folders.js';
 
@@ -146,8 +147,15 @@ export const publicFolderRoutes: RouteModule = (app, ctx) => {
           size: f.size,
           createdAt: f.created_at,
           password: f.password !== null,
-          // Loading an image counts a view: never for a file whose views are limited.
-          thumbnail: mediaKind(f.type) === 'image' && f.password === null && f.max_views === null,
+          // The made thumbnail counts no view; loading the image itself does: never for a file whose views are limited.
+          thumbnail:
+            f.password !== null
+              ? null
+              : f.thumbnail_key
+                ? rawLink('', publicThumbnailName(f.id))
+                : mediaKind(f.type) === 'image' && f.max_views === null
+                  ? rawLink('', f.name)
+                  : null,
         })),
         uploaded: Number.isFinite(uploaded) ? uploaded : undefined,
       });

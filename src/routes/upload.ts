@@ -32,6 +32,17 @@ const optionHeaders = z.object({
     .optional()
     .describe('host for the returned links (comma separated: one at random)'),
   [UPLOAD_HEADERS.noJson]: z.string().optional().describe('true: answer the links as text, one per line'),
+  [UPLOAD_HEADERS.removeGps]: z
+    .string()
+    .optional()
+    .describe(
+      'true: store images without their metadata (EXIF GPS and the rest); absent: the filesRemoveGpsMetadata setting',
+    ),
+  [UPLOAD_HEADERS.compressionPercent]: z
+    .string()
+    .optional()
+    .describe('0-100: re-encode images at this quality (the answer carries compressed: {mimetype, ext})'),
+  [UPLOAD_HEADERS.compressionType]: z.string().optional().describe('jpg (default), png or webp, with the percent'),
 });
 
 export const uploadRoutes: RouteModule = (app, ctx) => {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { caller, optionalUser, requireUser } from '../http/auth.js';
 import { publicBaseUrl } from '../http/links.js';
 import { guardedRoute } from '../http/openapi.js';
-import { sendStoredBytes } from '../http/stored-bytes.js';
+import { sendStoredBytes, sendThumbnail } from '../http/stored-bytes.js';
 import type { RouteModule } from '../http/types.js';
 import { passwordGuessGuard } from '../http/rate-limit.js';
 import { rawLink } from '../lib/links.js';
@@ -25,6 +25,7 @@ import {
   updateFilesInBulk,
 } from '../services/files.js';
 import { listFiles } from '../services/file-listing.js';
+import { openThumbnail } from '../services/thumbnails.js';
 
 const tags = ['files'];
 const fileParams = z.object({ id: z.string().min(1).max(1024).describe('file id or served name') });
@@ -202,6 +203,18 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
         download: request.query.download !== undefined,
         open: (span) => openFileBytes(ctx, file, span),
       });
+    },
+  );
+
+  app.get(
+    '/api/user/files/:id/thumbnail',
+    guarded({
+      summary: "The WebP thumbnail of one of the caller's images or videos (404/4000 until the background job made it)",
+      params: fileParams,
+    }),
+    async (request, reply) => {
+      const file = await findManagedFile(ctx, caller(request).user, request.params.id);
+      return sendThumbnail(reply, await openThumbnail(ctx, file), 'private, max-age=3600');
     },
   );
 

@@ -25,6 +25,14 @@ export const FileSchema = z
     updatedAt: IsoDateTime,
     deletesAt: IsoDateTime.nullable(),
     url: z.string().describe('the share link'),
+    thumbnail: z
+      .object({
+        path: z
+          .string()
+          .describe('/raw/<path> serves it when the file has no password; the owner: /api/user/files/<id>/thumbnail'),
+      })
+      .nullable()
+      .describe('the WebP thumbnail of an image or video, once the background job made it'),
     tags: z.array(FileTagSchema),
   })
   .meta({ id: 'File' });
@@ -41,6 +49,18 @@ export const UploadedFileSchema = z
     rawUrl: z.string().describe('the bytes themselves: /raw/<name>'),
     originalName: z.string().nullable(),
     deletesAt: IsoDateTime.nullable(),
+    removedGps: z
+      .boolean()
+      .optional()
+      .describe('true when the image was stored without its metadata (EXIF GPS position and the rest)'),
+    compressed: z
+      .object({
+        mimetype: z.string(),
+        ext: z.string().describe('with its dot, e.g. .webp'),
+        failed: z.boolean().optional().describe('true when the image could not be read: it was stored as it came'),
+      })
+      .optional()
+      .describe('present when compression was asked for: the stored type and extension'),
   })
   .meta({ id: 'UploadedFile' });
 

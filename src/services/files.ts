@@ -12,6 +12,7 @@ import { fileLink } from '../lib/links.js';
 import { managesRole } from '../lib/roles.js';
 import { toIso } from '../lib/clock.js';
 import { typeCounts, usageOfOne } from './usage.js';
+import { publicThumbnailName, thumbnailKeyOf } from './thumbnails.js';
 import { flushViews } from './view-counts.js';
 import { mimeEssence } from '../lib/media-types.js';
 import { hashPassword } from '../lib/passwords.js';
@@ -57,6 +58,7 @@ export function toFileDto(ctx: AppContext, baseUrl: string, row: FileRow, tags: 
     updatedAt: toIso(row.updated_at),
     deletesAt: row.deletes_at === null ? null : toIso(row.deletes_at),
     url: fileLink(ctx.settings.get(), baseUrl, row.name),
+    thumbnail: row.thumbnail_key ? { path: publicThumbnailName(row.id) } : null,
     tags,
   };
 }
@@ -88,14 +90,23 @@ export async function toFileDtos(ctx: AppContext, baseUrl: string, rows: FileRow
   return rows.map((row) => toFileDto(ctx, baseUrl, row, tags.get(row.id) ?? []));
 }
 
-/** Removes stored bytes; a failure is logged, not thrown (the record is already gone, the bytes are an orphan). */
+/**
+ * Removes stored bytes and their thumbnail; a failure is logged, not thrown (the record is already gone, the bytes are
+ * an orphan).
+ */
 export async function deleteStoredBytes(ctx: AppContext, key: string): Promise<void> {
   ctx.smallFiles.delete(key);
-  try {
-    await ctx.storage.delete(key);
-  } catch (err) {
-    ctx.log.error({ err, key }, 'could not delete the stored bytes of a file');
-  }
+  // The thumbnail lives next to the bytes under a name made from their key, so it goes wherever they go.
+  const keys = [key, thumbnailKeyOf(key)];
+  await Promise.all(
+    keys.map(async (k) => {
+      try {
+        await ctx.storage.delete(k);
+      } catch (err) {
+        ctx.log.error({ err, key: k }, 'could not delete the stored bytes of a file');
+      }
+    }),
+  );
 }
 
 /** Deletes file records, then their bytes. Returns how many records this call deleted. */

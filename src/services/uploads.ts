@@ -18,6 +18,13 @@ import { formatByteSize } from '../lib/sizes.js';
 import type { UploadedFileDto, UploadResponse } from '../schemas/file.js';
 import { deleteStoredBytes, folderForFiles } from './files.js';
 import { assertFileQuota, fileQuotaRoom } from './quotas.js';
+import { queueThumbnailJobs } from './thumbnails.js';
+import {
+  putProcessedImage,
+  wantsImageProcessing,
+  type ImageProcessingOptions,
+  type ImageProcessingOutcome,
+} from './image-processing.js';
 
 /** The options of an upload (x-service-* headers, read by src/http/upload-headers.ts). */
 export interface UploadOptions {
@@ -40,6 +47,8 @@ export interface UploadOptions {
   noJson: boolean;
   /** Served only to the owner and through share links (x-service-private, or settings.uploadsPrivateByDefault). */
   private: boolean;
+  /** Metadata removal and compression of images (single-request uploads only). */
+  imageProcessing?: ImageProcessingOptions;
 }
 
 /** One file part of an upload request, to be read once, in order. */
@@ -67,6 +76,8 @@ export interface IncomingFileDescription {
 export interface StoredObject extends IncomingFileDescription {
   key: string;
   size: number;
+  /** What image processing did (removedGps, compressed), for the answer. */
+  processing?: Pick<ImageProcessingOutcome, 'removedGps' | 'compressed'>;
 }
 
 const GENERIC_TYPES = new Set(['application/octet-stream', 'binary/octet-stream', 'application/unknown']);
@@ -128,6 +139,7 @@ async function storeStream(
   body: Readable,
   description: IncomingFileDescription,
   limits: StreamLimits,
+  processing: ImageProcessingOptions | undefined,
 ): Promise<StoredObject> {
   const limit = limits.quotaBytes === null ? limits.maxFileSize : Math.min(limits.maxFileSize, limits.quotaBytes);
   const counter = new ByteLimit(limit);
@@ -135,6 +147,13 @@ async function storeStream(
   pipeline(body, counter, () => undefined);
   const key = newStorageKey();
   try {
+    if (wantsImageProcessing(description.type, processing)) {
+      const { info, outcome } = await putProcessedImage(counter, description.type, processing!, (bytes, contentType) =>
+        ctx.storage.put(key, bytes, { contentType }),
+      );
+      const { type = description.type, extension = description.extension, ...said } = outcome;
+      return { ...description, type, extension, key, size: info.size, processing: said };
+    }
     const info = await ctx.storage.put(key, counter, { contentType: description.type });
     return { ...description, key, size: info.size };
   } catch (err) {
@@ -186,7 +205,9 @@ export async function uploadFiles(ctx: AppContext, input: UploadInput): Promise<
       }
       const usedBytes = stored.reduce((sum, s) => sum + s.size, 0);
       const quotaBytes = room.bytes === null ? null : Math.max(0, room.bytes - usedBytes);
-      stored.push(await storeStream(ctx, file.stream, description, { maxFileSize, quotaBytes }));
+      stored.push(
+        await storeStream(ctx, file.stream, description, { maxFileSize, quotaBytes }, options.imageProcessing),
+      );
     }
   } catch (err) {
     await deleteStoredObjects(ctx, stored);
@@ -281,6 +302,7 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
           user_id: input.user.id,
           storage_key: object.key,
           private: options.private ? 1 : 0,
+          thumbnail_key: null,
           created_at: now,
           updated_at: now,
         };
@@ -304,6 +326,8 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
         );
         inserted.push({ ...row });
       }
+      // In the same transaction: a recorded file always has its thumbnail job (made after the upload answered).
+      await queueThumbnailJobs(ctx, trx, inserted);
       return inserted;
     });
     return uploadResponse(ctx, input.baseUrl, rows, input.objects);
@@ -314,7 +338,7 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
 }
 
 function uploadResponse(ctx: AppContext, baseUrl: string, rows: FileRow[], objects: StoredObject[]): UploadResponse {
-  const files = rows.map((row) => ({
+  const files = rows.map((row, i) => ({
     id: row.id,
     ...uploadedFileDto(ctx, baseUrl, {
       name: row.name,
@@ -323,6 +347,7 @@ function uploadResponse(ctx: AppContext, baseUrl: string, rows: FileRow[], objec
       originalName: row.original_name,
       deletesAt: row.deletes_at,
     }),
+    ...objects[i]?.processing,
   }));
   return uploadAnswer(
     files,

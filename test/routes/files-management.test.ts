@@ -101,6 +101,7 @@ forEachDatabase('file management', (engine) => {
       'private',
       'size',
       'tags',
+      'thumbnail',
       'type',
       'updatedAt',
       'url',

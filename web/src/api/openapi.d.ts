@@ -843,6 +843,136 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/server/jobs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The background job queue: how many jobs of each kind are in each state, and the failed ones */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              counts: {
+                count: number;
+                kind: string;
+                /** @enum {string} */
+                state: 'queued' | 'running' | 'done' | 'failed';
+              }[];
+              /** @description the 100 most recently failed jobs, with their last error */
+              failed: components['schemas']['Job'][];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/server/jobs/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Delete a job that is not running (a running one -> 400/9000; none -> 404/9002) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+            };
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/server/jobs/{id}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Queue a failed (or done) job again with fresh attempts (a queued or running one -> 400/9000) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Job'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/server/public': {
     parameters: {
       query?: never;
@@ -1039,6 +1169,56 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/server/thumbnails': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Queue thumbnail jobs for the images and videos that have none (rerun: for all of them)
+     * @description Answers at once; the jobs run in the background. 4011 while the setting thumbnailsEnabled is off.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            rerun?: boolean;
+          } | null;
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              queued: number;
+              status: string;
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/setup': {
     parameters: {
       query?: never;
@@ -1140,6 +1320,10 @@ export interface paths {
           'x-service-folder'?: string;
           /** @description random, uuid, date, name or random-words */
           'x-service-format'?: string;
+          /** @description 0-100: re-encode images at this quality (the answer carries compressed: {mimetype, ext}) */
+          'x-service-image-compression-percent'?: string;
+          /** @description jpg (default), png or webp, with the percent */
+          'x-service-image-compression-type'?: string;
           /** @description delete each file after this many views */
           'x-service-max-views'?: string;
           /** @description true: answer the links as text, one per line */
@@ -1148,6 +1332,8 @@ export interface paths {
           'x-service-original-name'?: string;
           /** @description protect the files with this password */
           'x-service-password'?: string;
+          /** @description true: store images without their metadata (EXIF GPS and the rest); absent: the filesRemoveGpsMetadata setting */
+          'x-service-remove-gps'?: string;
         };
         path?: never;
         cookie?: never;
@@ -1889,6 +2075,38 @@ export interface paths {
         };
       };
     };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/files/{id}/thumbnail': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The WebP thumbnail of one of the caller's images or videos (404/4000 until the background job made it) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description file id or served name */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -3733,6 +3951,47 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/version': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The version of the running server */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description Chute's version, e.g. 0.1.0 */
+              version: string;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3925,6 +4184,11 @@ export interface components {
         id: string;
         name: string;
       }[];
+      /** @description the WebP thumbnail of an image or video, once the background job made it */
+      thumbnail: {
+        /** @description /raw/<path> serves it when the file has no password; the owner: /api/user/files/<id>/thumbnail */
+        path: string;
+      } | null;
       /** @description MIME type */
       type: string;
       /** Format: date-time */
@@ -4049,6 +4313,24 @@ export interface components {
       /** Format: date-time */
       updatedAt: string;
       uses: number;
+    };
+    Job: {
+      attempts: number;
+      createdAt: string;
+      id: string;
+      /** @description what the job does, e.g. thumbnail */
+      kind: string;
+      lastError: string | null;
+      /** @description the instance running it */
+      leaseOwner: string | null;
+      maxAttempts: number;
+      /** @description what it works on, e.g. {fileId} */
+      payload: unknown;
+      /** @description not run before this time (ISO 8601) */
+      runAfter: string;
+      /** @enum {string} */
+      state: 'queued' | 'running' | 'done' | 'failed';
+      updatedAt: string;
     };
     OAuthProvider: {
       /** Format: date-time */
@@ -4203,6 +4485,8 @@ export interface components {
       filesMaxFileSize: number;
       /** @description Length of random file names (environment: FILES_NAME_LENGTH) */
       filesNameLength: number;
+      /** @description Uploaded images (JPEG, PNG, WebP, TIFF, AVIF, HEIF) are stored without their metadata: EXIF GPS position, camera, times (an upload may ask for it with x-service-remove-gps: true) (environment: FILES_REMOVE_GPS_METADATA) */
+      filesRemoveGpsMetadata: boolean;
       /** @description Path prefix of share links for files (environment: FILES_ROUTE) */
       filesRoute: string;
       /** @description Length of invite codes (environment: INVITES_CODE_LENGTH) */
@@ -4265,6 +4549,8 @@ export interface components {
       registrationEnabled: boolean;
       /** @description Name shown on pages and embeds (environment: SITE_TITLE) */
       siteTitle: string;
+      /** @description Make a small WebP thumbnail of every uploaded image and video in the background (videos need ffmpeg); off: none are made and POST /api/server/thumbnails answers 4011 (environment: THUMBNAILS_ENABLED) */
+      thumbnailsEnabled: boolean;
       /** @description Uploads without an x-service-private header are private: served only to their owner and through share links (environment: UPLOADS_PRIVATE_BY_DEFAULT) */
       uploadsPrivateByDefault: boolean;
       /** @description Length of short URL codes (environment: URLS_LENGTH) */
@@ -4292,6 +4578,8 @@ export interface components {
         | 'filesDefaultExpiration'
         | 'filesDisabledExtensions'
         | 'uploadsPrivateByDefault'
+        | 'filesRemoveGpsMetadata'
+        | 'thumbnailsEnabled'
         | 'filesRoute'
         | 'urlsRoute'
         | 'urlsLength'
@@ -4385,12 +4673,22 @@ export interface components {
     /** @enum {string} */
     TokenScope: 'upload' | 'files:read' | 'files:write' | 'urls' | 'admin';
     UploadedFile: {
+      /** @description present when compression was asked for: the stored type and extension */
+      compressed?: {
+        /** @description with its dot, e.g. .webp */
+        ext: string;
+        /** @description true when the image could not be read: it was stored as it came */
+        failed?: boolean;
+        mimetype: string;
+      };
       deletesAt: string | null;
       id: string;
       name: string;
       originalName: string | null;
       /** @description the bytes themselves: /raw/<name> */
       rawUrl: string;
+      /** @description true when the image was stored without its metadata (EXIF GPS position and the rest) */
+      removedGps?: boolean;
       size: number;
       type: string;
       /** @description the share link */

@@ -1,9 +1,10 @@
-// A file's thumbnail for its owner: the picture itself for images (lazy, from the owner's copy of the bytes, which
-// counts no view and asks no password), else an icon of its kind. Used by the Files and Folders pages.
+// A file's thumbnail for its owner: the small WebP the server made of an image or video when there is one, else the
+// picture itself for small images (lazy, from the owner's copy of the bytes, which counts no view and asks no
+// password), else an icon of its kind. Used by the Files and Folders pages.
 import { Box, Center, Image } from '@mantine/core';
 import { useState } from 'react';
 import type { FileItem } from '../api/types';
-import { fileKind, KindIcon, ownerRawUrl, THUMBNAIL_MAX_BYTES } from '../lib/file-kind';
+import { fileKind, KindIcon, ownerRawUrl, ownerThumbnailUrl, THUMBNAIL_MAX_BYTES } from '../lib/file-kind';
 
 const KIND_COLORS = {
   image: 'grape',
@@ -25,7 +26,7 @@ export function FileThumb({
   iconSize = 40,
   size,
 }: {
-  file: Pick<FileItem, 'id' | 'type' | 'size'>;
+  file: Pick<FileItem, 'id' | 'type' | 'size'> & { thumbnail?: FileItem['thumbnail'] };
   iconSize?: number;
   size?: number;
 }) {
@@ -42,10 +43,15 @@ export function FileThumb({
     );
   }
   const kind = fileKind(file.type);
-  if (kind === 'image' && !failed && file.size > 0 && file.size <= THUMBNAIL_MAX_BYTES) {
+  const picture = file.thumbnail
+    ? ownerThumbnailUrl(file.id)
+    : kind === 'image' && file.size > 0 && file.size <= THUMBNAIL_MAX_BYTES
+      ? ownerRawUrl(file.id)
+      : null;
+  if (picture !== null && !failed) {
     return (
       <Image
-        src={ownerRawUrl(file.id)}
+        src={picture}
         alt=""
         loading="lazy"
         decoding="async"

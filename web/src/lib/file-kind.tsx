@@ -63,6 +63,8 @@ export function KindIcon({ type, ...props }: { type: string } & IconProps) {
  * asks no password and never uses up a file with max views, so thumbnails and previews are free to load it.
  */
 export const ownerRawUrl = (id: string): string => `/api/user/files/${encodeURIComponent(id)}/raw`;
+/** The small WebP the server made of an image or video (FileItem.thumbnail says whether there is one). */
+export const ownerThumbnailUrl = (id: string): string => `/api/user/files/${encodeURIComponent(id)}/thumbnail`;
 export const ownerDownloadUrl = (id: string): string => `${ownerRawUrl(id)}?download`;
 
 /** Images above this size show their icon in the gallery instead of loading the whole picture as a thumbnail. */
