@@ -7,10 +7,11 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { AppContext } from './context.js';
 import { registerApiHeaders } from './http/api-headers.js';
 import { registerDashboard } from './http/dashboard.js';
-import { registerErrorHandlers } from './http/errors.js';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandlers } from './http/errors.js';
 import { rewritePublicPrefixes } from './http/links.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { registerWellFormedText } from './http/well-formed-text.js';
 import type { App, RouteModule } from './http/types.js';
 import { authRoutes } from './routes/auth.js';
 import { oauthRoutes } from './routes/oauth.js';
@@ -91,6 +92,10 @@ export async function buildApp(
     connectionTimeout: 0,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
+    // Errors found before routing (a bad percent-escape, an over-long path parameter) and by Node's HTTP parser
+    // (oversized headers, malformed requests) answer in the spec's error shape too.
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     // One log line per request only when debugging: uploads and downloads are the hot path.
     logController: new LogController({
       disableRequestLogging: ctx.config.LOG_LEVEL !== 'debug' && ctx.config.LOG_LEVEL !== 'trace',
@@ -104,6 +109,7 @@ export async function buildApp(
   app.decorateRequest('auth', null);
   registerErrorHandlers(app);
   registerApiHeaders(app);
+  registerWellFormedText(app);
   await registerOpenApi(app);
   await app.register(cookie);
   await app.register(multipart, { throwFileSizeLimit: true });
