@@ -46,9 +46,13 @@ function dechunk(body: string): string {
 
 /**
  * Writes `request` (whole, as given) and reads the first answer: until the server closes, or the answer is complete
- * by its Content-Length, or `waitMs` pass.
+ * by its Content-Length (unless `untilClose`), or `waitMs` pass.
  */
-export function rawRequest(url: string, request: string | Buffer, waitMs = 5_000): Promise<RawAnswer> {
+export function rawRequest(
+  url: string,
+  request: string | Buffer,
+  { waitMs = 5_000, untilClose = false }: { waitMs?: number; untilClose?: boolean } = {},
+): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(target(url));
     const chunks: Buffer[] = [];
@@ -65,7 +69,7 @@ export function rawRequest(url: string, request: string | Buffer, waitMs = 5_000
       chunks.push(chunk);
       const answer = parseAnswer(Buffer.concat(chunks), false);
       const length = Number(answer.headers['content-length'] ?? NaN);
-      if (answer.status && Buffer.byteLength(answer.body) >= length) finish(false);
+      if (!untilClose && answer.status && Buffer.byteLength(answer.body) >= length) finish(false);
     });
     socket.on('close', () => finish(true));
     socket.on('error', (err: NodeJS.ErrnoException) => {
