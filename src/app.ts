@@ -8,6 +8,7 @@ import type { AppContext } from './context.js';
 import { registerApiHeaders } from './http/api-headers.js';
 import { registerDashboard } from './http/dashboard.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandlers } from './http/errors.js';
+import { registerInFlightHandlers } from './http/in-flight.js';
 import { rewritePublicPrefixes } from './http/links.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
@@ -110,6 +111,8 @@ export async function buildApp(
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('auth', null);
   registerErrorHandlers(app);
+  // Before any route: a stopping server waits for the handlers still running (server.ts).
+  registerInFlightHandlers(app);
   registerApiHeaders(app);
   registerRequestTimeouts(app, {
     idleMs: ctx.config.REQUEST_IDLE_TIMEOUT * 1000,

@@ -40,6 +40,9 @@ export interface StartOptions {
   startJobs?: boolean;
 }
 
+/** How long handlers of requests cut off at the shutdown deadline get to clean up before the database closes. */
+const HANDLER_SETTLE_MS = 3_000;
+
 const INSTANCE_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 /** Files up to this size are served from memory after their first read, ... */
 const SMALL_FILE_BYTES = 256 * 1024;
@@ -101,7 +104,20 @@ export async function createChute(config: Config, options: StartOptions = {}): P
       database,
       async close() {
         await jobs.stop();
-        await app.close();
+        // Stop accepting; requests in progress get SHUTDOWN_TIMEOUT to finish, then their connections are cut. Their
+        // handlers then clean up (an upload cut off removes its temp file) before the database closes.
+        const deadline = setTimeout(() => {
+          app.log.warn({ requests: app.inFlightHandlers.size }, 'shutdown deadline: cutting the requests in progress');
+          app.server.closeAllConnections();
+        }, config.SHUTDOWN_TIMEOUT * 1000);
+        try {
+          await app.close();
+        } finally {
+          clearTimeout(deadline);
+        }
+        if (!(await app.inFlightHandlers.settle(HANDLER_SETTLE_MS))) {
+          app.log.error({ requests: app.inFlightHandlers.size }, 'handlers still running after the shutdown deadline');
+        }
         // No request counts a view any more: what is pending is written before the database closes.
         await flushViews(ctx).catch((err: unknown) => app.log.error({ err }, 'the last view counts were not stored'));
         await storage?.close();
