@@ -18,6 +18,7 @@ import { loadOrCreateSecret, Secrets } from './lib/secrets.js';
 import { deleteExpiredFiles } from './services/files.js';
 import { Jobs } from './services/jobs.js';
 import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/partial-upload-assembly.js';
+import { removeUnrecordedObjects } from './services/pending-objects.js';
 import { purgeExpiredSessions } from './services/sessions.js';
 import { SettingsService, settingsFromEnv } from './services/settings.js';
 import { flushViews, PendingViews, VIEW_FLUSH_INTERVAL_MS } from './services/view-counts.js';
@@ -92,6 +93,8 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     // Chunked uploads do not survive a restart of the instance that holds them: their temp data goes, their assemblies
     // become FAILED. Other instances' uploads carry on.
     await discardUnfinishedPartialUploads(ctx);
+    // Bytes a dead process stored for uploads it never recorded go too.
+    await removeUnrecordedObjects(ctx);
     if (database.engine === 'postgres') await checkTrigramSearch(database.db, app.log);
     jobs.every('delete-expired-files', 60_000, () => deleteExpiredFiles(ctx));
     jobs.every('flush-views', VIEW_FLUSH_INTERVAL_MS, () => flushViews(ctx));

@@ -10,6 +10,7 @@ import * as m0006 from './migrations/0006_partial_upload_instance.js';
 import * as m0009 from './migrations/0009_second_factors.js';
 import * as m0012 from './migrations/0012_file_list_scale.js';
 import * as m0013 from './migrations/0013_api_tokens.js';
+import * as m0018 from './migrations/0018_pending_objects.js';
 
 /** Every migration, by name. A new one is added here and sorts after the others. */
 export const migrations: Record<string, Migration> = {
@@ -21,6 +22,7 @@ export const migrations: Record<string, Migration> = {
   '0009_second_factors': m0009,
   '0012_file_list_scale': m0012,
   '0013_api_tokens': m0013,
+  '0018_pending_objects': m0018,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

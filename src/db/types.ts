@@ -48,6 +48,13 @@ export interface SessionsTable {
 }
 
 /** A scoped API token (services/api-tokens.ts): the secret itself is never stored. */
+/** Stored bytes not yet owned by a file record (migration 0018): removed at the next start if still here. */
+export interface PendingObjectsTable {
+  storage_key: string;
+  instance_id: string;
+  created_at: Millis;
+}
+
 export interface ApiTokensTable {
   id: string;
   user_id: string;
@@ -272,6 +279,7 @@ export interface Database {
   incomplete_files: IncompleteFilesTable;
   partial_uploads: PartialUploadsTable;
   api_tokens: ApiTokensTable;
+  pending_objects: PendingObjectsTable;
 }
 
 export type Db = Kysely<Database>;

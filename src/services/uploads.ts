@@ -17,6 +17,7 @@ import { hashPassword } from '../lib/passwords.js';
 import { formatByteSize } from '../lib/sizes.js';
 import type { UploadedFileDto, UploadResponse } from '../schemas/file.js';
 import { deleteStoredBytes, folderForFiles } from './files.js';
+import { clearPendingObjects, markPendingObject } from './pending-objects.js';
 import { assertFileQuota, fileQuotaRoom } from './quotas.js';
 
 /** The options of an upload (x-service-* headers, read by src/http/upload-headers.ts). */
@@ -133,10 +134,14 @@ async function storeStream(
   pipeline(body, counter, () => undefined);
   const key = newStorageKey();
   try {
+    // Until the file is recorded the bytes are pending: a crash before that leaves a mark for the next start.
+    await markPendingObject(ctx, key);
     const info = await ctx.storage.put(key, counter, { contentType: description.type });
     return { ...description, key, size: info.size };
   } catch (err) {
     counter.destroy();
+    // put() left nothing behind.
+    await clearPendingObjects(ctx.db, [key]);
     if (err instanceof ByteLimitExceededError || counter.bytes > limit) {
       if (counter.bytes > limits.maxFileSize) {
         throw new ApiError(5000, `larger than ${formatByteSize(limits.maxFileSize)}`);
@@ -196,6 +201,10 @@ export async function uploadFiles(ctx: AppContext, input: UploadInput): Promise<
 
 async function deleteStoredObjects(ctx: AppContext, objects: Array<Pick<StoredObject, 'key'>>): Promise<void> {
   await Promise.all(objects.map((o) => deleteStoredBytes(ctx, o.key)));
+  await clearPendingObjects(
+    ctx.db,
+    objects.map((o) => o.key),
+  );
 }
 
 export interface FinishInput {
@@ -301,6 +310,11 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
         );
         inserted.push({ ...row });
       }
+      // Recorded: the bytes are no longer pending (in the same transaction as the records).
+      await clearPendingObjects(
+        trx,
+        input.objects.map((o) => o.key),
+      );
       return inserted;
     });
     return uploadResponse(ctx, input.baseUrl, rows, input.objects);

@@ -1,6 +1,7 @@
 // Chute as admins run it: the real entry point (src/main.ts through tsx) in a child process, for tests of signals,
 // shutdown and crashes (kill -9) on a data folder and database that outlive the process.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { TestServer } from './server.js';
 
 export interface ChuteProcess {
   url: string;
@@ -49,4 +50,12 @@ export async function killChuteProcess(chute: ChuteProcess | undefined): Promise
   if (!chute || chute.child.exitCode !== null || chute.child.signalCode !== null) return;
   chute.child.kill('SIGKILL');
   await chute.exited;
+}
+
+/**
+ * The HTTP side of a TestServer (fetch, json, setup, login) for a Chute in another process, so that the shared
+ * clients (uploads, chunked uploads) work against it. It has no `chute` or `ctx`: those live in the other process.
+ */
+export function httpClientOf(url: string): TestServer {
+  return Object.assign(Object.create(TestServer.prototype) as TestServer, { url });
 }
