@@ -13,6 +13,7 @@ import * as m0013 from './migrations/0013_api_tokens.js';
 import * as m0014 from './migrations/0014_username_keys_invite_hashes.js';
 import * as m0015 from './migrations/0015_jobs.js';
 import * as m0016 from './migrations/0016_file_shares.js';
+import * as m0018 from './migrations/0018_pending_objects.js';
 import * as m0019 from './migrations/0019_usage_counters.js';
 
 /** Every migration, by name. A new one is added here and sorts after the others. */
@@ -28,6 +29,7 @@ export const migrations: Record<string, Migration> = {
   '0014_username_keys_invite_hashes': m0014,
   '0015_jobs': m0015,
   '0016_file_shares': m0016,
+  '0018_pending_objects': m0018,
   '0019_usage_counters': m0019,
 };
 

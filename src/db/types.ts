@@ -52,7 +52,6 @@ export interface SessionsTable {
   expires_at: Millis;
 }
 
-/** A scoped API token (services/api-tokens.ts): the secret itself is never stored. */
 /** Stored usage counters (db/usage-counters.ts): per owner ('' ownerless, '*' the instance). */
 export interface UsageCountersTable {
   owner: string;
@@ -72,6 +71,14 @@ export interface TypeCountersTable {
   bytes: number;
 }
 
+/** Stored bytes not yet owned by a file record (migration 0018): removed at the next start if still here. */
+export interface PendingObjectsTable {
+  storage_key: string;
+  instance_id: string;
+  created_at: Millis;
+}
+
+/** A scoped API token (services/api-tokens.ts): the secret itself is never stored. */
 export interface ApiTokensTable {
   id: string;
   user_id: string;
@@ -342,6 +349,7 @@ export interface Database {
   type_counters: TypeCountersTable;
   file_shares: FileSharesTable;
   jobs: JobsTable;
+  pending_objects: PendingObjectsTable;
 }
 
 export type Db = Kysely<Database>;

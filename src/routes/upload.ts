@@ -49,7 +49,7 @@ export const uploadRoutes: RouteModule = (app, ctx) => {
   app.post(
     '/api/upload',
     {
-      preValidation: requireUser(ctx),
+      preParsing: requireUser(ctx),
       config: { rateLimit: uploadRateLimit(ctx) },
       // A body of another type fails in Fastify's content-type parsing, before the handler: it is not multipart.
       errorHandler: (err, request, reply) => {

@@ -232,7 +232,7 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
   app.post(
     '/api/user/files/:id/password',
     {
-      preValidation: optionalUser(ctx),
+      preParsing: optionalUser(ctx),
       schema: {
         summary: "Trade a protected file's password for a short-lived access token (?token= on /raw and /u)",
         description:

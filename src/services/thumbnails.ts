@@ -187,7 +187,12 @@ export async function openPublicThumbnail(ctx: AppContext, fileId: string): Prom
     .where('id', '=', fileId)
     .executeTakeFirst();
   // A private file's thumbnail is as private as the file: only its owner sees it (through the owner's route).
-  if (!file || file.password !== null || file.private === 1 || (file.deletes_at !== null && file.deletes_at <= ctx.clock.now())) {
+  if (
+    !file ||
+    file.password !== null ||
+    file.private === 1 ||
+    (file.deletes_at !== null && file.deletes_at <= ctx.clock.now())
+  ) {
     throw new ApiError(4000);
   }
   return openThumbnail(ctx, file);

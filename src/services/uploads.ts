@@ -17,6 +17,7 @@ import { hashPassword } from '../lib/passwords.js';
 import { formatByteSize } from '../lib/sizes.js';
 import type { UploadedFileDto, UploadResponse } from '../schemas/file.js';
 import { deleteStoredBytes, folderForFiles } from './files.js';
+import { clearPendingObjects, markPendingObject } from './pending-objects.js';
 import { assertFileQuota, fileQuotaRoom } from './quotas.js';
 import { queueThumbnailJobs } from './thumbnails.js';
 import {
@@ -147,6 +148,8 @@ async function storeStream(
   pipeline(body, counter, () => undefined);
   const key = newStorageKey();
   try {
+    // Until the file is recorded the bytes are pending: a crash before that leaves a mark for the next start.
+    await markPendingObject(ctx, key);
     if (wantsImageProcessing(description.type, processing)) {
       const { info, outcome } = await putProcessedImage(counter, description.type, processing!, (bytes, contentType) =>
         ctx.storage.put(key, bytes, { contentType }),
@@ -158,6 +161,8 @@ async function storeStream(
     return { ...description, key, size: info.size };
   } catch (err) {
     counter.destroy();
+    // put() left nothing behind.
+    await clearPendingObjects(ctx.db, [key]);
     if (err instanceof ByteLimitExceededError || counter.bytes > limit) {
       if (counter.bytes > limits.maxFileSize) {
         throw new ApiError(5000, `larger than ${formatByteSize(limits.maxFileSize)}`);
@@ -219,6 +224,10 @@ export async function uploadFiles(ctx: AppContext, input: UploadInput): Promise<
 
 async function deleteStoredObjects(ctx: AppContext, objects: Array<Pick<StoredObject, 'key'>>): Promise<void> {
   await Promise.all(objects.map((o) => deleteStoredBytes(ctx, o.key)));
+  await clearPendingObjects(
+    ctx.db,
+    objects.map((o) => o.key),
+  );
 }
 
 export interface FinishInput {
@@ -328,6 +337,11 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
       }
       // In the same transaction: a recorded file always has its thumbnail job (made after the upload answered).
       await queueThumbnailJobs(ctx, trx, inserted);
+      // Recorded: the bytes are no longer pending (in the same transaction as the records).
+      await clearPendingObjects(
+        trx,
+        input.objects.map((o) => o.key),
+      );
       return inserted;
     });
     return uploadResponse(ctx, input.baseUrl, rows, input.objects);
