@@ -36,7 +36,7 @@ export interface UploadOptions {
   folderId: string | null;
   /** Host (optionally with scheme and port) for the returned links; validated when links are built. */
   domain: string | null;
-  /** Answer plain-text links, one per line, instead of JSON. */
+  /** Answer plain-text links, joined with "," (as Zipline), instead of JSON. */
   noJson: boolean;
 }
 

@@ -1122,7 +1122,7 @@ export interface paths {
     put?: never;
     /**
      * Upload one or more files (multipart parts named file)
-     * @description Each file streams into storage; over the size limit -> 413/5000, over the quota -> 413/5002 (nothing is kept). Not multipart -> 1061, no file part -> 1062. With x-service-no-json the answer is text/plain, one link per line.
+     * @description Each file streams into storage; over the size limit -> 413/5000, over the quota -> 413/5002 (nothing is kept). Not multipart -> 1061, no file part -> 1062. With x-service-no-json the answer is text/plain, the links joined with ",".
      */
     post: {
       parameters: {
@@ -1142,7 +1142,7 @@ export interface paths {
           'x-service-format'?: string;
           /** @description delete each file after this many views */
           'x-service-max-views'?: string;
-          /** @description true: answer the links as text, one per line */
+          /** @description true: answer the links as text, joined with "," (as Zipline) */
           'x-service-no-json'?: string;
           /** @description true: keep the client file name as originalName */
           'x-service-original-name'?: string;
