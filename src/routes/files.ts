@@ -150,7 +150,9 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
       ),
       errorHandler,
     },
-    async (request, reply) => sendViewPage(ctx, request, reply, await findServedFile(ctx, request.params.name)),
+    // An expired file answers 410 here, as Zipline's /view does (then it is deleted: 404 from the next request on).
+    async (request, reply) =>
+      sendViewPage(ctx, request, reply, await findServedFile(ctx, request.params.name, { expiredStatus: 410 })),
   );
 
   // The password form's post, on both addresses that show it; the redirect goes back to the address it came from.

@@ -76,7 +76,6 @@ async function uploadIntoFolder(
 /** Why an upload from the folder page failed, in words. */
 function uploadFailure(error: ApiError): string {
   switch (error.code) {
-    case 5000:
     case 5001:
       return 'A file is larger than this server accepts.';
     case 5002:

@@ -57,7 +57,7 @@ export const uploadRoutes: RouteModule = (app, ctx) => {
       schema: {
         summary: 'Upload one or more files (multipart parts named file)',
         description:
-          'Each file streams into storage; over the size limit -> 413/5000, over the quota -> 413/5002 (nothing is ' +
+          'Each file streams into storage; over the size limit -> 413/5001, over the quota -> 413/5002 (nothing is ' +
           'kept). Not multipart -> 1061, no file part -> 1062. With x-service-no-json the answer is text/plain, the links joined with ",".',
         tags: ['files'],
         security: AUTHENTICATED,

@@ -61,11 +61,11 @@ export const usersRoutes: RouteModule = (app, ctx) => {
   app.get(
     '/api/users/:id',
     adminOnly({
-      summary: 'One user (4009 when unknown)',
+      summary: 'One user (4009 when unknown, 3019 when the caller does not manage them)',
       params: Params,
       response: { 200: z.object({ user: UserSchema }) },
     }),
-    async (request) => ({ user: await getUser(ctx, request.params.id) }),
+    async (request) => ({ user: await getUser(ctx, caller(request).user, request.params.id) }),
   );
 
   app.patch(

@@ -35,7 +35,10 @@ export type ServedFile = Pick<
   | 'folder_id'
 >;
 
-/** The file served under `name`; missing or expired -> 4000 (an expired one is deleted on the way). */
+/**
+ * The file served under `name`; missing or expired -> 4000 (an expired one is deleted on the way; its status is
+ * `expiredStatus`, 410 for /view as Zipline answers it).
+ */
 /** The look-up of every /raw, /u and /view request: the files.name index. */
 const servedFileByName = precompiledByKey((db, name) =>
   db
@@ -58,12 +61,16 @@ const servedFileByName = precompiledByKey((db, name) =>
     .where('name', '=', name),
 );
 
-export async function findServedFile(ctx: AppContext, name: string): Promise<ServedFile> {
+export async function findServedFile(
+  ctx: AppContext,
+  name: string,
+  options: { expiredStatus?: 404 | 410 } = {},
+): Promise<ServedFile> {
   const row = await servedFileByName(ctx.db, name);
   if (!row) throw new ApiError(4000);
   if (row.deletes_at !== null && row.deletes_at <= ctx.clock.now()) {
     await deleteFiles(ctx, [row]);
-    throw new ApiError(4000);
+    throw new ApiError(4000, 'expired', { status: options.expiredStatus ?? 404 });
   }
   return row;
 }

@@ -199,7 +199,7 @@ forEachDatabase('POST /api/upload', (engine) => {
       'x-service-filename': 'report-2026',
     });
     assert.equal(taken.status, 400);
-    assert.equal(taken.body.code, 1014);
+    assert.equal(taken.body.code, 1009);
     const several = await upload(
       server(),
       user.token,
