@@ -25,6 +25,8 @@ export function strictSchema(schema: z.ZodType): z.ZodType {
     result = strictSchema(schema.unwrap() as z.ZodType).nullable();
   } else if (schema instanceof z.ZodArray) {
     result = schema.clone({ ...schema.def, element: strictSchema(schema.element as z.ZodType) });
+  } else if (schema instanceof z.ZodPipe) {
+    result = schema.clone({ ...schema.def, in: strictSchema(schema.def.in as z.ZodType) });
   } else if (schema instanceof z.ZodUnion) {
     result = schema.clone({ ...schema.def, options: schema.options.map((o) => strictSchema(o as z.ZodType)) });
   }

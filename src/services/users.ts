@@ -94,17 +94,18 @@ export async function listUsers(ctx: AppContext, query: UserListQuery): Promise<
   };
 }
 
-/** GET /api/users/:id. Unknown -> 4009; an account the actor does not manage (an ADMIN asking for an ADMIN or a
- * SUPERADMIN) -> 3019, as Zipline. */
+/** GET /api/users/:id. Unknown -> 4009; an ADMIN asking for an ADMIN or a SUPERADMIN -> 3019, as Zipline. */
 export async function getUser(ctx: AppContext, actor: UserRow, id: string): Promise<UserDto> {
   return loadUserDto(ctx, await readableUser(ctx, actor, id));
 }
 
-/** The account `actor` may read (itself or one it manages): unknown -> 4009, another -> 3019. */
+/** The account `actor` may read (a SUPERADMIN: any; others: themselves and those they manage): unknown -> 4009, another -> 3019. */
 export async function readableUser(ctx: AppContext, actor: UserRow, id: string): Promise<UserRow> {
   const user = await ctx.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   if (!user) throw new ApiError(4009);
-  if (!canManage(actor, user)) throw new ApiError(3019, `a ${actor.role} cannot read a ${user.role}`);
+  if (actor.role !== 'SUPERADMIN' && !canManage(actor, user)) {
+    throw new ApiError(3019, `a ${actor.role} cannot read a ${user.role}`);
+  }
   return user;
 }
 

@@ -550,7 +550,7 @@ export interface paths {
     put?: never;
     /**
      * Register a USER and log them in (sets the session cookie)
-     * @description Without code: needs registrationEnabled (1037). With code: needs invitesEnabled (1036) and a live invite (1035 when unknown, expired or used up), and uses it once. A taken username answers 1038.
+     * @description Without code: needs registrationEnabled (1037). With code: needs invitesEnabled (1036) and a live invite (1035 when unknown, expired or used up), and uses it once. A taken username answers 1039 (as Zipline).
      */
     post: {
       parameters: {
@@ -1122,7 +1122,7 @@ export interface paths {
     put?: never;
     /**
      * Upload one or more files (multipart parts named file)
-     * @description Each file streams into storage; over the size limit -> 413/5000, over the quota -> 413/5002 (nothing is kept). Not multipart -> 1061, no file part -> 1062. With x-service-no-json the answer is text/plain, the links joined with ",".
+     * @description Each file streams into storage; over the size limit -> 413/5001, over the quota -> 413/5002 (nothing is kept). Not multipart -> 1061, no file part -> 1062. With x-service-no-json the answer is text/plain, the links joined with ",".
      */
     post: {
       parameters: {
@@ -1479,7 +1479,7 @@ export interface paths {
     };
     options?: never;
     head?: never;
-    /** Edit a file: rename, favourite, originalName, password (null clears), maxViews (null or 0 clears), type, deletesAt (a future date; null keeps the file) */
+    /** Edit a file: rename, favourite, originalName, password (null clears), maxViews (null or 0 clears), type, deletesAt (a future date; null keeps the file), tags (Zipline's key: the ids of all its tags, 1032 for one that is not the owner's) */
     patch: {
       parameters: {
         query?: never;
@@ -1499,6 +1499,7 @@ export interface paths {
             name?: string;
             originalName?: string | null;
             password?: string | null;
+            tags?: string[];
             type?: string;
           };
         };
@@ -1853,7 +1854,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete many files and their bytes */
+    /**
+     * Delete many files and their bytes
+     * @description Zipline's delete_datasourceFiles is accepted; Chute removes the bytes with the records whatever its value (a record is never left without its bytes, nor bytes without a record).
+     */
     delete: {
       parameters: {
         query?: never;
@@ -1864,6 +1868,7 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            delete_datasourceFiles?: boolean;
             files: string[];
           };
         };
@@ -1968,6 +1973,10 @@ export interface paths {
         content: {
           'application/json': {
             allowUploads?: boolean;
+            /** @description Zipline's key: ids of the caller's files to put into the new folder (4000 when one is not) */
+            files?: string[];
+            /** @description Zipline's name for public (when both come, public wins) */
+            isPublic?: boolean;
             name: string;
             /** @description the parent folder; null for the top level (1015, 1016, 3003, 4007) */
             parentId?: string | null;
@@ -2027,7 +2036,41 @@ export interface paths {
         };
       };
     };
-    put?: never;
+    /**
+     * Zipline's address of POST /api/user/folders/:id/files
+     * @description 1013 without id, 4000 for a file that is not the caller's, 1011 when it is already there.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description the file */
+            id?: string;
+          };
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Folder'];
+          };
+        };
+      };
+    };
     post?: never;
     /**
      * Delete a folder, or (Zipline's body {delete: "file", id}) take one file out of it
@@ -2115,6 +2158,8 @@ export interface paths {
         content: {
           'application/json': {
             allowUploads?: boolean;
+            /** @description Zipline's name for public (when both come, public wins) */
+            isPublic?: boolean;
             name?: string;
             /** @description the parent folder; null for the top level (1015, 1016, 3003, 4007) */
             parentId?: string | null;
@@ -2138,6 +2183,37 @@ export interface paths {
     };
     trace?: never;
   };
+  '/api/user/folders/{id}/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Zipline's address of GET /api/user/folders/:id/zip */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/user/folders/{id}/files': {
     parameters: {
       query?: never;
@@ -2147,7 +2223,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Put one of the caller's files into the folder (1011 when it is already there) */
+    /**
+     * Put one of the caller's files into the folder
+     * @description 1013 without id, 4000 for a file that is not the caller's, 1011 when it is already there.
+     */
     post: {
       parameters: {
         query?: never;
@@ -2161,7 +2240,7 @@ export interface paths {
         content: {
           'application/json': {
             /** @description the file */
-            id: string;
+            id?: string;
           };
         };
       };
@@ -3174,7 +3253,7 @@ export interface paths {
             /** @description an http:// or https:// URL */
             destination: string;
             enabled?: boolean;
-            /** @description a chosen name instead of a random code (1041 when taken) */
+            /** @description a chosen name instead of a random code (1041 when another vanity, 1042 when a random code) */
             vanity?: string;
           };
         };
@@ -3287,7 +3366,7 @@ export interface paths {
             enabled?: boolean;
             maxViews?: number | null;
             password?: string | null;
-            /** @description 1042 when taken */
+            /** @description 1041 when another vanity, 1042 when a random code */
             vanity?: string | null;
           };
         };
@@ -3458,7 +3537,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One user (4009 when unknown) */
+    /** One user (4009 when unknown, 3019 when the caller does not manage them) */
     get: {
       parameters: {
         query?: never;
@@ -4043,8 +4122,16 @@ export interface components {
       userId: string | null;
     };
     QuotaWrite: {
-      /** @enum {string} */
-      filesQuota: 'BY_BYTES' | 'BY_FILES' | 'NONE';
+      /**
+       * @description required, here or as filesType
+       * @enum {string}
+       */
+      filesQuota?: 'BY_BYTES' | 'BY_FILES' | 'NONE';
+      /**
+       * @description Zipline's name for filesQuota (when both come, filesQuota wins)
+       * @enum {string}
+       */
+      filesType?: 'BY_BYTES' | 'BY_FILES' | 'NONE';
       maxBytes?: (string | number) | null;
       maxFiles?: number | null;
       maxUrls?: number | null;
