@@ -130,6 +130,19 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
       sendFileBytes(ctx, request, reply, await findServedFile(ctx, request.params.name)),
   });
 
+  // Zipline's short address of the bytes. A filesRoute or urlsRoute set to /r is matched first (rewritten before
+  // routing), so this never hides a deployment's own links.
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/r/:name',
+    schema: { summary: "Zipline's /r/<name>: 301 to /raw/<name>", tags: ['files'], params },
+    handler: async (request, reply) =>
+      reply
+        .code(301)
+        .header('location', `/raw/${encodeURIComponent(request.params.name)}`)
+        .send(),
+  });
+
   app.route({
     method: ['GET', 'HEAD'],
     url: `${FILES_ROUTE_INTERNAL}/:name`,

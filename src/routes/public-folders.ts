@@ -92,18 +92,24 @@ function uploadFailure(error: ApiError): string {
 }
 
 export const publicFolderRoutes: RouteModule = (app, ctx) => {
-  app.get(
-    '/api/folders/:id',
-    {
-      schema: {
-        summary: 'A public folder as anonymous visitors see it: files with their links, public child folders',
-        tags,
-        params: FolderIdParams,
-        response: { 200: PublicFolderSchema },
+  for (const [url, summary] of [
+    ['/api/folders/:id', 'A public folder as anonymous visitors see it: files with their links, public child folders'],
+    ['/api/server/folder/:id', "Zipline's address of GET /api/folders/:id (?uploads is accepted and changes nothing)"],
+  ] as const) {
+    app.get(
+      url,
+      {
+        schema: {
+          summary,
+          tags,
+          params: FolderIdParams,
+          querystring: z.object({ uploads: z.string().optional() }),
+          response: { 200: PublicFolderSchema },
+        },
       },
-    },
-    async (request) => publicFolderDto(ctx, publicBaseUrl(ctx, request), request.params.id),
-  );
+      async (request) => publicFolderDto(ctx, publicBaseUrl(ctx, request), request.params.id),
+    );
+  }
 
   app.get(
     '/api/folders/:id/zip',

@@ -2,7 +2,7 @@
 // optional expiry and maximum number of uses; using it is one conditional update, so the last use goes to exactly
 // one of several registrations racing for it.
 import type { AppContext } from '../context.js';
-import type { Db, InviteRow } from '../db/types.js';
+import type { Db, InviteRow, Role } from '../db/types.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { ApiError } from '../lib/errors.js';
 import { toIso } from '../lib/clock.js';
@@ -21,7 +21,8 @@ export interface InviteDto {
   maxUses: number | null;
   uses: number;
   inviterId: string | null;
-  inviter: { id: string; username: string } | null;
+  /** As Zipline: the inviter's id, username and role. */
+  inviter: { id: string; username: string; role: Role } | null;
 }
 
 /** What the register page may learn about a code: whether and how long it can be used; never who made it. */
@@ -32,7 +33,7 @@ export interface PublicInviteDto {
   uses: number;
 }
 
-type InviteWithInviter = InviteRow & { inviter_username: string | null };
+type InviteWithInviter = InviteRow & { inviter_username: string | null; inviter_role: Role | null };
 
 function toInviteDto(row: InviteWithInviter): InviteDto {
   return {
@@ -45,8 +46,8 @@ function toInviteDto(row: InviteWithInviter): InviteDto {
     uses: row.uses,
     inviterId: row.inviter_id,
     inviter:
-      row.inviter_id !== null && row.inviter_username !== null
-        ? { id: row.inviter_id, username: row.inviter_username }
+      row.inviter_id !== null && row.inviter_username !== null && row.inviter_role !== null
+        ? { id: row.inviter_id, username: row.inviter_username, role: row.inviter_role }
         : null,
   };
 }
@@ -56,7 +57,7 @@ function selectInvites(db: Db) {
     .selectFrom('invites')
     .leftJoin('users', 'users.id', 'invites.inviter_id')
     .selectAll('invites')
-    .select('users.username as inviter_username');
+    .select(['users.username as inviter_username', 'users.role as inviter_role']);
 }
 
 export async function listInvites(ctx: AppContext): Promise<InviteDto[]> {

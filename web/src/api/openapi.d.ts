@@ -139,6 +139,48 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/auth/invites/web': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Zipline's public look-up of an invite code: {invite} (null when unknown, used up, expired or off) */
+    get: {
+      parameters: {
+        query?: {
+          code?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              invite: components['schemas']['PublicInvite'] | null;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auth/invites/web/{code}': {
     parameters: {
       query?: never;
@@ -699,7 +741,9 @@ export interface paths {
     /** A public folder as anonymous visitors see it: files with their links, public child folders */
     get: {
       parameters: {
-        query?: never;
+        query?: {
+          uploads?: string;
+        };
         header?: never;
         path: {
           id: string;
@@ -831,6 +875,48 @@ export interface paths {
             'application/json': {
               pass: boolean;
             };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/server/folder/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Zipline's address of GET /api/folders/:id (?uploads is accepted and changes nothing) */
+    get: {
+      parameters: {
+        query?: {
+          uploads?: string;
+        };
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PublicFolder'];
           };
         };
       };
@@ -3690,6 +3776,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/users/{id}/tags': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A user's tags (4009 when unknown, 3019 when an ADMIN asks for an ADMIN or a SUPERADMIN) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Tag'][];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3984,6 +4110,8 @@ export interface components {
       id: string;
       inviter: {
         id: string;
+        /** @enum {string} */
+        role: 'USER' | 'ADMIN' | 'SUPERADMIN';
         username: string;
       } | null;
       inviterId: string | null;
