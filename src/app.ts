@@ -3,7 +3,7 @@
 import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from './context.js';
 import { registerApiHeaders } from './http/api-headers.js';
 import { registerDashboard } from './http/dashboard.js';
@@ -14,6 +14,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
 import { registerRequestTimeouts } from './http/slow-requests.js';
 import { registerWellFormedText } from './http/well-formed-text.js';
+import { strictBodyValidatorCompiler } from './http/strict-bodies.js';
 import type { App, RouteModule } from './http/types.js';
 import { authRoutes } from './routes/auth.js';
 import { oauthRoutes } from './routes/oauth.js';
@@ -115,7 +116,7 @@ export async function buildApp(
 
   const fullCtx: AppContext = { ...ctx, log: app.log };
 
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(strictBodyValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('auth', null);
   registerErrorHandlers(app);

@@ -50,7 +50,7 @@ export function toApiError(err: unknown, request: FastifyRequest): ApiError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError(9000, 'Content-Length does not match the body');
     case 'FST_REQ_FILE_TOO_LARGE':
-      return new ApiError(5000);
+      return new ApiError(5001);
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
     case 'FST_MULTIPART_INVALID_CONTENT_TYPE':
       return new ApiError(1061);

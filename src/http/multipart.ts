@@ -141,8 +141,9 @@ export function storeUploadParts(
   });
 }
 
-/** The x-service-no-json answer of an upload: its links as text, one per line. */
+/** The x-service-no-json answer of an upload: its links as text, joined with ",". */
 export function sendLinksAsText<T>(reply: FastifyReply, links: string[]): T {
   // A text answer is not serialised by the JSON schema of 200.
-  return reply.type('text/plain; charset=utf-8').send(`${links.join('\n')}\n`) as unknown as T;
+  // Joined with "," as Zipline's upload route does (its docs say one per line; its clients read the code's shape).
+  return reply.type('text/plain; charset=utf-8').send(links.join(',')) as unknown as T;
 }

@@ -66,8 +66,13 @@ function cacheControl(file: ServedFile): string {
  * session cookie or a token); to anyone else 4000, as if it did not exist. Credentials are read only for private
  * files, so the common case costs no look-up.
  */
-async function visibleFile(ctx: AppContext, request: FastifyRequest, name: string): Promise<ServedFile> {
-  const file = await findServedFile(ctx, name);
+async function visibleFile(
+  ctx: AppContext,
+  request: FastifyRequest,
+  name: string,
+  options: { expiredStatus?: 404 | 410 } = {},
+): Promise<ServedFile> {
+  const file = await findServedFile(ctx, name, options);
   if (file.private === 1) {
     const viewer = await authenticate(ctx, request).catch(() => null);
     assertVisibleTo(file, viewer?.user.id ?? null);
@@ -157,6 +162,19 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
     },
   });
 
+  // Zipline's short address of the bytes. A filesRoute or urlsRoute set to /r is matched first (rewritten before
+  // routing), so this never hides a deployment's own links.
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/r/:name',
+    schema: { summary: "Zipline's /r/<name>: 301 to /raw/<name>", tags: ['files'], params },
+    handler: async (request, reply) =>
+      reply
+        .code(301)
+        .header('location', `/raw/${encodeURIComponent(request.params.name)}`)
+        .send(),
+  });
+
   app.route({
     method: ['GET', 'HEAD'],
     url: `${FILES_ROUTE_INTERNAL}/:name`,
@@ -177,7 +195,9 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
       ),
       errorHandler,
     },
-    async (request, reply) => sendViewPage(ctx, request, reply, await visibleFile(ctx, request, request.params.name)),
+    // An expired file answers 410 here, as Zipline's /view does (then it is deleted: 404 from the next request on).
+    async (request, reply) =>
+      sendViewPage(ctx, request, reply, await visibleFile(ctx, request, request.params.name, { expiredStatus: 410 })),
   );
 
   // The password form's post, on both addresses that show it; the redirect goes back to the address it came from.

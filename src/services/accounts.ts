@@ -74,7 +74,7 @@ export interface NewUserInput {
 
 /**
  * Inserts a user with a fresh API token. The username is stored in its canonical form (lib/usernames.ts: a name it
- * refuses -> 1000); one taken in any case or spelling -> `takenCode` (the spec has one code per context: 1038 on
+ * refuses -> 1000); one taken in any case or spelling -> `takenCode` (one code per context, as Zipline: 1039 on
  * registration, 1040 when an admin creates a user).
  */
 export async function insertUser(
@@ -229,7 +229,7 @@ export interface ProfileUpdate {
 }
 
 /**
- * PATCH /api/user: missing properties stay, view merges key by key, a taken username -> 1039. A new password also
+ * PATCH /api/user: missing properties stay, view merges key by key, a taken username -> 1038 (as Zipline). A new password also
  * replaces the API token and signs out every other session of the user (a stolen session or token must not outlive
  * the password change meant to lock its thief out); `currentSessionId` is the one making the change, which stays.
  *
@@ -269,7 +269,8 @@ export async function updateProfile(
       if (changes.password !== undefined) await revokeOtherSessions(ctx, user.id, currentSessionId, trx);
     });
   } catch (err) {
-    if (isUniqueViolation(err, 'username')) throw new ApiError(1039);
+    // 1038 on PATCH /api/user, as Zipline (registration answers 1039).
+    if (isUniqueViolation(err, 'username')) throw new ApiError(1038);
     throw err;
   }
   return { ...user, ...changes };

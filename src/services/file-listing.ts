@@ -11,7 +11,7 @@ import { TRIGRAM_MIN_LENGTH } from '../db/search-index.js';
 import type { Database, FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { foldCase, type FileSearchField, type FileSortField } from '../lib/file-list.js';
-import { managesFilesOf } from './files.js';
+import { isAdmin, managesFilesOf } from './files.js';
 import { usageOfOne } from './usage.js';
 import { flushViews } from './view-counts.js';
 
@@ -98,6 +98,11 @@ export async function listFiles(ctx: AppContext, caller: Caller, query: FileList
   // Ordered by views: the ones this instance holds in memory are written first, so the order is exact.
   if (query.sortBy === 'views') await flushViews(ctx);
   const ownerId = query.userId ?? caller.id;
+  // An admin asking for an unknown user: 4009, as Zipline (a non-admin learns nothing: 3000 below).
+  if (ownerId !== caller.id && isAdmin(caller)) {
+    const owner = await ctx.db.selectFrom('users').select('id').where('id', '=', ownerId).executeTakeFirst();
+    if (!owner) throw new ApiError(4009, ownerId);
+  }
   if (!(await managesFilesOf(ctx, caller, [ownerId]))) throw new ApiError(3000);
   const listing = fileListing(ctx, ownerId, query);
   const after = query.cursor === undefined ? undefined : decodeCursor(ctx, listing, query.cursor);

@@ -36,7 +36,10 @@ export type ServedFile = Pick<
   | 'private'
 >;
 
-/** The file served under `name`; missing or expired -> 4000 (an expired one is deleted on the way). */
+/**
+ * The file served under `name`; missing or expired -> 4000 (an expired one is deleted on the way; its status is
+ * `expiredStatus`, 410 for /view as Zipline answers it).
+ */
 /** The look-up of every /raw, /u and /view request: the files.name index. */
 const servedFileByName = precompiledByKey((db, name) =>
   db
@@ -60,8 +63,10 @@ const servedFileByName = precompiledByKey((db, name) =>
     .where('name', '=', name),
 );
 
-export async function findServedFile(ctx: AppContext, name: string): Promise<ServedFile> {
-  return liveFile(ctx, await servedFileByName(ctx.db, name));
+type ExpiredStatus = { expiredStatus?: 404 | 410 };
+
+export async function findServedFile(ctx: AppContext, name: string, options: ExpiredStatus = {}): Promise<ServedFile> {
+  return liveFile(ctx, await servedFileByName(ctx.db, name), options);
 }
 
 /** The same by id (a share link's file); missing or expired -> 4000. */
@@ -89,11 +94,15 @@ export async function findServedFileById(ctx: AppContext, id: string): Promise<S
   return liveFile(ctx, row);
 }
 
-async function liveFile(ctx: AppContext, row: ServedFile | undefined): Promise<ServedFile> {
+async function liveFile(
+  ctx: AppContext,
+  row: ServedFile | undefined,
+  options: ExpiredStatus = {},
+): Promise<ServedFile> {
   if (!row) throw new ApiError(4000);
   if (row.deletes_at !== null && row.deletes_at <= ctx.clock.now()) {
     await deleteFiles(ctx, [row]);
-    throw new ApiError(4000);
+    throw new ApiError(4000, 'expired', { status: options.expiredStatus ?? 404 });
   }
   return row;
 }

@@ -159,20 +159,21 @@ export async function findManagedFile(ctx: AppContext, caller: Caller, idOrName:
 }
 
 /**
- * The folder that files are put into (an upload's x-service-folder, a bulk move): missing -> 4001; when it is not
- * the folder of every file's owner -> 3011.
+ * The folder that files are put into (an upload's x-service-folder, a bulk move): missing -> `missingCode` (4001 for
+ * an upload, 3006 for a move, as Zipline); when it is not the folder of every file's owner -> 3011.
  */
 export async function folderForFiles(
   ctx: AppContext,
   folderId: string,
   files: Array<Pick<FileRow, 'user_id'>>,
+  missingCode: 4001 | 3006 = 4001,
 ): Promise<{ name: string }> {
   const folder = await ctx.db
     .selectFrom('folders')
     .select(['user_id', 'name'])
     .where('id', '=', folderId)
     .executeTakeFirst();
-  if (!folder) throw new ApiError(4001, folderId);
+  if (!folder) throw new ApiError(missingCode, folderId);
   if (files.some((f) => f.user_id !== folder.user_id)) throw new ApiError(3011);
   return folder;
 }
@@ -328,8 +329,8 @@ export interface BulkUpdate {
 
 /**
  * PATCH /api/user/files/transaction: favourite/unfavourite or move many files. No action -> 1020; when no file
- * actually changes (all already in that state) -> 1028. The target folder must exist (4001) and belong to the
- * files' owner (3011).
+ * actually changes (all already in that state) -> 1028 for favourites, 4006 for a move. The target folder must exist
+ * (3006) and belong to the files' owner (3011).
  */
 export async function updateFilesInBulk(
   ctx: AppContext,
@@ -345,7 +346,7 @@ export async function updateFilesInBulk(
   } else {
     const folderId = input.folder ?? null;
     if (folderId !== null) {
-      folderName = (await folderForFiles(ctx, folderId, rows)).name;
+      folderName = (await folderForFiles(ctx, folderId, rows, 3006)).name;
     }
     change = { column: 'folder_id', value: folderId };
   }
@@ -361,7 +362,8 @@ export async function updateFilesInBulk(
     .where(change.column, 'is distinct from', change.value)
     .executeTakeFirst();
   const count = Number(result.numUpdatedRows);
-  if (count === 0) throw new ApiError(1028);
+  // Nothing changed: 4006 for a move and 1028 for favourites, as Zipline.
+  if (count === 0) throw new ApiError(change.column === 'folder_id' ? 4006 : 1028);
   return folderName === undefined ? { count } : { count, name: folderName };
 }
 

@@ -3,7 +3,7 @@
 // one of several registrations racing for it. A code is found by its keyed hash and kept encrypted (as the API
 // token is), so a copy of the database alone registers no one; admins still list codes to copy their links.
 import type { AppContext } from '../context.js';
-import type { Db, InviteRow } from '../db/types.js';
+import type { Db, InviteRow, Role } from '../db/types.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { ApiError } from '../lib/errors.js';
 import { toIso } from '../lib/clock.js';
@@ -23,7 +23,8 @@ export interface InviteDto {
   maxUses: number | null;
   uses: number;
   inviterId: string | null;
-  inviter: { id: string; username: string } | null;
+  /** As Zipline: the inviter's id, username and role. */
+  inviter: { id: string; username: string; role: Role } | null;
 }
 
 /** What the register page may learn about a code: whether and how long it can be used; never who made it. */
@@ -34,7 +35,7 @@ export interface PublicInviteDto {
   uses: number;
 }
 
-type InviteWithInviter = InviteRow & { inviter_username: string | null };
+type InviteWithInviter = InviteRow & { inviter_username: string | null; inviter_role: Role | null };
 
 /** Marks a code that migration 0014 carried over in clear until sealLegacyInviteCodes hashes it. */
 const CLEAR_PREFIX = 'clear:';
@@ -55,8 +56,8 @@ function toInviteDto(ctx: AppContext, row: InviteWithInviter): InviteDto {
     uses: row.uses,
     inviterId: row.inviter_id,
     inviter:
-      row.inviter_id !== null && row.inviter_username !== null
-        ? { id: row.inviter_id, username: row.inviter_username }
+      row.inviter_id !== null && row.inviter_username !== null && row.inviter_role !== null
+        ? { id: row.inviter_id, username: row.inviter_username, role: row.inviter_role }
         : null,
   };
 }
@@ -66,7 +67,7 @@ function selectInvites(db: Db) {
     .selectFrom('invites')
     .leftJoin('users', 'users.id', 'invites.inviter_id')
     .selectAll('invites')
-    .select('users.username as inviter_username');
+    .select(['users.username as inviter_username', 'users.role as inviter_role']);
 }
 
 export async function listInvites(ctx: AppContext): Promise<InviteDto[]> {

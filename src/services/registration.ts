@@ -16,7 +16,7 @@ export interface Registration {
 
 /**
  * Creates a USER. Without a code: registration off -> 1037. With a code: invites off -> 1036, a code that is unknown,
- * expired or used up -> 1035. A taken username -> 1038, and the invite keeps its use.
+ * expired or used up -> 1035. A taken username -> 1039 (Zipline's code), and the invite keeps its use.
  */
 export async function registerUser(ctx: AppContext, input: Registration): Promise<UserRow> {
   const settings = ctx.settings.get();
@@ -30,6 +30,6 @@ export async function registerUser(ctx: AppContext, input: Registration): Promis
   const passwordHash = await hashPassword(input.password);
   return ctx.db.transaction().execute(async (trx) => {
     if (input.code !== undefined) await consumeInvite(ctx, trx, input.code);
-    return insertUser(ctx, trx, { username: input.username, passwordHash, role: 'USER' }, 1038);
+    return insertUser(ctx, trx, { username: input.username, passwordHash, role: 'USER' }, 1039);
   });
 }

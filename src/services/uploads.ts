@@ -44,7 +44,7 @@ export interface UploadOptions {
   folderId: string | null;
   /** Host (optionally with scheme and port) for the returned links; validated when links are built. */
   domain: string | null;
-  /** Answer plain-text links, one per line, instead of JSON. */
+  /** Answer plain-text links, joined with "," (as Zipline), instead of JSON. */
   noJson: boolean;
   /** Served only to the owner and through share links (x-service-private, or settings.uploadsPrivateByDefault). */
   private: boolean;
@@ -132,7 +132,7 @@ interface StreamLimits {
 }
 
 /**
- * Streams one file into the datasource under a new key, cut off as soon as it passes the size limit (5000) or what is
+ * Streams one file into the datasource under a new key, cut off as soon as it passes the size limit (5001, Zipline's code) or what is
  * left of the byte quota (5002); the datasource then removes what it had written.
  */
 async function storeStream(
@@ -165,7 +165,7 @@ async function storeStream(
     await clearPendingObjects(ctx.db, [key]);
     if (err instanceof ByteLimitExceededError || counter.bytes > limit) {
       if (counter.bytes > limits.maxFileSize) {
-        throw new ApiError(5000, `larger than ${formatByteSize(limits.maxFileSize)}`);
+        throw new ApiError(5001, `larger than ${formatByteSize(limits.maxFileSize)}`);
       }
       throw new ApiError(5002, `${formatByteSize(limits.quotaBytes ?? 0)} left of the byte quota`);
     }
@@ -275,7 +275,8 @@ export async function claimFreeName<T>(wish: NameWish, claim: (name: string) => 
         );
     const claimed = await claim(name);
     if (claimed !== undefined) return claimed;
-    if (options.fileName && !wish.sibling) throw new ApiError(1014, name);
+    // A taken explicit name: 1009 as Zipline answers it (a rename to a taken name stays 1014, as in Zipline).
+    if (options.fileName && !wish.sibling) throw new ApiError(1009, `${name} is taken`);
   }
   throw new Error(`no free file name after ${NAME_ATTEMPTS} attempts`);
 }

@@ -95,10 +95,19 @@ export async function listUsers(ctx: AppContext, query: UserListQuery): Promise<
   };
 }
 
-export async function getUser(ctx: AppContext, id: string): Promise<UserDto> {
+/** GET /api/users/:id. Unknown -> 4009; an ADMIN asking for an ADMIN or a SUPERADMIN -> 3019, as Zipline. */
+export async function getUser(ctx: AppContext, actor: UserRow, id: string): Promise<UserDto> {
+  return loadUserDto(ctx, await readableUser(ctx, actor, id));
+}
+
+/** The account `actor` may read (a SUPERADMIN: any; others: themselves and those they manage): unknown -> 4009, another -> 3019. */
+export async function readableUser(ctx: AppContext, actor: UserRow, id: string): Promise<UserRow> {
   const user = await ctx.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   if (!user) throw new ApiError(4009);
-  return loadUserDto(ctx, user);
+  if (actor.role !== 'SUPERADMIN' && !canManage(actor, user)) {
+    throw new ApiError(3019, `a ${actor.role} cannot read a ${user.role}`);
+  }
+  return user;
 }
 
 export interface NewUserByAdmin {

@@ -290,7 +290,7 @@ forEachDatabase('file management', (engine) => {
     assert.equal(adminEdit.status, 200);
   });
 
-  it('bulk PATCH: favourite, move to a folder; 1020, 1026, 1028, 3011, 3014, 4001', async () => {
+  it('bulk PATCH: favourite, move to a folder; 1020, 1026, 1028, 3006, 3011, 3014', async () => {
     const { alice, ids } = await makeLibrary(server());
     const files = [ids['Alpha.txt']!, ids['delta.mp4']!];
     const fav = await server().json('PATCH', '/api/user/files/transaction', {
@@ -339,7 +339,7 @@ forEachDatabase('file management', (engine) => {
       auth: alice.token,
       body: { files, folder: 'nosuchfolder' },
     });
-    assert.equal(missingFolder.body.code, 4001);
+    assert.equal(missingFolder.body.code, 3006);
     const bobsFolder = await insertTestFolder(server(), bob.id, 'Bob');
     const foreignFolder = await server().json('PATCH', '/api/user/files/transaction', {
       auth: alice.token,

@@ -62,7 +62,7 @@ forEachDatabase('invites', (engine) => {
       assert.equal(res.body.code.length, 8);
       assert.match(res.body.code, /^[a-zA-Z2-9]+$/);
       assert.deepEqual([res.body.expiresAt, res.body.maxUses, res.body.uses], [null, null, 0]);
-      assert.deepEqual(res.body.inviter, { id: admin.id, username: 'admin' });
+      assert.deepEqual(res.body.inviter, { id: admin.id, username: 'admin', role: 'ADMIN' });
       assert.equal(res.body.inviterId, admin.id);
       await setSettings({ invitesCodeLength: 20 });
       assert.equal((await create()).body.code.length, 20);

@@ -52,15 +52,15 @@ forEachDatabase('usernames', (engine) => {
 
   describe('are unique whatever their case or width', () => {
     for (const twin of ['Admin', 'ADMIN', ' admin ', '\uFF41\uFF44\uFF4D\uFF49\uFF4E', 'admin\u00A0']) {
-      it(`${JSON.stringify(twin)} is taken on register (1038), admin create (1040) and edits (1039)`, async () => {
+      it(`${JSON.stringify(twin)} is taken on register (1039), admin create (1040), own edit (1038) and an admin's edit (1039)`, async () => {
         const before = await userCount();
         const body = { username: twin, password: 'twin-password' };
-        assertError(await server().json('POST', '/api/auth/register', { body }), 400, 1038);
+        assertError(await server().json('POST', '/api/auth/register', { body }), 400, 1039);
         assertError(await server().json('POST', '/api/users', { auth: root.token, body }), 400, 1040);
         assertError(
           await server().json('PATCH', '/api/user', { auth: user.token, body: { username: twin } }),
           400,
-          1039,
+          1038,
         );
         assertError(
           await server().json('PATCH', `/api/users/${user.id}`, { auth: root.token, body: { username: twin } }),
