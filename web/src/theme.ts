@@ -6,6 +6,7 @@ import {
   ColorInput,
   createTheme,
   Drawer,
+  InputWrapper,
   Modal,
   darken,
   DEFAULT_THEME,
@@ -63,6 +64,8 @@ export const theme = createTheme({
   components: {
     // A link inside a sentence is told apart by more than its colour.
     Anchor: Anchor.extend({ defaultProps: { underline: 'always' } }),
+    // A field's error is tied to it (Mantine sets aria-describedby and aria-invalid) and read out when it appears.
+    InputWrapper: InputWrapper.extend({ defaultProps: { errorProps: { role: 'alert' } } }),
     // The × of a dialog is an icon button: it needs a name.
     Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
     Drawer: Drawer.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),

@@ -17,6 +17,7 @@ import { EarlierAssemblies } from './EarlierAssemblies';
 import { TextUpload } from './TextUpload';
 import { loadOptions, optionHeaders, saveOptions, type UploadOptions } from './upload-options';
 import { uploadQueue, useUploadQueue, type UploadItem } from './upload-queue';
+import { UploadAnnouncer } from './UploadAnnouncer';
 import { UploadOptionsPanel } from './UploadOptionsPanel';
 import { UploadQueueCard, type QueueActions } from './UploadQueueCard';
 
@@ -244,6 +245,7 @@ export function UploadPage() {
         </Tabs>
       </Paper>
       <UploadOptionsPanel options={options} onChange={setOptions} folders={choices} foldersLoading={folders.loading} />
+      <UploadAnnouncer items={items} />
       {items.length > 0 ? <UploadQueueCard items={items} actions={actions} /> : null}
       <EarlierAssemblies tracked={tracked} />
     </Stack>
