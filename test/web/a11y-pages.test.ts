@@ -8,32 +8,10 @@ import { makeFolder, makeTag, makeUrl } from '../support/factory.js';
 import { rgbPng } from '../support/fixtures.js';
 import { useTestServer, type TestUser } from '../support/server.js';
 import { uploadOne } from '../support/uploads.js';
-import { expectNoAxeViolations, settle } from './a11y-support.js';
+import { DASHBOARD_PAGES, expectNoAxeViolations, settle } from './a11y-support.js';
 
 const SCHEMES = ['light', 'dark'] as const;
 type Scheme = (typeof SCHEMES)[number];
-
-/** Every page of the dashboard a signed-in SUPERADMIN sees, the settings tabs each on its own. */
-const DASHBOARD_PAGES = [
-  '/dashboard',
-  '/dashboard/upload',
-  '/dashboard/files',
-  '/dashboard/urls',
-  '/dashboard/folders',
-  '/dashboard/tags',
-  '/dashboard/settings',
-  '/dashboard/settings?tab=view',
-  '/dashboard/settings?tab=security',
-  '/dashboard/settings?tab=sessions',
-  '/dashboard/settings?tab=linked',
-  '/dashboard/settings?tab=token',
-  '/dashboard/settings?tab=uploaders',
-  '/dashboard/admin',
-  '/dashboard/admin/users',
-  '/dashboard/admin/invites',
-  '/dashboard/admin/settings',
-  '/dashboard/no-such-page',
-];
 
 function clickButton(name: string): (page: Page) => Promise<void> {
   return (page) => page.getByRole('button', { name, exact: true }).first().click();

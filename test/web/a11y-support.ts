@@ -8,6 +8,28 @@ import type { Page } from 'playwright-core';
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
+/** Every page of the dashboard a signed-in SUPERADMIN sees, the settings tabs each on its own. */
+export const DASHBOARD_PAGES = [
+  '/dashboard',
+  '/dashboard/upload',
+  '/dashboard/files',
+  '/dashboard/urls',
+  '/dashboard/folders',
+  '/dashboard/tags',
+  '/dashboard/settings',
+  '/dashboard/settings?tab=view',
+  '/dashboard/settings?tab=security',
+  '/dashboard/settings?tab=sessions',
+  '/dashboard/settings?tab=linked',
+  '/dashboard/settings?tab=token',
+  '/dashboard/settings?tab=uploaders',
+  '/dashboard/admin',
+  '/dashboard/admin/users',
+  '/dashboard/admin/invites',
+  '/dashboard/admin/settings',
+  '/dashboard/no-such-page',
+];
+
 export const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] as const;
 
 interface AxeNode {
