@@ -111,6 +111,12 @@ export function FileDetail(props: FileDetailProps) {
         </Text>
       }
       closeButtonProps={{ 'aria-label': 'Close the file details' }}
+      // Escape closes only the dialog on top: a confirmation opened from the panel (a portal, outside the panel's
+      // elements, whose key presses still reach this handler through React) closes itself and leaves the panel open.
+      closeOnEscape={false}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && event.currentTarget.contains(event.target as Node)) props.onClose();
+      }}
     >
       {error ? (
         <ErrorAlert error={error} onRetry={() => setTick((t) => t + 1)} title="Could not load this file" />

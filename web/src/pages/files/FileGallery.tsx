@@ -13,6 +13,7 @@ import {
   Text,
   Tooltip,
   UnstyledButton,
+  VisuallyHidden,
 } from '@mantine/core';
 import { IconLock } from '@tabler/icons-react';
 import type { FileItem } from '../../api/types';
@@ -69,7 +70,7 @@ export function FileGallery({ files, selected, onToggleSelected, onOpen, onToggl
               file={file}
               onToggle={() => onToggleFavorite(file)}
             />
-            <UnstyledButton className={classes.open} onClick={() => onOpen(file)} aria-label={`Open ${file.name}`}>
+            <UnstyledButton className={classes.open} onClick={() => onOpen(file)}>
               <AspectRatio ratio={4 / 3} className={classes.thumbBox}>
                 <FileThumb file={file} iconSize={44} />
               </AspectRatio>
@@ -81,6 +82,7 @@ export function FileGallery({ files, selected, onToggleSelected, onOpen, onToggl
                     </Tooltip>
                   ) : null}
                   <Text size="sm" fw={500} truncate title={file.name}>
+                    <VisuallyHidden>Open </VisuallyHidden>
                     {file.name}
                   </Text>
                 </Group>
