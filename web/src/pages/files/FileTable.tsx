@@ -1,7 +1,7 @@
 // The table view: one row per file (name, type, size, views, uploaded, expiry, favourite), sortable by clicking a
 // column's header; the name opens the detail panel.
 import { Badge, Box, Checkbox, Group, Skeleton, Table, Text, Tooltip, UnstyledButton } from '@mantine/core';
-import { IconArrowDown, IconArrowUp, IconArrowsSort, IconLock } from '@tabler/icons-react';
+import { IconArrowDown, IconArrowUp, IconArrowsSort, IconEyeOff, IconLock } from '@tabler/icons-react';
 import { FileThumb } from '../../components/FileThumb';
 import { fileKind, KIND_LABELS } from '../../lib/file-kind';
 import { formatBytes, formatDate } from '../../lib/format';
@@ -93,6 +93,7 @@ export function FileTable(props: TableProps) {
                         {file.password ? (
                           <IconLock size={14} aria-label="Password protected" style={{ flex: 'none' }} />
                         ) : null}
+                        {file.private ? <IconEyeOff size={14} aria-label="Private" style={{ flex: 'none' }} /> : null}
                         <Text size="sm" fw={500} truncate className={classes.nameText} title={file.name}>
                           {file.name}
                         </Text>
