@@ -36,56 +36,37 @@ export type ServedFile = Pick<
   | 'private'
 >;
 
-/** The file served under `name`; missing or expired -> 4000 (an expired one is deleted on the way). */
+/** The columns of ServedFile, as every look-up of a file to serve reads them. */
+const SERVED_COLUMNS = [
+  'id',
+  'name',
+  'original_name',
+  'type',
+  'size',
+  'views',
+  'max_views',
+  'password',
+  'deletes_at',
+  'user_id',
+  'storage_key',
+  'created_at',
+  'folder_id',
+  'private',
+] as const;
+
 /** The look-up of every /raw, /u and /view request: the files.name index. */
 const servedFileByName = precompiledByKey((db, name) =>
-  db
-    .selectFrom('files')
-    .select([
-      'id',
-      'name',
-      'original_name',
-      'type',
-      'size',
-      'views',
-      'max_views',
-      'password',
-      'deletes_at',
-      'user_id',
-      'storage_key',
-      'created_at',
-      'folder_id',
-      'private',
-    ])
-    .where('name', '=', name),
+  db.selectFrom('files').select(SERVED_COLUMNS).where('name', '=', name),
 );
 
+/** The file served under `name`; missing or expired -> 4000 (an expired one is deleted on the way). */
 export async function findServedFile(ctx: AppContext, name: string): Promise<ServedFile> {
   return liveFile(ctx, await servedFileByName(ctx.db, name));
 }
 
 /** The same by id (a share link's file); missing or expired -> 4000. */
 export async function findServedFileById(ctx: AppContext, id: string): Promise<ServedFile> {
-  const row = await ctx.db
-    .selectFrom('files')
-    .select([
-      'id',
-      'name',
-      'original_name',
-      'type',
-      'size',
-      'views',
-      'max_views',
-      'password',
-      'deletes_at',
-      'user_id',
-      'storage_key',
-      'created_at',
-      'folder_id',
-      'private',
-    ])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const row = await ctx.db.selectFrom('files').select(SERVED_COLUMNS).where('id', '=', id).executeTakeFirst();
   return liveFile(ctx, row);
 }
 
