@@ -36,61 +36,42 @@ export type ServedFile = Pick<
   | 'private'
 >;
 
-/**
- * The file served under `name`; missing or expired -> 4000 (an expired one is deleted on the way; its status is
- * `expiredStatus`, 410 for /view as Zipline answers it).
- */
+/** The columns of ServedFile, as every look-up of a file to serve reads them. */
+const SERVED_COLUMNS = [
+  'id',
+  'name',
+  'original_name',
+  'type',
+  'size',
+  'views',
+  'max_views',
+  'password',
+  'deletes_at',
+  'user_id',
+  'storage_key',
+  'created_at',
+  'folder_id',
+  'private',
+] as const;
+
 /** The look-up of every /raw, /u and /view request: the files.name index. */
 const servedFileByName = precompiledByKey((db, name) =>
-  db
-    .selectFrom('files')
-    .select([
-      'id',
-      'name',
-      'original_name',
-      'type',
-      'size',
-      'views',
-      'max_views',
-      'password',
-      'deletes_at',
-      'user_id',
-      'storage_key',
-      'created_at',
-      'folder_id',
-      'private',
-    ])
-    .where('name', '=', name),
+  db.selectFrom('files').select(SERVED_COLUMNS).where('name', '=', name),
 );
 
 type ExpiredStatus = { expiredStatus?: 404 | 410 };
 
+/**
+ * The file served under `name`; missing or expired -> 4000 (an expired one is deleted on the way; its status is
+ * `expiredStatus`, 410 for /view as Zipline answers it).
+ */
 export async function findServedFile(ctx: AppContext, name: string, options: ExpiredStatus = {}): Promise<ServedFile> {
   return liveFile(ctx, await servedFileByName(ctx.db, name), options);
 }
 
 /** The same by id (a share link's file); missing or expired -> 4000. */
 export async function findServedFileById(ctx: AppContext, id: string): Promise<ServedFile> {
-  const row = await ctx.db
-    .selectFrom('files')
-    .select([
-      'id',
-      'name',
-      'original_name',
-      'type',
-      'size',
-      'views',
-      'max_views',
-      'password',
-      'deletes_at',
-      'user_id',
-      'storage_key',
-      'created_at',
-      'folder_id',
-      'private',
-    ])
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const row = await ctx.db.selectFrom('files').select(SERVED_COLUMNS).where('id', '=', id).executeTakeFirst();
   return liveFile(ctx, row);
 }
 

@@ -15,7 +15,7 @@ import {
   UnstyledButton,
   VisuallyHidden,
 } from '@mantine/core';
-import { IconLock } from '@tabler/icons-react';
+import { IconEyeOff, IconLock } from '@tabler/icons-react';
 import type { FileItem } from '../../api/types';
 import { FileThumb } from '../../components/FileThumb';
 import { formatBytes } from '../../lib/format';
@@ -79,6 +79,11 @@ export function FileGallery({ files, selected, onToggleSelected, onOpen, onToggl
                   {file.password ? (
                     <Tooltip label="Password protected">
                       <IconLock size={14} aria-label="Password protected" style={{ flex: 'none' }} />
+                    </Tooltip>
+                  ) : null}
+                  {file.private ? (
+                    <Tooltip label="Private: only share links open it">
+                      <IconEyeOff size={14} aria-label="Private" style={{ flex: 'none' }} />
                     </Tooltip>
                   ) : null}
                   <Text size="sm" fw={500} truncate title={file.name}>

@@ -12,7 +12,7 @@ import {
   UnstyledButton,
   VisuallyHidden,
 } from '@mantine/core';
-import { IconArrowDown, IconArrowUp, IconArrowsSort, IconLock } from '@tabler/icons-react';
+import { IconArrowDown, IconArrowUp, IconArrowsSort, IconEyeOff, IconLock } from '@tabler/icons-react';
 import { FileThumb } from '../../components/FileThumb';
 import { fileKind, KIND_LABELS } from '../../lib/file-kind';
 import { formatBytes, formatDate } from '../../lib/format';
@@ -100,6 +100,7 @@ export function FileTable(props: TableProps) {
                         {file.password ? (
                           <IconLock size={14} aria-label="Password protected" style={{ flex: 'none' }} />
                         ) : null}
+                        {file.private ? <IconEyeOff size={14} aria-label="Private" style={{ flex: 'none' }} /> : null}
                         <Text size="sm" fw={500} truncate className={classes.nameText} title={file.name}>
                           <VisuallyHidden>Open </VisuallyHidden>
                           {file.name}
