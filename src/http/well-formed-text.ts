@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../lib/errors.js';
 
 /** NUL, or a lone surrogate: in a /u regex a well-formed pair is one code point, so \p{Cs} matches only lone halves. */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this looks for
 const NOT_TEXT = /[\p{Cs}\u0000]/u;
 
 /** The path (`body.name`, `query.search`) of the first string, or key, that is not text in `value`, if any. */
