@@ -47,7 +47,6 @@ export interface SessionsTable {
   expires_at: Millis;
 }
 
-/** A scoped API token (services/api-tokens.ts): the secret itself is never stored. */
 /** Stored bytes not yet owned by a file record (migration 0018): removed at the next start if still here. */
 export interface PendingObjectsTable {
   storage_key: string;
@@ -55,6 +54,7 @@ export interface PendingObjectsTable {
   created_at: Millis;
 }
 
+/** A scoped API token (services/api-tokens.ts): the secret itself is never stored. */
 export interface ApiTokensTable {
   id: string;
   user_id: string;
