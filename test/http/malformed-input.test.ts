@@ -55,6 +55,16 @@ forEachDatabase('malformed input', (engine) => {
     assert.equal(after.body.name, file.name);
   });
 
+  it('NUL in a name, a path or a query -> 400 / 1000 (PostgreSQL cannot hold it: it was a 500 there)', async () => {
+    const created = await server().json('POST', '/api/user/folders', { auth: user.token, body: { name: 'a\u0000b' } });
+    assertError(created, 400, 1000);
+    for (const target of ['/api/user/folders/a%00b', '/raw/a%00b', '/api/user/files?id=a%00b']) {
+      const res = await server().json('GET', target, { auth: user.token });
+      assert.equal(res.status, 400, target);
+      assert.equal(res.body.code, 1000, target);
+    }
+  });
+
   it('a well-formed pair (an emoji) is a name like any other', async () => {
     const res = await server().fetch('/api/user/folders', {
       method: 'POST',
