@@ -3,19 +3,24 @@
 import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from './context.js';
 import { registerApiHeaders } from './http/api-headers.js';
 import { registerDashboard } from './http/dashboard.js';
-import { registerErrorHandlers } from './http/errors.js';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandlers } from './http/errors.js';
+import { registerInFlightHandlers } from './http/in-flight.js';
 import { rewritePublicPrefixes } from './http/links.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { registerRequestTimeouts } from './http/slow-requests.js';
+import { registerWellFormedText } from './http/well-formed-text.js';
+import { strictBodyValidatorCompiler } from './http/strict-bodies.js';
 import type { App, RouteModule } from './http/types.js';
 import { authRoutes } from './routes/auth.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { authWebauthnRoutes } from './routes/auth-webauthn.js';
 import { fileServingRoutes } from './routes/files.js';
+import { fileShareRoutes } from './routes/file-shares.js';
 import { folderRoutes } from './routes/folders.js';
 import { healthcheckRoutes } from './routes/healthcheck.js';
 import { incompleteFilesRoutes } from './routes/incomplete-files.js';
@@ -27,6 +32,7 @@ import { serverSettingsRoutes } from './routes/server-settings.js';
 import { serverJobsRoutes } from './routes/server-jobs.js';
 import { serverStatsRoutes } from './routes/server-stats.js';
 import { setupRoutes } from './routes/setup.js';
+import { shareRoutes } from './routes/shares.js';
 import { tagRoutes } from './routes/tags.js';
 import { uploadPartialRoutes } from './routes/upload-partial.js';
 import { uploadRoutes } from './routes/upload.js';
@@ -61,6 +67,8 @@ const ROUTES: RouteModule[] = [
   incompleteFilesRoutes,
   fileServingRoutes,
   userFilesRoutes,
+  fileShareRoutes,
+  shareRoutes,
   // short URLs, folders, tags
   urlRoutes,
   redirectRoutes,
@@ -90,11 +98,16 @@ export async function buildApp(
     // A hop count as Fastify itself compiles it (its types take no number): the nearest `proxies` hops are trusted.
     trustProxy: typeof proxies === 'number' ? (_address: string, hop: number) => hop < proxies : proxies,
     bodyLimit: ctx.config.JSON_BODY_LIMIT,
-    // Uploads can take long; the server must not cut a slow client mid-file. Idle sockets still time out.
+    // Uploads can take long: no bound on a whole request. A connection silent for REQUEST_IDLE_TIMEOUT seconds in the
+    // middle of a request is ended, and other bodies have REQUEST_BODY_TIMEOUT (http/slow-requests.ts).
     requestTimeout: 0,
-    connectionTimeout: 0,
+    connectionTimeout: ctx.config.REQUEST_IDLE_TIMEOUT * 1000,
     keepAliveTimeout: 72_000,
     return503OnClosing: true,
+    // Errors found before routing (a bad percent-escape, an over-long path parameter) and by Node's HTTP parser
+    // (oversized headers, malformed requests) answer in the spec's error shape too.
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     // One log line per request only when debugging: uploads and downloads are the hot path.
     logController: new LogController({
       disableRequestLogging: ctx.config.LOG_LEVEL !== 'debug' && ctx.config.LOG_LEVEL !== 'trace',
@@ -103,11 +116,18 @@ export async function buildApp(
 
   const fullCtx: AppContext = { ...ctx, log: app.log };
 
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(strictBodyValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('auth', null);
   registerErrorHandlers(app);
+  // Before any route: a stopping server waits for the handlers still running (server.ts).
+  registerInFlightHandlers(app);
   registerApiHeaders(app);
+  registerRequestTimeouts(app, {
+    idleMs: ctx.config.REQUEST_IDLE_TIMEOUT * 1000,
+    bodyMs: ctx.config.REQUEST_BODY_TIMEOUT * 1000,
+  });
+  registerWellFormedText(app);
   await registerOpenApi(app);
   await app.register(cookie);
   await app.register(multipart, { throwFileSizeLimit: true });

@@ -125,6 +125,21 @@ export const ENV_VARIABLES = {
   JSON_BODY_LIMIT: env(byteSizeFromEnv.prefault('2mb'), {
     description: 'Largest JSON request body (uploads have their own limit)',
   }),
+  REQUEST_IDLE_TIMEOUT: env(z.coerce.number().int().min(1).max(3600).default(60), {
+    description:
+      'Seconds a connection may stay silent in the middle of a request (no byte received or sent) before it is ' +
+      'ended (408 when nothing was answered yet). Uploads of any length go on as long as their bytes keep coming',
+  }),
+  REQUEST_BODY_TIMEOUT: env(z.coerce.number().int().min(1).max(3600).default(30), {
+    description:
+      'Seconds the whole body of a request that is not an upload (JSON, forms) may take to arrive; past it -> 408. ' +
+      'Uploads (multipart bodies) are bounded by `REQUEST_IDLE_TIMEOUT` only',
+  }),
+  SHUTDOWN_TIMEOUT: env(z.coerce.number().int().min(1).max(25).default(20), {
+    description:
+      'Seconds a stopping Chute (SIGTERM, SIGINT) lets requests in progress finish before it cuts them and exits; ' +
+      'at most 25, within the 30 s that Docker and systemd wait before they kill. An upload cut off leaves nothing',
+  }),
   REDIS_URL: env(z.string().url().optional(), {
     description: 'Keep rate-limit counters in Redis so that limits hold across several instances',
     unset: 'in memory',

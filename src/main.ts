@@ -17,9 +17,15 @@ async function main(): Promise<void> {
     throw err;
   }
   const chute = await createChute(config);
+  // Stop accepting, let requests in progress finish within SHUTDOWN_TIMEOUT, cut the rest, exit 0.
   const shutdown = async (signal: string) => {
-    chute.app.log.info({ signal }, 'shutting down');
-    await chute.close();
+    chute.app.log.info({ signal, deadlineSeconds: config.SHUTDOWN_TIMEOUT }, 'shutting down');
+    try {
+      await chute.close();
+    } catch (err) {
+      chute.app.log.error({ err }, 'the shutdown failed');
+      process.exit(1);
+    }
     process.exit(0);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));

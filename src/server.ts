@@ -20,6 +20,8 @@ import { JobWorker } from './services/job-worker.js';
 import { Jobs, purgeDoneJobs } from './services/jobs.js';
 import { makeThumbnail, THUMBNAIL_JOB } from './services/thumbnails.js';
 import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/partial-upload-assembly.js';
+import { sealLegacyInviteCodes } from './services/invites.js';
+import { removeUnrecordedObjects } from './services/pending-objects.js';
 import { purgeExpiredSessions } from './services/sessions.js';
 import { SettingsService, settingsFromEnv } from './services/settings.js';
 import { flushViews, PendingViews, VIEW_FLUSH_INTERVAL_MS } from './services/view-counts.js';
@@ -45,6 +47,9 @@ export interface StartOptions {
   /** How long running queue jobs get to finish when the server closes before they are handed back. */
   shutdownGraceMs?: number;
 }
+
+/** How long handlers of requests cut off at the shutdown deadline get to clean up before the database closes. */
+const HANDLER_SETTLE_MS = 3_000;
 
 const INSTANCE_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 /** Files up to this size are served from memory after their first read, ... */
@@ -73,7 +78,10 @@ export async function createChute(config: Config, options: StartOptions = {}): P
   let storage: Datasource | undefined;
   try {
     storage = await createDatasource({ ...config, DATA_DIR: dataDir }, { instanceId });
-    await database.withMigrationLock(() => migrateToLatest(database.db));
+    await database.withMigrationLock(async () => {
+      await migrateToLatest(database.db);
+      await sealLegacyInviteCodes(database.db, secrets);
+    });
     const clock = options.clock ?? systemClock;
     const settings = new SettingsService(database.db, clock, lockedSettings);
     await settings.refresh();
@@ -99,6 +107,8 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     // Chunked uploads do not survive a restart of the instance that holds them: their temp data goes, their assemblies
     // become FAILED. Other instances' uploads carry on.
     await discardUnfinishedPartialUploads(ctx);
+    // Bytes a dead process stored for uploads it never recorded go too.
+    await removeUnrecordedObjects(ctx);
     if (database.engine === 'postgres') await checkTrigramSearch(database.db, app.log);
     jobs.every('delete-expired-files', 60_000, () => deleteExpiredFiles(ctx));
     jobs.every('flush-views', VIEW_FLUSH_INTERVAL_MS, () => flushViews(ctx));
@@ -116,10 +126,25 @@ export async function createChute(config: Config, options: StartOptions = {}): P
       worker,
       database,
       async close() {
-        // Queue jobs finish within the grace period or go back to the queue for another instance or the next start.
-        await worker.stop(options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
+        // Queue jobs finish within the grace period or go back to the queue for another instance or the next start;
+        // meanwhile the requests in progress finish too (both within the shutdown deadline).
+        const workerStopped = worker.stop(options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
         await jobs.stop();
-        await app.close();
+        // Stop accepting; requests in progress get SHUTDOWN_TIMEOUT to finish, then their connections are cut. Their
+        // handlers then clean up (an upload cut off removes its temp file) before the database closes.
+        const deadline = setTimeout(() => {
+          app.log.warn({ requests: app.inFlightHandlers.size }, 'shutdown deadline: cutting the requests in progress');
+          app.server.closeAllConnections();
+        }, config.SHUTDOWN_TIMEOUT * 1000);
+        try {
+          await app.close();
+        } finally {
+          clearTimeout(deadline);
+        }
+        if (!(await app.inFlightHandlers.settle(HANDLER_SETTLE_MS))) {
+          app.log.error({ requests: app.inFlightHandlers.size }, 'handlers still running after the shutdown deadline');
+        }
+        await workerStopped;
         // No request counts a view any more: what is pending is written before the database closes.
         await flushViews(ctx).catch((err: unknown) => app.log.error({ err }, 'the last view counts were not stored'));
         await storage?.close();

@@ -10,7 +10,11 @@ import * as m0006 from './migrations/0006_partial_upload_instance.js';
 import * as m0009 from './migrations/0009_second_factors.js';
 import * as m0012 from './migrations/0012_file_list_scale.js';
 import * as m0013 from './migrations/0013_api_tokens.js';
+import * as m0014 from './migrations/0014_username_keys_invite_hashes.js';
 import * as m0015 from './migrations/0015_jobs.js';
+import * as m0016 from './migrations/0016_file_shares.js';
+import * as m0018 from './migrations/0018_pending_objects.js';
+import * as m0019 from './migrations/0019_usage_counters.js';
 
 /** Every migration, by name. A new one is added here and sorts after the others. */
 export const migrations: Record<string, Migration> = {
@@ -22,7 +26,11 @@ export const migrations: Record<string, Migration> = {
   '0009_second_factors': m0009,
   '0012_file_list_scale': m0012,
   '0013_api_tokens': m0013,
+  '0014_username_keys_invite_hashes': m0014,
   '0015_jobs': m0015,
+  '0016_file_shares': m0016,
+  '0018_pending_objects': m0018,
+  '0019_usage_counters': m0019,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -15,6 +15,11 @@ export type IncompleteFileStatus = 'PENDING' | 'PROCESSING' | 'COMPLETE' | 'FAIL
 export interface UsersTable {
   id: string;
   username: string;
+  /**
+   * lib/usernames.ts's usernameKey(username), unique: the name as a reader sees it, case-folded. Every write of a
+   * username sets it; null only in rows written straight into the database (tests).
+   */
+  username_key: string | null;
   /** argon2id hash; null for accounts that only log in through OAuth. */
   password: string | null;
   avatar: string | null;
@@ -45,6 +50,32 @@ export interface SessionsTable {
   created_at: Millis;
   last_seen_at: Millis;
   expires_at: Millis;
+}
+
+/** Stored usage counters (db/usage-counters.ts): per owner ('' ownerless, '*' the instance). */
+export interface UsageCountersTable {
+  owner: string;
+  files: number;
+  bytes: number;
+  file_views: number;
+  favorites: number;
+  urls: number;
+  url_views: number;
+}
+
+/** Files and bytes per owner and media type (db/usage-counters.ts). */
+export interface TypeCountersTable {
+  owner: string;
+  type: string;
+  files: number;
+  bytes: number;
+}
+
+/** Stored bytes not yet owned by a file record (migration 0018): removed at the next start if still here. */
+export interface PendingObjectsTable {
+  storage_key: string;
+  instance_id: string;
+  created_at: Millis;
 }
 
 /** A scoped API token (services/api-tokens.ts): the secret itself is never stored. */
@@ -158,10 +189,25 @@ export interface FilesTable {
   user_id: string | null;
   /** Key of the bytes in the datasource. */
   storage_key: string;
+  /** 1: served only to its owner and through its share links (file_shares); anyone else gets 404. */
+  private: ColumnType<Flag, Flag | undefined, Flag>;
   /** Key of the file's WebP thumbnail in the datasource (services/thumbnails.ts), once one was made. */
   thumbnail_key: Generated<string | null>;
   created_at: Millis;
   updated_at: Millis;
+}
+
+/** A share link of a file: /s/<id>. */
+export interface FileSharesTable {
+  /** Random (CSPRNG), the link itself. */
+  id: string;
+  file_id: string;
+  /** argon2id hash of the link's own password, or null. */
+  password: string | null;
+  max_views: number | null;
+  views: number;
+  expires_at: Millis | null;
+  created_at: Millis;
 }
 
 export interface TagsTable {
@@ -201,7 +247,10 @@ export interface UrlSlugsTable {
 
 export interface InvitesTable {
   id: string;
-  code: string;
+  /** Keyed hash of the code (Secrets.hash); `clear:<code>` only between migration 0014 and the first start-up. */
+  code_hash: string;
+  /** The code encrypted (Secrets.encrypt), so that admins can list it; null only before that first start-up. */
+  code_enc: string | null;
   inviter_id: string | null;
   expires_at: Millis | null;
   max_uses: number | null;
@@ -296,7 +345,11 @@ export interface Database {
   incomplete_files: IncompleteFilesTable;
   partial_uploads: PartialUploadsTable;
   api_tokens: ApiTokensTable;
+  usage_counters: UsageCountersTable;
+  type_counters: TypeCountersTable;
+  file_shares: FileSharesTable;
   jobs: JobsTable;
+  pending_objects: PendingObjectsTable;
 }
 
 export type Db = Kysely<Database>;
@@ -315,6 +368,7 @@ export type IncompleteFileRow = Selectable<IncompleteFilesTable>;
 export type PartialUploadRow = Selectable<PartialUploadsTable>;
 export type JobRow = Selectable<JobsTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
+export type FileShareRow = Selectable<FileSharesTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 // Re-exported so that table files need only this module.

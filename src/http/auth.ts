@@ -1,7 +1,8 @@
 // Who is calling: the API token in the Authorization header (the token itself), or the session cookie.
 // Missing -> 2002, a bad token -> 2001, a bad or revoked session -> 2000; a state change authenticated by the cookie
-// that another site made (Sec-Fetch-Site / Origin) -> 9001. Routes use these as `preValidation` hooks,
-// so that an unauthenticated or unauthorised caller learns nothing about the request schema (2xxx/3000, not 1000).
+// that another site made (Sec-Fetch-Site / Origin) -> 9001. Routes use these as `preParsing` hooks: the caller is
+// known before a byte of the body is read (an anonymous client cannot make the server read and parse its JSON), and
+// an unauthenticated or unauthorised caller learns nothing about the request schema (2xxx/3000, not 1000).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { SessionRow, UserRow } from '../db/types.js';
@@ -96,14 +97,14 @@ export function isCrossSite(ctx: AppContext, request: FastifyRequest): boolean {
   return !ownHosts.includes(host);
 }
 
-/** preValidation hook: the route needs a logged-in caller. */
+/** preParsing hook: the route needs a logged-in caller. */
 export function requireUser(ctx: AppContext) {
   return async (request: FastifyRequest): Promise<void> => {
     request.auth = await authenticate(ctx, request);
   };
 }
 
-/** preValidation hook: the route needs an ADMIN or SUPERADMIN (3000 otherwise). */
+/** preParsing hook: the route needs an ADMIN or SUPERADMIN (3000 otherwise). */
 export function requireAdmin(ctx: AppContext) {
   return async (request: FastifyRequest): Promise<void> => {
     const auth = await authenticate(ctx, request);
@@ -112,7 +113,7 @@ export function requireAdmin(ctx: AppContext) {
   };
 }
 
-/** preValidation hook: the caller is resolved when credentials are given and valid; anonymous otherwise. */
+/** preParsing hook: the caller is resolved when credentials are given and valid; anonymous otherwise. */
 export function optionalUser(ctx: AppContext) {
   return async (request: FastifyRequest): Promise<void> => {
     try {

@@ -23,13 +23,27 @@ interface PartLimits {
   parts?: number;
 }
 
-/** The parts of a multipart request, one at a time; `undefined` after the last. */
+/**
+ * The parts of a multipart request, one at a time; `undefined` after the last. Whatever the parser refuses (no
+ * boundary, a body that ends early, a malformed part header) is the client's mistake: 1061, or 1005 for one file part
+ * too many, never a 500.
+ */
 function partReader(request: FastifyRequest, limits: PartLimits): () => Promise<Multipart | undefined> {
   const options = { limits: { ...limits, fieldSize: 64 * 1024 }, throwFileSizeLimit: false };
-  const parts: AsyncIterableIterator<Multipart> = request.parts(options as Parameters<FastifyRequest['parts']>[0]);
+  let parts: AsyncIterableIterator<Multipart> | undefined;
   return async () => {
-    const result = await parts.next();
-    return result.done ? undefined : result.value;
+    try {
+      parts ??= request.parts(options as Parameters<FastifyRequest['parts']>[0]);
+      const result = await parts.next();
+      return result.done ? undefined : result.value;
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      if ((err as { code?: string }).code === 'FST_FILES_LIMIT') {
+        if (limits.files === 1) throw new ApiError(1005, 'send one file part per chunk', { cause: err });
+        throw new ApiError(9000, `at most ${limits.files} files per request`, { status: 413, cause: err });
+      }
+      throw new ApiError(1061, (err as Error).message, { cause: err });
+    }
   };
 }
 
@@ -63,16 +77,7 @@ export async function* uploadFileParts(request: FastifyRequest, maxFiles: number
 export function chunkBody(request: FastifyRequest, chunkLength: number): ChunkBody {
   // One byte over the chunk is let through so that the exact-length counter sees, and refuses, a chunk that is too
   // long; a second file part trips the files limit (1005).
-  const read = partReader(request, { files: 1, fileSize: chunkLength + 1, fields: 20, parts: 40 });
-  const next = async (): Promise<Multipart | undefined> => {
-    try {
-      return await read();
-    } catch (err) {
-      if ((err as { code?: string }).code === 'FST_FILES_LIMIT')
-        throw new ApiError(1005, 'send one file part per chunk');
-      throw new ApiError(1061, (err as Error).message, { cause: err });
-    }
-  };
+  const next = partReader(request, { files: 1, fileSize: chunkLength + 1, fields: 20, parts: 40 });
   return {
     async filePart(): Promise<Readable> {
       for (let part = await next(); part; part = await next()) {
@@ -136,8 +141,9 @@ export function storeUploadParts(
   });
 }
 
-/** The x-service-no-json answer of an upload: its links as text, one per line. */
+/** The x-service-no-json answer of an upload: its links as text, joined with ",". */
 export function sendLinksAsText<T>(reply: FastifyReply, links: string[]): T {
   // A text answer is not serialised by the JSON schema of 200.
-  return reply.type('text/plain; charset=utf-8').send(`${links.join('\n')}\n`) as unknown as T;
+  // Joined with "," as Zipline's upload route does (its docs say one per line; its clients read the code's shape).
+  return reply.type('text/plain; charset=utf-8').send(links.join(',')) as unknown as T;
 }

@@ -42,12 +42,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
 }
 
 /**
- * The options of routes that need a caller: `guard` (requireUser, requireAdmin) as their preValidation hook, and their
+ * The options of routes that need a caller: `guard` (requireUser, requireAdmin) as their preParsing hook, and their
  * schema filed under `tags` and marked as needing the token or the session.
  */
 export function guardedRoute<G>(guard: G, tags: string[]) {
   return <S extends object>(schema: S) => ({
-    preValidation: guard,
+    preParsing: guard,
     schema: { ...schema, tags, security: AUTHENTICATED },
   });
 }

@@ -76,7 +76,7 @@ export const PASSWORD_GUESSES_PER_MINUTE = 10;
  * short URL and address, shared by the JSON unlock route and the page's password form (so that a password cannot be
  * guessed at twice the rate through two doors); past the limit -> 429, even for the right password.
  */
-export function passwordGuessGuard(request: FastifyRequest, kind: 'file' | 'url') {
+export function passwordGuessGuard(request: FastifyRequest, kind: 'file' | 'url' | 'share') {
   return async (targetId: string): Promise<void> => {
     guessKeys.set(request, `password-guess:${kind}:${targetId}:${request.ip}`);
     const result = await request.server.passwordGuessLimit(request);

@@ -22,6 +22,7 @@ export const UPLOAD_HEADERS = {
   folder: 'x-service-folder',
   domain: 'x-service-domain',
   noJson: 'x-service-no-json',
+  private: 'x-service-private',
   removeGps: 'x-service-remove-gps',
   compressionPercent: 'x-service-image-compression-percent',
   compressionType: 'x-service-image-compression-type',
@@ -82,7 +83,23 @@ function parseBoolean(name: string, value: string | undefined): boolean {
 }
 
 /**
- * `never`, a duration from now (30m, 7d, 1 week), or an absolute date (ISO 8601, optionally as `date=<ISO>`) in the
+ * A file name sent in a header, as Zipline's clients send it: `encodeURIComponent(name)`, decoded once (Zipline decodes
+ * x-zipline-filename and x-zipline-p-filename the same way). Raw UTF-8 bytes (latin1 on arrival) are read as UTF-8 first,
+ * so a name sent unencoded comes out as written too. A `%` that does not start an escape -> null.
+ */
+export function decodeFileNameHeader(value: string): string | null {
+  const text = decodeHeaderText(value);
+  if (!text.includes('%')) return text;
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `never`, a duration from now (30m, 7d, 1 week), an absolute date in ISO 8601, or `date=<date>` with any date a
+ * JavaScript Date reads (what Zipline takes: `date=` + `new Date().toString()`, an ISO or an RFC 1123 date), in the
  * future. Absent -> the default expiry from the settings.
  */
 function parseDeletesAt(value: string | undefined, settings: Settings, now: number): number | null {
@@ -94,16 +111,20 @@ function parseDeletesAt(value: string | undefined, settings: Settings, now: numb
   if (value.toLowerCase() === 'never') return null;
   const duration = parseDuration(value);
   if (duration !== null) return now + duration;
-  const dateText = value.replace(/^date=/i, '');
-  const at = /^\d{4}-\d{2}-\d{2}/.test(dateText) ? Date.parse(dateText) : Number.NaN;
-  if (Number.isNaN(at)) throw invalid(name, 'must be never, a duration such as 30m or 7d, or an ISO 8601 date');
+  const prefixed = /^date=/i.test(value);
+  const dateText = value.replace(/^date=/i, '').trim();
+  const at = prefixed || /^\d{4}-\d{2}-\d{2}/.test(dateText) ? Date.parse(dateText) : Number.NaN;
+  if (Number.isNaN(at)) {
+    throw invalid(name, 'must be never, a duration such as 30m or 7d, an ISO 8601 date, or date=<date>');
+  }
   if (at <= now) throw invalid(name, 'must be in the future');
   if (at > MAX_EXPIRY_MS) throw invalid(name, 'is too far in the future');
   return at;
 }
 
+/** A whole number of at least 1; absent, empty or 0 (Zipline's "no limit", which it ignores) -> no limit. */
 function parseMaxViews(value: string | undefined): number | null {
-  if (value === undefined || value === '') return null;
+  if (value === undefined || value === '' || /^0+$/.test(value)) return null;
   if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647) {
     throw invalid(UPLOAD_HEADERS.maxViews, 'must be a whole number of at least 1');
   }
@@ -116,6 +137,12 @@ function parseExtension(value: string | undefined): string | null {
     throw invalid(UPLOAD_HEADERS.fileExtension, 'must be letters and digits, such as png or .png');
   }
   return `.${value.replace(/^\./, '').toLowerCase()}`;
+}
+
+/** x-service-private: true or false; absent -> settings.uploadsPrivateByDefault. */
+function parsePrivate(value: string | undefined, settings: Settings): boolean {
+  if (value === undefined || value === '') return settings.uploadsPrivateByDefault;
+  return parseBoolean(UPLOAD_HEADERS.private, value);
 }
 
 /**
@@ -149,8 +176,12 @@ export function parseUploadOptions(headers: IncomingHttpHeaders, settings: Setti
   const formatText = headerText(headers, UPLOAD_HEADERS.format);
   let format = settings.filesDefaultFormat;
   if (formatText !== undefined && formatText !== '') {
-    const parsed = SETTING_DEFINITIONS.filesDefaultFormat.schema.safeParse(formatText.toLowerCase());
-    if (!parsed.success) throw invalid(UPLOAD_HEADERS.format, 'must be one of random, uuid, date, name, random-words');
+    // Zipline's older name for random-words is gfycat.
+    const asked = formatText.toLowerCase() === 'gfycat' ? 'random-words' : formatText.toLowerCase();
+    const parsed = SETTING_DEFINITIONS.filesDefaultFormat.schema.safeParse(asked);
+    if (!parsed.success) {
+      throw invalid(UPLOAD_HEADERS.format, 'must be one of random, uuid, date, name, random-words (or gfycat)');
+    }
     format = parsed.data;
   }
 
@@ -160,8 +191,12 @@ export function parseUploadOptions(headers: IncomingHttpHeaders, settings: Setti
   }
 
   const fileNameText = headerText(headers, UPLOAD_HEADERS.fileName);
-  const fileName = fileNameText === undefined || fileNameText === '' ? null : decodeHeaderText(fileNameText);
-  if (fileName !== null) assertUsableFileName(fileName);
+  let fileName: string | null = null;
+  if (fileNameText !== undefined && fileNameText !== '') {
+    fileName = decodeFileNameHeader(fileNameText);
+    if (fileName === null) throw new ApiError(1009, `${UPLOAD_HEADERS.fileName} has a % that starts no escape`);
+    assertUsableFileName(fileName);
+  }
 
   const folder = headerText(headers, UPLOAD_HEADERS.folder);
   if (folder !== undefined && folder.length > 64) throw invalid(UPLOAD_HEADERS.folder, 'is not a folder id');
@@ -184,6 +219,7 @@ export function parseUploadOptions(headers: IncomingHttpHeaders, settings: Setti
     folderId: folder === undefined || folder === '' ? null : folder,
     domain: domain ?? null,
     noJson: parseBoolean(UPLOAD_HEADERS.noJson, headerText(headers, UPLOAD_HEADERS.noJson)),
+    private: parsePrivate(headerText(headers, UPLOAD_HEADERS.private), settings),
     imageProcessing: parseImageProcessing(headers, settings),
   };
 }
@@ -263,7 +299,12 @@ export function parsePartialHeaders(headers: IncomingHttpHeaders): PartialHeader
   return {
     position: { start, end, total, lastChunk },
     token: token === undefined || token === '' ? null : token,
-    fileName: decodeHeaderText(headerText(headers, PARTIAL_HEADERS.fileName) ?? ''),
+    fileName: partialFileName(headerText(headers, PARTIAL_HEADERS.fileName) ?? ''),
     contentType: headerText(headers, PARTIAL_HEADERS.contentType) ?? '',
   };
+}
+
+/** x-service-p-filename decoded like x-service-filename; a name whose `%` starts no escape is kept as sent. */
+function partialFileName(value: string): string {
+  return decodeFileNameHeader(value) ?? decodeHeaderText(value);
 }

@@ -8,7 +8,10 @@ export type { ErrorCode } from './error-codes.js';
 export interface ApiErrorOptions {
   /** Extra properties for the body, e.g. the failing fields of a validation error. */
   extra?: Record<string, unknown>;
-  /** Only for the generic 9xxx codes, whose status "varies" by the spec (429, 413, 415 from the HTTP layer). */
+  /**
+   * Only for the generic 9xxx codes, whose status "varies" by the spec (429, 413, 415 from the HTTP layer); and 410
+   * for a 4xxx not-found whose thing existed and is gone (Zipline's /view of an expired file).
+   */
   status?: number;
   /** Extra headers for the response (Retry-After, Content-Range ...). */
   headers?: Record<string, string>;
@@ -28,7 +31,8 @@ export class ApiError extends Error {
     super(formatErrorMessage(code, context), { cause: options.cause });
     this.name = 'ApiError';
     const fixed = statusOfCode(code);
-    this.statusCode = options.status !== undefined && code >= 9000 ? options.status : fixed;
+    const gone = options.status === 410 && fixed === 404;
+    this.statusCode = options.status !== undefined && (code >= 9000 || gone) ? options.status : fixed;
     this.extra = options.extra;
     this.headers = options.headers;
   }

@@ -23,3 +23,21 @@ export function rawLink(base: string, name: string, options: { token?: string; d
   ];
   return `${base}/raw/${encodeURIComponent(name)}${query.length > 0 ? `?${query.join('&')}` : ''}`;
 }
+
+/** A share link of a file (file_shares): <base>/s/<id>. */
+export function shareLink(base: string, shareId: string): string {
+  return `${base}/s/${encodeURIComponent(shareId)}`;
+}
+
+/** The bytes behind a share link: <base>/s/<id>/raw, with the link's unlock `token` and/or `download`. */
+export function shareRawLink(
+  base: string,
+  shareId: string,
+  options: { token?: string | undefined; download?: boolean } = {},
+): string {
+  const query = [
+    ...(options.token ? [`token=${encodeURIComponent(options.token)}`] : []),
+    ...(options.download ? ['download'] : []),
+  ];
+  return `${shareLink(base, shareId)}/raw${query.length > 0 ? `?${query.join('&')}` : ''}`;
+}

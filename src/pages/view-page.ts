@@ -31,6 +31,8 @@ export interface ViewPageInput {
   tags?: ViewPageTag[] | undefined;
   /** The file's folder, when the owner shows it (view.showFolder) and the file is in one. */
   folder?: ViewPageFolder | undefined;
+  /** Where the page's bytes and its own address are, when not /raw/<name> and /view/<name> (a share link's page). */
+  links?: { raw: (download: boolean) => string; page: string } | undefined;
 }
 
 /** {file.name}-style placeholders of the embed texts. */
@@ -46,8 +48,9 @@ function fillPlaceholders(template: string, file: ServedFile): string {
   return template.replace(/\{(file\.[a-zA-Z]+)\}/g, (whole, key: string) => values[key] ?? whole);
 }
 
-function rawPath(file: ServedFile, token: string | undefined, download = false): string {
-  return rawLink('', file.name, { token, download });
+function rawPath(input: ViewPageInput, download = false): string {
+  if (input.links) return input.links.raw(download);
+  return rawLink('', input.file.name, { token: input.token, download });
 }
 
 function embedTags(input: ViewPageInput, kind: MediaKind): SafeHtml {
@@ -55,7 +58,7 @@ function embedTags(input: ViewPageInput, kind: MediaKind): SafeHtml {
   if (!view.embed) return new SafeHtml('');
   const isMedia = kind === 'image' || kind === 'video' || kind === 'audio';
   if (view.embedMediaOnly && !isMedia) return new SafeHtml('');
-  const raw = `${input.baseUrl}${rawPath(file, input.token)}`;
+  const raw = `${input.baseUrl}${rawPath(input)}`;
   const tags: SafeHtml[] = [];
   const title = view.embedTitle ? fillPlaceholders(view.embedTitle, file) : null;
   const description = view.embedDescription ? fillPlaceholders(view.embedDescription, file) : null;
@@ -70,7 +73,8 @@ function embedTags(input: ViewPageInput, kind: MediaKind): SafeHtml {
   tags.push(html`<meta property="og:site_name" content="${siteName}">`);
   if (view.embedColor && /^#[0-9a-fA-F]{3,8}$/.test(view.embedColor))
     tags.push(html`<meta name="theme-color" content="${view.embedColor}">`);
-  tags.push(html`<meta property="og:url" content="${`${input.baseUrl}/view/${encodeURIComponent(file.name)}`}">`);
+  const page = input.links?.page ?? `/view/${encodeURIComponent(file.name)}`;
+  tags.push(html`<meta property="og:url" content="${`${input.baseUrl}${page}`}">`);
   if (kind === 'image') {
     tags.push(
       html`<meta property="og:type" content="website"><meta property="og:image" content="${raw}"><meta property="og:image:type" content="${file.type}"><meta name="twitter:card" content="summary_large_image"><meta name="twitter:image" content="${raw}">`,
@@ -92,7 +96,7 @@ function embedTags(input: ViewPageInput, kind: MediaKind): SafeHtml {
 /** What the page shows in place of the file. */
 function fileContent(input: ViewPageInput, kind: MediaKind, displayName: string): SafeHtml {
   const { file, view } = input;
-  const src = rawPath(file, input.token);
+  const src = rawPath(input);
   if (kind === 'image') return html`<div class="media"><img src="${src}" alt="${displayName}"></div>`;
   if (kind === 'video')
     return html`<div class="media"><video src="${src}" controls playsinline preload="metadata"></video></div>`;
@@ -133,7 +137,7 @@ export function renderViewPage(input: ViewPageInput): RenderedPage {
       : '';
   const openOriginal =
     kind === 'image' || kind === 'video' || kind === 'audio' || (kind === 'text' && !view.disableTextFiles)
-      ? html`<a class="button secondary" href="${rawPath(file, input.token)}">${icon('open', 18)}Open original</a>`
+      ? html`<a class="button secondary" href="${rawPath(input)}">${icon('open', 18)}Open original</a>`
       : '';
   const body = html`<article class="card stack align-${align}">
 <header>
@@ -143,7 +147,7 @@ ${fileFacts(input)}
 ${view.content ? html`<p class="content-text">${fillPlaceholders(view.content, file)}</p>` : ''}
 ${fileContent(input, kind, displayName)}
 ${tags}
-<div class="actions"><a class="button" href="${rawPath(file, input.token, true)}">${icon('download', 18)}Download</a>${openOriginal}</div>
+<div class="actions"><a class="button" href="${rawPath(input, true)}">${icon('download', 18)}Download</a>${openOriginal}</div>
 </article>`;
   return renderPage({ title: displayName, siteTitle: input.siteTitle, head: embedTags(input, kind), body });
 }

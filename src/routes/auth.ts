@@ -76,7 +76,7 @@ export const authRoutes: RouteModule = (app, ctx) => {
         throw new ApiError(9001, 'cross-site request refused: sign out from this site');
       }
     },
-    preValidation: optionalUser(ctx),
+    preParsing: optionalUser(ctx),
     schema: {
       summary: 'End the current session and clear its cookie (POST; GET from this site only)',
       description: 'A GET or POST that the browser says another site made (Sec-Fetch-Site, Origin) -> 403/9001.',

@@ -11,6 +11,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
+import { authenticate } from '../http/auth.js';
 import { FILES_ROUTE_INTERNAL, publicBaseUrl } from '../http/links.js';
 import { fileLink } from '../lib/links.js';
 import {
@@ -26,6 +27,7 @@ import type { RouteModule } from '../http/types.js';
 import { mediaKind } from '../lib/media-types.js';
 import {
   assertUnlocked,
+  assertVisibleTo,
   countBytesView,
   countView,
   findServedFile,
@@ -53,8 +55,29 @@ const querystring = z.object({
 type ServeRequest = FastifyRequest & { query: z.infer<typeof querystring> };
 
 function cacheControl(file: ServedFile): string {
-  // Views of these must reach us to be counted or checked.
-  return file.password !== null || file.max_views !== null ? 'private, no-store' : 'public, max-age=3600';
+  // Views of these must reach us to be counted or checked; a private file's answer is for its owner alone.
+  return file.password !== null || file.max_views !== null || file.private === 1
+    ? 'private, no-store'
+    : 'public, max-age=3600';
+}
+
+/**
+ * The file served under `name`, as this caller may see it: a private file only to its owner (signed in with the
+ * session cookie or a token); to anyone else 4000, as if it did not exist. Credentials are read only for private
+ * files, so the common case costs no look-up.
+ */
+async function visibleFile(
+  ctx: AppContext,
+  request: FastifyRequest,
+  name: string,
+  options: { expiredStatus?: 404 | 410 } = {},
+): Promise<ServedFile> {
+  const file = await findServedFile(ctx, name, options);
+  if (file.private === 1) {
+    const viewer = await authenticate(ctx, request).catch(() => null);
+    assertVisibleTo(file, viewer?.user.id ?? null);
+  }
+  return file;
 }
 
 /** The bytes of a file, once unlocked; a GET from the start counts a view. */
@@ -135,8 +158,21 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
       if (thumbnailOf !== null) {
         return sendThumbnail(request, reply, await openPublicThumbnail(ctx, thumbnailOf), 'public, max-age=3600');
       }
-      return sendFileBytes(ctx, request, reply, await findServedFile(ctx, request.params.name));
+      return sendFileBytes(ctx, request, reply, await visibleFile(ctx, request, request.params.name));
     },
+  });
+
+  // Zipline's short address of the bytes. A filesRoute or urlsRoute set to /r is matched first (rewritten before
+  // routing), so this never hides a deployment's own links.
+  app.route({
+    method: ['GET', 'HEAD'],
+    url: '/r/:name',
+    schema: { summary: "Zipline's /r/<name>: 301 to /raw/<name>", tags: ['files'], params },
+    handler: async (request, reply) =>
+      reply
+        .code(301)
+        .header('location', `/raw/${encodeURIComponent(request.params.name)}`)
+        .send(),
   });
 
   app.route({
@@ -145,7 +181,7 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
     schema: schema('The share link: the view page for browsers when the owner enabled it, otherwise the bytes'),
     errorHandler,
     handler: async (request, reply) => {
-      const file = await findServedFile(ctx, request.params.name);
+      const file = await visibleFile(ctx, request, request.params.name);
       if (await wantsPage(ctx, request, file)) return sendViewPage(ctx, request, reply, file);
       return sendFileBytes(ctx, request, reply, file);
     },
@@ -159,7 +195,9 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
       ),
       errorHandler,
     },
-    async (request, reply) => sendViewPage(ctx, request, reply, await findServedFile(ctx, request.params.name)),
+    // An expired file answers 410 here, as Zipline's /view does (then it is deleted: 404 from the next request on).
+    async (request, reply) =>
+      sendViewPage(ctx, request, reply, await visibleFile(ctx, request, request.params.name, { expiredStatus: 410 })),
   );
 
   // The password form's post, on both addresses that show it; the redirect goes back to the address it came from.
@@ -190,7 +228,7 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
           ),
         },
         async (request, reply) => {
-          const file = await findServedFile(ctx, request.params.name);
+          const file = await visibleFile(ctx, request, request.params.name);
           const password = request.body.password ?? '';
           if (password === '')
             return sendPage(reply, renderPasswordPage(file, ctx.settings.get().siteTitle, 'empty'), 403);

@@ -71,6 +71,14 @@ function ziplineDeleteOptions(body: z.infer<typeof ZiplineFolderDelete>): Folder
   }
 }
 
+/** Zipline's name for `public` on POST and PATCH /api/user/folders[/:id]. */
+const IsPublic = z.boolean().optional().describe("Zipline's name for public (when both come, public wins)");
+
+/** `public` from the body, under Chute's name or Zipline's `isPublic`. */
+function publicFlag(body: { public?: boolean | undefined; isPublic?: boolean | undefined }): boolean | undefined {
+  return body.public ?? body.isPublic;
+}
+
 export const folderRoutes: RouteModule = (app, ctx) => {
   const guarded = guardedRoute(requireUser(ctx), tags);
 
@@ -95,12 +103,24 @@ export const folderRoutes: RouteModule = (app, ctx) => {
       body: z.object({
         name: FolderNameSchema,
         public: z.boolean().optional(),
+        isPublic: IsPublic,
         allowUploads: z.boolean().optional(),
         parentId: ParentId.optional(),
+        files: z
+          .array(Id)
+          .max(1000)
+          .optional()
+          .describe("Zipline's key: ids of the caller's files to put into the new folder (4000 when one is not)"),
       }),
       response: { 200: FolderSchema },
     }),
-    async (request) => toFolderDto(await createFolder(ctx, caller(request).user.id, request.body)),
+    async (request) => {
+      const { isPublic: _isPublic, files, ...input } = request.body;
+      const userId = caller(request).user.id;
+      return toFolderDto(
+        await createFolder(ctx, userId, { ...input, public: publicFlag(request.body), fileIds: files ?? [] }),
+      );
+    },
   );
 
   app.get(
@@ -129,12 +149,21 @@ export const folderRoutes: RouteModule = (app, ctx) => {
       body: z.object({
         name: FolderNameSchema.optional(),
         public: z.boolean().optional(),
+        isPublic: IsPublic,
         allowUploads: z.boolean().optional(),
         parentId: ParentId.optional(),
       }),
       response: { 200: FolderSchema },
     }),
-    async (request) => toFolderDto(await updateFolder(ctx, caller(request).user.id, request.params.id, request.body)),
+    async (request) => {
+      const { isPublic: _isPublic, ...patch } = request.body;
+      return toFolderDto(
+        await updateFolder(ctx, caller(request).user.id, request.params.id, {
+          ...patch,
+          public: publicFlag(request.body),
+        }),
+      );
+    },
   );
 
   app.delete(
@@ -189,17 +218,26 @@ export const folderRoutes: RouteModule = (app, ctx) => {
     },
   );
 
-  app.post(
-    '/api/user/folders/:id/files',
-    guarded({
-      summary: "Put one of the caller's files into the folder (1011 when it is already there)",
-      params: FolderIdParams,
-      body: z.object({ id: Id.describe('the file') }),
-      response: { 200: FolderSchema },
-    }),
-    async (request) =>
-      toFolderDto(await addFileToFolder(ctx, caller(request).user.id, request.params.id, request.body.id)),
-  );
+  // POST .../files is Chute's address, PUT /api/user/folders/:id Zipline's; the same body, answer and codes.
+  for (const route of [
+    { method: 'post', url: '/api/user/folders/:id/files', summary: "Put one of the caller's files into the folder" },
+    { method: 'put', url: '/api/user/folders/:id', summary: "Zipline's address of POST /api/user/folders/:id/files" },
+  ] as const) {
+    app[route.method](
+      route.url,
+      guarded({
+        summary: route.summary,
+        description: "1013 without id, 4000 for a file that is not the caller's, 1011 when it is already there.",
+        params: FolderIdParams,
+        body: z.object({ id: Id.optional().describe('the file') }),
+        response: { 200: FolderSchema },
+      }),
+      async (request) => {
+        if (request.body.id === undefined) throw new ApiError(1013);
+        return toFolderDto(await addFileToFolder(ctx, caller(request).user.id, request.params.id, request.body.id));
+      },
+    );
+  }
 
   app.delete(
     '/api/user/folders/:id/files/:fileId',
@@ -212,15 +250,13 @@ export const folderRoutes: RouteModule = (app, ctx) => {
       toFolderDto(await removeFileFromFolder(ctx, caller(request).user.id, request.params.id, request.params.fileId)),
   );
 
-  app.get(
-    '/api/user/folders/:id/zip',
-    guarded({
-      summary: 'Download the folder and the folders below it as a zip (streamed)',
-      params: FolderIdParams,
-    }),
-    async (request, reply) => {
+  for (const [url, summary] of [
+    ['/api/user/folders/:id/zip', 'Download the folder and the folders below it as a zip (streamed)'],
+    ['/api/user/folders/:id/export', "Zipline's address of GET /api/user/folders/:id/zip"],
+  ] as const) {
+    app.get(url, guarded({ summary, params: FolderIdParams }), async (request, reply) => {
       const folder = await getOwnFolder(ctx, caller(request).user.id, request.params.id);
       return sendFolderZip(ctx, reply, folder, 'owner');
-    },
-  );
+    });
+  }
 };

@@ -6,6 +6,8 @@ import { guardedRoute } from '../http/openapi.js';
 import { loginRateLimit } from '../http/rate-limit.js';
 import type { RouteModule } from '../http/types.js';
 import { Id, IsoDateTime } from '../schemas/common.js';
+import { RoleSchema } from '../schemas/user.js';
+import { isApiError } from '../lib/errors.js';
 import { createInvite, deleteInvite, getInvite, listInvites, lookUpInviteCode } from '../services/invites.js';
 
 const tags = ['invites'];
@@ -20,7 +22,7 @@ const InviteSchema = z
     maxUses: z.number().int().nullable(),
     uses: z.number().int(),
     inviterId: z.string().nullable(),
-    inviter: z.object({ id: z.string(), username: z.string() }).nullable(),
+    inviter: z.object({ id: z.string(), username: z.string(), role: RoleSchema }).nullable(),
   })
   .meta({ id: 'Invite' });
 
@@ -76,6 +78,31 @@ export const invitesRoutes: RouteModule = (app, ctx) => {
       },
     },
     async (request) => lookUpInviteCode(ctx, request.params.code),
+  );
+
+  // Zipline's look-up: ?code=, answered {invite} with the invite or null, never an error (an open route must not
+  // say more than "no such invite" either way).
+  app.get(
+    '/api/auth/invites/web',
+    {
+      config: { rateLimit: loginRateLimit(ctx) },
+      schema: {
+        summary: "Zipline's public look-up of an invite code: {invite} (null when unknown, used up, expired or off)",
+        tags,
+        querystring: z.object({ code: z.string().max(128).optional() }),
+        response: { 200: z.object({ invite: PublicInviteSchema.nullable() }) },
+      },
+    },
+    async (request) => {
+      const code = request.query.code;
+      if (code === undefined || code === '') return { invite: null };
+      try {
+        return { invite: await lookUpInviteCode(ctx, code) };
+      } catch (err) {
+        if (isApiError(err) && err.statusCode < 500) return { invite: null };
+        throw err;
+      }
+    },
   );
 
   app.get(

@@ -68,7 +68,7 @@ export const oauthRoutes: RouteModule = (app, ctx) => {
     app.get(
       callbackPath(provider),
       {
-        preValidation: optionalUser(ctx),
+        preParsing: optionalUser(ctx),
         errorHandler: oauthErrorHandler(ctx, provider),
         schema: {
           summary: `Sign in with ${provider}: start the flow, or finish it when the provider sends the browser back`,

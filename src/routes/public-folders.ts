@@ -77,7 +77,6 @@ async function uploadIntoFolder(
 /** Why an upload from the folder page failed, in words. */
 function uploadFailure(error: ApiError): string {
   switch (error.code) {
-    case 5000:
     case 5001:
       return 'A file is larger than this server accepts.';
     case 5002:
@@ -94,18 +93,24 @@ function uploadFailure(error: ApiError): string {
 }
 
 export const publicFolderRoutes: RouteModule = (app, ctx) => {
-  app.get(
-    '/api/folders/:id',
-    {
-      schema: {
-        summary: 'A public folder as anonymous visitors see it: files with their links, public child folders',
-        tags,
-        params: FolderIdParams,
-        response: { 200: PublicFolderSchema },
+  for (const [url, summary] of [
+    ['/api/folders/:id', 'A public folder as anonymous visitors see it: files with their links, public child folders'],
+    ['/api/server/folder/:id', "Zipline's address of GET /api/folders/:id (?uploads is accepted and changes nothing)"],
+  ] as const) {
+    app.get(
+      url,
+      {
+        schema: {
+          summary,
+          tags,
+          params: FolderIdParams,
+          querystring: z.object({ uploads: z.string().optional() }),
+          response: { 200: PublicFolderSchema },
+        },
       },
-    },
-    async (request) => publicFolderDto(ctx, publicBaseUrl(ctx, request), request.params.id),
-  );
+      async (request) => publicFolderDto(ctx, publicBaseUrl(ctx, request), request.params.id),
+    );
+  }
 
   app.get(
     '/api/folders/:id/zip',

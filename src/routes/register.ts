@@ -17,7 +17,7 @@ export const registerRoutes: RouteModule = (app, ctx) => {
         summary: 'Register a USER and log them in (sets the session cookie)',
         description:
           'Without code: needs registrationEnabled (1037). With code: needs invitesEnabled (1036) and a live invite ' +
-          '(1035 when unknown, expired or used up), and uses it once. A taken username answers 1038.',
+          '(1035 when unknown, expired or used up), and uses it once. A taken username answers 1039 (as Zipline).',
         tags: ['auth'],
         body: z.object({
           username: z.string().min(1).max(128),

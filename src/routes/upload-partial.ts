@@ -55,7 +55,7 @@ export const uploadPartialRoutes: RouteModule = (app, ctx) => {
   app.post(
     '/api/upload/partial',
     {
-      preValidation: requireUser(ctx),
+      preParsing: requireUser(ctx),
       config: { rateLimit: { ...uploadLimit, allowList } },
       schema: {
         summary: 'Upload one file in chunks',

@@ -31,7 +31,10 @@ const optionHeaders = z.object({
     .string()
     .optional()
     .describe('host for the returned links (comma separated: one at random)'),
-  [UPLOAD_HEADERS.noJson]: z.string().optional().describe('true: answer the links as text, one per line'),
+  [UPLOAD_HEADERS.noJson]: z
+    .string()
+    .optional()
+    .describe('true: answer the links as text, joined with "," (as Zipline)'),
   [UPLOAD_HEADERS.removeGps]: z
     .string()
     .optional()
@@ -49,7 +52,7 @@ export const uploadRoutes: RouteModule = (app, ctx) => {
   app.post(
     '/api/upload',
     {
-      preValidation: requireUser(ctx),
+      preParsing: requireUser(ctx),
       config: { rateLimit: uploadRateLimit(ctx) },
       // A body of another type fails in Fastify's content-type parsing, before the handler: it is not multipart.
       errorHandler: (err, request, reply) => {
@@ -65,8 +68,8 @@ export const uploadRoutes: RouteModule = (app, ctx) => {
       schema: {
         summary: 'Upload one or more files (multipart parts named file)',
         description:
-          'Each file streams into storage; over the size limit -> 413/5000, over the quota -> 413/5002 (nothing is ' +
-          'kept). Not multipart -> 1061, no file part -> 1062. With x-service-no-json the answer is text/plain, one link per line.',
+          'Each file streams into storage; over the size limit -> 413/5001, over the quota -> 413/5002 (nothing is ' +
+          'kept). Not multipart -> 1061, no file part -> 1062. With x-service-no-json the answer is text/plain, the links joined with ",".',
         tags: ['files'],
         security: AUTHENTICATED,
         headers: optionHeaders,

@@ -45,7 +45,9 @@ export const urlRoutes: RouteModule = (app, ctx) => {
       headers: ShortenHeaders,
       body: z.object({
         destination: DestinationSchema,
-        vanity: VanitySchema.optional().describe('a chosen name instead of a random code (1041 when taken)'),
+        vanity: VanitySchema.optional().describe(
+          'a chosen name instead of a random code (1041 when another vanity, 1042 when a random code)',
+        ),
         enabled: z.boolean().optional(),
       }),
       response: { 200: UrlSchema, 201: z.string().describe('x-service-no-json: the bare link') },
@@ -109,7 +111,7 @@ export const urlRoutes: RouteModule = (app, ctx) => {
       params: UrlIdParams,
       body: z.object({
         destination: DestinationSchema.optional(),
-        vanity: VanitySchema.nullable().optional().describe('1042 when taken'),
+        vanity: VanitySchema.nullable().optional().describe('1041 when another vanity, 1042 when a random code'),
         enabled: z.boolean().optional(),
         maxViews: z.number().int().min(1).nullable().optional(),
         password: z.string().max(1024).nullable().optional(),

@@ -27,7 +27,7 @@ export const userAvatarRoutes: RouteModule = (app, ctx) => {
   app.get(
     '/api/user/avatar',
     {
-      preValidation: requireUser(ctx),
+      preParsing: requireUser(ctx),
       schema: {
         summary: "The caller's avatar image (404, 9002 when none)",
         tags: ['user'],
@@ -41,7 +41,7 @@ export const userAvatarRoutes: RouteModule = (app, ctx) => {
   app.get(
     '/api/users/:id/avatar',
     {
-      preValidation: requireAdmin(ctx),
+      preParsing: requireAdmin(ctx),
       schema: {
         summary: "A user's avatar image (4009 unknown user, 9002 no avatar)",
         tags: ['users'],

@@ -26,6 +26,7 @@ import {
 } from '../services/files.js';
 import { listFiles } from '../services/file-listing.js';
 import { openThumbnail } from '../services/thumbnails.js';
+import { assertTagsOf, setFileTags } from '../services/tags.js';
 
 const tags = ['files'];
 const fileParams = z.object({ id: z.string().min(1).max(1024).describe('file id or served name') });
@@ -137,7 +138,10 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
     '/api/user/files/transaction',
     guarded({
       summary: 'Delete many files and their bytes',
-      body: z.object({ files: bulkFiles }),
+      description:
+        "Zipline's delete_datasourceFiles is accepted; Chute removes the bytes with the records whatever its value " +
+        '(a record is never left without its bytes, nor bytes without a record).',
+      body: z.object({ files: bulkFiles, delete_datasourceFiles: z.boolean().optional() }),
       response: { 200: z.object({ count: z.number().int() }) },
     }),
     async (request) => deleteFilesInBulk(ctx, caller(request).user, request.body.files),
@@ -161,7 +165,8 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
     guarded({
       summary:
         'Edit a file: rename, favourite, originalName, password (null clears), maxViews (null or 0 clears), type, ' +
-        'deletesAt (a future date; null keeps the file)',
+        'deletesAt (a future date; null keeps the file), private (served only to the owner and through share links), ' +
+        "tags (Zipline's key: the ids of all its tags, 1032 for one that is not the owner's)",
       params: fileParams,
       body: z.object({
         name: z.string().min(1).max(1024).optional(),
@@ -171,15 +176,24 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
         maxViews: z.number().int().min(0).max(2_147_483_647).nullable().optional(),
         type: z.string().min(1).max(255).optional(),
         deletesAt: IsoDateTime.nullable().optional(),
+        private: z.boolean().optional(),
+        tags: z.array(Id).max(100).optional(),
       }),
       response: { 200: FileSchema },
     }),
     async (request) => {
-      const { deletesAt, ...patch } = request.body;
-      const row = await updateFile(ctx, caller(request).user, request.params.id, {
+      const { deletesAt, tags, ...patch } = request.body;
+      const user = caller(request).user;
+      // The tags are checked before anything changes, so a bad one (1032) leaves the file as it was.
+      if (tags !== undefined) {
+        const file = await findManagedFile(ctx, user, request.params.id);
+        if (file.user_id !== null) await assertTagsOf(ctx, file.user_id, tags);
+      }
+      const row = await updateFile(ctx, user, request.params.id, {
         ...patch,
         ...(deletesAt === undefined ? {} : { deletesAt: deletesAt === null ? null : Date.parse(deletesAt) }),
       });
+      if (tags !== undefined && row.user_id !== null) await setFileTags(ctx, row.user_id, row.id, tags, 'replace');
       return (await toFileDtos(ctx, publicBaseUrl(ctx, request), [row]))[0]!;
     },
   );
@@ -231,7 +245,7 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
   app.post(
     '/api/user/files/:id/password',
     {
-      preValidation: optionalUser(ctx),
+      preParsing: optionalUser(ctx),
       schema: {
         summary: "Trade a protected file's password for a short-lived access token (?token= on /raw and /u)",
         description:

@@ -6,7 +6,9 @@ import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
 import { Id } from '../schemas/common.js';
 import { QuotaInputSchema, RoleSchema, UserSchema } from '../schemas/user.js';
-import { createUser, deleteUser, getUser, listUsers, updateUser } from '../services/users.js';
+import { TagSchema } from '../schemas/tag.js';
+import { listTags, toTagDto } from '../services/tags.js';
+import { createUser, deleteUser, getUser, listUsers, readableUser, updateUser } from '../services/users.js';
 
 const tags = ['users'];
 const Username = z.string().min(1).max(128);
@@ -61,11 +63,24 @@ export const usersRoutes: RouteModule = (app, ctx) => {
   app.get(
     '/api/users/:id',
     adminOnly({
-      summary: 'One user (4009 when unknown)',
+      summary: 'One user (4009 when unknown, 3019 when the caller does not manage them)',
       params: Params,
       response: { 200: z.object({ user: UserSchema }) },
     }),
-    async (request) => ({ user: await getUser(ctx, request.params.id) }),
+    async (request) => ({ user: await getUser(ctx, caller(request).user, request.params.id) }),
+  );
+
+  app.get(
+    '/api/users/:id/tags',
+    adminOnly({
+      summary: "A user's tags (4009 when unknown, 3019 when an ADMIN asks for an ADMIN or a SUPERADMIN)",
+      params: Params,
+      response: { 200: z.array(TagSchema) },
+    }),
+    async (request) => {
+      const user = await readableUser(ctx, caller(request).user, request.params.id);
+      return (await listTags(ctx, user.id)).map(toTagDto);
+    },
   );
 
   app.patch(

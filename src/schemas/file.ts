@@ -16,6 +16,9 @@ export const FileSchema = z
     maxViews: z.number().int().nullable(),
     favorite: z.boolean(),
     password: z.boolean().describe('whether the file is password protected'),
+    private: z
+      .boolean()
+      .describe('served only to its owner and through share links; anyone else gets 404 under its plain links'),
     folderId: z.string().nullable(),
     userId: z.string().nullable(),
     createdAt: IsoDateTime,

@@ -108,9 +108,11 @@ export type UserWithTokenDto = z.infer<typeof UserWithTokenSchema>;
  * A quota as an admin writes it (PATCH/POST /api/users): filesQuota BY_BYTES needs maxBytes (1056), BY_FILES needs
  * maxFiles (1057), NONE limits no files (only maxUrls, if given). maxBytes takes bytes or a size such as "10gb".
  */
+const FilesQuotaKind = z.enum(['BY_BYTES', 'BY_FILES', 'NONE']);
 export const QuotaInputSchema = z
   .object({
-    filesQuota: z.enum(['BY_BYTES', 'BY_FILES', 'NONE']),
+    filesQuota: FilesQuotaKind.optional().describe('required, here or as filesType'),
+    filesType: FilesQuotaKind.optional().describe("Zipline's name for filesQuota (when both come, filesQuota wins)"),
     maxBytes: z
       .union([z.string().max(32), z.number().int().min(0)])
       .nullable()
@@ -118,6 +120,11 @@ export const QuotaInputSchema = z
     maxFiles: z.number().int().min(0).nullable().optional(),
     maxUrls: z.number().int().min(0).nullable().optional(),
   })
-  .meta({ id: 'QuotaWrite' });
+  .meta({ id: 'QuotaWrite' })
+  .refine((q) => q.filesQuota !== undefined || q.filesType !== undefined, {
+    message: "filesQuota (or Zipline's filesType) is required",
+    path: ['filesQuota'],
+  })
+  .transform(({ filesType, filesQuota, ...rest }) => ({ ...rest, filesQuota: (filesQuota ?? filesType)! }));
 
 export type QuotaInput = z.infer<typeof QuotaInputSchema>;

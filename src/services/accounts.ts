@@ -9,6 +9,7 @@ import type { ErrorCode } from '../lib/error-codes.js';
 import { newId, newSecretToken } from '../lib/ids.js';
 import { parseBase64Image } from '../lib/images.js';
 import { hashPassword, verifyPassword } from '../lib/passwords.js';
+import { canonicalUsername, usernameKey } from '../lib/usernames.js';
 import type { UserDto, UserViewSettings } from '../schemas/user.js';
 import { parseView, toUserDto } from './mappers.js';
 import { listSessionsOf, revokeOtherSessions } from './sessions.js';
@@ -72,8 +73,9 @@ export interface NewUserInput {
 }
 
 /**
- * Inserts a user with a fresh API token. A taken username -> `takenCode` (the spec has one code per context:
- * 1038 on registration, 1040 when an admin creates a user).
+ * Inserts a user with a fresh API token. The username is stored in its canonical form (lib/usernames.ts: a name it
+ * refuses -> 1000); one taken in any case or spelling -> `takenCode` (one code per context, as Zipline: 1039 on
+ * registration, 1040 when an admin creates a user).
  */
 export async function insertUser(
   ctx: AppContext,
@@ -81,11 +83,13 @@ export async function insertUser(
   input: NewUserInput,
   takenCode: ErrorCode = 1040,
 ): Promise<UserRow> {
+  const username = canonicalUsername(input.username);
   const now = ctx.clock.now();
   const token = newSecretToken();
   const row: UserRow = {
     id: newId(),
-    username: input.username,
+    username,
+    username_key: usernameKey(username),
     password: input.passwordHash,
     avatar: input.avatar ?? null,
     role: input.role,
@@ -120,6 +124,7 @@ export async function completeFirstSetup(
   ctx: AppContext,
   input: { username: string; password: string },
 ): Promise<UserRow> {
+  canonicalUsername(input.username);
   // Hash before the transaction: argon2 takes tens of milliseconds and must not hold a database lock.
   const passwordHash = await hashPassword(input.password);
   return ctx.db.transaction().execute(async (trx) => {
@@ -158,7 +163,7 @@ export async function loginWithPassword(
   input: PasswordLoginInput,
   rp: RelyingParty,
 ): Promise<PasswordLoginResult> {
-  const user = await ctx.db.selectFrom('users').selectAll().where('username', '=', input.username).executeTakeFirst();
+  const user = await findUserByName(ctx.db, input.username);
   const ok = await verifyPassword(user?.password, input.password);
   if (!user || !ok) throw new ApiError(1044);
   if (!user.totp_secret) return { kind: 'ok', user };
@@ -172,6 +177,23 @@ export async function loginWithPassword(
   }
   if (!(await acceptSecondFactorCode(ctx, user, input.code))) throw new ApiError(1045);
   return { kind: 'ok', user };
+}
+
+/**
+ * The account a typed name signs in to: the one with exactly that name, else the one whose name is the same to a
+ * reader (any case, full-width letters, surrounding spaces). The exact match first keeps every account reachable
+ * when two older names share a key (migration 0014).
+ */
+export async function findUserByName(db: Db, typed: string): Promise<UserRow | undefined> {
+  const exact = await db.selectFrom('users').selectAll().where('username', '=', typed).executeTakeFirst();
+  if (exact) return exact;
+  return db.selectFrom('users').selectAll().where('username_key', '=', usernameKey(typed)).executeTakeFirst();
+}
+
+/** The columns of a username change (canonical form and key); a name lib/usernames.ts refuses -> 1000. */
+export function usernameColumns(requested: string): Pick<UserRow, 'username' | 'username_key'> {
+  const username = canonicalUsername(requested);
+  return { username, username_key: usernameKey(username) };
 }
 
 /** The user's API token in clear, as GET /api/user shows it. */
@@ -207,7 +229,7 @@ export interface ProfileUpdate {
 }
 
 /**
- * PATCH /api/user: missing properties stay, view merges key by key, a taken username -> 1039. A new password also
+ * PATCH /api/user: missing properties stay, view merges key by key, a taken username -> 1038 (as Zipline). A new password also
  * replaces the API token and signs out every other session of the user (a stolen session or token must not outlive
  * the password change meant to lock its thief out); `currentSessionId` is the one making the change, which stays.
  *
@@ -222,7 +244,9 @@ export async function updateProfile(
   currentSessionId: string | null = null,
 ): Promise<UserRow> {
   const changes: Partial<UserRow> = {};
-  if (patch.username !== undefined && patch.username !== user.username) changes.username = patch.username;
+  if (patch.username !== undefined && patch.username !== user.username) {
+    Object.assign(changes, usernameColumns(patch.username));
+  }
   if (patch.password !== undefined) {
     if (patch.currentPassword !== undefined) {
       if (!user.password) throw new ApiError(1068);
@@ -245,7 +269,8 @@ export async function updateProfile(
       if (changes.password !== undefined) await revokeOtherSessions(ctx, user.id, currentSessionId, trx);
     });
   } catch (err) {
-    if (isUniqueViolation(err, 'username')) throw new ApiError(1039);
+    // 1038 on PATCH /api/user, as Zipline (registration answers 1039).
+    if (isUniqueViolation(err, 'username')) throw new ApiError(1038);
     throw err;
   }
   return { ...user, ...changes };

@@ -33,39 +33,67 @@ export type ServedFile = Pick<
   | 'storage_key'
   | 'created_at'
   | 'folder_id'
+  | 'private'
 >;
 
-/** The file served under `name`; missing or expired -> 4000 (an expired one is deleted on the way). */
+/** The columns of ServedFile, as every look-up of a file to serve reads them. */
+const SERVED_COLUMNS = [
+  'id',
+  'name',
+  'original_name',
+  'type',
+  'size',
+  'views',
+  'max_views',
+  'password',
+  'deletes_at',
+  'user_id',
+  'storage_key',
+  'created_at',
+  'folder_id',
+  'private',
+] as const;
+
 /** The look-up of every /raw, /u and /view request: the files.name index. */
 const servedFileByName = precompiledByKey((db, name) =>
-  db
-    .selectFrom('files')
-    .select([
-      'id',
-      'name',
-      'original_name',
-      'type',
-      'size',
-      'views',
-      'max_views',
-      'password',
-      'deletes_at',
-      'user_id',
-      'storage_key',
-      'created_at',
-      'folder_id',
-    ])
-    .where('name', '=', name),
+  db.selectFrom('files').select(SERVED_COLUMNS).where('name', '=', name),
 );
 
-export async function findServedFile(ctx: AppContext, name: string): Promise<ServedFile> {
-  const row = await servedFileByName(ctx.db, name);
+type ExpiredStatus = { expiredStatus?: 404 | 410 };
+
+/**
+ * The file served under `name`; missing or expired -> 4000 (an expired one is deleted on the way; its status is
+ * `expiredStatus`, 410 for /view as Zipline answers it).
+ */
+export async function findServedFile(ctx: AppContext, name: string, options: ExpiredStatus = {}): Promise<ServedFile> {
+  return liveFile(ctx, await servedFileByName(ctx.db, name), options);
+}
+
+/** The same by id (a share link's file); missing or expired -> 4000. */
+export async function findServedFileById(ctx: AppContext, id: string): Promise<ServedFile> {
+  const row = await ctx.db.selectFrom('files').select(SERVED_COLUMNS).where('id', '=', id).executeTakeFirst();
+  return liveFile(ctx, row);
+}
+
+async function liveFile(
+  ctx: AppContext,
+  row: ServedFile | undefined,
+  options: ExpiredStatus = {},
+): Promise<ServedFile> {
   if (!row) throw new ApiError(4000);
   if (row.deletes_at !== null && row.deletes_at <= ctx.clock.now()) {
     await deleteFiles(ctx, [row]);
-    throw new ApiError(4000);
+    throw new ApiError(4000, 'expired', { status: options.expiredStatus ?? 404 });
   }
   return row;
+}
+
+/**
+ * A private file is served under its plain links to its owner only; anyone else (signed in or not) gets what a
+ * missing file gets (4000), and reaches it only through a share link (services/file-shares.ts).
+ */
+export function assertVisibleTo(file: Pick<ServedFile, 'private' | 'user_id'>, viewerId: string | null): void {
+  if (file.private === 1 && (viewerId === null || viewerId !== file.user_id)) throw new ApiError(4000);
 }
 
 /**
@@ -110,6 +138,7 @@ export async function unlockFile(
   const row = await fileByIdOrName(ctx, idOrName);
   if (!row || (row.deletes_at !== null && row.deletes_at <= ctx.clock.now())) throw new ApiError(4000);
   const trusted = caller !== null && (await managesFilesOf(ctx, caller, [row.user_id]));
+  if (row.private === 1 && !trusted) throw new ApiError(4000);
   if (row.password !== null && !trusted) {
     await countGuess(row.id);
     if (!(await verifyPassword(row.password, password ?? ''))) throw new ApiError(3005);
@@ -133,8 +162,10 @@ export async function countView(ctx: AppContext, file: ServedFile): Promise<View
     .set((eb) => ({ views: eb('views', '+', 1) }))
     .where('id', '=', file.id)
     .where((eb) => eb.or([eb('max_views', 'is', null), eb('views', '<', eb.ref('max_views'))]))
-    .returning(['views', 'max_views'])
+    .returning(['views', 'max_views', 'user_id'])
     .executeTakeFirst();
+  // The owner's view total follows with the next flush of the batched views (no shared row written here).
+  if (counted) ctx.views.written('files', file.id, counted.user_id);
   if (!counted) {
     // No views left. Whoever removes the record removes the bytes: not a request that lost the race against the
     // last view, whose bytes are still being sent.

@@ -2,7 +2,6 @@
 // deleting one or many, recent files and statistics. Another user's file is answered like a missing one (4000);
 // ADMIN and SUPERADMIN may manage the files of the accounts they manage (managesFilesOf). Deleting a file deletes
 // its bytes too.
-import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { FileRow, UserRow } from '../db/types.js';
@@ -12,6 +11,7 @@ import { assertUsableFileName, assertUsableOriginalName } from '../lib/file-name
 import { fileLink } from '../lib/links.js';
 import { managesRole } from '../lib/roles.js';
 import { toIso } from '../lib/clock.js';
+import { typeCounts, usageOfOne } from './usage.js';
 import { publicThumbnailName, thumbnailKeyOf } from './thumbnails.js';
 import { flushViews } from './view-counts.js';
 import { mimeEssence } from '../lib/media-types.js';
@@ -51,6 +51,7 @@ export function toFileDto(ctx: AppContext, baseUrl: string, row: FileRow, tags: 
     maxViews: row.max_views,
     favorite: row.favorite === 1,
     password: row.password !== null,
+    private: row.private === 1,
     folderId: row.folder_id,
     userId: row.user_id,
     createdAt: toIso(row.created_at),
@@ -158,20 +159,21 @@ export async function findManagedFile(ctx: AppContext, caller: Caller, idOrName:
 }
 
 /**
- * The folder that files are put into (an upload's x-service-folder, a bulk move): missing -> 4001; when it is not
- * the folder of every file's owner -> 3011.
+ * The folder that files are put into (an upload's x-service-folder, a bulk move): missing -> `missingCode` (4001 for
+ * an upload, 3006 for a move, as Zipline); when it is not the folder of every file's owner -> 3011.
  */
 export async function folderForFiles(
   ctx: AppContext,
   folderId: string,
   files: Array<Pick<FileRow, 'user_id'>>,
+  missingCode: 4001 | 3006 = 4001,
 ): Promise<{ name: string }> {
   const folder = await ctx.db
     .selectFrom('folders')
     .select(['user_id', 'name'])
     .where('id', '=', folderId)
     .executeTakeFirst();
-  if (!folder) throw new ApiError(4001, folderId);
+  if (!folder) throw new ApiError(missingCode, folderId);
   if (files.some((f) => f.user_id !== folder.user_id)) throw new ApiError(3011);
   return folder;
 }
@@ -202,47 +204,23 @@ export interface FileStats {
   sortTypeCount: Record<string, number>;
 }
 
-/** The caller's totals: files, favourites, views, bytes stored, short URLs, and files by type. */
+/** The caller's totals: files, favourites, views, bytes stored, short URLs, and files by type (stored counters). */
 export async function fileStats(ctx: AppContext, caller: Caller): Promise<FileStats> {
   // Totals of views include the ones this instance still holds in memory.
   await flushViews(ctx);
-  const [files, types, urls] = await Promise.all([
-    ctx.db
-      .selectFrom('files')
-      .select([
-        sql<number | string>`count(*)`.as('count'),
-        sql<number | string | null>`sum(size)`.as('bytes'),
-        sql<number | string | null>`sum(views)`.as('views'),
-        sql<number | string | null>`sum(favorite)`.as('favorites'),
-      ])
-      .where('user_id', '=', caller.id)
-      .executeTakeFirstOrThrow(),
-    ctx.db
-      .selectFrom('files')
-      .select(['type', sql<number | string>`count(*)`.as('count')])
-      .where('user_id', '=', caller.id)
-      .groupBy('type')
-      .execute(),
-    ctx.db
-      .selectFrom('urls')
-      .select([sql<number | string>`count(*)`.as('count'), sql<number | string | null>`sum(views)`.as('views')])
-      .where('user_id', '=', caller.id)
-      .executeTakeFirstOrThrow(),
-  ]);
-  const count = Number(files.count);
-  const bytes = Number(files.bytes ?? 0);
-  const views = Number(files.views ?? 0);
+  const [usage, types] = await Promise.all([usageOfOne(ctx.db, caller.id), typeCounts(ctx.db, caller.id)]);
+  const { files: count, bytes, fileViews: views } = usage;
   const sortTypeCount: Record<string, number> = {};
-  for (const t of types.sort((a, b) => Number(b.count) - Number(a.count))) sortTypeCount[t.type] = Number(t.count);
+  for (const t of types) sortTypeCount[t.type] = t.files;
   return {
     filesUploaded: count,
-    favoriteFiles: Number(files.favorites ?? 0),
+    favoriteFiles: usage.favorites,
     views,
     avgViews: count === 0 ? 0 : views / count,
     storageUsed: bytes,
     avgStorageUsed: count === 0 ? 0 : bytes / count,
-    urlsCreated: Number(urls.count),
-    urlViews: Number(urls.views ?? 0),
+    urlsCreated: usage.urls,
+    urlViews: usage.urlViews,
     sortTypeCount,
   };
 }
@@ -256,6 +234,8 @@ export interface FilePatch {
   type?: string | undefined;
   /** When the file is deleted (epoch ms, in the future), or null to keep it. */
   deletesAt?: number | null | undefined;
+  /** Served only to the owner and through share links. */
+  private?: boolean | undefined;
 }
 
 /**
@@ -279,6 +259,7 @@ export async function updateFile(
     changes.original_name = patch.originalName;
   }
   if (patch.favorite !== undefined) changes.favorite = patch.favorite ? 1 : 0;
+  if (patch.private !== undefined) changes.private = patch.private ? 1 : 0;
   if (patch.password !== undefined) {
     changes.password = patch.password === null || patch.password === '' ? null : await hashPassword(patch.password);
   }
@@ -348,8 +329,8 @@ export interface BulkUpdate {
 
 /**
  * PATCH /api/user/files/transaction: favourite/unfavourite or move many files. No action -> 1020; when no file
- * actually changes (all already in that state) -> 1028. The target folder must exist (4001) and belong to the
- * files' owner (3011).
+ * actually changes (all already in that state) -> 1028 for favourites, 4006 for a move. The target folder must exist
+ * (3006) and belong to the files' owner (3011).
  */
 export async function updateFilesInBulk(
   ctx: AppContext,
@@ -365,7 +346,7 @@ export async function updateFilesInBulk(
   } else {
     const folderId = input.folder ?? null;
     if (folderId !== null) {
-      folderName = (await folderForFiles(ctx, folderId, rows)).name;
+      folderName = (await folderForFiles(ctx, folderId, rows, 3006)).name;
     }
     change = { column: 'folder_id', value: folderId };
   }
@@ -381,7 +362,8 @@ export async function updateFilesInBulk(
     .where(change.column, 'is distinct from', change.value)
     .executeTakeFirst();
   const count = Number(result.numUpdatedRows);
-  if (count === 0) throw new ApiError(1028);
+  // Nothing changed: 4006 for a move and 1028 for favourites, as Zipline.
+  if (count === 0) throw new ApiError(change.column === 'folder_id' ? 4006 : 1028);
   return folderName === undefined ? { count } : { count, name: folderName };
 }
 

@@ -61,7 +61,7 @@ async function collectEntries(
       .where('folder_id', 'in', ids)
       .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', now)]));
     if (options.audience === 'public')
-      fileQuery = fileQuery.where('password', 'is', null).where('max_views', 'is', null);
+      fileQuery = fileQuery.where('password', 'is', null).where('max_views', 'is', null).where('private', '=', 0);
     let childQuery = ctx.db.selectFrom('folders').select(['id', 'name', 'parent_id']).where('parent_id', 'in', ids);
     if (options.audience === 'public') childQuery = childQuery.where('public', '=', 1);
     const [levelFiles, children] = await Promise.all([

@@ -153,6 +153,8 @@ export interface FolderInput {
   public?: boolean | undefined;
   allowUploads?: boolean | undefined;
   parentId?: string | null | undefined;
+  /** Files of the user to put into the new folder (Zipline's `files`); one that is not theirs -> 4000. */
+  fileIds?: string[] | undefined;
 }
 
 export async function createFolder(ctx: AppContext, userId: string, input: FolderInput): Promise<FolderWithCounts> {
@@ -172,8 +174,18 @@ export async function createFolder(ctx: AppContext, userId: string, input: Folde
     await lockUser(trx, ctx.engine, userId);
     if (row.parent_id !== null) await checkParent(trx, userId, row.parent_id, null);
     await trx.insertInto('folders').values(row).execute();
+    const fileIds = [...new Set(input.fileIds ?? [])];
+    if (fileIds.length > 0) {
+      const moved = await trx
+        .updateTable('files')
+        .set({ folder_id: row.id, updated_at: now })
+        .where('id', 'in', fileIds)
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
+      if (Number(moved.numUpdatedRows) !== fileIds.length) throw new ApiError(4000, 'a file is not yours');
+    }
   });
-  return { ...row, file_count: 0, child_count: 0 };
+  return { ...row, file_count: new Set(input.fileIds ?? []).size, child_count: 0 };
 }
 
 export type FolderPatch = Partial<FolderInput>;
@@ -372,6 +384,8 @@ export async function getPublicFolder(ctx: AppContext, id: string): Promise<Publ
       .selectFrom('files')
       .selectAll()
       .where('folder_id', '=', id)
+      // Private files are reached only through their share links, never from a public folder.
+      .where('private', '=', 0)
       .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', ctx.clock.now())]))
       .orderBy('created_at', 'desc')
       .orderBy('id')

@@ -7,6 +7,7 @@ import type { Db, OAuthProviderKind, OAuthProviderRow, UserRow } from '../db/typ
 import { isUniqueViolation } from '../db/errors.js';
 import { ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
+import { canonicalUsername } from '../lib/usernames.js';
 import { findUserById, insertUser } from './accounts.js';
 import {
   authorizationRequest,
@@ -202,9 +203,15 @@ async function registerFromIdentity(
   provider: OAuthProviderKind,
   identity: ProviderIdentity,
 ): Promise<UserRow> {
-  const username = identity.username;
-  if (!username || username.length > 128) {
-    throw new ApiError(6009, `the ${provider} profile has no username Chute can use (${JSON.stringify(username)})`);
+  let username: string;
+  try {
+    username = canonicalUsername(identity.username);
+  } catch {
+    // Empty, too long, invisible characters or mixed scripts (lib/usernames.ts): not a name to register under.
+    throw new ApiError(
+      6009,
+      `the ${provider} profile has no username Chute can use (${JSON.stringify(identity.username)})`,
+    );
   }
   try {
     return await ctx.db.transaction().execute(async (trx) => {

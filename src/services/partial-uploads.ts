@@ -120,11 +120,11 @@ class ExactLength extends Transform {
   }
 }
 
-/** Whole-file limits (rule 7): the size limit (5000) and what is left of the quota (5002). */
+/** Whole-file limits (rule 7): the size limit (5001, as Zipline) and what is left of the quota (5002). */
 async function assertWholeFileFits(ctx: AppContext, userId: string, total: number): Promise<void> {
   const maxFileSize = ctx.settings.get().filesMaxFileSize;
   if (total > maxFileSize)
-    throw new ApiError(5000, `${formatByteSize(total)} is larger than ${formatByteSize(maxFileSize)}`);
+    throw new ApiError(5001, `${formatByteSize(total)} is larger than ${formatByteSize(maxFileSize)}`);
   const room = await fileQuotaRoom(ctx.db, userId);
   if (room.bytes !== null && total > room.bytes) {
     throw new ApiError(5002, `${formatByteSize(room.bytes)} left of the byte quota`);

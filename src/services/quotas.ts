@@ -2,12 +2,12 @@
 // short-URL services run inside the transaction that records new content, so that concurrent requests cannot
 // together go over a limit.
 import { lockUser } from '../db/locks.js';
-import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Db, FilesQuotaKind, QuotaRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { formatByteSize, parseByteSize } from '../lib/sizes.js';
+import { usageOfOne } from './usage.js';
 import type { QuotaInput } from '../schemas/user.js';
 
 /** A validated quota, as stored. A files limit is only in force when its maximum is not null. */
@@ -83,28 +83,10 @@ export interface QuotaUsage {
   urls: number;
 }
 
+/** What the user holds, from the stored counters (kept in the same transaction as every change of files and URLs). */
 export async function quotaUsage(db: Db, userId: string): Promise<QuotaUsage> {
-  const [files, urls] = await Promise.all([fileUsage(db, userId), urlCount(db, userId)]);
-  return { ...files, urls };
-}
-
-// PostgreSQL answers sum/count of bigint as numeric/int8 text; SQLite as numbers.
-async function fileUsage(db: Db, userId: string): Promise<{ bytes: number; files: number }> {
-  const row = await db
-    .selectFrom('files')
-    .select([sql<number | string | null>`sum(size)`.as('bytes'), sql<number | string>`count(*)`.as('files')])
-    .where('user_id', '=', userId)
-    .executeTakeFirstOrThrow();
-  return { bytes: Number(row.bytes ?? 0), files: Number(row.files) };
-}
-
-async function urlCount(db: Db, userId: string): Promise<number> {
-  const row = await db
-    .selectFrom('urls')
-    .select(sql<number | string>`count(*)`.as('urls'))
-    .where('user_id', '=', userId)
-    .executeTakeFirstOrThrow();
-  return Number(row.urls);
+  const usage = await usageOfOne(db, userId);
+  return { bytes: usage.bytes, files: usage.files, urls: usage.urls };
 }
 
 export interface FileQuotaRoom {
@@ -118,7 +100,7 @@ export interface FileQuotaRoom {
 export async function fileQuotaRoom(db: Db, userId: string): Promise<FileQuotaRoom> {
   const quota = await findQuota(db, userId);
   if (!quota) return { bytes: null, files: null };
-  const usage = await fileUsage(db, userId);
+  const usage = await usageOfOne(db, userId);
   return {
     bytes:
       quota.files_quota === 'BY_BYTES' && quota.max_bytes !== null
@@ -159,6 +141,6 @@ export async function assertUrlQuota(
   await lockUser(trx, ctx.engine, userId);
   const quota = await findQuota(trx, userId);
   if (!quota || quota.max_urls === null) return;
-  const urls = await urlCount(trx, userId);
+  const { urls } = await usageOfOne(trx, userId);
   if (urls + incoming > quota.max_urls) throw new ApiError(3012, `the quota allows ${quota.max_urls} short URL(s)`);
 }

@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { hashPassword } from '../lib/passwords.js';
+import { canonicalUsername } from '../lib/usernames.js';
 import { insertUser } from './accounts.js';
 import { consumeInvite } from './invites.js';
 
@@ -15,7 +16,7 @@ export interface Registration {
 
 /**
  * Creates a USER. Without a code: registration off -> 1037. With a code: invites off -> 1036, a code that is unknown,
- * expired or used up -> 1035. A taken username -> 1038, and the invite keeps its use.
+ * expired or used up -> 1035. A taken username -> 1039 (Zipline's code), and the invite keeps its use.
  */
 export async function registerUser(ctx: AppContext, input: Registration): Promise<UserRow> {
   const settings = ctx.settings.get();
@@ -24,10 +25,11 @@ export async function registerUser(ctx: AppContext, input: Registration): Promis
   } else if (!settings.invitesEnabled) {
     throw new ApiError(1036);
   }
+  canonicalUsername(input.username);
   // Hash before the transaction: argon2 takes tens of milliseconds and must not hold a database lock.
   const passwordHash = await hashPassword(input.password);
   return ctx.db.transaction().execute(async (trx) => {
     if (input.code !== undefined) await consumeInvite(ctx, trx, input.code);
-    return insertUser(ctx, trx, { username: input.username, passwordHash, role: 'USER' }, 1038);
+    return insertUser(ctx, trx, { username: input.username, passwordHash, role: 'USER' }, 1039);
   });
 }

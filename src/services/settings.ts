@@ -12,7 +12,7 @@ import type { Db } from '../db/types.js';
 const routePrefix = z
   .string()
   .regex(/^\/[a-zA-Z0-9._~-]+$/, 'must be a single path segment such as /u')
-  .refine((v) => !['/api', '/raw', '/view', '/assets', '/dashboard', '/auth', '/folder'].includes(v), {
+  .refine((v) => !['/api', '/raw', '/view', '/assets', '/dashboard', '/auth', '/folder', '/s'].includes(v), {
     message: 'is reserved',
   });
 
@@ -221,6 +221,13 @@ export const SETTING_DEFINITIONS = {
     'FILES_DISABLED_EXTENSIONS',
     'list',
     'Extensions refused on upload (comma separated in the environment)',
+  ),
+  uploadsPrivateByDefault: setting(
+    z.boolean(),
+    false,
+    'UPLOADS_PRIVATE_BY_DEFAULT',
+    'boolean',
+    'Uploads without an x-service-private header are private: served only to their owner and through share links',
   ),
   filesRemoveGpsMetadata: setting(
     z.boolean(),

@@ -140,6 +140,11 @@ async function assertOwnFile(db: Db, userId: string, fileId: string): Promise<vo
   if (!file) throw new ApiError(4000);
 }
 
+/** 1032 unless every one of `tagIds` is one of the user's tags (checked before a change that also sets them). */
+export async function assertTagsOf(ctx: AppContext, userId: string, tagIds: string[]): Promise<void> {
+  await assertOwnTags(ctx.db, userId, tagIds);
+}
+
 /** 1032 unless every one of `tagIds` is one of the caller's tags. */
 async function assertOwnTags(db: Db, userId: string, tagIds: string[]): Promise<void> {
   if (tagIds.length === 0) return;

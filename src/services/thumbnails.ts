@@ -180,16 +180,22 @@ export async function openThumbnail(ctx: AppContext, file: Pick<FileRow, 'thumbn
 }
 
 /**
- * The public thumbnail /raw/.thumbnail.<fileId>.webp: only of a file without a password that has not expired
+ * The public thumbnail /raw/.thumbnail.<fileId>.webp: only of a file without a password, not private, not expired
  * (else 4000, as if there were none).
  */
 export async function openPublicThumbnail(ctx: AppContext, fileId: string): Promise<Readable> {
   const file = await ctx.db
     .selectFrom('files')
-    .select(['thumbnail_key', 'password', 'deletes_at'])
+    .select(['thumbnail_key', 'password', 'private', 'deletes_at'])
     .where('id', '=', fileId)
     .executeTakeFirst();
-  if (!file || file.password !== null || (file.deletes_at !== null && file.deletes_at <= ctx.clock.now())) {
+  // A private file's thumbnail is as private as the file: only its owner sees it (through the owner's route).
+  if (
+    !file ||
+    file.password !== null ||
+    file.private === 1 ||
+    (file.deletes_at !== null && file.deletes_at <= ctx.clock.now())
+  ) {
     throw new ApiError(4000);
   }
   return openThumbnail(ctx, file);

@@ -17,6 +17,7 @@ import { hashPassword } from '../lib/passwords.js';
 import { formatByteSize } from '../lib/sizes.js';
 import type { UploadedFileDto, UploadResponse } from '../schemas/file.js';
 import { deleteStoredBytes, folderForFiles } from './files.js';
+import { clearPendingObjects, markPendingObject } from './pending-objects.js';
 import { assertFileQuota, fileQuotaRoom } from './quotas.js';
 import { storageTempDir } from '../storage/index.js';
 import { queueThumbnailJobs } from './thumbnails.js';
@@ -44,8 +45,10 @@ export interface UploadOptions {
   folderId: string | null;
   /** Host (optionally with scheme and port) for the returned links; validated when links are built. */
   domain: string | null;
-  /** Answer plain-text links, one per line, instead of JSON. */
+  /** Answer plain-text links, joined with "," (as Zipline), instead of JSON. */
   noJson: boolean;
+  /** Served only to the owner and through share links (x-service-private, or settings.uploadsPrivateByDefault). */
+  private: boolean;
   /** Metadata removal and compression of images (single-request uploads only). */
   imageProcessing?: ImageProcessingOptions;
 }
@@ -130,7 +133,7 @@ interface StreamLimits {
 }
 
 /**
- * Streams one file into the datasource under a new key, cut off as soon as it passes the size limit (5000) or what is
+ * Streams one file into the datasource under a new key, cut off as soon as it passes the size limit (5001, Zipline's code) or what is
  * left of the byte quota (5002); the datasource then removes what it had written.
  */
 async function storeStream(
@@ -146,6 +149,8 @@ async function storeStream(
   pipeline(body, counter, () => undefined);
   const key = newStorageKey();
   try {
+    // Until the file is recorded the bytes are pending: a crash before that leaves a mark for the next start.
+    await markPendingObject(ctx, key);
     if (wantsImageProcessing(description.type, processing)) {
       const { info, outcome } = await putProcessedImage(
         storageTempDir(ctx.config),
@@ -161,9 +166,11 @@ async function storeStream(
     return { ...description, key, size: info.size };
   } catch (err) {
     counter.destroy();
+    // put() left nothing behind.
+    await clearPendingObjects(ctx.db, [key]);
     if (err instanceof ByteLimitExceededError || counter.bytes > limit) {
       if (counter.bytes > limits.maxFileSize) {
-        throw new ApiError(5000, `larger than ${formatByteSize(limits.maxFileSize)}`);
+        throw new ApiError(5001, `larger than ${formatByteSize(limits.maxFileSize)}`);
       }
       throw new ApiError(5002, `${formatByteSize(limits.quotaBytes ?? 0)} left of the byte quota`);
     }
@@ -222,6 +229,10 @@ export async function uploadFiles(ctx: AppContext, input: UploadInput): Promise<
 
 async function deleteStoredObjects(ctx: AppContext, objects: Array<Pick<StoredObject, 'key'>>): Promise<void> {
   await Promise.all(objects.map((o) => deleteStoredBytes(ctx, o.key)));
+  await clearPendingObjects(
+    ctx.db,
+    objects.map((o) => o.key),
+  );
 }
 
 export interface FinishInput {
@@ -269,7 +280,8 @@ export async function claimFreeName<T>(wish: NameWish, claim: (name: string) => 
         );
     const claimed = await claim(name);
     if (claimed !== undefined) return claimed;
-    if (options.fileName && !wish.sibling) throw new ApiError(1014, name);
+    // A taken explicit name: 1009 as Zipline answers it (a rename to a taken name stays 1014, as in Zipline).
+    if (options.fileName && !wish.sibling) throw new ApiError(1009, `${name} is taken`);
   }
   throw new Error(`no free file name after ${NAME_ATTEMPTS} attempts`);
 }
@@ -304,6 +316,7 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
           folder_id: options.folderId,
           user_id: input.user.id,
           storage_key: object.key,
+          private: options.private ? 1 : 0,
           thumbnail_key: null,
           created_at: now,
           updated_at: now,
@@ -330,6 +343,11 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
       }
       // In the same transaction: a recorded file always has its thumbnail job (made after the upload answered).
       await queueThumbnailJobs(ctx, trx, inserted);
+      // Recorded: the bytes are no longer pending (in the same transaction as the records).
+      await clearPendingObjects(
+        trx,
+        input.objects.map((o) => o.key),
+      );
       return inserted;
     });
     return uploadResponse(ctx, input.baseUrl, rows, input.objects);

@@ -90,7 +90,7 @@ export async function createUrl(ctx: AppContext, userId: string, input: NewUrlIn
           created_at: now,
           updated_at: now,
         };
-        if (row.vanity !== null) await claimVanity(trx, row.vanity, 1041);
+        if (row.vanity !== null) await claimVanity(trx, row.vanity);
         try {
           await trx.insertInto('urls').values(row).execute();
         } catch (err) {
@@ -117,10 +117,13 @@ export async function createUrl(ctx: AppContext, userId: string, input: NewUrlIn
   }
 }
 
-/** Refuses a vanity that is already some URL's vanity or code (a clear error before the insert would fail). */
-async function claimVanity(trx: Transaction<Database>, vanity: string, takenCode: 1041 | 1042): Promise<void> {
-  const taken = await trx.selectFrom('url_slugs').select('slug').where('slug', '=', vanity).executeTakeFirst();
-  if (taken) throw new ApiError(takenCode, vanity);
+/**
+ * Refuses a vanity that is already some URL's vanity (1041, Zipline's code on both POST and PATCH) or some URL's
+ * random code (1042), a clear error before the insert would fail.
+ */
+async function claimVanity(trx: Transaction<Database>, vanity: string): Promise<void> {
+  const taken = await trx.selectFrom('url_slugs').select('kind').where('slug', '=', vanity).executeTakeFirst();
+  if (taken) throw new ApiError(taken.kind === 'code' ? 1042 : 1041, vanity);
 }
 
 async function insertSlug(
@@ -204,8 +207,8 @@ export async function updateUrl(ctx: AppContext, userId: string, id: string, pat
     if (patch.vanity !== undefined && patch.vanity !== current.vanity) {
       await trx.deleteFrom('url_slugs').where('url_id', '=', id).where('kind', '=', 'vanity').execute();
       if (patch.vanity !== null) {
-        await claimVanity(trx, patch.vanity, 1042);
-        await insertSlug(trx, patch.vanity, id, 'vanity', 1042);
+        await claimVanity(trx, patch.vanity);
+        await insertSlug(trx, patch.vanity, id, 'vanity', 1041);
       }
     }
     return trx
@@ -260,9 +263,13 @@ export async function followShortUrl(ctx: AppContext, slug: string, unlockToken?
     .where('id', '=', url.id)
     .where('enabled', '=', 1)
     .where((eb) => eb.or([eb('max_views', 'is', null), eb('views', '<', eb.ref('max_views'))]))
-    .returning('destination')
+    .returning(['destination', 'user_id'])
     .executeTakeFirst();
-  if (counted) return { kind: 'redirect', destination: counted.destination };
+  if (counted) {
+    // The owner's view total follows with the next flush of the batched views (no shared row written here).
+    ctx.views.written('urls', url.id, counted.user_id);
+    return { kind: 'redirect', destination: counted.destination };
+  }
   // Used up: the link is removed (only while it still is used up, should its owner have raised the limit meanwhile).
   await ctx.db
     .deleteFrom('urls')

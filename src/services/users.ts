@@ -11,9 +11,10 @@ import { isUniqueViolation } from '../db/errors.js';
 import { ApiError } from '../lib/errors.js';
 import type { ErrorCode } from '../lib/error-codes.js';
 import { hashPassword } from '../lib/passwords.js';
+import { canonicalUsername } from '../lib/usernames.js';
 import type { QuotaInput, UserDto } from '../schemas/user.js';
 import { managesRole } from '../lib/roles.js';
-import { freshTokenColumns, insertUser, loadUserDto, loadUserDtos, parseAvatar } from './accounts.js';
+import { freshTokenColumns, insertUser, loadUserDto, loadUserDtos, parseAvatar, usernameColumns } from './accounts.js';
 import { deleteStoredBytes } from './files.js';
 import { releasePartialUploadData } from './partial-upload-assembly.js';
 import { resolveQuotaInput, setUserQuota, type QuotaLimits } from './quotas.js';
@@ -94,10 +95,19 @@ export async function listUsers(ctx: AppContext, query: UserListQuery): Promise<
   };
 }
 
-export async function getUser(ctx: AppContext, id: string): Promise<UserDto> {
+/** GET /api/users/:id. Unknown -> 4009; an ADMIN asking for an ADMIN or a SUPERADMIN -> 3019, as Zipline. */
+export async function getUser(ctx: AppContext, actor: UserRow, id: string): Promise<UserDto> {
+  return loadUserDto(ctx, await readableUser(ctx, actor, id));
+}
+
+/** The account `actor` may read (a SUPERADMIN: any; others: themselves and those they manage): unknown -> 4009, another -> 3019. */
+export async function readableUser(ctx: AppContext, actor: UserRow, id: string): Promise<UserRow> {
   const user = await ctx.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   if (!user) throw new ApiError(4009);
-  return loadUserDto(ctx, user);
+  if (actor.role !== 'SUPERADMIN' && !canManage(actor, user)) {
+    throw new ApiError(3019, `a ${actor.role} cannot read a ${user.role}`);
+  }
+  return user;
 }
 
 export interface NewUserByAdmin {
@@ -113,6 +123,7 @@ export async function createUser(ctx: AppContext, actor: UserRow, input: NewUser
   const role = input.role ?? 'USER';
   assertCanGrant(actor, role, 3008);
   const limits = input.quota === undefined ? null : resolveQuotaInput(input.quota);
+  canonicalUsername(input.username);
   const avatar = input.avatar ? parseAvatar(input.avatar) : null;
   // Hash before the transaction: argon2 takes tens of milliseconds and must not hold a database lock.
   const passwordHash = await hashPassword(input.password);
@@ -140,7 +151,7 @@ export interface UserEdit {
 export async function updateUser(ctx: AppContext, actor: UserRow, id: string, edit: UserEdit): Promise<UserDto> {
   const limits: QuotaLimits | null | undefined = edit.quota === undefined ? undefined : resolveQuotaInput(edit.quota);
   const changes: Partial<UserRow> = {};
-  if (edit.username !== undefined) changes.username = edit.username;
+  if (edit.username !== undefined) Object.assign(changes, usernameColumns(edit.username));
   if (edit.avatar !== undefined) changes.avatar = edit.avatar === null ? null : parseAvatar(edit.avatar);
   // A new password replaces the API token too: whoever held the old credentials holds nothing now.
   if (edit.password !== undefined)

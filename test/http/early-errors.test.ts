@@ -86,7 +86,7 @@ forEachDatabase('early errors reach fetch', (engine) => {
       path: '/api/upload',
       headers: () => ({ authorization: user.token }),
       size: 40 * MiB,
-      code: 5000,
+      code: 5001,
     },
     {
       name: 'no credentials',

@@ -98,6 +98,7 @@ forEachDatabase('file management', (engine) => {
       'name',
       'originalName',
       'password',
+      'private',
       'size',
       'tags',
       'thumbnail',
@@ -239,7 +240,7 @@ forEachDatabase('file management', (engine) => {
     for (const [name, code] of [
       ['a/b.txt', 1007],
       ['..', 1009],
-      ['a\u0000b', 1007],
+      ['a\u0000b', 1000], // NUL is refused for every field and route (src/http/well-formed-text.ts)
     ] as const) {
       const res = await server().json('PATCH', `/api/user/files/${ids['epsilon.txt']}`, {
         auth: alice.token,
@@ -289,7 +290,7 @@ forEachDatabase('file management', (engine) => {
     assert.equal(adminEdit.status, 200);
   });
 
-  it('bulk PATCH: favourite, move to a folder; 1020, 1026, 1028, 3011, 3014, 4001', async () => {
+  it('bulk PATCH: favourite, move to a folder; 1020, 1026, 1028, 3006, 3011, 3014', async () => {
     const { alice, ids } = await makeLibrary(server());
     const files = [ids['Alpha.txt']!, ids['delta.mp4']!];
     const fav = await server().json('PATCH', '/api/user/files/transaction', {
@@ -338,7 +339,7 @@ forEachDatabase('file management', (engine) => {
       auth: alice.token,
       body: { files, folder: 'nosuchfolder' },
     });
-    assert.equal(missingFolder.body.code, 4001);
+    assert.equal(missingFolder.body.code, 3006);
     const bobsFolder = await insertTestFolder(server(), bob.id, 'Bob');
     const foreignFolder = await server().json('PATCH', '/api/user/files/transaction', {
       auth: alice.token,

@@ -194,8 +194,9 @@ forEachDatabase('folders', (engine) => {
       auth: ann.token,
     });
     assert.equal(res.body.code, 4000);
+    // Without the file's id: 1013 ("file ID required"), as Zipline.
     res = await server().json('POST', `/api/user/folders/${folder.body.id}/files`, { auth: ann.token, body: {} });
-    assert.equal(res.body.code, 1000);
+    assert.equal(res.body.code, 1013);
   });
 
   it("another user's folder is 404 / 4001 everywhere and is left as it was", async () => {

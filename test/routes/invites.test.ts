@@ -62,11 +62,29 @@ forEachDatabase('invites', (engine) => {
       assert.equal(res.body.code.length, 8);
       assert.match(res.body.code, /^[a-zA-Z2-9]+$/);
       assert.deepEqual([res.body.expiresAt, res.body.maxUses, res.body.uses], [null, null, 0]);
-      assert.deepEqual(res.body.inviter, { id: admin.id, username: 'admin' });
+      assert.deepEqual(res.body.inviter, { id: admin.id, username: 'admin', role: 'ADMIN' });
       assert.equal(res.body.inviterId, admin.id);
       await setSettings({ invitesCodeLength: 20 });
       assert.equal((await create()).body.code.length, 20);
       await setSettings({ invitesCodeLength: 8 });
+    });
+
+    it('stores the code only as a keyed hash and encrypted, and still finds it', async () => {
+      const res = await create();
+      const { code } = res.body;
+      const row = await server()
+        .ctx.db.selectFrom('invites')
+        .selectAll()
+        .where('id', '=', res.body.id)
+        .executeTakeFirstOrThrow();
+      assert.ok(!JSON.stringify(row).includes(code), 'the code is not in the row in clear');
+      assert.equal(row.code_hash, server().ctx.secrets.hash(code));
+      assert.equal(server().ctx.secrets.decrypt(row.code_enc!), code);
+      const looked = await server().json('GET', `/api/auth/invites/web/${code}`);
+      assert.equal(looked.status, 200);
+      assert.equal(looked.body.code, code);
+      const listed = await server().json('GET', '/api/auth/invites', { auth: admin.token });
+      assert.equal(listed.body.find((i: { id: string }) => i.id === res.body.id)?.code, code);
     });
 
     it('takes expiry as a duration, an ISO date-time or "never", and maximum uses', async () => {

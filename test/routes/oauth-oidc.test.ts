@@ -148,6 +148,16 @@ forEachDatabase('sign in with OpenID Connect', (engine) => {
     assertError(await readJsonResponse(nameless.response), 500, 6009);
   });
 
+  it('refuses the same name in another case (6010) and a name with invisible characters (6009); trims', async () => {
+    await makeUser(server(), { username: 'hopper' });
+    const twin = await signIn({ sub: 'sub-hopper', preferred_username: 'Hopper' }, { accept: JSON_ACCEPT });
+    assertError(await readJsonResponse(twin.response), 500, 6010);
+    const hidden = await signIn({ sub: 'sub-hidden', preferred_username: 'hop\u200Bper' }, { accept: JSON_ACCEPT });
+    assertError(await readJsonResponse(hidden.response), 500, 6009);
+    const spaced = await signIn({ sub: 'sub-spaced', preferred_username: 'Spaced\u3000' });
+    assert.equal((await me(spaced.browser)).body.user.username, 'Spaced');
+  });
+
   it('links the provider to the signed-in account, once (1063), and not to a second account (3017)', async () => {
     const linda = await makeUser(server(), { username: 'linda' });
     const browser = new CookieBrowser();

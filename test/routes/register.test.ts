@@ -52,18 +52,24 @@ forEachDatabase('registration', (engine) => {
       await server().login('newbie', 'newbie-pw');
     });
 
-    it('answers 1038 for a taken username, and 1000 for an empty one', async () => {
+    it('answers 1039 for a taken username, and 1000 for an empty one', async () => {
       await setSettings({ registrationEnabled: true });
       assert.equal((await register({ username: 'taken', password: 'taken-pw' })).status, 200);
-      assertError(await register({ username: 'taken', password: 'x' }), 400, 1038);
-      assertError(await register({ username: 'root', password: 'x' }), 400, 1038);
+      assertError(await register({ username: 'taken', password: 'x' }), 400, 1039);
+      assertError(await register({ username: 'root', password: 'x' }), 400, 1039);
       assertError(await register({ username: '', password: 'x' }), 400, 1000);
     });
 
-    it('cannot ask for a role', async () => {
+    it('cannot ask for a role: the key is refused (1000 naming it) and no account is made', async () => {
       await setSettings({ registrationEnabled: true });
       const res = await register({ username: 'sneaky', password: 'pw', role: 'SUPERADMIN' });
-      assert.equal(res.body.user.role, 'USER');
+      assertError(res, 400, 1000);
+      assert.match(res.body.error, /role/);
+      assertError(
+        await server().json('POST', '/api/auth/login', { body: { username: 'sneaky', password: 'pw' } }),
+        400,
+        1044,
+      );
     });
   });
 
@@ -100,9 +106,9 @@ forEachDatabase('registration', (engine) => {
       assert.equal(await usesOf(soon.id), 0);
     });
 
-    it('gives the use back when the username is taken (1038)', async () => {
+    it('gives the use back when the username is taken (1039)', async () => {
       const once = await invite({ maxUses: 1 });
-      assertError(await register({ username: 'root', password: 'pw', code: once.code }), 400, 1038);
+      assertError(await register({ username: 'root', password: 'pw', code: once.code }), 400, 1039);
       assert.equal(await usesOf(once.id), 0);
       assert.equal((await register({ username: 'inv6', password: 'pw', code: once.code })).status, 200);
     });

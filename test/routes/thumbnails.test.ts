@@ -134,6 +134,19 @@ function thumbnailSuite(server: () => TestServer): void {
     assert.equal(owner.status, 200);
   });
 
+  it('keeps the thumbnail of a private file from the public, not from its owner', async () => {
+    const file = await uploadOne(server(), user.token, await photo(300, 200), {
+      name: 'private.jpg',
+      headers: { 'x-service-private': 'true' },
+    });
+    await server().chute.worker.runUntilIdle();
+    assert.equal((await server().fetch(`/raw/.thumbnail.${file.id}.webp`)).status, 404);
+    const owner = await server().fetch(`/api/user/files/${file.id}/thumbnail`, {
+      headers: { authorization: user.token },
+    });
+    assert.equal(owner.status, 200);
+  });
+
   it('stores the thumbnail next to the file and deletes it with the file', async () => {
     const file = await uploadOne(server(), user.token, await photo(400, 300), { name: 'gone.jpg' });
     await server().chute.worker.runUntilIdle();

@@ -78,12 +78,12 @@ forEachDatabase('upload size limit', (engine) => {
     assert.equal(res.body.files[0].size, MiB);
   });
 
-  it('cuts a larger one off while it streams: 413 / 5000, nothing left in DATA_DIR or the database', async () => {
+  it('cuts a larger one off while it streams: 413 / 5001, nothing left in DATA_DIR or the database', async () => {
     const before = await storedFiles(server());
     const rows = await fileRowCount(server());
     const res = await streamUpload(server(), user.token, 256 * MiB);
     assert.equal(res.status, 413);
-    assert.equal(res.body.code, 5000);
+    assert.equal(res.body.code, 5001);
     // Answered long before the client could send everything.
     assert.ok(res.sentAtAnswer < 64 * MiB, `answered after ${res.sentAtAnswer} bytes`);
     assert.deepEqual(await storedFiles(server()), before);
@@ -98,7 +98,7 @@ forEachDatabase('upload size limit', (engine) => {
       { name: 'big.bin', content: Buffer.alloc(MiB + 1, 2) },
     ]);
     assert.equal(res.status, 413);
-    assert.equal(res.body.code, 5000);
+    assert.equal(res.body.code, 5001);
     assert.deepEqual(await storedFiles(server()), before);
     assert.equal(await fileRowCount(server()), rows);
   });

@@ -537,10 +537,10 @@ forEachDatabase('chunked uploads', (engine) => {
       assert.equal(((await res.json()) as { code: number }).code, 1061);
     });
 
-    it('a whole file over the size limit -> 413 / 5000 at the first chunk, before a byte is stored', async () => {
+    it('a whole file over the size limit -> 413 / 5001 at the first chunk, before a byte is stored', async () => {
       const big = Buffer.alloc(1024 * 1024 + 1);
       const res = await sendChunk(server(), admin.token, { file: big, start: 0, end: 9, body: big.subarray(0, 10) });
-      await assertRefused(res, 413, 5000);
+      await assertRefused(res, 413, 5001);
       assert.equal(await partialSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
     });

@@ -102,7 +102,7 @@ forEachDatabase('short URLs', (engine) => {
     assert.equal(((await res.json()) as { code: number }).code, 9002);
   });
 
-  it('uses a vanity; a taken vanity, or one equal to an existing code, -> 400 / 1041', async () => {
+  it('uses a vanity; a taken vanity -> 400 / 1041, one equal to an existing code -> 400 / 1042', async () => {
     const first = await shorten(admin.token, { destination: 'https://example.com/v', vanity: 'my-link' });
     assert.equal(first.status, 200);
     assert.equal(first.body.vanity, 'my-link');
@@ -117,7 +117,7 @@ forEachDatabase('short URLs', (engine) => {
     assert.equal(again.body.code, 1041);
     const codeClash = await shorten(bob.token, { destination: 'https://example.com/w', vanity: first.body.code });
     assert.equal(codeClash.status, 400);
-    assert.equal(codeClash.body.code, 1041);
+    assert.equal(codeClash.body.code, 1042);
 
     const bad = await shorten(admin.token, { destination: 'https://example.com/w', vanity: 'a/b' });
     assert.equal(bad.status, 400);
@@ -139,7 +139,7 @@ forEachDatabase('short URLs', (engine) => {
     assert.equal((await server().fetch('/go/raced')).headers.get('location'), winner.body.destination);
   });
 
-  it('PATCH changes vanity, destination, enabled; a taken vanity -> 400 / 1042', async () => {
+  it('PATCH changes vanity, destination, enabled; a taken vanity -> 400 / 1041 (as Zipline), a code -> 1042', async () => {
     const a = await shorten(admin.token, { destination: 'https://example.com/1', vanity: 'patch-a' });
     const b = await shorten(admin.token, { destination: 'https://example.com/2' });
     let res = await server().json('PATCH', `/api/user/urls/${b.body.id}`, {
@@ -147,7 +147,7 @@ forEachDatabase('short URLs', (engine) => {
       body: { vanity: 'patch-a' },
     });
     assert.equal(res.status, 400);
-    assert.equal(res.body.code, 1042);
+    assert.equal(res.body.code, 1041);
     res = await server().json('PATCH', `/api/user/urls/${b.body.id}`, {
       auth: admin.token,
       body: { vanity: a.body.code },

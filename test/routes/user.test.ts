@@ -77,12 +77,12 @@ forEachDatabase('GET/PATCH /api/user', (engine) => {
     assert.equal(me.body.user.username, 'carol');
   });
 
-  it('renames; a username taken by another user -> 400 / 1039', async () => {
+  it('renames; a username taken by another user -> 400 / 1038', async () => {
     const { insertUser } = await import('../../src/services/accounts.js');
     await insertUser(server().ctx, server().ctx.db, { username: 'dave', passwordHash: null, role: 'USER' });
     const taken = await server().json('PATCH', '/api/user', { auth: admin.token, body: { username: 'dave' } });
     assert.equal(taken.status, 400);
-    assert.equal(taken.body.code, 1039);
+    assert.equal(taken.body.code, 1038);
     const same = await server().json('PATCH', '/api/user', { auth: admin.token, body: { username: 'carol' } });
     assert.equal(same.status, 200, 'keeping your own name is not a conflict');
     const renamed = await server().json('PATCH', '/api/user', { auth: admin.token, body: { username: 'caroline' } });

@@ -108,7 +108,20 @@ export async function waitForAssembly(
     assert.equal(res.status, 200);
     const record = res.body.find((r) => r.id === incompleteId);
     assert.ok(record, `incomplete file ${incompleteId} is listed`);
-    if (record.status === 'COMPLETE' || record.status === 'FAILED') return record;
+    if (record.status === 'COMPLETE' || record.status === 'FAILED') {
+      // The assembly marks the record, then removes its chunk session: wait for that too, so that a test sees the
+      // state after the whole assembly.
+      for (let j = 0; j < 500; j++) {
+        const session = await server.ctx.db
+          .selectFrom('partial_uploads')
+          .select('id')
+          .where('incomplete_file_id', '=', incompleteId)
+          .executeTakeFirst();
+        if (!session) return record;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error(`the chunk session of ${incompleteId} outlived its assembly`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   throw new Error(`incomplete file ${incompleteId} never finished`);

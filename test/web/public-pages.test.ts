@@ -290,7 +290,9 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
       await page.getByRole('heading', { name: '<b>Trip</b> & "friends"' }).waitFor();
       const tiles = page.getByRole('list', { name: 'Files' }).getByRole('listitem');
       assert.equal(await tiles.count(), 5);
-      for (const name of ['mountain-panorama.png', 'portrait.png', 'backup.zip', 'plans.txt', HOSTILE_NAME]) {
+      // A password-protected file shows its served name, never its original one.
+      assert.equal(await tiles.filter({ hasText: 'plans.txt' }).count(), 0);
+      for (const name of ['mountain-panorama.png', 'portrait.png', 'backup.zip', locked.name, HOSTILE_NAME]) {
         await tiles.filter({ hasText: name }).waitFor();
       }
       // Images show themselves (loaded); the protected file shows no bytes of its own.
@@ -299,7 +301,7 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
       await page.waitForFunction(() =>
         [...document.querySelectorAll('.thumb img')].every((i) => i.complete && i.naturalWidth > 0),
       );
-      assert.equal(await tiles.filter({ hasText: 'plans.txt' }).locator('img').count(), 0);
+      assert.equal(await tiles.filter({ hasText: locked.name }).locator('img').count(), 0);
       assert.equal(
         await page.getByRole('link', { name: /Download all/ }).getAttribute('href'),
         `/api/folders/${folderId}/zip`,

@@ -150,7 +150,7 @@ describeBrowser('dashboard: user settings', () => {
     await page.goto('/dashboard/settings');
     assert.equal(await page.getByLabel(/^Username/).inputValue(), 'alice-renamed');
 
-    // The taken name (1039) and the wrong current password (1066) were 400s; nothing else failed.
+    // The taken name (1038) and the wrong current password (1066) were 400s; nothing else failed.
     assert.deepEqual(unexpected(errors), ['http 400: PATCH /api/user', 'http 400: PATCH /api/user']);
     await context.close();
   });

@@ -139,6 +139,48 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/auth/invites/web': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Zipline's public look-up of an invite code: {invite} (null when unknown, used up, expired or off) */
+    get: {
+      parameters: {
+        query?: {
+          code?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              invite: components['schemas']['PublicInvite'] | null;
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/auth/invites/web/{code}': {
     parameters: {
       query?: never;
@@ -550,7 +592,7 @@ export interface paths {
     put?: never;
     /**
      * Register a USER and log them in (sets the session cookie)
-     * @description Without code: needs registrationEnabled (1037). With code: needs invitesEnabled (1036) and a live invite (1035 when unknown, expired or used up), and uses it once. A taken username answers 1038.
+     * @description Without code: needs registrationEnabled (1037). With code: needs invitesEnabled (1036) and a live invite (1035 when unknown, expired or used up), and uses it once. A taken username answers 1039 (as Zipline).
      */
     post: {
       parameters: {
@@ -699,7 +741,9 @@ export interface paths {
     /** A public folder as anonymous visitors see it: files with their links, public child folders */
     get: {
       parameters: {
-        query?: never;
+        query?: {
+          uploads?: string;
+        };
         header?: never;
         path: {
           id: string;
@@ -831,6 +875,48 @@ export interface paths {
             'application/json': {
               pass: boolean;
             };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/server/folder/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Zipline's address of GET /api/folders/:id (?uploads is accepted and changes nothing) */
+    get: {
+      parameters: {
+        query?: {
+          uploads?: string;
+        };
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['PublicFolder'];
           };
         };
       };
@@ -1302,7 +1388,7 @@ export interface paths {
     put?: never;
     /**
      * Upload one or more files (multipart parts named file)
-     * @description Each file streams into storage; over the size limit -> 413/5000, over the quota -> 413/5002 (nothing is kept). Not multipart -> 1061, no file part -> 1062. With x-service-no-json the answer is text/plain, one link per line.
+     * @description Each file streams into storage; over the size limit -> 413/5001, over the quota -> 413/5002 (nothing is kept). Not multipart -> 1061, no file part -> 1062. With x-service-no-json the answer is text/plain, the links joined with ",".
      */
     post: {
       parameters: {
@@ -1326,7 +1412,7 @@ export interface paths {
           'x-service-image-compression-type'?: string;
           /** @description delete each file after this many views */
           'x-service-max-views'?: string;
-          /** @description true: answer the links as text, one per line */
+          /** @description true: answer the links as text, joined with "," (as Zipline) */
           'x-service-no-json'?: string;
           /** @description true: keep the client file name as originalName */
           'x-service-original-name'?: string;
@@ -1665,7 +1751,7 @@ export interface paths {
     };
     options?: never;
     head?: never;
-    /** Edit a file: rename, favourite, originalName, password (null clears), maxViews (null or 0 clears), type, deletesAt (a future date; null keeps the file) */
+    /** Edit a file: rename, favourite, originalName, password (null clears), maxViews (null or 0 clears), type, deletesAt (a future date; null keeps the file), private (served only to the owner and through share links), tags (Zipline's key: the ids of all its tags, 1032 for one that is not the owner's) */
     patch: {
       parameters: {
         query?: never;
@@ -1685,6 +1771,8 @@ export interface paths {
             name?: string;
             originalName?: string | null;
             password?: string | null;
+            private?: boolean;
+            tags?: string[];
             type?: string;
           };
         };
@@ -1793,6 +1881,127 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/files/{id}/shares': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A file's share links, newest first */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description file id or served name */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['FileShare'][];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Make a share link to a file, with its own password, view limit and expiry
+     * @description The link opens the file even when it is private; its password replaces the file's. Unknown file -> 4000.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description file id or served name */
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description ISO date-time or a duration from now such as 7d; absent, null or "never": no expiry */
+            expiresAt?: string | null;
+            maxViews?: number | null;
+            /** @description asked by the link; absent or null: none */
+            password?: string | null;
+          };
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['FileShare'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/files/{id}/shares/{shareId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke a share link: it answers 404 from now on (4000 when unknown) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description file id or served name */
+          id: string;
+          shareId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['FileShare'];
+          };
+        };
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;
@@ -2071,7 +2280,10 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    /** Delete many files and their bytes */
+    /**
+     * Delete many files and their bytes
+     * @description Zipline's delete_datasourceFiles is accepted; Chute removes the bytes with the records whatever its value (a record is never left without its bytes, nor bytes without a record).
+     */
     delete: {
       parameters: {
         query?: never;
@@ -2082,6 +2294,7 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            delete_datasourceFiles?: boolean;
             files: string[];
           };
         };
@@ -2186,6 +2399,10 @@ export interface paths {
         content: {
           'application/json': {
             allowUploads?: boolean;
+            /** @description Zipline's key: ids of the caller's files to put into the new folder (4000 when one is not) */
+            files?: string[];
+            /** @description Zipline's name for public (when both come, public wins) */
+            isPublic?: boolean;
             name: string;
             /** @description the parent folder; null for the top level (1015, 1016, 3003, 4007) */
             parentId?: string | null;
@@ -2245,7 +2462,41 @@ export interface paths {
         };
       };
     };
-    put?: never;
+    /**
+     * Zipline's address of POST /api/user/folders/:id/files
+     * @description 1013 without id, 4000 for a file that is not the caller's, 1011 when it is already there.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description the file */
+            id?: string;
+          };
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Folder'];
+          };
+        };
+      };
+    };
     post?: never;
     /**
      * Delete a folder, or (Zipline's body {delete: "file", id}) take one file out of it
@@ -2333,6 +2584,8 @@ export interface paths {
         content: {
           'application/json': {
             allowUploads?: boolean;
+            /** @description Zipline's name for public (when both come, public wins) */
+            isPublic?: boolean;
             name?: string;
             /** @description the parent folder; null for the top level (1015, 1016, 3003, 4007) */
             parentId?: string | null;
@@ -2356,6 +2609,37 @@ export interface paths {
     };
     trace?: never;
   };
+  '/api/user/folders/{id}/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Zipline's address of GET /api/user/folders/:id/zip */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/user/folders/{id}/files': {
     parameters: {
       query?: never;
@@ -2365,7 +2649,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Put one of the caller's files into the folder (1011 when it is already there) */
+    /**
+     * Put one of the caller's files into the folder
+     * @description 1013 without id, 4000 for a file that is not the caller's, 1011 when it is already there.
+     */
     post: {
       parameters: {
         query?: never;
@@ -2379,7 +2666,7 @@ export interface paths {
         content: {
           'application/json': {
             /** @description the file */
-            id: string;
+            id?: string;
           };
         };
       };
@@ -3392,7 +3679,7 @@ export interface paths {
             /** @description an http:// or https:// URL */
             destination: string;
             enabled?: boolean;
-            /** @description a chosen name instead of a random code (1041 when taken) */
+            /** @description a chosen name instead of a random code (1041 when another vanity, 1042 when a random code) */
             vanity?: string;
           };
         };
@@ -3505,7 +3792,7 @@ export interface paths {
             enabled?: boolean;
             maxViews?: number | null;
             password?: string | null;
-            /** @description 1042 when taken */
+            /** @description 1041 when another vanity, 1042 when a random code */
             vanity?: string | null;
           };
         };
@@ -3676,7 +3963,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One user (4009 when unknown) */
+    /** One user (4009 when unknown, 3019 when the caller does not manage them) */
     get: {
       parameters: {
         query?: never;
@@ -3817,6 +4104,46 @@ export interface paths {
           };
           content: {
             'application/json': unknown;
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/users/{id}/tags': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A user's tags (4009 when unknown, 3019 when an ADMIN asks for an ADMIN or a SUPERADMIN) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Tag'][];
           };
         };
       };
@@ -4054,6 +4381,8 @@ export interface components {
       originalName: string | null;
       /** @description whether the file is password protected */
       password: boolean;
+      /** @description served only to its owner and through share links; anyone else gets 404 under its plain links */
+      private: boolean;
       size: number;
       tags: {
         color: string;
@@ -4072,6 +4401,19 @@ export interface components {
       /** @description the share link */
       url: string;
       userId: string | null;
+      views: number;
+    };
+    FileShare: {
+      /** Format: date-time */
+      createdAt: string;
+      expiresAt: string | null;
+      fileId: string;
+      /** @description the random part of the link: /s/<id> */
+      id: string;
+      maxViews: number | null;
+      passwordProtected: boolean;
+      /** @description the share link */
+      url: string;
       views: number;
     };
     FileStats: {
@@ -4169,6 +4511,8 @@ export interface components {
       id: string;
       inviter: {
         id: string;
+        /** @enum {string} */
+        role: 'USER' | 'ADMIN' | 'SUPERADMIN';
         username: string;
       } | null;
       inviterId: string | null;
@@ -4325,8 +4669,16 @@ export interface components {
       userId: string | null;
     };
     QuotaWrite: {
-      /** @enum {string} */
-      filesQuota: 'BY_BYTES' | 'BY_FILES' | 'NONE';
+      /**
+       * @description required, here or as filesType
+       * @enum {string}
+       */
+      filesQuota?: 'BY_BYTES' | 'BY_FILES' | 'NONE';
+      /**
+       * @description Zipline's name for filesQuota (when both come, filesQuota wins)
+       * @enum {string}
+       */
+      filesType?: 'BY_BYTES' | 'BY_FILES' | 'NONE';
       maxBytes?: (string | number) | null;
       maxFiles?: number | null;
       maxUrls?: number | null;
@@ -4414,6 +4766,8 @@ export interface components {
       siteTitle: string;
       /** @description Make a small WebP thumbnail of every uploaded image and video in the background (videos need ffmpeg); off: none are made and POST /api/server/thumbnails answers 4011 (environment: THUMBNAILS_ENABLED) */
       thumbnailsEnabled: boolean;
+      /** @description Uploads without an x-service-private header are private: served only to their owner and through share links (environment: UPLOADS_PRIVATE_BY_DEFAULT) */
+      uploadsPrivateByDefault: boolean;
       /** @description Length of short URL codes (environment: URLS_LENGTH) */
       urlsLength: number;
       /** @description Path prefix of short URL redirects (environment: URLS_ROUTE) */
@@ -4438,6 +4792,7 @@ export interface components {
         | 'filesMaxFileSize'
         | 'filesDefaultExpiration'
         | 'filesDisabledExtensions'
+        | 'uploadsPrivateByDefault'
         | 'filesRemoveGpsMetadata'
         | 'thumbnailsEnabled'
         | 'filesRoute'

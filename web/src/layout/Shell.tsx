@@ -1,5 +1,16 @@
 // The signed-in frame: header (menu button on phones, site title, theme, user menu) and the navigation.
-import { AppShell, Avatar, Burger, Group, Menu, NavLink, ScrollArea, Text, UnstyledButton } from '@mantine/core';
+import {
+  AppShell,
+  Avatar,
+  Burger,
+  Group,
+  Menu,
+  NavLink,
+  ScrollArea,
+  Text,
+  UnstyledButton,
+  VisuallyHidden,
+} from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import {
   IconAdjustments,
@@ -62,6 +73,10 @@ export function Shell({ children }: { children: ReactNode }) {
       navbar={{ width: 230, breakpoint: 'sm', collapsed: { mobile: !opened } }}
       padding="md"
     >
+      {/* The first stop of the Tab key: past the header and the navigation, straight to the page. */}
+      <a href="#main-content" className="chute-skip-link">
+        Skip to main content
+      </a>
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
@@ -76,14 +91,14 @@ export function Shell({ children }: { children: ReactNode }) {
             <ThemeToggle />
             <Menu position="bottom-end" withArrow>
               <Menu.Target>
-                <UnstyledButton aria-label="Account menu" data-testid="account-menu">
+                <UnstyledButton data-testid="account-menu">
+                  {/* Named by what it shows (the user name), so that speech input finds it by what is read. */}
                   <Group gap={6} wrap="nowrap">
-                    <Avatar src={user.avatar ?? null} radius="xl" size={32} alt="">
-                      {user.username.slice(0, 2).toUpperCase()}
-                    </Avatar>
+                    <Avatar src={user.avatar ?? null} radius="xl" size={32} alt="" aria-hidden />
                     <Text size="sm" visibleFrom="xs" maw={140} truncate>
                       {user.username}
                     </Text>
+                    <VisuallyHidden>account menu</VisuallyHidden>
                   </Group>
                 </UnstyledButton>
               </Menu.Target>
@@ -122,7 +137,9 @@ export function Shell({ children }: { children: ReactNode }) {
           ))}
         </AppShell.Section>
       </AppShell.Navbar>
-      <AppShell.Main>{children}</AppShell.Main>
+      <AppShell.Main id="main-content" tabIndex={-1} style={{ outline: 'none' }}>
+        {children}
+      </AppShell.Main>
     </AppShell>
   );
 }

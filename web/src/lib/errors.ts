@@ -46,6 +46,7 @@ const MESSAGES: Record<number, Sentence> = {
   2001: 'That API token is not valid.',
   2002: 'Please sign in to continue.',
   3000: 'Only administrators can do that.',
+  3006: 'That folder does not exist (or is not yours).',
   3007: (_detail, text) =>
     /last SUPERADMIN/i.test(text)
       ? 'The last super administrator cannot give up the role. Make someone else a super administrator first.'
@@ -72,14 +73,14 @@ const MESSAGES: Record<number, Sentence> = {
   4001: 'That folder does not exist (or is not yours).',
   4004: 'That invite no longer exists.',
   4005: 'That invite does not exist.',
+  4006: 'Nothing was moved: those files were already in that folder.',
   4009: 'That user no longer exists.',
-  5000: (detail) => {
+  5001: (detail) => {
     const limit = /larger than (.+)$/.exec(detail)?.[1];
     return limit
       ? `That file is larger than this server allows (the limit is ${limit}).`
       : 'That file is larger than this server allows.';
   },
-  5001: 'That upload is larger than this server allows.',
   5002: (detail) => {
     const left = /^(.+) left of the (byte|file) quota$/.exec(detail);
     if (!left) return 'Your storage quota is full.';

@@ -5,7 +5,7 @@ import { formatBytes } from '../../lib/format';
 import { parseSize, sizeText } from '../../lib/sizes';
 import type { QuotaInput } from './admin-api';
 
-export type QuotaKind = QuotaInput['filesQuota'];
+export type QuotaKind = NonNullable<QuotaInput['filesQuota']>;
 
 export interface QuotaForm {
   kind: QuotaKind;

@@ -124,12 +124,12 @@ function RowActions({
       : { 'data-disabled': true, 'aria-disabled': true, onClick: (e: MouseEvent) => e.preventDefault() };
   return (
     <Group gap={4} wrap="nowrap" justify="flex-end">
-      <Tooltip label={editBlocked ?? `Edit ${user.username}`}>
+      <Tooltip label={editBlocked ? `Edit ${user.username}: ${editBlocked}` : `Edit ${user.username}`}>
         <ActionIcon variant="subtle" aria-label={`Edit ${user.username}`} {...blockable(editBlocked, onEdit)}>
           <IconPencil size={18} />
         </ActionIcon>
       </Tooltip>
-      <Tooltip label={deleteBlocked ?? `Delete ${user.username}`}>
+      <Tooltip label={deleteBlocked ? `Delete ${user.username}: ${deleteBlocked}` : `Delete ${user.username}`}>
         <ActionIcon
           variant="subtle"
           color="red"

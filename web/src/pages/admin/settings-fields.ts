@@ -19,7 +19,12 @@ const KNOWN_GROUPS: Array<{ id: string; title: string; description: string; pref
     description: 'Who may create an account without an administrator.',
     prefixes: ['registration', 'invites'],
   },
-  { id: 'files', title: 'Files', description: 'Uploads: names, sizes, types and expiry.', prefixes: ['files'] },
+  {
+    id: 'files',
+    title: 'Files',
+    description: 'Uploads: names, sizes, types, expiry and privacy.',
+    prefixes: ['files', 'uploads'],
+  },
   {
     id: 'chunks',
     title: 'Chunked uploads',
@@ -57,6 +62,7 @@ const LABELS: Record<string, string> = {
   filesDefaultExpiration: 'Default expiry',
   filesDisabledExtensions: 'Refused extensions',
   filesRoute: 'File link prefix',
+  uploadsPrivateByDefault: 'New uploads are private (shared only through share links)',
   urlsRoute: 'Short URL prefix',
   urlsLength: 'Short URL code length',
   chunksEnabled: 'Upload large files in chunks',

@@ -16,7 +16,7 @@ export function FavoriteButton({
 }) {
   const label = file.favorite ? `Remove ${file.name} from favourites` : `Add ${file.name} to favourites`;
   return (
-    <Tooltip label={file.favorite ? 'Favourite' : 'Add to favourites'} openDelay={400}>
+    <Tooltip label={label} openDelay={400}>
       <ActionIcon
         className={className}
         variant={variant}

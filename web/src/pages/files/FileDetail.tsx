@@ -1,8 +1,17 @@
 // The detail panel of one file (a drawer; the whole screen on a phone): preview, facts, link actions, and the forms
-// to rename it, protect it, limit its views, set its expiry, tag it, file it in a folder or delete it.
+// to rename it, protect it, limit its views, set its expiry, tag it, file it in a folder, make it private and share
+// it through links of its own, or delete it.
 import { Badge, Button, Divider, Drawer, Group, Select, SimpleGrid, Skeleton, Stack, Text, Title } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
-import { IconDownload, IconExternalLink, IconLock, IconStar, IconStarFilled, IconTrash } from '@tabler/icons-react';
+import {
+  IconDownload,
+  IconExternalLink,
+  IconEyeOff,
+  IconLock,
+  IconStar,
+  IconStarFilled,
+  IconTrash,
+} from '@tabler/icons-react';
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import type { FileItem, FileTag, Folder, Tag } from '../../api/types';
 import { deleteFile, getFile, updateFile, updateFiles } from './files-api';
@@ -13,6 +22,7 @@ import { fileKind, KIND_LABELS, ownerDownloadUrl } from '../../lib/file-kind';
 import { formatBytes, formatDate } from '../../lib/format';
 import { ExpiryForm, MaxViewsForm, PasswordForm, RenameForm } from './FileEditForms';
 import { FilePreview } from './FilePreview';
+import { FileShares } from './FileShares';
 import { FileTags } from './FileTags';
 import { notifyFileError, notifySuccess } from './messages';
 
@@ -111,6 +121,12 @@ export function FileDetail(props: FileDetailProps) {
         </Text>
       }
       closeButtonProps={{ 'aria-label': 'Close the file details' }}
+      // Escape closes only the dialog on top: a confirmation opened from the panel (a portal, outside the panel's
+      // elements, whose key presses still reach this handler through React) closes itself and leaves the panel open.
+      closeOnEscape={false}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && event.currentTarget.contains(event.target as Node)) props.onClose();
+      }}
     >
       {error ? (
         <ErrorAlert error={error} onRetry={() => setTick((t) => t + 1)} title="Could not load this file" />
@@ -201,6 +217,11 @@ function FileDetailBody({
         {file.password ? (
           <Badge variant="light" color="orange" tt="none" leftSection={<IconLock size={12} />}>
             Password
+          </Badge>
+        ) : null}
+        {file.private ? (
+          <Badge variant="light" color="grape" tt="none" leftSection={<IconEyeOff size={12} />}>
+            Private
           </Badge>
         ) : null}
         {file.favorite ? (
@@ -295,6 +316,10 @@ function FileDetailBody({
         <PasswordForm file={file} patch={patch} />
         <MaxViewsForm file={file} patch={patch} />
         <ExpiryForm file={file} patch={patch} />
+      </Section>
+
+      <Section title="Share links">
+        <FileShares file={file} patch={patch} />
       </Section>
 
       <Section title="Delete">

@@ -13,8 +13,9 @@ import {
   Text,
   Tooltip,
   UnstyledButton,
+  VisuallyHidden,
 } from '@mantine/core';
-import { IconLock } from '@tabler/icons-react';
+import { IconEyeOff, IconLock } from '@tabler/icons-react';
 import type { FileItem } from '../../api/types';
 import { FileThumb } from '../../components/FileThumb';
 import { formatBytes } from '../../lib/format';
@@ -69,7 +70,7 @@ export function FileGallery({ files, selected, onToggleSelected, onOpen, onToggl
               file={file}
               onToggle={() => onToggleFavorite(file)}
             />
-            <UnstyledButton className={classes.open} onClick={() => onOpen(file)} aria-label={`Open ${file.name}`}>
+            <UnstyledButton className={classes.open} onClick={() => onOpen(file)}>
               <AspectRatio ratio={4 / 3} className={classes.thumbBox}>
                 <FileThumb file={file} iconSize={44} />
               </AspectRatio>
@@ -80,7 +81,13 @@ export function FileGallery({ files, selected, onToggleSelected, onOpen, onToggl
                       <IconLock size={14} aria-label="Password protected" style={{ flex: 'none' }} />
                     </Tooltip>
                   ) : null}
+                  {file.private ? (
+                    <Tooltip label="Private: only share links open it">
+                      <IconEyeOff size={14} aria-label="Private" style={{ flex: 'none' }} />
+                    </Tooltip>
+                  ) : null}
                   <Text size="sm" fw={500} truncate title={file.name}>
+                    <VisuallyHidden>Open </VisuallyHidden>
                     {file.name}
                   </Text>
                 </Group>

@@ -1,7 +1,18 @@
 // The table view: one row per file (name, type, size, views, uploaded, expiry, favourite), sortable by clicking a
 // column's header; the name opens the detail panel.
-import { Badge, Box, Checkbox, Group, Skeleton, Table, Text, Tooltip, UnstyledButton } from '@mantine/core';
-import { IconArrowDown, IconArrowUp, IconArrowsSort, IconLock } from '@tabler/icons-react';
+import {
+  Badge,
+  Box,
+  Checkbox,
+  Group,
+  Skeleton,
+  Table,
+  Text,
+  Tooltip,
+  UnstyledButton,
+  VisuallyHidden,
+} from '@mantine/core';
+import { IconArrowDown, IconArrowUp, IconArrowsSort, IconEyeOff, IconLock } from '@tabler/icons-react';
 import { FileThumb } from '../../components/FileThumb';
 import { fileKind, KIND_LABELS } from '../../lib/file-kind';
 import { formatBytes, formatDate } from '../../lib/format';
@@ -81,11 +92,7 @@ export function FileTable(props: TableProps) {
                 />
               </Table.Td>
               <Table.Td maw={360}>
-                <UnstyledButton
-                  className={classes.nameButton}
-                  onClick={() => onOpen(file)}
-                  aria-label={`Open ${file.name}`}
-                >
+                <UnstyledButton className={classes.nameButton} onClick={() => onOpen(file)}>
                   <Group gap="sm" wrap="nowrap">
                     <FileThumb file={file} size={40} iconSize={20} />
                     <Box miw={0}>
@@ -93,7 +100,9 @@ export function FileTable(props: TableProps) {
                         {file.password ? (
                           <IconLock size={14} aria-label="Password protected" style={{ flex: 'none' }} />
                         ) : null}
+                        {file.private ? <IconEyeOff size={14} aria-label="Private" style={{ flex: 'none' }} /> : null}
                         <Text size="sm" fw={500} truncate className={classes.nameText} title={file.name}>
+                          <VisuallyHidden>Open </VisuallyHidden>
                           {file.name}
                         </Text>
                       </Group>

@@ -83,6 +83,8 @@ export function FilesToolbar(props: FilesToolbarProps) {
   const { query, onChange } = props;
   const phone = useMediaQuery('(max-width: 48em)') ?? false;
   const [filtersOpen, filters] = useDisclosure(false);
+  const orderLabel =
+    query.order === 'asc' ? 'Ascending order: switch to descending' : 'Descending order: switch to ascending';
   const favoriteValue = query.favorite === true ? 'true' : query.favorite === false ? 'false' : 'all';
   const activeFilters =
     (query.favorite !== null ? 1 : 0) + (query.tags.length > 0 ? 1 : 0) + (query.folder !== null ? 1 : 0);
@@ -131,13 +133,11 @@ export function FilesToolbar(props: FilesToolbarProps) {
         value={query.sortBy}
         onChange={(value) => value && onChange({ sortBy: value as FileQuery['sortBy'], page: 1 })}
       />
-      <Tooltip label={query.order === 'asc' ? 'Ascending' : 'Descending'}>
+      <Tooltip label={orderLabel}>
         <ActionIcon
           variant="default"
           size="input-sm"
-          aria-label={
-            query.order === 'asc' ? 'Ascending order: switch to descending' : 'Descending order: switch to ascending'
-          }
+          aria-label={orderLabel}
           onClick={() => onChange({ order: query.order === 'asc' ? 'desc' : 'asc', page: 1 })}
         >
           {query.order === 'asc' ? <IconSortAscending size={18} /> : <IconSortDescending size={18} />}

@@ -1,5 +1,5 @@
 // The file calls of the Files page (src/routes/user-files.ts, src/routes/tags.ts); the shapes are in api/types.ts.
-import { errorFromResponse, request, type ApiBody } from '../../api/client';
+import { errorFromResponse, request, type ApiAnswer, type ApiBody } from '../../api/client';
 import type { FileItem, FileTag } from '../../api/types';
 import { ownerRawUrl } from '../../lib/file-kind';
 import type { SearchField, SortField, SortOrder } from './types';
@@ -120,4 +120,20 @@ export async function readFileStart(id: string, bytes: number, signal: AbortSign
   });
   if (!res.ok) throw await errorFromResponse(res);
   return res.text();
+}
+
+/** A share link of a file (src/routes/file-shares.ts). */
+export type FileShare = ApiAnswer<'/api/user/files/{id}/shares', 'get'>[number];
+export type NewFileShare = ApiBody<'/api/user/files/{id}/shares', 'post'>;
+
+export function listShares(fileId: string, signal?: AbortSignal): Promise<FileShare[]> {
+  return request('get', '/api/user/files/{id}/shares', { params: { id: fileId }, signal });
+}
+
+export function createShare(fileId: string, body: NewFileShare): Promise<FileShare> {
+  return request('post', '/api/user/files/{id}/shares', { params: { id: fileId }, body });
+}
+
+export function revokeShare(fileId: string, shareId: string): Promise<FileShare> {
+  return request('delete', '/api/user/files/{id}/shares/{shareId}', { params: { id: fileId, shareId } });
 }

@@ -315,7 +315,7 @@ function FileRow({ file, onRemove }: { file: FileItem; onRemove: () => void }) {
       </Stack>
       <Group gap={2} wrap="nowrap">
         <CopyButton value={file.url} what={`link of ${file.name}`} />
-        <Tooltip label="Open the share link" withArrow>
+        <Tooltip label={`Open the share link of ${file.name}`} withArrow>
           <ActionIcon
             variant="subtle"
             color="gray"
@@ -328,7 +328,7 @@ function FileRow({ file, onRemove }: { file: FileItem; onRemove: () => void }) {
             <IconExternalLink size={16} />
           </ActionIcon>
         </Tooltip>
-        <Tooltip label="Take out of the folder" withArrow>
+        <Tooltip label={`Remove ${file.name} from the folder`} withArrow>
           <ActionIcon
             variant="subtle"
             color="gray"

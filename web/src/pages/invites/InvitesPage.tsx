@@ -59,7 +59,7 @@ function InviteActions({ invite, onDelete }: { invite: Invite; onDelete: () => v
         iconSize={18}
         notice="The invite link is in your clipboard."
       />
-      <Tooltip label="Delete the invite">
+      <Tooltip label={`Delete invite ${invite.code}`}>
         <ActionIcon variant="subtle" color="red" onClick={onDelete} aria-label={`Delete invite ${invite.code}`}>
           <IconTrash size={18} />
         </ActionIcon>

@@ -164,7 +164,14 @@ export function ViewPagePreview({ view, file }: { view: UserViewSettings; file: 
       role="figure"
       aria-label="Preview of the view page"
       p="md"
-      style={{ background: '#111', color: '#eee', borderRadius: 8, textAlign: align, opacity: view.enabled ? 1 : 0.6 }}
+      // Switched off, it is drawn in grey rather than faded, so that its text keeps its contrast.
+      style={{
+        background: '#111',
+        color: '#eee',
+        borderRadius: 8,
+        textAlign: align,
+        filter: view.enabled ? undefined : 'grayscale(1)',
+      }}
     >
       <Text fw={700} size="lg" style={{ overflowWrap: 'anywhere' }}>
         {file.originalName}

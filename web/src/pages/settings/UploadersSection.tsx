@@ -85,10 +85,9 @@ function DownloadRow({ icon, title, description, fileName, contents, token, type
             size="sm"
             leftSection={<IconDownload size={16} />}
             disabled={disabled}
-            aria-label={`Download ${fileName}`}
             onClick={() => downloadText(fileName, contents, type)}
           >
-            Download {fileName.slice(fileName.lastIndexOf('.'))}
+            Download {fileName}
           </Button>
         </Group>
       </Group>

@@ -85,7 +85,7 @@ export function TagsPage() {
                   </Text>
                 </Stack>
                 <Group gap={2} wrap="nowrap">
-                  <Tooltip label="Edit" withArrow>
+                  <Tooltip label={`Edit tag ${tag.name}`} withArrow>
                     <ActionIcon
                       variant="subtle"
                       color="gray"
@@ -95,7 +95,7 @@ export function TagsPage() {
                       <IconPencil size={16} />
                     </ActionIcon>
                   </Tooltip>
-                  <Tooltip label="Delete" withArrow>
+                  <Tooltip label={`Delete tag ${tag.name}`} withArrow>
                     <ActionIcon
                       variant="subtle"
                       color="red"

@@ -114,7 +114,7 @@ export function EarlierAssemblies({ tracked }: { tracked: Set<string> }) {
                   {words.label}
                 </Badge>
                 {finished ? (
-                  <Tooltip label="Dismiss" withArrow>
+                  <Tooltip label={`Dismiss ${record.metadata.name}`} withArrow>
                     <ActionIcon
                       variant="subtle"
                       color="gray"

@@ -1,6 +1,6 @@
 // Upload: drop, pick or paste files (or type text), choose the options, and watch them go up; small files go in one
 // request, large ones in chunks (the server's chunk settings). When all are done, their links are copied.
-import { Paper, Stack, Tabs, Text, ThemeIcon } from '@mantine/core';
+import { Button, Paper, Stack, Tabs, Text, ThemeIcon } from '@mantine/core';
 import { Dropzone } from '@mantine/dropzone';
 import { notifications } from '@mantine/notifications';
 import { IconClipboardText, IconCloudUpload, IconFileUpload, IconUpload, IconX } from '@tabler/icons-react';
@@ -17,6 +17,7 @@ import { EarlierAssemblies } from './EarlierAssemblies';
 import { TextUpload } from './TextUpload';
 import { loadOptions, optionHeaders, saveOptions, type UploadOptions } from './upload-options';
 import { uploadQueue, useUploadQueue, type UploadItem } from './upload-queue';
+import { UploadAnnouncer } from './UploadAnnouncer';
 import { UploadOptionsPanel } from './UploadOptionsPanel';
 import { UploadQueueCard, type QueueActions } from './UploadQueueCard';
 
@@ -63,6 +64,7 @@ export function UploadPage() {
   const [text, setText] = useState('');
   const [textName, setTextName] = useState('');
   const optionsRef = useRef(options);
+  const openChooser = useRef<() => void>(null);
   optionsRef.current = options;
 
   const folders = useApi((signal) => listFolders('all', signal), []);
@@ -178,10 +180,12 @@ export function UploadPage() {
               multiple
               useFsAccessApi={false}
               activateOnClick
+              // The keyboard's way in is the Choose files button: a drop zone that is itself a button could not
+              // hold one (nested controls), and its name could not match what it shows.
+              activateOnKeyboard={false}
+              openRef={openChooser}
               radius="md"
-              inputProps={{ 'aria-label': 'Choose files to upload' }}
-              role="button"
-              aria-label="Drop files here, or press Enter to choose files"
+              inputProps={{ 'aria-label': 'Choose files to upload', tabIndex: -1 }}
             >
               <Stack
                 align="center"
@@ -212,6 +216,16 @@ export function UploadPage() {
                 <Text fw={600} size="lg" hiddenFrom="sm">
                   Tap to choose files
                 </Text>
+                <Button
+                  leftSection={<IconFileUpload size={16} />}
+                  style={{ pointerEvents: 'auto' }}
+                  onClick={(event) => {
+                    event.stopPropagation();
+                    openChooser.current?.();
+                  }}
+                >
+                  Choose files
+                </Button>
                 <Text size="sm" c="dimmed" maw={460}>
                   As many as you like. You can also paste files or screenshots anywhere on this page.
                   {chunkHint ? ` ${chunkHint}` : ''}
@@ -231,6 +245,7 @@ export function UploadPage() {
         </Tabs>
       </Paper>
       <UploadOptionsPanel options={options} onChange={setOptions} folders={choices} foldersLoading={folders.loading} />
+      <UploadAnnouncer items={items} />
       {items.length > 0 ? <UploadQueueCard items={items} actions={actions} /> : null}
       <EarlierAssemblies tracked={tracked} />
     </Stack>

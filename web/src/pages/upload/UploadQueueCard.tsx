@@ -244,7 +244,7 @@ function UploadRow({ item, actions }: { item: UploadItem; actions: QueueActions 
                 {item.link.url}
               </Anchor>
               <CopyButton value={item.link.url} what={`link of ${name}`} />
-              <Tooltip label="Open in a new tab" withArrow>
+              <Tooltip label={`Open ${name}`} withArrow>
                 <ActionIcon
                   component="a"
                   href={item.link.url}
@@ -268,7 +268,7 @@ function UploadRow({ item, actions }: { item: UploadItem; actions: QueueActions 
 function RowActions({ item, name, actions }: { item: UploadItem; name: string; actions: QueueActions }) {
   if (item.status === 'queued' || item.status === 'uploading') {
     return (
-      <Tooltip label="Cancel" withArrow>
+      <Tooltip label={`Cancel the upload of ${name}`} withArrow>
         <ActionIcon
           variant="subtle"
           color="gray"
@@ -283,7 +283,7 @@ function RowActions({ item, name, actions }: { item: UploadItem; name: string; a
   if (item.status === 'failed' || item.status === 'cancelled') {
     return (
       <>
-        <Tooltip label="Remove from the list" withArrow>
+        <Tooltip label={`Remove ${name} from the list`} withArrow>
           <ActionIcon
             variant="subtle"
             color="gray"

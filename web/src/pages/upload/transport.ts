@@ -175,7 +175,8 @@ export async function uploadInChunks(
       'content-range': `bytes ${start}-${end}/${total}`,
       'x-service-p-content-length': String(total),
       'x-service-p-content-type': file.type || 'application/octet-stream',
-      'x-service-p-filename': headerText(file.name),
+      // URL-encoded, as Zipline's dashboard sends it; the server decodes it once.
+      'x-service-p-filename': encodeURIComponent(file.name),
       'x-service-p-lastchunk': String(last),
     };
     if (token !== null) headers['x-service-p-token'] = token;

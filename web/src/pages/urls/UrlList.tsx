@@ -68,12 +68,12 @@ function RowActions({ url, onEdit, onDelete }: { url: ShortUrl } & Pick<ListProp
   return (
     <Group gap={2} wrap="nowrap" justify="flex-end">
       <CopyButton value={url.url} what={`short link ${name}`} />
-      <Tooltip label="Edit" withArrow>
+      <Tooltip label={`Edit ${name}`} withArrow>
         <ActionIcon variant="subtle" color="gray" aria-label={`Edit ${name}`} onClick={() => onEdit(url)}>
           <IconPencil size={16} />
         </ActionIcon>
       </Tooltip>
-      <Tooltip label="Delete" withArrow>
+      <Tooltip label={`Delete ${name}`} withArrow>
         <ActionIcon variant="subtle" color="red" aria-label={`Delete ${name}`} onClick={() => onDelete(url)}>
           <IconTrash size={16} />
         </ActionIcon>

@@ -1,0 +1,24 @@
+// Stored usage counters (issue 23, item 4): tables, the triggers that keep them, and their first values, counted
+// from the files and URLs already there (one grouped pass over each table). See db/usage-counters.ts.
+import type { Kysely } from 'kysely';
+import {
+  createCounterTables,
+  createCounterTriggers,
+  dropCounterTables,
+  dropCounterTriggers,
+  fillCounters,
+} from '../usage-counters.js';
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  // A run stopped half-way (SQLite migrates outside a transaction) starts over.
+  await dropCounterTriggers(db);
+  await dropCounterTables(db);
+  await createCounterTables(db);
+  await createCounterTriggers(db);
+  await fillCounters(db);
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await dropCounterTriggers(db);
+  await dropCounterTables(db);
+}

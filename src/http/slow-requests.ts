@@ -1,0 +1,77 @@
+// Slow clients cannot hold a connection (and a stopping server) forever:
+// - idle: a connection that neither sends nor receives a byte for REQUEST_IDLE_TIMEOUT seconds in the middle of a
+//   request is ended. An upload of any size goes on as long as bytes keep coming; a download as long as the client
+//   keeps reading.
+// - body: the body of a request that is not an upload (JSON, forms: small by JSON_BODY_LIMIT) must arrive whole
+//   within REQUEST_BODY_TIMEOUT seconds, however it trickles.
+// Either way the client gets 408 in the spec's shape when nothing was answered yet, and the connection is closed.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
+import { ApiError } from '../lib/errors.js';
+
+export interface RequestTimeouts {
+  idleMs: number;
+  bodyMs: number;
+}
+
+/** Uploads are the multipart bodies (POST /api/upload, chunks, public folders): their length is the user's. */
+function isUploadBody(request: FastifyRequest): boolean {
+  return (request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/');
+}
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
+}
+
+/** How long a connection lingers after the 408 for the answer to leave before it is destroyed. */
+const CLOSE_GRACE_MS = 1_000;
+
+/** Answers 408 (when nothing was answered yet) and closes the connection. */
+function endSlowRequest(reply: FastifyReply | undefined, socket: Socket, reason: string): void {
+  if (socket.destroyed) return;
+  // Once its answer is finished Node no longer aborts the request when the connection goes, so a handler still
+  // reading the body (an upload streaming to a temp file) would wait forever: end the body stream with the connection.
+  if (reply) socket.once('close', () => reply.request.raw.destroy());
+  if (!reply || reply.sent || reply.raw.headersSent) {
+    socket.destroy();
+    return;
+  }
+  reply.log.info({ reason }, 'slow request ended');
+  // From here on the handler (still waiting for the body) must not answer: the 408 is the answer.
+  reply.hijack();
+  const error = new ApiError(9000, reason, { status: 408 });
+  const body = JSON.stringify(error.toBody());
+  reply.raw.writeHead(408, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+    connection: 'close',
+  });
+  reply.raw.end(body);
+  setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
+}
+
+export function registerRequestTimeouts(app: FastifyInstance, timeouts: RequestTimeouts): void {
+  /** The request a connection is serving, for the idle timeout to answer. */
+  const current = new WeakMap<Socket, FastifyReply>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    const socket = request.raw.socket;
+    current.set(socket, reply);
+    if (isUploadBody(request) || !hasBody(request) || request.raw.complete) return;
+    const timer = setTimeout(() => {
+      if (!request.raw.complete) endSlowRequest(reply, socket, `the body took longer than ${timeouts.bodyMs / 1000} s`);
+    }, timeouts.bodyMs);
+    timer.unref();
+    const clear = () => clearTimeout(timer);
+    request.raw.once('end', clear);
+    request.raw.once('close', clear);
+  });
+
+  // Node's socket timeout (Fastify's connectionTimeout: idleMs) is the idle timer, reset by every byte read or
+  // written; with a listener here Node only reports it, and the connection is ended here.
+  app.server.on('timeout', (socket: Socket) => {
+    endSlowRequest(current.get(socket), socket, `no byte for ${timeouts.idleMs / 1000} s`);
+  });
+}

@@ -1,0 +1,72 @@
+// Zipline v4's addresses that Chute serves under other names: the alias answers as Zipline's route does.
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { makeFolder, makeTag, makeUser, NO_RATE_LIMIT } from '../support/factory.js';
+import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
+import { uploadOne } from '../support/uploads.js';
+
+forEachDatabase('compat: Zipline addresses', (engine) => {
+  const server = useTestServer({ engine, env: NO_RATE_LIMIT });
+  let root: TestUser;
+  let ann: TestUser;
+  before(async () => {
+    root = await server().setup('root', 'root-password');
+    ann = await makeUser(server(), { username: 'ann' });
+  });
+
+  it('GET /api/server/folder/:id[?uploads] is the public folder (3002 when it is not public)', async () => {
+    const open = await makeFolder(server(), ann, { name: 'Open', public: true, allowUploads: true });
+    await uploadOne(server(), ann.token, 'seen', { name: 'seen.txt', headers: { 'x-zipline-folder': open.id } });
+    for (const query of ['', '?uploads']) {
+      const res = await server().json('GET', `/api/server/folder/${open.id}${query}`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.equal(res.body.name, 'Open');
+      assert.equal(res.body.files.length, 1);
+    }
+    const closed = await makeFolder(server(), ann, { name: 'Closed' });
+    assert.equal((await server().json('GET', `/api/server/folder/${closed.id}`)).body.code, 3002);
+  });
+
+  it('GET /api/auth/invites/web?code= answers {invite}, null when there is none', async () => {
+    const settings = await server().json('PATCH', '/api/server/settings', {
+      auth: root.token,
+      body: { invitesEnabled: true },
+    });
+    assert.equal(settings.status, 200);
+    const made = await server().json('POST', '/api/auth/invites', { auth: root.token, body: { maxUses: 2 } });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    const res = await server().json('GET', `/api/auth/invites/web?code=${made.body.code}`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.invite.code, made.body.code);
+    assert.equal(res.body.invite.maxUses, 2);
+    const none = await server().json('GET', '/api/auth/invites/web?code=no-such-code');
+    assert.equal(none.status, 200);
+    assert.deepEqual(none.body, { invite: null });
+    assert.deepEqual((await server().json('GET', '/api/auth/invites/web')).body, { invite: null });
+    // Invite.inviter carries the role, as Zipline's.
+    const listed = await server().json('GET', `/api/auth/invites/${made.body.id}`, { auth: root.token });
+    assert.deepEqual(listed.body.inviter, { id: root.id, username: 'root', role: 'SUPERADMIN' });
+  });
+
+  it('GET /api/users/:id/tags: the user’s tags for an admin; 3019 for an ADMIN asking for a SUPERADMIN', async () => {
+    await makeTag(server(), ann, { name: 'holiday', color: '#00aa00' });
+    const res = await server().json('GET', `/api/users/${ann.id}/tags`, { auth: root.token });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(
+      res.body.map((t: { name: string }) => t.name),
+      ['holiday'],
+    );
+    const admin = await makeUser(server(), { role: 'ADMIN' });
+    assert.equal((await server().json('GET', `/api/users/${root.id}/tags`, { auth: admin.token })).body.code, 3019);
+    assert.equal((await server().json('GET', `/api/users/${ann.id}/tags`, { auth: ann.token })).body.code, 3000);
+    assert.equal((await server().json('GET', '/api/users/no-such-user/tags', { auth: root.token })).body.code, 4009);
+  });
+
+  it('/r/<name> redirects (301) to /raw/<name>', async () => {
+    const file = await uploadOne(server(), ann.token, 'raw bytes', { name: 'r.txt' });
+    const res = await server().fetch(`/r/${file.name}`, { redirect: 'manual' });
+    assert.equal(res.status, 301);
+    assert.equal(res.headers.get('location'), `/raw/${file.name}`);
+    assert.equal(await (await server().fetch(res.headers.get('location')!)).text(), 'raw bytes');
+  });
+});
