@@ -73,23 +73,34 @@ export const urlRoutes: RouteModule = (app, ctx) => {
   app.get(
     '/api/user/urls',
     guarded({
-      summary: "The caller's short URLs, newest first; searchQuery matches destination, vanity or code",
+      summary:
+        "The caller's short URLs, newest first; searchQuery matches destination, vanity or code. With page: one " +
+        'page object; without: all of them as an array (as Zipline)',
       querystring: z.object({
         searchQuery: z.string().max(1000).optional(),
         searchField: z.enum(['destination', 'vanity', 'code']).optional(),
-        page: z.coerce.number().int().min(1).default(1),
+        page: z.coerce.number().int().min(1).optional().describe('asks for a page object instead of an array'),
         perPage: z.coerce.number().int().min(1).max(500).default(50),
       }),
       response: {
-        200: z.object({ page: z.array(UrlSchema), total: z.number().int(), pages: z.number().int() }),
+        200: z.union([
+          z.object({ page: z.array(UrlSchema), total: z.number().int(), pages: z.number().int() }),
+          z.array(UrlSchema),
+        ]),
       },
     }),
     async (request) => {
-      const { rows, total } = await listUrls(ctx, caller(request).user.id, request.query);
+      const { page, ...query } = request.query;
+      const userId = caller(request).user.id;
+      if (page === undefined) {
+        const { rows } = await listUrls(ctx, userId, { ...query, page: 1, perPage: null });
+        return rows.map((row) => dtoFor(request, row));
+      }
+      const { rows, total } = await listUrls(ctx, userId, { ...query, page });
       return {
         page: rows.map((row) => dtoFor(request, row)),
         total,
-        pages: Math.ceil(total / request.query.perPage),
+        pages: Math.ceil(total / query.perPage),
       };
     },
   );

@@ -22,24 +22,33 @@ export const usersRoutes: RouteModule = (app, ctx) => {
   app.get(
     '/api/users',
     adminOnly({
-      summary: 'One page of users, oldest first',
+      summary: 'The users, oldest first: with page, one page of them; without, all of them as an array (as Zipline)',
       querystring: z.object({
-        page: z.coerce.number().int().min(1).default(1),
+        page: z.coerce.number().int().min(1).optional().describe('asks for a page object instead of an array'),
         perpage: z.coerce.number().int().min(1).max(100).default(20),
         search: z.string().max(128).optional().describe('part of the username, case-insensitive'),
         role: RoleSchema.optional(),
+        noincl: z.enum(['true', 'false']).optional().describe("Zipline's: true leaves the caller out"),
       }),
       response: {
-        200: z.object({
-          users: z.array(UserSchema),
-          page: z.number().int(),
-          perpage: z.number().int(),
-          total: z.number().int(),
-          pages: z.number().int(),
-        }),
+        200: z.union([
+          z.object({
+            users: z.array(UserSchema),
+            page: z.number().int(),
+            perpage: z.number().int(),
+            total: z.number().int(),
+            pages: z.number().int(),
+          }),
+          z.array(UserSchema),
+        ]),
       },
     }),
-    async (request) => listUsers(ctx, request.query),
+    async (request) => {
+      const { noincl, page, ...query } = request.query;
+      const excludeId = noincl === 'true' ? caller(request).user.id : undefined;
+      if (page === undefined) return (await listUsers(ctx, { ...query, page: 1, perpage: null, excludeId })).users;
+      return listUsers(ctx, { ...query, page, excludeId });
+    },
   );
 
   app.post(

@@ -148,7 +148,8 @@ export interface UrlListQuery {
   searchQuery?: string | undefined;
   searchField?: UrlSearchField | undefined;
   page: number;
-  perPage: number;
+  /** null: every match at once (Zipline's Url[] answer). */
+  perPage: number | null;
 }
 
 /** The caller's URLs, newest first, optionally filtered by a case-insensitive substring of one or all fields. */
@@ -170,8 +171,7 @@ export async function listUrls(
       .selectAll()
       .orderBy('created_at', 'desc')
       .orderBy('id')
-      .limit(query.perPage)
-      .offset((query.page - 1) * query.perPage)
+      .$if(query.perPage !== null, (q) => q.limit(query.perPage!).offset((query.page - 1) * query.perPage!))
       .execute(),
     base.select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow(),
   ]);

@@ -53,7 +53,10 @@ async function lockSuperadmins(ctx: AppContext, trx: Db): Promise<number> {
 
 export interface UserListQuery {
   page: number;
-  perpage: number;
+  /** null: every match on one page (Zipline's User[] answer). */
+  perpage: number | null;
+  /** Leave this account out (Zipline's noincl: the caller). */
+  excludeId?: string | undefined;
   /** Part of the username, case-insensitive. */
   search?: string | undefined;
   role?: Role | undefined;
@@ -75,23 +78,24 @@ export async function listUsers(ctx: AppContext, query: UserListQuery): Promise<
     base = base.where(sql<boolean>`lower(username) like lower(${pattern}) escape '\\'`);
   }
   if (query.role) base = base.where('role', '=', query.role);
+  if (query.excludeId) base = base.where('id', '!=', query.excludeId);
   const [{ total }, rows] = await Promise.all([
     base.select(sql<number | string>`count(*)`.as('total')).executeTakeFirstOrThrow(),
     base
       .selectAll()
       .orderBy('created_at')
       .orderBy('id')
-      .limit(query.perpage)
-      .offset((query.page - 1) * query.perpage)
+      .$if(query.perpage !== null, (q) => q.limit(query.perpage!).offset((query.page - 1) * query.perpage!))
       .execute(),
   ]);
   const count = Number(total);
+  const perpage = query.perpage ?? Math.max(count, 1);
   return {
     users: await loadUserDtos(ctx, ctx.db, rows),
     page: query.page,
-    perpage: query.perpage,
+    perpage,
     total: count,
-    pages: Math.ceil(count / query.perpage),
+    pages: Math.ceil(count / perpage),
   };
 }
 

@@ -62,6 +62,43 @@ forEachDatabase('compat: Zipline addresses', (engine) => {
     assert.equal((await server().json('GET', '/api/users/no-such-user/tags', { auth: root.token })).body.code, 4009);
   });
 
+  it('GET /api/users answers User[] (noincl=true leaves the caller out); with page, the page object', async () => {
+    const all = await server().json('GET', '/api/users', { auth: root.token });
+    assert.equal(all.status, 200, JSON.stringify(all.body));
+    assert.ok(Array.isArray(all.body));
+    const names = all.body.map((u: { username: string }) => u.username);
+    assert.ok(names.includes('root') && names.includes('ann'));
+    const others = await server().json('GET', '/api/users?noincl=true', { auth: root.token });
+    assert.ok(!others.body.some((u: { username: string }) => u.username === 'root'));
+    assert.equal(others.body.length, all.body.length - 1);
+    const paged = await server().json('GET', '/api/users?page=1&perpage=1', { auth: root.token });
+    assert.equal(paged.body.users.length, 1);
+    assert.equal(paged.body.total, all.body.length);
+  });
+
+  it('GET /api/user/urls answers Url[]; with page, the page object', async () => {
+    for (const n of [1, 2, 3]) {
+      const made = await server().json('POST', '/api/user/urls', {
+        auth: ann.token,
+        body: { destination: `https://example.com/${n}` },
+      });
+      assert.equal(made.status, 200);
+    }
+    const all = await server().json('GET', '/api/user/urls', { auth: ann.token });
+    assert.ok(Array.isArray(all.body), JSON.stringify(all.body));
+    assert.equal(all.body.length, 3);
+    const found = await server().json('GET', '/api/user/urls?searchField=destination&searchQuery=example.com/2', {
+      auth: ann.token,
+    });
+    assert.deepEqual(
+      found.body.map((u: { destination: string }) => u.destination),
+      ['https://example.com/2'],
+    );
+    const paged = await server().json('GET', '/api/user/urls?page=1&perPage=2', { auth: ann.token });
+    assert.equal(paged.body.page.length, 2);
+    assert.equal(paged.body.total, 3);
+  });
+
   it('/r/<name> redirects (301) to /raw/<name>', async () => {
     const file = await uploadOne(server(), ann.token, 'raw bytes', { name: 'r.txt' });
     const res = await server().fetch(`/r/${file.name}`, { redirect: 'manual' });

@@ -112,7 +112,7 @@ forEachDatabase('incomplete files', (engine) => {
     await assemblePartialUpload(server().ctx, s.sessionId);
     const failed = (await list(admin)).find((r) => r.id === s.incompleteId)!;
     assert.equal(failed.status, 'FAILED');
-    assert.match(failed.metadata.error ?? '', /E1014/);
+    assert.match(failed.metadata.error ?? '', /E1009/);
     assert.equal(failed.fileId, null);
     assert.equal(await server().ctx.storage.stat(s.storageKey), null);
     assert.equal(await partialSessionCount(server()), 0);

@@ -128,7 +128,7 @@ forEachDatabase('registration', (engine) => {
         assert.equal(won.length, maxUses);
         for (const lost of results.filter((r) => r.status !== 200)) assertError(lost, 400, 1035);
         assert.equal(await usesOf(id), maxUses);
-        const users = await server().json('GET', `/api/users?search=racer-${maxUses}-&perpage=100`, {
+        const users = await server().json('GET', `/api/users?page=1&search=racer-${maxUses}-&perpage=100`, {
           auth: root.token,
         });
         assert.equal(users.body.total, maxUses);

@@ -261,7 +261,7 @@ forEachDatabase('short URLs', (engine) => {
     });
     assert.match(raw.headers.get('content-type') ?? '', /^text\/plain/);
     assert.equal(await raw.text(), `${server().url}/go/plain-link`);
-    res = await server().json('GET', '/api/user/urls?searchQuery=plain-link', { auth: admin.token });
+    res = await server().json('GET', '/api/user/urls?page=1&searchQuery=plain-link', { auth: admin.token });
     assert.equal(res.body.total, 1);
   });
 
@@ -331,7 +331,7 @@ forEachDatabase('short URLs', (engine) => {
       assert.equal(r.status, 403);
       assert.equal(r.body.code, 3012);
     }
-    const list = await server().json('GET', '/api/user/urls', { auth: carl.token });
+    const list = await server().json('GET', '/api/user/urls?page=1', { auth: carl.token });
     assert.equal(list.body.total, 3);
   });
 
@@ -349,12 +349,14 @@ forEachDatabase('short URLs', (engine) => {
     res = await server().json('GET', '/api/user/urls?perPage=2&page=3', { auth: dana.token });
     assert.equal(res.body.page.length, 1);
 
-    res = await server().json('GET', '/api/user/urls?searchQuery=DANA-3&searchField=vanity', { auth: dana.token });
+    res = await server().json('GET', '/api/user/urls?page=1&searchQuery=DANA-3&searchField=vanity', {
+      auth: dana.token,
+    });
     assert.deepEqual(
       res.body.page.map((u: { id: string }) => u.id),
       [made[3].id],
     );
-    res = await server().json('GET', `/api/user/urls?searchQuery=${made[1].code}&searchField=code`, {
+    res = await server().json('GET', `/api/user/urls?page=1&searchQuery=${made[1].code}&searchField=code`, {
       auth: dana.token,
     });
     assert.deepEqual(
@@ -363,7 +365,7 @@ forEachDatabase('short URLs', (engine) => {
     );
     res = await server().json(
       'GET',
-      `/api/user/urls?searchQuery=${encodeURIComponent('example/2')}&searchField=destination`,
+      `/api/user/urls?page=1&searchQuery=${encodeURIComponent('example/2')}&searchField=destination`,
       {
         auth: dana.token,
       },
@@ -373,17 +375,23 @@ forEachDatabase('short URLs', (engine) => {
       [made[2].id],
     );
     // LIKE wildcards in the search are literal characters.
-    res = await server().json('GET', `/api/user/urls?searchQuery=${encodeURIComponent('4%_')}`, { auth: dana.token });
+    res = await server().json('GET', `/api/user/urls?page=1&searchQuery=${encodeURIComponent('4%_')}`, {
+      auth: dana.token,
+    });
     assert.deepEqual(
       res.body.page.map((u: { id: string }) => u.id),
       [made[4].id],
     );
-    res = await server().json('GET', `/api/user/urls?searchQuery=${encodeURIComponent('%')}&searchField=vanity`, {
-      auth: dana.token,
-    });
+    res = await server().json(
+      'GET',
+      `/api/user/urls?page=1&searchQuery=${encodeURIComponent('%')}&searchField=vanity`,
+      {
+        auth: dana.token,
+      },
+    );
     assert.equal(res.body.total, 0);
     // Only the caller's own.
-    res = await server().json('GET', '/api/user/urls?searchQuery=dana', { auth: bob.token });
+    res = await server().json('GET', '/api/user/urls?page=1&searchQuery=dana', { auth: bob.token });
     assert.equal(res.body.total, 0);
   });
 

@@ -81,10 +81,10 @@ forEachDatabase('user administration', (engine) => {
 
   describe('list', () => {
     it('pages through users oldest first, with total and pages', async () => {
-      const totalBefore = (await server().json('GET', '/api/users', { auth: admin.token })).body.total;
+      const totalBefore = (await server().json('GET', '/api/users?page=1', { auth: admin.token })).body.total;
       for (let i = 0; i < 5; i++)
         await server().json('POST', '/api/users', { auth: root.token, body: { username: `page-${i}`, password: 'p' } });
-      const all = await server().json<UserList>('GET', '/api/users?perpage=100', { auth: admin.token });
+      const all = await server().json<UserList>('GET', '/api/users?page=1&perpage=100', { auth: admin.token });
       assert.equal(all.status, 200);
       const total = totalBefore + 5;
       assert.equal(all.body.total, total);
@@ -109,7 +109,8 @@ forEachDatabase('user administration', (engine) => {
     it('filters by part of the username (case-insensitive, % and _ taken literally) and by role', async () => {
       const prefix = `${uniqueName('find')}-`;
       for (let i = 0; i < 5; i++) await makeUser(server(), { by: root.token, username: `${prefix}${i}` });
-      const list = (query: string) => server().json<UserList>('GET', `/api/users?${query}`, { auth: admin.token });
+      const list = (query: string) =>
+        server().json<UserList>('GET', `/api/users?page=1&${query}`, { auth: admin.token });
       assert.equal((await list(`search=${prefix.toUpperCase()}`)).body.total, 5);
       assert.equal((await list('search=%25')).body.total, 0);
       assert.equal((await list(`search=${prefix.slice(0, -1)}_`)).body.total, 0);
@@ -192,7 +193,7 @@ forEachDatabase('user administration', (engine) => {
         400,
         1057,
       );
-      assert.equal((await server().json('GET', '/api/users?search=q1', { auth: admin.token })).body.total, 0);
+      assert.equal((await server().json('GET', '/api/users?page=1&search=q1', { auth: admin.token })).body.total, 0);
     });
   });
 

@@ -29,7 +29,9 @@ describeBrowser('dashboard: administration', () => {
   let root: TestUser;
 
   const userNamed = async (username: string) => {
-    const res = await server().json('GET', `/api/users?search=${encodeURIComponent(username)}`, { auth: root.token });
+    const res = await server().json('GET', `/api/users?page=1&search=${encodeURIComponent(username)}`, {
+      auth: root.token,
+    });
     return res.body.users.find((u: { username: string }) => u.username === username);
   };
 

@@ -38,7 +38,7 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
     admin = await server().setup();
   });
 
-  const urlsOf = async () => (await server().json('GET', '/api/user/urls', { auth: admin.token })).body;
+  const urlsOf = async () => (await server().json('GET', '/api/user/urls?page=1', { auth: admin.token })).body;
 
   it('shortens a link in the page, follows it, edits it (destination, limit, password, enabled) and deletes it', async () => {
     const { page, context, errors } = await openPage(browser(), server().url);

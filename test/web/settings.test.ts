@@ -503,7 +503,7 @@ describeBrowser('dashboard: user settings', () => {
     const followed = await fetch(shortLink, { redirect: 'manual' });
     assert.ok(followed.status >= 300 && followed.status < 400);
     assert.equal(followed.headers.get('location'), new URL(destination).href);
-    const created = (await server().json('GET', '/api/user/urls', { auth: frank.token })).body.page[0];
+    const created = (await server().json('GET', '/api/user/urls?page=1', { auth: frank.token })).body.page[0];
     assert.equal(created.maxViews, 2);
 
     // The script: bash and curl upload a file given as argument (a name curl would otherwise split at , and ;).

@@ -3623,10 +3623,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's short URLs, newest first; searchQuery matches destination, vanity or code */
+    /** The caller's short URLs, newest first; searchQuery matches destination, vanity or code. With page: one page object; without: all of them as an array (as Zipline) */
     get: {
       parameters: {
         query?: {
+          /** @description asks for a page object instead of an array */
           page?: number;
           perPage?: number;
           searchField?: 'destination' | 'vanity' | 'code';
@@ -3646,11 +3647,13 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              page: components['schemas']['Url'][];
-              pages: number;
-              total: number;
-            };
+            'application/json':
+              | {
+                  page: components['schemas']['Url'][];
+                  pages: number;
+                  total: number;
+                }
+              | components['schemas']['Url'][];
           };
         };
       };
@@ -3872,10 +3875,13 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** One page of users, oldest first */
+    /** The users, oldest first: with page, one page of them; without, all of them as an array (as Zipline) */
     get: {
       parameters: {
         query?: {
+          /** @description Zipline's: true leaves the caller out */
+          noincl?: 'true' | 'false';
+          /** @description asks for a page object instead of an array */
           page?: number;
           perpage?: number;
           role?: 'USER' | 'ADMIN' | 'SUPERADMIN';
@@ -3896,13 +3902,15 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': {
-              page: number;
-              pages: number;
-              perpage: number;
-              total: number;
-              users: components['schemas']['User'][];
-            };
+            'application/json':
+              | {
+                  page: number;
+                  pages: number;
+                  perpage: number;
+                  total: number;
+                  users: components['schemas']['User'][];
+                }
+              | components['schemas']['User'][];
           };
         };
       };

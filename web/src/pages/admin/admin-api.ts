@@ -14,8 +14,12 @@ export type ServerSettingsAnswer = ApiAnswer<'/api/server/settings', 'get'>;
 type ServerSettings = components['schemas']['ServerSettings'];
 export type SettingValue = ServerSettings[keyof ServerSettings];
 
-export const listUsers = (query: ApiQuery<'/api/users', 'get'>, signal?: AbortSignal) =>
-  request('get', '/api/users', { query, signal });
+/** One page of users (with `page` the server answers a page object; without, Zipline's plain array). */
+export const listUsers = (query: ApiQuery<'/api/users', 'get'> & { page: number }, signal?: AbortSignal) =>
+  request('get', '/api/users', { query, signal }).then((answer) => {
+    if (Array.isArray(answer)) throw new Error('the server answered a list without pages');
+    return answer;
+  });
 
 export const usersUsage = (ids: string[], signal?: AbortSignal) =>
   ids.length === 0

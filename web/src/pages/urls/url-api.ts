@@ -19,9 +19,13 @@ export type ShortUrlPatch = ApiBody<'/api/user/urls/{id}', 'patch'>;
 export const URLS_PER_PAGE = 20;
 
 export function listUrls(query: { page: number; search: string }, signal: AbortSignal) {
+  // With page the server answers a page object (without, Zipline's plain array).
   return request('get', '/api/user/urls', {
     signal,
     query: { page: query.page, perPage: URLS_PER_PAGE, searchQuery: query.search || undefined },
+  }).then((answer) => {
+    if (Array.isArray(answer)) throw new Error('the server answered a list without pages');
+    return answer;
   });
 }
 
