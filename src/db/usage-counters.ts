@@ -113,52 +113,97 @@ const SQLITE_TRIGGERS: Record<string, string> = {
   end`,
 };
 
-/** PostgreSQL: the same rules as functions (plpgsql), one per table. */
+/**
+ * PostgreSQL: statement-level triggers over the transition tables, so that a statement touching many rows (a bulk
+ * delete, an import, a user's files left without an owner) writes each counter row once, not once per file (row
+ * triggers updating one row thousands of times in a transaction grow its version chain quadratically). Each
+ * statement adds its deltas per owner, the instance's among them, in one order (byte order of the owner, as
+ * services/view-counts.ts does), so that two writers never wait on each other's rows in a cycle. Changes of `views`
+ * alone add nothing here: view totals move with the batched view writes. The rows of a deleted user are never
+ * written again (its files' move to no owner may run after the user's counters are gone: the order of the
+ * foreign key's action and the users trigger is PostgreSQL's).
+ */
+function pgApply(deltas: string): string {
+  return `with d as (${deltas}),
+    owners as (
+      select owner, sum(files) as files, sum(bytes) as bytes, sum(file_views) as file_views,
+        sum(favorites) as favorites, sum(urls) as urls, sum(url_views) as url_views from d group by owner
+      union all
+      select '*', sum(files), sum(bytes), sum(file_views), sum(favorites), sum(urls), sum(url_views) from d
+        having count(*) > 0
+    ),
+    usage as (
+      insert into usage_counters as c (owner, files, bytes, file_views, favorites, urls, url_views)
+        select * from owners where (files <> 0 or bytes <> 0 or file_views <> 0 or favorites <> 0 or urls <> 0
+          or url_views <> 0) and (owner in ('', '*') or exists (select 1 from users where users.id = owner))
+        order by owner collate "C"
+      on conflict (owner) do update set files = c.files + excluded.files, bytes = c.bytes + excluded.bytes,
+        file_views = c.file_views + excluded.file_views, favorites = c.favorites + excluded.favorites,
+        urls = c.urls + excluded.urls, url_views = c.url_views + excluded.url_views
+      returning 1
+    ),
+    types as (
+      select owner, type, sum(files) as files, sum(bytes) as bytes from d where type is not null group by owner, type
+      union all
+      select '*', type, sum(files), sum(bytes) from d where type is not null group by type
+    )
+  insert into type_counters as c (owner, type, files, bytes)
+    select * from types where (files <> 0 or bytes <> 0)
+      and (owner in ('', '*') or exists (select 1 from users where users.id = owner))
+    order by owner collate "C", type collate "C"
+  on conflict (owner, type) do update set files = c.files + excluded.files, bytes = c.bytes + excluded.bytes`;
+}
+
+const fileSide = (table: string, sign: '' | '-', views = 'views') =>
+  `select coalesce(user_id, '') as owner, type, ${sign}1::bigint as files, ${sign}size::bigint as bytes,
+    ${sign}${views}::bigint as file_views, ${sign}favorite::bigint as favorites, 0::bigint as urls,
+    0::bigint as url_views from ${table}`;
+
+const urlSide = (table: string, sign: '' | '-', views = 'views') =>
+  `select coalesce(user_id, '') as owner, null::text as type, 0::bigint as files, 0::bigint as bytes,
+    0::bigint as file_views, 0::bigint as favorites, ${sign}1::bigint as urls, ${sign}${views}::bigint as url_views
+    from ${table}`;
+
 const PG_FUNCTIONS = `
 create or replace function chute_files_counters() returns trigger language plpgsql as $$
-declare
-  owner_old text;
-  owner_new text;
 begin
-  if tg_op in ('DELETE', 'UPDATE') then
-    owner_old := coalesce(old.user_id, '');
-    update usage_counters set files = files - 1, bytes = bytes - old.size, file_views = file_views - old.views,
-      favorites = favorites - old.favorite where owner = owner_old;
-    update usage_counters set files = files - 1, bytes = bytes - old.size, file_views = file_views - old.views,
-      favorites = favorites - old.favorite where owner = '*';
-    update type_counters set files = files - 1, bytes = bytes - old.size where owner = owner_old and type = old.type;
-    update type_counters set files = files - 1, bytes = bytes - old.size where owner = '*' and type = old.type;
-  end if;
-  if tg_op in ('INSERT', 'UPDATE') then
-    owner_new := coalesce(new.user_id, '');
-    insert into usage_counters as c (owner, files, bytes, file_views, favorites)
-      values (owner_new, 1, new.size, new.views, new.favorite)
-      on conflict (owner) do update set files = c.files + 1, bytes = c.bytes + new.size,
-        file_views = c.file_views + new.views, favorites = c.favorites + new.favorite;
-    insert into usage_counters as c (owner, files, bytes, file_views, favorites)
-      values ('*', 1, new.size, new.views, new.favorite)
-      on conflict (owner) do update set files = c.files + 1, bytes = c.bytes + new.size,
-        file_views = c.file_views + new.views, favorites = c.favorites + new.favorite;
-    insert into type_counters as c (owner, type, files, bytes) values (owner_new, new.type, 1, new.size)
-      on conflict (owner, type) do update set files = c.files + 1, bytes = c.bytes + new.size;
-    insert into type_counters as c (owner, type, files, bytes) values ('*', new.type, 1, new.size)
-      on conflict (owner, type) do update set files = c.files + 1, bytes = c.bytes + new.size;
+  if tg_op = 'INSERT' then
+    ${pgApply(fileSide('new_rows', ''))};
+  elsif tg_op = 'DELETE' then
+    ${pgApply(fileSide('old_rows', '-'))};
+  else
+    -- Only rows whose owner, size, favourite or type changed; their views move along at the value they had.
+    ${pgApply(`with moved as (
+        select o.user_id as old_user, n.user_id as new_user, o.size as old_size, n.size as new_size, o.views,
+          o.favorite as old_favorite, n.favorite as new_favorite, o.type as old_type, n.type as new_type
+        from old_rows o join new_rows n on n.id = o.id
+        where o.user_id is distinct from n.user_id or o.size <> n.size or o.favorite <> n.favorite
+          or o.type <> n.type
+      )
+      select coalesce(old_user, '') as owner, old_type as type, -1::bigint as files, -old_size::bigint as bytes,
+        -views::bigint as file_views, -old_favorite::bigint as favorites, 0::bigint as urls, 0::bigint as url_views
+        from moved
+      union all
+      select coalesce(new_user, ''), new_type, 1, new_size, views, new_favorite, 0, 0 from moved`)};
   end if;
   return null;
 end $$;
 
 create or replace function chute_urls_counters() returns trigger language plpgsql as $$
 begin
-  if tg_op in ('DELETE', 'UPDATE') then
-    update usage_counters set urls = urls - 1, url_views = url_views - old.views
-      where owner = coalesce(old.user_id, '');
-    update usage_counters set urls = urls - 1, url_views = url_views - old.views where owner = '*';
-  end if;
-  if tg_op in ('INSERT', 'UPDATE') then
-    insert into usage_counters as c (owner, urls, url_views) values (coalesce(new.user_id, ''), 1, new.views)
-      on conflict (owner) do update set urls = c.urls + 1, url_views = c.url_views + new.views;
-    insert into usage_counters as c (owner, urls, url_views) values ('*', 1, new.views)
-      on conflict (owner) do update set urls = c.urls + 1, url_views = c.url_views + new.views;
+  if tg_op = 'INSERT' then
+    ${pgApply(urlSide('new_rows', ''))};
+  elsif tg_op = 'DELETE' then
+    ${pgApply(urlSide('old_rows', '-'))};
+  else
+    ${pgApply(`with moved as (
+        select o.user_id as old_user, n.user_id as new_user, o.views from old_rows o join new_rows n on n.id = o.id
+        where o.user_id is distinct from n.user_id
+      )
+      select coalesce(old_user, '') as owner, null::text as type, 0::bigint as files, 0::bigint as bytes,
+        0::bigint as file_views, 0::bigint as favorites, -1::bigint as urls, -views::bigint as url_views from moved
+      union all
+      select coalesce(new_user, ''), null, 0, 0, 0, 0, 1, views from moved`)};
   end if;
   return null;
 end $$;
@@ -172,10 +217,18 @@ end $$;
 `;
 
 const PG_TRIGGERS: Record<string, string> = {
-  files_counters_change: `after insert or delete or update of user_id, size, favorite, type on files
-    for each row execute function chute_files_counters()`,
-  urls_counters_change: `after insert or delete or update of user_id on urls
-    for each row execute function chute_urls_counters()`,
+  files_counters_insert: `after insert on files referencing new table as new_rows
+    for each statement execute function chute_files_counters()`,
+  files_counters_delete: `after delete on files referencing old table as old_rows
+    for each statement execute function chute_files_counters()`,
+  files_counters_update: `after update on files referencing old table as old_rows new table as new_rows
+    for each statement execute function chute_files_counters()`,
+  urls_counters_insert: `after insert on urls referencing new table as new_rows
+    for each statement execute function chute_urls_counters()`,
+  urls_counters_delete: `after delete on urls referencing old table as old_rows
+    for each statement execute function chute_urls_counters()`,
+  urls_counters_update: `after update on urls referencing old table as old_rows new table as new_rows
+    for each statement execute function chute_urls_counters()`,
   users_counters_delete: `after delete on users for each row execute function chute_users_counters()`,
 };
 
@@ -183,11 +236,9 @@ const TRIGGER_TABLES: Record<string, string> = {
   files_counters_insert: 'files',
   files_counters_delete: 'files',
   files_counters_update: 'files',
-  files_counters_change: 'files',
   urls_counters_insert: 'urls',
   urls_counters_delete: 'urls',
   urls_counters_update: 'urls',
-  urls_counters_change: 'urls',
   users_counters_delete: 'users',
 };
 

@@ -120,15 +120,15 @@ export async function flushViews(ctx: Pick<AppContext, 'db' | 'views'>): Promise
         const row = await trx.selectFrom(target).select('user_id').where('id', '=', id).executeTakeFirst();
         addTotal(target, row ? row.user_id : ownerId, views);
       }
-      // Owners in one order, the instance last: the same order as every other writer of these rows.
-      const owners = [...totals.keys()].sort();
+      // The instance's totals too; every owner in byte order, the order of every other writer of these rows (the
+      // triggers of db/usage-counters.ts), so that no two writers wait on each other in a cycle.
       let instance: [number, number] = [0, 0];
-      for (const owner of owners) {
+      for (const [fileViews, urlViews] of totals.values()) instance = [instance[0] + fileViews, instance[1] + urlViews];
+      totals.set(INSTANCE, instance);
+      for (const owner of [...totals.keys()].sort()) {
         const [fileViews, urlViews] = totals.get(owner)!;
-        instance = [instance[0] + fileViews, instance[1] + urlViews];
         await addViewTotals(trx, owner, fileViews, urlViews);
       }
-      await addViewTotals(trx, INSTANCE, instance[0], instance[1]);
     });
   } catch (err) {
     ctx.views.restore(taken);

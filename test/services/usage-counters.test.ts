@@ -81,7 +81,8 @@ async function randomStep(server: TestServer, admin: TestUser, people: Owned[], 
     const limited = next() < 0.3;
     const made = await server.json('POST', '/api/user/urls', {
       auth,
-      body: { destination: 'https://example.com/', ...(limited ? { maxViews: 1 + Math.floor(next() * 2) } : {}) },
+      body: { destination: 'https://example.com/' },
+      headers: limited ? { 'x-service-max-views': String(1 + Math.floor(next() * 2)) } : {},
     });
     assert.equal(made.status, 200, JSON.stringify(made.body));
     who.urls.push({ id: made.body.id, code: made.body.code });
