@@ -420,7 +420,7 @@ forEachDatabase('short URLs', (engine) => {
 });
 
 forEachDatabase('short URLs under a configured prefix', (engine) => {
-  const server = useTestServer({ engine, env: { URLS_ROUTE: '/s', URLS_LENGTH: '10' } });
+  const server = useTestServer({ engine, env: { URLS_ROUTE: '/l', URLS_LENGTH: '10' } });
   it('links and redirects use URLS_ROUTE and URLS_LENGTH', async () => {
     const admin = await server().setup();
     const res = await server().json('POST', '/api/user/urls', {
@@ -428,8 +428,8 @@ forEachDatabase('short URLs under a configured prefix', (engine) => {
       body: { destination: 'https://example.com/p' },
     });
     assert.equal(res.body.code.length, 10);
-    assert.equal(res.body.url, `${server().url}/s/${res.body.code}`);
-    const go = await server().fetch(`/s/${res.body.code}`);
+    assert.equal(res.body.url, `${server().url}/l/${res.body.code}`);
+    const go = await server().fetch(`/l/${res.body.code}`);
     assert.equal(go.status, 302);
     assert.equal(go.headers.get('location'), 'https://example.com/p');
   });
