@@ -24,20 +24,16 @@ import {
 import { passwordGuessGuard } from '../http/rate-limit.js';
 import { sendStoredBytes, sendThumbnail } from '../http/stored-bytes.js';
 import type { RouteModule } from '../http/types.js';
-import { mediaKind } from '../lib/media-types.js';
 import {
   assertUnlocked,
   assertVisibleTo,
   countBytesView,
-  countView,
   findServedFile,
-  finishLastView,
   isUnlocked,
   openFileBytes,
   ownerViewSettings,
-  readTextPreview,
   unlockFile,
-  viewPageDetails,
+  viewPageContent,
   type ServedFile,
 } from '../services/file-serving.js';
 import { renderPasswordPage, renderViewPage, TEXT_PREVIEW_BYTES } from '../pages/view-page.js';
@@ -106,17 +102,7 @@ async function sendViewPage(
   const settings = ctx.settings.get();
   if (!isUnlocked(ctx, file, request.query.token))
     return sendPage(reply, renderPasswordPage(file, settings.siteTitle), 403);
-  const view = await ownerViewSettings(ctx, file.user_id);
-  const details = await viewPageDetails(ctx, file, view);
-  let preview: { text: string; truncated: boolean } | undefined;
-  if (mediaKind(file.type) === 'text' && !view.disableTextFiles) {
-    const { last } = await countView(ctx, file);
-    try {
-      preview = await readTextPreview(ctx, file, TEXT_PREVIEW_BYTES);
-    } finally {
-      if (last) await finishLastView(ctx, file);
-    }
-  }
+  const { view, details, preview } = await viewPageContent(ctx, file, TEXT_PREVIEW_BYTES);
   const page = renderViewPage({
     file,
     view,

@@ -18,17 +18,8 @@ import { passwordGuessGuard } from '../http/rate-limit.js';
 import { sendStoredBytes } from '../http/stored-bytes.js';
 import type { RouteModule } from '../http/types.js';
 import { shareLink, shareRawLink } from '../lib/links.js';
-import { mediaKind } from '../lib/media-types.js';
 import { renderPasswordPage, renderViewPage, TEXT_PREVIEW_BYTES } from '../pages/view-page.js';
-import {
-  countBytesView,
-  countView,
-  finishLastView,
-  openFileBytes,
-  ownerViewSettings,
-  readTextPreview,
-  viewPageDetails,
-} from '../services/file-serving.js';
+import { countBytesView, openFileBytes, viewPageContent } from '../services/file-serving.js';
 import {
   assertShareUnlocked,
   countShareView,
@@ -75,18 +66,9 @@ async function sendSharePage(
   const { siteTitle } = ctx.settings.get();
   const token = request.query.token;
   if (!isShareUnlocked(ctx, share, token)) return sendPage(reply, renderPasswordPage(file, siteTitle), 403);
-  const view = await ownerViewSettings(ctx, file.user_id);
-  const details = await viewPageDetails(ctx, file, view);
-  let preview: { text: string; truncated: boolean } | undefined;
-  if (mediaKind(file.type) === 'text' && !view.disableTextFiles) {
-    await countShareView(ctx, share);
-    const { last } = await countView(ctx, file);
-    try {
-      preview = await readTextPreview(ctx, file, TEXT_PREVIEW_BYTES);
-    } finally {
-      if (last) await finishLastView(ctx, file);
-    }
-  }
+  const { view, details, preview } = await viewPageContent(ctx, file, TEXT_PREVIEW_BYTES, () =>
+    countShareView(ctx, share),
+  );
   const page = renderViewPage({
     file,
     view,

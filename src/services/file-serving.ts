@@ -7,6 +7,7 @@ import type { AppContext } from '../context.js';
 import { precompiledByKey } from '../db/precompiled.js';
 import type { FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
+import { mediaKind } from '../lib/media-types.js';
 import { passwordVersion, verifyPassword } from '../lib/passwords.js';
 import { StorageNotFoundError } from '../storage/datasource.js';
 import { parseView } from './mappers.js';
@@ -256,6 +257,36 @@ export async function readTextPreview(
   const bytes = await openFileBytes(ctx, file, { start: 0, end });
   const text = (Buffer.isBuffer(bytes) ? bytes : await buffer(bytes)).toString('utf8');
   return { text, truncated: file.size > maxBytes };
+}
+
+/**
+ * What the view page of an unlocked file shows: the owner's view settings, the tags and folder they show, and for a
+ * text file its first `previewBytes`. Reading that text is a view: it is counted (after `alsoCount`, e.g. a share
+ * link's own view), and a last allowed view removes the bytes once read.
+ */
+export async function viewPageContent(
+  ctx: AppContext,
+  file: ServedFile,
+  previewBytes: number,
+  alsoCount?: () => Promise<void>,
+): Promise<{
+  view: UserViewSettings;
+  details: Awaited<ReturnType<typeof viewPageDetails>>;
+  preview: { text: string; truncated: boolean } | undefined;
+}> {
+  const view = await ownerViewSettings(ctx, file.user_id);
+  const details = await viewPageDetails(ctx, file, view);
+  let preview: { text: string; truncated: boolean } | undefined;
+  if (mediaKind(file.type) === 'text' && !view.disableTextFiles) {
+    await alsoCount?.();
+    const { last } = await countView(ctx, file);
+    try {
+      preview = await readTextPreview(ctx, file, previewBytes);
+    } finally {
+      if (last) await finishLastView(ctx, file);
+    }
+  }
+  return { view, details, preview };
 }
 
 /** Whether a token opens this file (for pages, which show a password form rather than an error). */
