@@ -2,52 +2,34 @@
 // codes stored in clear. After it (and the start-up that seals the codes) every account still signs in with its
 // exact name, the oldest keeps the plain key, and the codes work while no longer stored in clear.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, it } from 'node:test';
-import { Migrator } from 'kysely';
-import { openDatabase } from '../../src/db/index.js';
-import { migrations } from '../../src/db/migrate.js';
 import { hashPassword } from '../../src/lib/passwords.js';
-import { createPostgresDatabase, startTestServer } from '../support/server.js';
+import { withDatabaseBefore } from '../support/old-database.js';
 
 describe('migration 0014 (username keys, invite code hashes)', () => {
   for (const engine of ['sqlite', 'postgres'] as const) {
     it(`keeps every account reachable and seals the invite codes [${engine}]`, async (t) => {
       if (engine === 'postgres' && !process.env.TEST_DATABASE_URL) return t.skip('TEST_DATABASE_URL is not set');
-      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-0014-'));
-      const pgDatabase = engine === 'postgres' ? await createPostgresDatabase() : undefined;
-      try {
-        const old = openDatabase({ databaseUrl: pgDatabase?.url, sqlitePath: path.join(dataDir, 'chute.db') });
-        const before0014 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0014'));
-        const { error } = await new Migrator({
-          db: old.db,
-          provider: { getMigrations: async () => before0014 },
-        }).migrateToLatest();
-        assert.equal(error, undefined);
-        const db = old.db as any;
-        const password = await hashPassword('same-password');
-        const base = { password, avatar: null, view: '{}', token_enc: 'x', totp_secret: null, updated_at: 1 };
-        await db
-          .insertInto('users')
-          .values([
-            { ...base, id: 'u-young', username: 'Admin', role: 'USER', token_hash: 'h1', created_at: 2000 },
-            { ...base, id: 'u-old', username: 'admin', role: 'SUPERADMIN', token_hash: 'h2', created_at: 1000 },
-          ])
-          .execute();
-        await db
-          .insertInto('invites')
-          .values({ id: 'i-1', code: 'OldCode42', inviter_id: 'u-old', uses: 0, created_at: 1, updated_at: 1 })
-          .execute();
-        await old.close();
-
-        const server = await startTestServer({
-          engine,
-          dataDir,
-          ...(pgDatabase ? { databaseUrl: pgDatabase.url } : {}),
-        });
-        try {
+      await withDatabaseBefore(
+        engine,
+        '0014',
+        async (old) => {
+          const db = old as any;
+          const password = await hashPassword('same-password');
+          const base = { password, avatar: null, view: '{}', token_enc: 'x', totp_secret: null, updated_at: 1 };
+          await db
+            .insertInto('users')
+            .values([
+              { ...base, id: 'u-young', username: 'Admin', role: 'USER', token_hash: 'h1', created_at: 2000 },
+              { ...base, id: 'u-old', username: 'admin', role: 'SUPERADMIN', token_hash: 'h2', created_at: 1000 },
+            ])
+            .execute();
+          await db
+            .insertInto('invites')
+            .values({ id: 'i-1', code: 'OldCode42', inviter_id: 'u-old', uses: 0, created_at: 1, updated_at: 1 })
+            .execute();
+        },
+        async (server) => {
           const users = await server.ctx.db
             .selectFrom('users')
             .select(['id', 'username_key'])
@@ -82,13 +64,8 @@ describe('migration 0014 (username keys, invite code hashes)', () => {
             auth: await server.login('admin', 'same-password'),
           });
           assert.equal(listed.body[0].code, 'OldCode42');
-        } finally {
-          await server.close();
-        }
-      } finally {
-        await pgDatabase?.drop();
-        await rm(dataDir, { recursive: true, force: true });
-      }
+        },
+      );
     });
   }
 });

@@ -3,25 +3,14 @@
 // TypeScript over random names with accents, CJK, emoji, LIKE's wildcards, backslashes and quotes; and the index
 // follows renames and deletes, also of files that were there before migration 0012 (a database of an older version).
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { Migrator, sql } from 'kysely';
-import { openDatabase } from '../../src/db/index.js';
-import { migrations } from '../../src/db/migrate.js';
+import { sql } from 'kysely';
 import { foldCase } from '../../src/lib/file-list.js';
 import { createTestUser } from '../support/content.js';
 import { insertFileRows } from '../support/file-rows.js';
-import {
-  createPostgresDatabase,
-  forEachDatabase,
-  startTestServer,
-  useTestServer,
-  type TestServer,
-  type TestUser,
-} from '../support/server.js';
+import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
+import { oldUserRow, withDatabaseBefore } from '../support/old-database.js';
 import { uploadOne } from '../support/uploads.js';
 
 const ALPHABET = [...'abcxABCX1 .-', ...'éÉüÜñÑøØ', ...'пПрРиИ', ...'写真スクショ', '📸', '🎉', ...'%_\\\'"'];
@@ -157,43 +146,15 @@ describe('file search on a database from before migration 0012', () => {
   for (const engine of ['sqlite', 'postgres'] as const) {
     it(`indexes the files already there [${engine}]`, async (t) => {
       if (engine === 'postgres' && !process.env.TEST_DATABASE_URL) return t.skip('TEST_DATABASE_URL is not set');
-      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-search-'));
-      const pgDatabase = engine === 'postgres' ? await createPostgresDatabase() : undefined;
-      try {
+      await withDatabaseBefore(
+        engine,
+        '0012',
         // The schema as it was before 0012, with a user and a file in it.
-        const old = openDatabase({ databaseUrl: pgDatabase?.url, sqlitePath: path.join(dataDir, 'chute.db') });
-        const before0012 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0012'));
-        const { error } = await new Migrator({
-          db: old.db,
-          provider: { getMigrations: async () => before0012 },
-        }).migrateToLatest();
-        assert.equal(error, undefined);
-        const now = Date.now();
-        await old.db
-          .insertInto('users')
-          .values({
-            id: 'u-old',
-            username: 'olduser',
-            password: null,
-            avatar: null,
-            role: 'USER',
-            view: '{}',
-            token_hash: 'h-old',
-            token_enc: 'x',
-            totp_secret: null,
-            created_at: now,
-            updated_at: now,
-          })
-          .execute();
-        await insertFileRows(old, [{ id: 'f-old', user_id: 'u-old', name: 'Ancient-Château.txt' }]);
-        await old.close();
-
-        const server = await startTestServer({
-          engine,
-          dataDir,
-          ...(pgDatabase ? { databaseUrl: pgDatabase.url } : {}),
-        });
-        try {
+        async (db) => {
+          await db.insertInto('users').values(oldUserRow('u-old', 'olduser')).execute();
+          await insertFileRows({ db }, [{ id: 'f-old', user_id: 'u-old', name: 'Ancient-Château.txt' }]);
+        },
+        async (server) => {
           const { listFiles } = await import('../../src/services/file-listing.js');
           const found = await listFiles(
             server.ctx,
@@ -211,13 +172,8 @@ describe('file search on a database from before migration 0012', () => {
             found.rows.map((r) => r.id),
             ['f-old'],
           );
-        } finally {
-          await server.close();
-        }
-      } finally {
-        await pgDatabase?.drop();
-        await rm(dataDir, { recursive: true, force: true });
-      }
+        },
+      );
     });
   }
 });

@@ -3,25 +3,14 @@
 // URLs made, followed and deleted, every counter equals a fresh count(*)/sum() of the tables; also with the
 // operations running concurrently on PostgreSQL, and for a database that had files before the counters existed.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { Migrator, sql } from 'kysely';
-import { openDatabase } from '../../src/db/index.js';
-import { migrations } from '../../src/db/migrate.js';
+import { sql } from 'kysely';
 import { flushViews } from '../../src/services/view-counts.js';
 import { rebuildUsageCounters, usageCounterDrift, usageOfOne } from '../../src/services/usage.js';
 import { makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 import { insertFileRows } from '../support/file-rows.js';
-import {
-  createPostgresDatabase,
-  forEachDatabase,
-  startTestServer,
-  useTestServer,
-  type TestServer,
-  type TestUser,
-} from '../support/server.js';
+import { forEachDatabase, startTestServer, useTestServer, type TestServer, type TestUser } from '../support/server.js';
+import { oldUserRow, withDatabaseBefore } from '../support/old-database.js';
 import { uploadOne } from '../support/uploads.js';
 
 /** A small seeded generator (mulberry32), so that a failing sequence can be replayed. */
@@ -207,48 +196,21 @@ describe('stored usage counters on a database from before them', () => {
   for (const engine of ['sqlite', 'postgres'] as const) {
     it(`are counted from the files and URLs already there [${engine}]`, async (t) => {
       if (engine === 'postgres' && !process.env.TEST_DATABASE_URL) return t.skip('TEST_DATABASE_URL is not set');
-      const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-counters-'));
-      const pgDatabase = engine === 'postgres' ? await createPostgresDatabase() : undefined;
-      try {
-        const old = openDatabase({ databaseUrl: pgDatabase?.url, sqlitePath: path.join(dataDir, 'chute.db') });
-        const earlier = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0019'));
-        const { error } = await new Migrator({
-          db: old.db,
-          provider: { getMigrations: async () => earlier },
-        }).migrateToLatest();
-        assert.equal(error, undefined);
-        const now = Date.now();
-        await old.db
-          .insertInto('users')
-          .values({
-            id: 'u-old',
-            username: 'olduser',
-            password: null,
-            avatar: null,
-            role: 'USER',
-            view: '{}',
-            token_hash: 'h-old',
-            token_enc: 'x',
-            totp_secret: null,
-            created_at: now,
-            updated_at: now,
-          })
-          .execute();
-        await insertFileRows({ db: old.db }, [
-          { id: 'f-1', user_id: 'u-old', size: 100, views: 7, favorite: 1, type: 'image/png' },
-          { id: 'f-2', user_id: 'u-old', size: 50, views: 1, type: 'text/plain' },
-          { id: 'f-3', user_id: null, size: 5, type: 'text/plain' },
-        ]);
-        await sql`insert into urls (id, user_id, code, destination, views, created_at, updated_at)
-          values ('url-1', 'u-old', 'abc', 'https://example.com/', 9, ${now}, ${now})`.execute(old.db);
-        await old.close();
-
-        const server = await startTestServer({
-          engine,
-          dataDir,
-          ...(pgDatabase ? { databaseUrl: pgDatabase.url } : {}),
-        });
-        try {
+      await withDatabaseBefore(
+        engine,
+        '0019',
+        async (db) => {
+          await db.insertInto('users').values(oldUserRow('u-old', 'olduser')).execute();
+          await insertFileRows({ db }, [
+            { id: 'f-1', user_id: 'u-old', size: 100, views: 7, favorite: 1, type: 'image/png' },
+            { id: 'f-2', user_id: 'u-old', size: 50, views: 1, type: 'text/plain' },
+            { id: 'f-3', user_id: null, size: 5, type: 'text/plain' },
+          ]);
+          const now = Date.now();
+          await sql`insert into urls (id, user_id, code, destination, views, created_at, updated_at)
+            values ('url-1', 'u-old', 'abc', 'https://example.com/', 9, ${now}, ${now})`.execute(db);
+        },
+        async (server) => {
           assert.deepEqual(await usageOfOne(server.ctx.db, 'u-old'), {
             files: 2,
             bytes: 150,
@@ -259,13 +221,8 @@ describe('stored usage counters on a database from before them', () => {
           });
           assert.equal((await usageOfOne(server.ctx.db, '')).files, 1);
           assert.deepEqual(await usageCounterDrift(server.ctx.db), []);
-        } finally {
-          await server.close();
-        }
-      } finally {
-        await pgDatabase?.drop();
-        await rm(dataDir, { recursive: true, force: true });
-      }
+        },
+      );
     });
   }
 });
