@@ -5,8 +5,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { crc32, createDeflate } from 'node:zlib';
+import { createDeflate } from 'node:zlib';
 import sharp from 'sharp';
+import { pngChunk } from './fixtures.js';
 
 const run = promisify(execFile);
 
@@ -70,14 +71,7 @@ export async function truncatedMp4(): Promise<Buffer> {
  * is about a megabyte while decoding it would take gigabytes.
  */
 export async function pngBomb(side = 20_000): Promise<Buffer> {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const out = Buffer.alloc(body.length + 8);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc32(body), body.length + 4);
-    return out;
-  };
+  const chunk = pngChunk;
   const header = Buffer.alloc(13);
   header.writeUInt32BE(side, 0);
   header.writeUInt32BE(side, 4);
