@@ -174,9 +174,12 @@ describeBrowser('accessibility: the dashboard by keyboard alone', () => {
         return res.status === 404;
       });
 
+      // The confirmation closes first (its closing can outlast the delete), then Escape closes the file panel.
+      await confirm.waitFor({ state: 'detached' });
+
       // A short URL.
       await page.keyboard.press('Escape');
-      await page.getByRole('dialog').waitFor({ state: 'detached' });
+      await page.getByRole('dialog').first().waitFor({ state: 'detached' });
       await focusOn(page, /^URLs$/, 'Shift+Tab', 120, inNav);
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: 'URLs', level: 2 }).waitFor();
