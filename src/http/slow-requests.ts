@@ -56,10 +56,11 @@ export function registerRequestTimeouts(app: FastifyInstance, timeouts: RequestT
   /** The request a connection is serving, for the idle timeout to answer. */
   const current = new WeakMap<Socket, FastifyReply>();
 
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook, not an async one: it runs on every request, and a promise per request costs the hot path.
+  app.addHook('onRequest', (request, reply, done) => {
     const socket = request.raw.socket;
     current.set(socket, reply);
-    if (isUploadBody(request) || !hasBody(request) || request.raw.complete) return;
+    if (isUploadBody(request) || !hasBody(request) || request.raw.complete) return done();
     const timer = setTimeout(() => {
       if (!request.raw.complete) endSlowRequest(reply, socket, `the body took longer than ${timeouts.bodyMs / 1000} s`);
     }, timeouts.bodyMs);
@@ -67,6 +68,7 @@ export function registerRequestTimeouts(app: FastifyInstance, timeouts: RequestT
     const clear = () => clearTimeout(timer);
     request.raw.once('end', clear);
     request.raw.once('close', clear);
+    done();
   });
 
   // Node's socket timeout (Fastify's connectionTimeout: idleMs) is the idle timer, reset by every byte read or
