@@ -8,9 +8,11 @@ import type { AppContext } from '../context.js';
 import type { SessionRow, UserRow } from '../db/types.js';
 import { findUserByToken } from '../services/accounts.js';
 import { findApiToken } from '../services/api-tokens.js';
+import { findUploadFolder } from '../services/folders.js';
 import { findSession, SESSION_TTL_MS } from '../services/sessions.js';
 import { ApiError } from '../lib/errors.js';
 import { scopesAllow, type TokenScope } from '../lib/token-scopes.js';
+import { headerText, UPLOAD_HEADERS } from './upload-headers.js';
 
 export const SESSION_COOKIE = 'chute_session';
 
@@ -102,6 +104,42 @@ export function requireUser(ctx: AppContext) {
   return async (request: FastifyRequest): Promise<void> => {
     request.auth = await authenticate(ctx, request);
   };
+}
+
+/** The folder an anonymous upload names (x-service-folder, or Zipline's x-zipline-folder), when it comes without credentials. */
+function anonymousUploadFolder(request: FastifyRequest): string | undefined {
+  if (request.headers.authorization !== undefined || request.cookies[SESSION_COOKIE]) return undefined;
+  return headerText(request.headers, UPLOAD_HEADERS.folder) || undefined;
+}
+
+/**
+ * preParsing hook of POST /api/upload and /api/upload/partial: a logged-in caller, or (Zipline's anonymous folder
+ * uploads) a request without any credentials that names a folder in x-service-folder; request.auth then stays null
+ * and uploaderOf() decides whether that folder takes uploads. Any other anonymous request -> 2002, as before.
+ */
+export function requireUserOrUploadFolder(ctx: AppContext) {
+  return async (request: FastifyRequest): Promise<void> => {
+    request.auth = anonymousUploadFolder(request) === undefined ? await authenticate(ctx, request) : null;
+  };
+}
+
+/** Who an upload is stored for: the caller, or for an anonymous upload the owner of the folder it names. */
+export interface Uploader {
+  user: { id: string };
+  /** The folder of an anonymous upload (public, and its owner allows uploads); null for a logged-in caller. */
+  anonymousFolder: string | null;
+}
+
+/**
+ * The uploader of a route guarded by requireUserOrUploadFolder. Anonymous: the folder must exist (4001), be public and
+ * take uploads (3002); the files are its owner's, counted against the owner's quota, as Zipline's anonymous uploads.
+ */
+export async function uploaderOf(ctx: AppContext, request: FastifyRequest): Promise<Uploader> {
+  if (request.auth) return { user: request.auth.user, anonymousFolder: null };
+  const folderId = anonymousUploadFolder(request);
+  if (folderId === undefined) throw new ApiError(2002);
+  const folder = await findUploadFolder(ctx, folderId);
+  return { user: { id: folder.user_id }, anonymousFolder: folder.id };
 }
 
 /** preParsing hook: the route needs an ADMIN or SUPERADMIN (3000 otherwise). */

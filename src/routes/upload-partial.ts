@@ -3,7 +3,7 @@
 // upload options; every answer but the last carries the single-use token for the next chunk.
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { caller, requireUser } from '../http/auth.js';
+import { requireUserOrUploadFolder, uploaderOf } from '../http/auth.js';
 import { publicBaseUrl } from '../http/links.js';
 import { assertMultipart, chunkBody, receiving, sendLinksAsText } from '../http/multipart.js';
 import { AUTHENTICATED } from '../http/openapi.js';
@@ -46,8 +46,11 @@ export const uploadPartialRoutes: RouteModule = (app, ctx) => {
   const allowList = async (request: FastifyRequest): Promise<boolean> => {
     if (uploadLimit.allowList(request)) return true;
     const token = headerText(request.headers, PARTIAL_HEADERS.token);
-    if (!token || !request.auth) return false;
-    const session = await findOpenSession(ctx, request.auth.user.id, token);
+    if (!token) return false;
+    // An anonymous chunk continues a session of the folder's owner; a folder that takes no uploads is refused later.
+    const owner = await uploaderOf(ctx, request).catch(() => undefined);
+    if (!owner) return false;
+    const session = await findOpenSession(ctx, owner.user.id, token);
     if (session) continued.set(request, session);
     return session !== undefined;
   };
@@ -55,7 +58,7 @@ export const uploadPartialRoutes: RouteModule = (app, ctx) => {
   app.post(
     '/api/upload/partial',
     {
-      preParsing: requireUser(ctx),
+      preParsing: requireUserOrUploadFolder(ctx),
       config: { rateLimit: { ...uploadLimit, allowList } },
       schema: {
         summary: 'Upload one file in chunks',
@@ -63,7 +66,8 @@ export const uploadPartialRoutes: RouteModule = (app, ctx) => {
           'Multipart body with one file part named file holding exactly the bytes of Content-Range. The first chunk ' +
           '(no x-service-p-token) also carries the upload options (x-service-*). Non-final answers carry partialToken ' +
           'for the next chunk; the last answer carries the future link while the file is assembled in the background ' +
-          '(GET /api/user/files/incomplete).',
+          '(GET /api/user/files/incomplete). Without credentials, every chunk names a public folder that allows uploads ' +
+          'in x-service-folder (as POST /api/upload): the file is the folder owner\'s.',
         tags: ['files'],
         security: AUTHENTICATED,
         headers: chunkHeaders,
@@ -75,7 +79,7 @@ export const uploadPartialRoutes: RouteModule = (app, ctx) => {
       const outcome = await receiving(request, reply, async () => {
         const chunk = parsePartialHeaders(request.headers);
         assertMultipart(request, 'send the chunk as multipart/form-data with a file part named file');
-        const user = caller(request).user;
+        const { user } = await uploaderOf(ctx, request);
         const body = chunkBody(request, chunk.position.end - chunk.position.start + 1);
         if (chunk.token === null) {
           const options = parseUploadOptions(request.headers, ctx.settings.get(), ctx.clock.now());

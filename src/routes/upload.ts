@@ -1,7 +1,7 @@
 // POST /api/upload: one or more multipart parts named `file`, each streamed into storage; options in x-service-*
 // headers (see http/upload-headers.ts). Rate limited per user after authentication.
 import { z } from 'zod';
-import { caller, requireUser } from '../http/auth.js';
+import { requireUserOrUploadFolder, uploaderOf } from '../http/auth.js';
 import { cutOffRequestBody } from '../http/cut-off-body.js';
 import { ApiError } from '../lib/errors.js';
 import { sendApiError, toApiError } from '../http/errors.js';
@@ -52,7 +52,7 @@ export const uploadRoutes: RouteModule = (app, ctx) => {
   app.post(
     '/api/upload',
     {
-      preParsing: requireUser(ctx),
+      preParsing: requireUserOrUploadFolder(ctx),
       config: { rateLimit: uploadRateLimit(ctx) },
       // A body of another type fails in Fastify's content-type parsing, before the handler: it is not multipart.
       errorHandler: (err, request, reply) => {
@@ -69,7 +69,10 @@ export const uploadRoutes: RouteModule = (app, ctx) => {
         summary: 'Upload one or more files (multipart parts named file)',
         description:
           'Each file streams into storage; over the size limit -> 413/5001, over the quota -> 413/5002 (nothing is ' +
-          'kept). Not multipart -> 1061, no file part -> 1062. With x-service-no-json the answer is text/plain, the links joined with ",".',
+          'kept). Not multipart -> 1061, no file part -> 1062. With x-service-no-json the answer is text/plain, the links joined with ",". ' +
+          'Without credentials (Zipline\'s anonymous uploads), x-service-folder must name a public folder whose owner ' +
+          'allows uploads (missing -> 4001, not open -> 3002): the files are the owner\'s, on the owner\'s quota. ' +
+          'Without credentials and without x-service-folder -> 2002.',
         tags: ['files'],
         security: AUTHENTICATED,
         headers: optionHeaders,
@@ -79,10 +82,11 @@ export const uploadRoutes: RouteModule = (app, ctx) => {
     },
     async (request, reply) =>
       receiving(request, reply, async () => {
+        const { user } = await uploaderOf(ctx, request);
         assertMultipart(request);
         const options = parseUploadOptions(request.headers, ctx.settings.get(), ctx.clock.now());
         const result = await storeUploadParts(ctx, request, {
-          user: caller(request).user,
+          user,
           options,
           maxFiles: MAX_FILES_PER_REQUEST,
         });

@@ -36,14 +36,14 @@ export function chunkHeaders(
   };
 }
 
-/** Sends one chunk as multipart/form-data with a file part. */
+/** Sends one chunk as multipart/form-data with a file part (`auth` empty: no credentials at all). */
 export async function sendChunk(server: TestServer, auth: string, req: ChunkRequest): Promise<JsonResponse> {
   const form = new FormData();
   const bytes = req.body ?? req.file.subarray(req.start, req.end + 1);
   form.append(req.partName ?? 'file', new Blob([bytes]), req.fileName ?? 'data.bin');
   for (let i = 0; i < (req.extraFileParts ?? 0); i++)
     form.append('file', new Blob([Buffer.from('extra')]), 'extra.bin');
-  const headers: Record<string, string> = { ...authHeaders(auth), ...chunkHeaders(req) };
+  const headers: Record<string, string> = { ...(auth ? authHeaders(auth) : {}), ...chunkHeaders(req) };
   for (const [name, value] of Object.entries(req.headers ?? {})) {
     if (value === undefined) delete headers[name];
     else headers[name] = value;

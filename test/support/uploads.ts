@@ -10,7 +10,7 @@ export interface UploadPart {
   field?: string;
 }
 
-/** POST /api/upload with FormData (Node's fetch builds the multipart body). */
+/** POST /api/upload with FormData (Node's fetch builds the multipart body); `auth` empty: no credentials at all. */
 export async function upload(
   server: TestServer,
   auth: string,
@@ -24,7 +24,7 @@ export async function upload(
   }
   const res = await server.fetch('/api/upload', {
     method: 'POST',
-    headers: { ...authHeaders(auth), ...headers },
+    headers: { ...(auth ? authHeaders(auth) : {}), ...headers },
     body: form,
   });
   return readJsonResponse(res);
