@@ -2,6 +2,7 @@
 // dashboard offers too (it imports this module: no Node imports here).
 
 export const FILE_SORT_FIELDS = [
+  'id',
   'createdAt',
   'updatedAt',
   'deletesAt',
@@ -16,6 +17,17 @@ export type FileSortField = (typeof FILE_SORT_FIELDS)[number];
 
 export const FILE_SEARCH_FIELDS = ['name', 'originalName', 'type'] as const;
 export type FileSearchField = (typeof FILE_SEARCH_FIELDS)[number];
+
+/**
+ * What the API's searchField also takes (Zipline's): `tags`, whose searchQuery is comma-separated tag ids (files
+ * carrying every one of them), and `id` (a substring of the file's id).
+ */
+export const FILE_LIST_SEARCH_FIELDS = [...FILE_SEARCH_FIELDS, 'tags', 'id'] as const;
+export type FileListSearchField = (typeof FILE_LIST_SEARCH_FIELDS)[number];
+
+/** Zipline's `filter`: `dashboard` lists images, videos, audio and text only; `all` ignores `favorite`. */
+export const FILE_LIST_FILTERS = ['dashboard', 'none', 'all'] as const;
+export type FileListFilter = (typeof FILE_LIST_FILTERS)[number];
 
 /**
  * Case folding for substring search, the same on both engines and in the dashboard: each Unicode character to its

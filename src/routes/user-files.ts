@@ -14,7 +14,6 @@ import { openFileBytes, unlockFile } from '../services/file-serving.js';
 import {
   deleteFile,
   deleteFilesInBulk,
-  FILE_SEARCH_FIELDS,
   FILE_SORT_FIELDS,
   fileStats,
   findManagedFile,
@@ -25,12 +24,22 @@ import {
   updateFilesInBulk,
 } from '../services/files.js';
 import { listFiles } from '../services/file-listing.js';
+import { FILE_LIST_FILTERS, FILE_LIST_SEARCH_FIELDS, type FileListSearchField } from '../lib/file-list.js';
 import { openThumbnail } from '../services/thumbnails.js';
 import { assertTagsOf, setFileTags } from '../services/tags.js';
 
 const tags = ['files'];
 const fileParams = z.object({ id: z.string().min(1).max(1024).describe('file id or served name') });
 const booleanText = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/** The `search.query` of the answer: for tags, the ids as a list (as Zipline answers it). */
+function searchAnswer(field: FileListSearchField, query: string): string | string[] {
+  if (field !== 'tags') return query;
+  return query
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+}
 
 export const userFilesRoutes: RouteModule = (app, ctx) => {
   const guarded = guardedRoute(requireUser(ctx), tags);
@@ -49,9 +58,16 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
         perpage: z.coerce.number().int().min(1).max(500).default(15),
         sortBy: z.enum(FILE_SORT_FIELDS).default('createdAt'),
         order: z.enum(['asc', 'desc']).default('desc'),
-        searchField: z.enum(FILE_SEARCH_FIELDS).default('name'),
+        searchField: z
+          .enum(FILE_LIST_SEARCH_FIELDS)
+          .default('name')
+          .describe('tags: searchQuery is comma-separated tag ids, files with all of them (1032 for a tag not theirs)'),
         searchQuery: z.string().max(1000).optional().describe('case-insensitive substring of searchField'),
         favorite: booleanText.optional(),
+        filter: z
+          .enum(FILE_LIST_FILTERS)
+          .optional()
+          .describe("Zipline's: dashboard lists images, videos, audio and text only; all ignores favorite"),
         tags: z.string().max(10_000).optional().describe('comma-separated tag ids: files with any of them'),
         folder: Id.optional().describe('only files in this folder'),
         id: Id.optional().describe("admins: whose files (a user's id)"),
@@ -67,7 +83,10 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
             .describe(
               'pass as ?cursor= for the next page (keyset: no file skipped or repeated); null on the last page',
             ),
-          search: z.object({ field: z.enum(FILE_SEARCH_FIELDS), query: z.string() }).optional(),
+          search: z
+            .object({ field: z.enum(FILE_LIST_SEARCH_FIELDS), query: z.union([z.string(), z.array(z.string())]) })
+            .optional()
+            .describe('the search asked for (for tags, the tag ids as a list, as Zipline)'),
         }),
       },
     }),
@@ -86,6 +105,7 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
         searchField: q.searchField,
         searchQuery: q.searchQuery,
         favorite: q.favorite,
+        filter: q.filter,
         tagIds,
         folderId: q.folder,
         userId: q.id,
@@ -95,7 +115,7 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
         total,
         pages: Math.ceil(total / q.perpage),
         nextCursor,
-        ...(q.searchQuery ? { search: { field: q.searchField, query: q.searchQuery } } : {}),
+        ...(q.searchQuery ? { search: { field: q.searchField, query: searchAnswer(q.searchField, q.searchQuery) } } : {}),
       };
     },
   );

@@ -10,7 +10,13 @@ import type { AppContext } from '../context.js';
 import { TRIGRAM_MIN_LENGTH } from '../db/search-index.js';
 import type { Database, FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
-import { foldCase, type FileSearchField, type FileSortField } from '../lib/file-list.js';
+import {
+  foldCase,
+  type FileListFilter,
+  type FileListSearchField,
+  type FileSearchField,
+  type FileSortField,
+} from '../lib/file-list.js';
 import { isAdmin, managesFilesOf } from './files.js';
 import { usageOfOne } from './usage.js';
 import { flushViews } from './view-counts.js';
@@ -19,6 +25,7 @@ type Caller = Pick<UserRow, 'id' | 'role'>;
 type FilesQuery = SelectQueryBuilder<Database, 'files', object>;
 
 const SORT_COLUMNS = {
+  id: 'id',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
   deletesAt: 'deletes_at',
@@ -31,7 +38,7 @@ const SORT_COLUMNS = {
 } as const satisfies Record<FileSortField, keyof FileRow>;
 /** Sorts whose files without a value come after all the others, in either direction. */
 const NULLABLE_SORT = new Set<FileSortField>(['deletesAt', 'originalName']);
-const TEXT_SORT = new Set<FileSortField>(['name', 'originalName', 'type']);
+const TEXT_SORT = new Set<FileSortField>(['id', 'name', 'originalName', 'type']);
 /**
  * Up to this many matches of a search or tags, SQLite sorts the matches; with more, walking the order's index finds a
  * page's worth of them soon enough (PostgreSQL decides from its statistics).
@@ -45,9 +52,12 @@ export interface FileListQuery {
   cursor?: string | undefined;
   sortBy: FileSortField;
   order: 'asc' | 'desc';
-  searchField: FileSearchField;
+  /** A column (substring), `tags` (comma-separated tag ids: files with all of them) or `id` (substring of the id). */
+  searchField: FileListSearchField;
   searchQuery?: string | undefined;
   favorite?: boolean | undefined;
+  /** Zipline's filter: `dashboard` (images, videos, audio, text only), `all` (favorite is ignored), `none`. */
+  filter?: FileListFilter | undefined;
   /** Files carrying any of these tags. */
   tagIds?: string[] | undefined;
   folderId?: string | undefined;
@@ -89,6 +99,8 @@ interface Listing {
    * when the matches are few; also how they are counted.
    */
   fromMatches: FilesQuery | undefined;
+  /** What the number of matches is counted from. */
+  counted: FilesQuery;
   /** Binds a cursor to this listing: the owner, the order and the filters (not the page size). */
   key: string;
 }
@@ -104,6 +116,8 @@ export async function listFiles(ctx: AppContext, caller: Caller, query: FileList
     if (!owner) throw new ApiError(4009, ownerId);
   }
   if (!(await managesFilesOf(ctx, caller, [ownerId]))) throw new ApiError(3000);
+  if (query.filter === 'all') query = { ...query, favorite: undefined };
+  await assertSearchTags(ctx, ownerId, query);
   const listing = fileListing(ctx, ownerId, query);
   const after = query.cursor === undefined ? undefined : decodeCursor(ctx, listing, query.cursor);
   const total = (await storedTotal(ctx, ownerId, query)) ?? (await countMatches(listing));
@@ -131,13 +145,14 @@ export async function listFiles(ctx: AppContext, caller: Caller, query: FileList
  */
 async function storedTotal(ctx: AppContext, ownerId: string, query: FileListQuery): Promise<number | undefined> {
   if (query.folderId !== undefined || query.searchQuery || (query.tagIds && query.tagIds.length > 0)) return undefined;
+  if (query.filter === 'dashboard') return undefined;
   const usage = await usageOfOne(ctx.db, ownerId);
   if (query.favorite === undefined) return usage.files;
   return query.favorite ? usage.favorites : usage.files - usage.favorites;
 }
 
 async function countMatches(listing: Listing): Promise<number> {
-  const row = await (listing.fromMatches ?? listing.filtered)
+  const row = await listing.counted
     .select((eb) => eb.fn.countAll<number | string>().as('count'))
     .executeTakeFirstOrThrow();
   return Number(row.count);
@@ -152,13 +167,22 @@ function fileListing(ctx: AppContext, ownerId: string, query: Omit<FileListQuery
         { nulls: true, direction: query.order },
       ]
     : [{ nulls: false, direction: query.order }];
-  const filtered = ctx.db.selectFrom('files').where((eb) => listFilters(ctx, eb, ownerId, query, false));
+  const filtered = ctx.db.selectFrom('files').where((eb) => listFilters(ctx, eb, ownerId, query, NONE));
+  const textSearch = query.searchField !== 'tags' && query.searchField !== 'id';
   const fromMatches =
     ctx.engine === 'sqlite' &&
-    ((query.searchQuery && [...query.searchQuery].length >= TRIGRAM_MIN_LENGTH) ||
+    ((textSearch && query.searchQuery && [...query.searchQuery].length >= TRIGRAM_MIN_LENGTH) ||
+      (query.searchField === 'tags' && searchTagIds(query).length > 0) ||
       (query.tagIds && query.tagIds.length > 0))
-      ? ctx.db.selectFrom('files').where((eb) => listFilters(ctx, eb, ownerId, query, true))
+      ? ctx.db.selectFrom('files').where((eb) => listFilters(ctx, eb, ownerId, query, ALL))
       : undefined;
+  // SQLite, a folder's files: counted from the folder's index. (The owner's narrowest index, files_user_id, would
+  // look the same to a planner without statistics; a folder holds fewer files than its owner.)
+  const counted =
+    fromMatches ??
+    (ctx.engine === 'sqlite' && query.folderId !== undefined
+      ? ctx.db.selectFrom('files').where((eb) => listFilters(ctx, eb, ownerId, query, OWNER))
+      : filtered);
   const key = createHash('sha256')
     .update(
       JSON.stringify([
@@ -167,28 +191,48 @@ function fileListing(ctx: AppContext, ownerId: string, query: Omit<FileListQuery
         query.order,
         query.searchQuery ? [query.searchField, query.searchQuery] : null,
         query.favorite ?? null,
+        query.filter === 'dashboard',
         [...new Set(query.tagIds ?? [])].sort(),
         query.folderId ?? null,
       ]),
     )
     .digest('base64url')
     .slice(0, 16);
-  return { column, textual: TEXT_SORT.has(query.sortBy), segments, filtered, fromMatches, key };
+  return { column, textual: TEXT_SORT.has(query.sortBy), segments, filtered, fromMatches, counted, key };
 }
 
+type FilterColumn = 'user_id' | 'favorite' | 'folder_id';
+const NONE: ReadonlySet<FilterColumn> = new Set();
+const ALL: ReadonlySet<FilterColumn> = new Set(['user_id', 'favorite', 'folder_id']);
+const OWNER: ReadonlySet<FilterColumn> = new Set(['user_id']);
+
+/** The filters of a listing; the `unindexed` columns are written behind a unary + (SQLite then uses no index of theirs). */
 function listFilters(
   ctx: AppContext,
   eb: ExpressionBuilder<Database, 'files'>,
   ownerId: string,
   query: Omit<FileListQuery, 'page' | 'perPage'>,
-  unindexed: boolean,
+  unindexed: ReadonlySet<FilterColumn>,
 ): Expression<SqlBool> {
-  const column = (name: 'user_id' | 'favorite' | 'folder_id') =>
-    unindexed ? sql`+${sql.ref(`files.${name}`)}` : sql.ref(`files.${name}`);
+  const column = (name: FilterColumn) =>
+    unindexed.has(name) ? sql`+${sql.ref(`files.${name}`)}` : sql.ref(`files.${name}`);
   const conditions: Array<Expression<SqlBool>> = [eb(column('user_id'), '=', ownerId)];
   if (query.favorite !== undefined) conditions.push(eb(column('favorite'), '=', query.favorite ? 1 : 0));
   if (query.folderId !== undefined) conditions.push(eb(column('folder_id'), '=', query.folderId));
-  if (query.searchQuery) conditions.push(searchCondition(ctx, query.searchField, query.searchQuery));
+  if (query.searchQuery && query.searchField === 'tags') {
+    // Zipline's tag search: files carrying every one of the tags, each looked up from the tag side.
+    for (const tagId of searchTagIds(query)) {
+      conditions.push(
+        eb('files.id', 'in', eb.selectFrom('file_tags').select('file_tags.file_id').where('tag_id', '=', tagId)),
+      );
+    }
+  } else if (query.searchQuery && query.searchField !== 'tags') {
+    conditions.push(searchCondition(ctx, query.searchField, query.searchQuery));
+  }
+  if (query.filter === 'dashboard') {
+    // What Zipline's dashboard gallery shows: files a browser can display.
+    conditions.push(eb.or(['image/', 'video/', 'audio/', 'text/'].map((prefix) => eb('files.type', 'like', `${prefix}%`))));
+  }
   if (query.tagIds && query.tagIds.length > 0) {
     // From the tag side (file_tags_tag_file): the files of these tags, not a look-up per file of the owner.
     conditions.push(
@@ -203,7 +247,7 @@ function listFilters(
  * which a pg_trgm GIN index serves from three characters on. SQLite: the FTS5 trigram table from three characters
  * on, a scan through chute_fold (db/index.ts) below that.
  */
-function searchCondition(ctx: AppContext, field: FileSearchField, query: string): Expression<SqlBool> {
+function searchCondition(ctx: AppContext, field: FileSearchField | 'id', query: string): Expression<SqlBool> {
   const column = SORT_COLUMNS[field];
   // No stored name holds a control character; NUL would not even reach PostgreSQL as text.
   if (query.includes('\u0000')) return sql<SqlBool>`1 = 0`;
@@ -211,13 +255,43 @@ function searchCondition(ctx: AppContext, field: FileSearchField, query: string)
     const pattern = `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     return sql<SqlBool>`${sql.ref(`files.${column}`)} ilike ${pattern} escape '\\'`;
   }
-  if ([...query].length < TRIGRAM_MIN_LENGTH) {
+  // Ids have no trigram index (they are not words anyone types in part); they are lower case already.
+  if ([...query].length < TRIGRAM_MIN_LENGTH || field === 'id') {
     return sql<SqlBool>`instr(chute_fold(${sql.ref(`files.${column}`)}), ${foldCase(query)}) > 0`;
   }
   // One quoted phrase of the column: its trigrams, in a row, is the substring (quotes inside are doubled).
   const phrase = `{${column}} : "${query.replace(/"/g, '""')}"`;
   return sql<SqlBool>`files.id in (select file_search.file_id from files_fts
     join file_search on file_search.seq = files_fts.rowid where files_fts match ${phrase})`;
+}
+
+/** The tag ids of a `searchField=tags` search (its searchQuery, comma-separated), without repeats. */
+function searchTagIds(query: Pick<FileListQuery, 'searchField' | 'searchQuery'>): string[] {
+  if (query.searchField !== 'tags' || !query.searchQuery) return [];
+  return [
+    ...new Set(
+      query.searchQuery
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
+  ];
+}
+
+/** A `searchField=tags` search names only tags of the listed user: 1032 otherwise, as Zipline. */
+async function assertSearchTags(ctx: AppContext, ownerId: string, query: FileListQuery): Promise<void> {
+  const tagIds = searchTagIds(query);
+  if (tagIds.length === 0) return;
+  const found = await ctx.db
+    .selectFrom('tags')
+    .select('id')
+    .where('user_id', '=', ownerId)
+    .where('id', 'in', tagIds)
+    .execute();
+  if (found.length !== tagIds.length) {
+    const known = new Set(found.map((t) => t.id));
+    throw new ApiError(1032, tagIds.filter((id) => !known.has(id)).join(', '));
+  }
 }
 
 /** The ids (and sort values) of one segment, after a position in it or from its start, in the segment's order. */
@@ -232,6 +306,11 @@ function segmentQuery(listing: Listing, segment: Segment, after: Position | unde
     return q.orderBy(ref, segment.direction).orderBy('files.id', segment.direction);
   }
   if (listing.segments.length > 1) q = q.where(sql<SqlBool>`${ref} is not null`);
+  if (listing.column === 'id') {
+    // Ordered by the id itself: it is its own tie-breaker.
+    if (after) q = q.where('files.id', segment.direction === 'asc' ? '>' : '<', after.id);
+    return q.orderBy('files.id', segment.direction);
+  }
   if (after) q = q.where(sql<SqlBool>`(${ref}, files.id) ${comparison} (${after.value}, ${after.id})`);
   return q.orderBy(ref, segment.direction).orderBy('files.id', segment.direction);
 }
@@ -369,7 +448,7 @@ export function listingStatements(ctx: AppContext, ownerId: string, query: Omit<
     id: 'm',
   });
   return {
-    count: (listing.fromMatches ?? listing.filtered).select((eb) => eb.fn.countAll().as('count')).compile(),
+    count: listing.counted.select((eb) => eb.fn.countAll().as('count')).compile(),
     fewMatches:
       listing.fromMatches &&
       segmentQuery({ ...listing, filtered: listing.fromMatches }, listing.segments[0]!, undefined)

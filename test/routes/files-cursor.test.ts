@@ -14,6 +14,7 @@ import { insertFileRows, type FileRowSpec } from '../support/file-rows.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
 
 const COLUMNS = {
+  id: 'id',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
   deletesAt: 'deletes_at',

@@ -1,5 +1,5 @@
 // The file list stays flat at a million files because every statement of GET /api/user/files reads its page from an
-// index (migrations 0002 and 0012): each sort and order, from the start and after a cursor, the NULLs of nullable
+// index (migrations 0002, 0012 and 0024): each sort and order, from the start and after a cursor, the NULLs of nullable
 // sorts, and each filter. The plans of the very statements the service runs (listingStatements) are asserted on both
 // engines, so that a change that loses an index fails here instead of in a benchmark. SQLite's planner needs no
 // statistics; PostgreSQL's is asked with sequential scans and sorts priced out (orders and filters) or, for search
@@ -15,6 +15,7 @@ import { makeFolder, makeTag } from '../support/factory.js';
 import { forEachDatabase, useTestServer } from '../support/server.js';
 
 const SORT_INDEX: Record<FileSortField, string> = {
+  id: 'files_user_id',
   createdAt: 'files_user_created_id',
   updatedAt: 'files_user_updated',
   deletesAt: 'files_user_deletes_at',
