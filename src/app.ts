@@ -30,6 +30,7 @@ import { redirectRoutes } from './routes/redirect.js';
 import { registerRoutes } from './routes/register.js';
 import { serverSettingsRoutes } from './routes/server-settings.js';
 import { serverJobsRoutes } from './routes/server-jobs.js';
+import { serverMaintenanceRoutes } from './routes/server-maintenance.js';
 import { serverStatsRoutes } from './routes/server-stats.js';
 import { setupRoutes } from './routes/setup.js';
 import { shareRoutes } from './routes/shares.js';
@@ -81,6 +82,7 @@ const ROUTES: RouteModule[] = [
   serverSettingsRoutes,
   serverStatsRoutes,
   serverJobsRoutes,
+  serverMaintenanceRoutes,
 ];
 
 export interface BuildAppOptions {

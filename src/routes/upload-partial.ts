@@ -67,7 +67,7 @@ export const uploadPartialRoutes: RouteModule = (app, ctx) => {
           '(no x-service-p-token) also carries the upload options (x-service-*). Non-final answers carry partialToken ' +
           'for the next chunk; the last answer carries the future link while the file is assembled in the background ' +
           '(GET /api/user/files/incomplete). Without credentials, every chunk names a public folder that allows uploads ' +
-          'in x-service-folder (as POST /api/upload): the file is the folder owner\'s.',
+          "in x-service-folder (as POST /api/upload): the file is the folder owner's.",
         tags: ['files'],
         security: AUTHENTICATED,
         headers: chunkHeaders,

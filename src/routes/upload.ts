@@ -70,8 +70,8 @@ export const uploadRoutes: RouteModule = (app, ctx) => {
         description:
           'Each file streams into storage; over the size limit -> 413/5001, over the quota -> 413/5002 (nothing is ' +
           'kept). Not multipart -> 1061, no file part -> 1062. With x-service-no-json the answer is text/plain, the links joined with ",". ' +
-          'Without credentials (Zipline\'s anonymous uploads), x-service-folder must name a public folder whose owner ' +
-          'allows uploads (missing -> 4001, not open -> 3002): the files are the owner\'s, on the owner\'s quota. ' +
+          "Without credentials (Zipline's anonymous uploads), x-service-folder must name a public folder whose owner " +
+          "allows uploads (missing -> 4001, not open -> 3002): the files are the owner's, on the owner's quota. " +
           'Without credentials and without x-service-folder -> 2002.',
         tags: ['files'],
         security: AUTHENTICATED,

@@ -115,7 +115,9 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
         total,
         pages: Math.ceil(total / q.perpage),
         nextCursor,
-        ...(q.searchQuery ? { search: { field: q.searchField, query: searchAnswer(q.searchField, q.searchQuery) } } : {}),
+        ...(q.searchQuery
+          ? { search: { field: q.searchField, query: searchAnswer(q.searchField, q.searchQuery) } }
+          : {}),
       };
     },
   );

@@ -231,7 +231,9 @@ function listFilters(
   }
   if (query.filter === 'dashboard') {
     // What Zipline's dashboard gallery shows: files a browser can display.
-    conditions.push(eb.or(['image/', 'video/', 'audio/', 'text/'].map((prefix) => eb('files.type', 'like', `${prefix}%`))));
+    conditions.push(
+      eb.or(['image/', 'video/', 'audio/', 'text/'].map((prefix) => eb('files.type', 'like', `${prefix}%`))),
+    );
   }
   if (query.tagIds && query.tagIds.length > 0) {
     // From the tag side (file_tags_tag_file): the files of these tags, not a look-up per file of the owner.

@@ -23,6 +23,8 @@ export type AppendState = { readonly kind: string; readonly key: string; readonl
 
 export interface Datasource {
   readonly kind: 'local' | 's3';
+  /** The folder of this datasource's temp files (temp.ts names them). */
+  readonly tmpDir: string;
 
   /**
    * Streams `body` into storage under `key` and resolves once the bytes are durable (local: file fsynced, renamed

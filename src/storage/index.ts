@@ -10,7 +10,7 @@ import { ensureDirectory, sweepTempFiles } from './temp.js';
 
 export type { AppendState, ByteRange, Datasource, ObjectInfo } from './datasource.js';
 export { InvalidStorageKeyError, StorageNotFoundError } from './datasource.js';
-export { sweepTempFiles } from './temp.js';
+export { clearStaleTempFiles, sweepTempFiles } from './temp.js';
 
 type StorageConfig = S3Config & Pick<Config, 'DATA_DIR' | 'DATASOURCE' | 'UPLOADS_DIR' | 'UPLOADS_FSYNC'>;
 

@@ -80,7 +80,7 @@ export class S3Datasource implements Datasource {
     private readonly bucket: string,
     private readonly prefix: string,
     private readonly partSize: number,
-    private readonly tmpDir: string,
+    readonly tmpDir: string,
     private readonly fsync: boolean,
   ) {}
 

@@ -1,7 +1,7 @@
 // Temp files of the datasources in one folder (DATA_DIR/tmp, same filesystem as the uploads so that publishing is a
 // rename), named by what they hold, and the start-up sweep that removes what a dead process left behind.
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -46,6 +46,35 @@ export async function sweepTempFiles(tmpDir: string, owner?: string): Promise<st
     const tag = TEMP_NAME.exec(name)?.[2];
     if (tag !== undefined && tag !== owner) continue;
     await unlinkIfPresent(path.join(tmpDir, name));
+    removed.push(name);
+  }
+  return removed;
+}
+
+/**
+ * The admin's clear-temp (DELETE /api/server/clear_temp): removes the temp files that nothing uses any more, those
+ * not written to since `staleBefore` (epoch ms) and not named in `inUse` (the temp files of chunked uploads that may
+ * still continue). A put in progress writes its file all the time, so a stale one belongs to no request. Returns
+ * the names removed.
+ */
+export async function clearStaleTempFiles(
+  tmpDir: string,
+  options: { staleBefore: number; inUse: (name: string) => boolean },
+): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(tmpDir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!TEMP_NAME.test(name) || options.inUse(name)) continue;
+    const file = path.join(tmpDir, name);
+    const info = await stat(file).catch(() => undefined);
+    if (!info || !info.isFile() || info.mtimeMs >= options.staleBefore) continue;
+    await unlinkIfPresent(file);
     removed.push(name);
   }
   return removed;

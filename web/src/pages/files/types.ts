@@ -1,7 +1,10 @@
 // The sort and search fields of the Files page's list (the server's own, src/lib/file-list.ts) and their labels.
 import { FILE_SORT_FIELDS, type FileSearchField, type FileSortField } from '../../../../src/lib/file-list';
 
-export { FILE_SEARCH_FIELDS as SEARCH_FIELDS, type FileSearchField as SearchField } from '../../../../src/lib/file-list';
+export {
+  FILE_SEARCH_FIELDS as SEARCH_FIELDS,
+  type FileSearchField as SearchField,
+} from '../../../../src/lib/file-list';
 export type SortOrder = 'asc' | 'desc';
 
 /** The page's sorts: the API's but Zipline's sortBy=id (random ids put files in no order a person looks for). */
