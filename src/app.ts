@@ -34,6 +34,7 @@ import { serverMaintenanceRoutes } from './routes/server-maintenance.js';
 import { serverStatsRoutes } from './routes/server-stats.js';
 import { setupRoutes } from './routes/setup.js';
 import { shareRoutes } from './routes/shares.js';
+import { siteFileRoutes } from './routes/site-files.js';
 import { tagRoutes } from './routes/tags.js';
 import { uploadPartialRoutes } from './routes/upload-partial.js';
 import { uploadRoutes } from './routes/upload.js';
@@ -83,6 +84,8 @@ const ROUTES: RouteModule[] = [
   serverStatsRoutes,
   serverJobsRoutes,
   serverMaintenanceRoutes,
+  // robots.txt, the web manifest, favicons, Zipline's invite links
+  siteFileRoutes,
 ];
 
 export interface BuildAppOptions {

@@ -147,12 +147,14 @@ export const urlRoutes: RouteModule = (app, ctx) => {
     {
       // Visitors of a protected link call this without an account; limited like logins against guessing.
       schema: {
-        summary: 'Unlock a password-protected short URL: a token to follow it with (<link>?token=...)',
+        summary:
+          'Unlock a password-protected short URL (by id, code or vanity): a token to follow it with (<link>?token=...)',
         tags,
         params: UrlIdParams,
         body: z.object({ password: z.string().max(1024) }),
         response: {
           200: z.object({
+            success: z.literal(true).describe("Zipline's answer"),
             token: z.string(),
             url: z.string().describe('the link with the token, to follow within expiresAt'),
             expiresAt: z.iso.datetime({ offset: true }),
@@ -168,7 +170,12 @@ export const urlRoutes: RouteModule = (app, ctx) => {
         passwordGuessGuard(request, 'url'),
       );
       const link = urlLink(ctx.settings.get(), publicBaseUrl(ctx, request), slug);
-      return { token, url: `${link}?token=${encodeURIComponent(token)}`, expiresAt: new Date(expiresAt).toISOString() };
+      return {
+        success: true as const,
+        token,
+        url: `${link}?token=${encodeURIComponent(token)}`,
+        expiresAt: new Date(expiresAt).toISOString(),
+      };
     },
   );
 };

@@ -275,7 +275,14 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
         tags,
         params: fileParams,
         body: z.object({ password: z.string().max(1024).optional() }),
-        response: { 200: z.object({ token: z.string(), expiresAt: IsoDateTime, url: z.string() }) },
+        response: {
+          200: z.object({
+            success: z.literal(true).describe("Zipline's answer"),
+            token: z.string(),
+            expiresAt: IsoDateTime,
+            url: z.string(),
+          }),
+        },
       },
     },
     async (request) => {
@@ -288,6 +295,7 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
       );
       const base = publicBaseUrl(ctx, request);
       return {
+        success: true as const,
         token: unlocked.token,
         expiresAt: new Date(unlocked.expiresAt).toISOString(),
         url: rawLink(base, unlocked.name, { token: unlocked.token }),

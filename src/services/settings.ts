@@ -57,6 +57,8 @@ function setting<S extends z.ZodType>(
 }
 
 const urlSetting = z.string().url().max(2048);
+const appText = z.string().min(1).max(200).nullable();
+const hexColor = z.string().regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a colour such as #1c7ed6');
 const optionalText = z.string().min(1).max(2048).nullable();
 
 /** The settings of one plain OAuth 2 provider: its client, and its three endpoints (the real ones by default). */
@@ -171,6 +173,49 @@ const OAUTH_SETTINGS = {
 /** Every server setting: its validation, default, environment variable and meaning. */
 export const SETTING_DEFINITIONS = {
   siteTitle: setting(z.string().min(1).max(100), 'Chute', 'SITE_TITLE', 'string', 'Name shown on pages and embeds'),
+  siteRobotsTxt: setting(
+    z.boolean(),
+    false,
+    'ROBOTS_TXT',
+    'boolean',
+    'Serve /robots.txt asking every crawler to stay away (User-Agent: * / Disallow: /, as Zipline); off: 404',
+  ),
+  sitePwaEnabled: setting(
+    z.boolean(),
+    false,
+    'PWA_ENABLED',
+    'boolean',
+    'Serve the web manifest /manifest.json, so that browsers offer to install the site as an app; off: 404',
+  ),
+  sitePwaTitle: setting(
+    appText,
+    null as string | null,
+    'PWA_TITLE',
+    'nullable-string',
+    "The app's name in the web manifest; null: the site title",
+  ),
+  sitePwaShortName: setting(
+    appText,
+    null as string | null,
+    'PWA_SHORT_NAME',
+    'nullable-string',
+    "The app's short name (under its icon); null: the site title",
+  ),
+  sitePwaDescription: setting(
+    appText,
+    null as string | null,
+    'PWA_DESCRIPTION',
+    'nullable-string',
+    "The app's description in the web manifest; null: the site title",
+  ),
+  sitePwaThemeColor: setting(hexColor, '#000000', 'PWA_THEME_COLOR', 'string', "The app's theme colour (#rrggbb)"),
+  sitePwaBackgroundColor: setting(
+    hexColor,
+    '#000000',
+    'PWA_BACKGROUND_COLOR',
+    'string',
+    "The app's background colour while it starts (#rrggbb)",
+  ),
   registrationEnabled: setting(z.boolean(), false, 'REGISTRATION_ENABLED', 'boolean', 'Anyone may register'),
   invitesEnabled: setting(z.boolean(), false, 'INVITES_ENABLED', 'boolean', 'Registration with an invite code'),
   invitesCodeLength: setting(

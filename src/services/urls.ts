@@ -288,6 +288,36 @@ export async function peekShortUrl(ctx: AppContext, slug: string, unlockToken?: 
   return { kind: 'redirect', destination: url.destination, limited: url.max_views !== null };
 }
 
+/** What Zipline's /view/url/<id> shows: a protected URL's password form, or the way to the link itself. */
+export type UrlViewOutcome =
+  | { kind: 'missing' }
+  /** `slug`: the code or vanity that the short link uses. */
+  | { kind: 'open'; slug: string }
+  | { kind: 'password'; urlId: string; slug: string };
+
+/**
+ * A short URL by its id (what Zipline's /go redirects protected URLs to), or by code or vanity as Zipline's password
+ * route finds it: missing, disabled or used up -> missing. `unlockToken` (from unlockUrl) opens a protected one.
+ */
+export async function shortUrlForView(ctx: AppContext, id: string, unlockToken?: string): Promise<UrlViewOutcome> {
+  const url =
+    (await ctx.db
+      .selectFrom('urls')
+      .select(['id', 'code', 'vanity', 'enabled', 'password', 'max_views', 'views'])
+      .where('id', '=', id)
+      .executeTakeFirst()) ??
+    (await ctx.db
+      .selectFrom('url_slugs')
+      .innerJoin('urls', 'urls.id', 'url_slugs.url_id')
+      .select(['urls.id', 'urls.code', 'urls.vanity', 'urls.enabled', 'urls.password', 'urls.max_views', 'urls.views'])
+      .where('url_slugs.slug', '=', id)
+      .executeTakeFirst());
+  if (!url || url.enabled !== 1 || (url.max_views !== null && url.views >= url.max_views)) return { kind: 'missing' };
+  const slug = url.vanity ?? url.code;
+  if (url.password !== null && !unlocks(ctx, unlockToken, url)) return { kind: 'password', urlId: url.id, slug };
+  return { kind: 'open', slug };
+}
+
 /** The look-up of a redirect: the slug's primary key, then the URL's. */
 export function urlBySlug(db: Db, slug: string) {
   return db
@@ -306,7 +336,7 @@ function unlocks(ctx: AppContext, token: string | undefined, url: Pick<UrlRow, '
   return claims?.u === url.id && claims.v === passwordVersion(ctx.secrets, url.password);
 }
 
-/** Checks a visitor's password for a protected URL; right -> a short-lived token that unlocks the redirect. */
+/** Checks a visitor's password for a protected URL (by id, code or vanity); right -> a token that unlocks the redirect. */
 export async function unlockUrl(
   ctx: AppContext,
   id: string,
@@ -317,7 +347,10 @@ export async function unlockUrl(
   const url = await ctx.db
     .selectFrom('urls')
     .select(['id', 'code', 'vanity', 'password', 'enabled'])
-    .where('id', '=', id)
+    // By id, or by code or vanity as Zipline finds it.
+    .where((eb) =>
+      eb.or([eb('id', '=', id), eb('id', 'in', eb.selectFrom('url_slugs').select('url_id').where('slug', '=', id))]),
+    )
     .executeTakeFirst();
   if (!url || url.enabled !== 1) {
     await verifyPassword(null, password);

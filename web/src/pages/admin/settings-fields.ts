@@ -53,6 +53,13 @@ const KNOWN_GROUPS: Array<{ id: string; title: string; description: string; pref
 /** Labels for the keys Chute has today; other keys are labelled from their name. */
 const LABELS: Record<string, string> = {
   siteTitle: 'Site title',
+  siteRobotsTxt: 'Ask search engines to stay away (robots.txt)',
+  sitePwaEnabled: 'Installable as an app (web manifest)',
+  sitePwaTitle: 'App name',
+  sitePwaShortName: 'App short name',
+  sitePwaDescription: 'App description',
+  sitePwaThemeColor: 'App theme colour',
+  sitePwaBackgroundColor: 'App background colour',
   registrationEnabled: 'Open registration',
   invitesEnabled: 'Invites',
   invitesCodeLength: 'Invite code length',
