@@ -887,6 +887,118 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/server/clear_temp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove temp data no upload needs: chunked uploads idle past their timeout, files left by a crash
+     * @description Chunked uploads that may still continue keep their data; a temp file is removed once no request has written to it for an hour.
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description what was done, in words */
+              status: string;
+            };
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/server/clear_zeros': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The files of zero bytes (of every user), which DELETE removes */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              files: {
+                id: string;
+                name: string;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /** Delete every file of zero bytes, as a deletion by its owner would (record, bytes, usage) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description what was done, in words */
+              status: string;
+            };
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/server/folder/{id}': {
     parameters: {
       query?: never;
@@ -1091,6 +1203,59 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/server/requery_size': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Read the files' sizes from the datasource again: those recorded with 0 bytes, or all (forceUpdate)
+     * @description A record whose bytes are missing from the datasource is reported, or deleted with forceDelete. The usage counters and quotas follow the corrected sizes.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description delete the records whose bytes are missing */
+            forceDelete?: boolean;
+            /** @description re-read every file, not only the zero-byte ones */
+            forceUpdate?: boolean;
+          } | null;
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description what was done, in words */
+              status: string;
+            };
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
@@ -1388,7 +1553,7 @@ export interface paths {
     put?: never;
     /**
      * Upload one or more files (multipart parts named file)
-     * @description Each file streams into storage; over the size limit -> 413/5001, over the quota -> 413/5002 (nothing is kept). Not multipart -> 1061, no file part -> 1062. With x-service-no-json the answer is text/plain, the links joined with ",".
+     * @description Each file streams into storage; over the size limit -> 413/5001, over the quota -> 413/5002 (nothing is kept). Not multipart -> 1061, no file part -> 1062. With x-service-no-json the answer is text/plain, the links joined with ",". Without credentials (Zipline's anonymous uploads), x-service-folder must name a public folder whose owner allows uploads (missing -> 4001, not open -> 3002): the files are the owner's, on the owner's quota. Without credentials and without x-service-folder -> 2002.
      */
     post: {
       parameters: {
@@ -1456,7 +1621,7 @@ export interface paths {
     put?: never;
     /**
      * Upload one file in chunks
-     * @description Multipart body with one file part named file holding exactly the bytes of Content-Range. The first chunk (no x-service-p-token) also carries the upload options (x-service-*). Non-final answers carry partialToken for the next chunk; the last answer carries the future link while the file is assembled in the background (GET /api/user/files/incomplete).
+     * @description Multipart body with one file part named file holding exactly the bytes of Content-Range. The first chunk (no x-service-p-token) also carries the upload options (x-service-*). Non-final answers carry partialToken for the next chunk; the last answer carries the future link while the file is assembled in the background (GET /api/user/files/incomplete). Without credentials, every chunk names a public folder that allows uploads in x-service-folder (as POST /api/upload): the file is the folder owner's.
      */
     post: {
       parameters: {
@@ -1635,6 +1800,8 @@ export interface paths {
           /** @description the previous answer's nextCursor: the page after it, in the same order (page is then not used) */
           cursor?: string;
           favorite?: 'true' | 'false';
+          /** @description Zipline's: dashboard lists images, videos, audio and text only; all ignores favorite */
+          filter?: 'dashboard' | 'none' | 'all';
           /** @description only files in this folder */
           folder?: string;
           /** @description admins: whose files (a user's id) */
@@ -1642,11 +1809,21 @@ export interface paths {
           order?: 'asc' | 'desc';
           page?: number;
           perpage?: number;
-          searchField?: 'name' | 'originalName' | 'type';
+          /** @description tags: searchQuery is comma-separated tag ids, files with all of them (1032 for a tag not theirs) */
+          searchField?: 'name' | 'originalName' | 'type' | 'tags' | 'id';
           /** @description case-insensitive substring of searchField */
           searchQuery?: string;
           sortBy?:
-            'createdAt' | 'updatedAt' | 'deletesAt' | 'name' | 'originalName' | 'size' | 'type' | 'views' | 'favorite';
+            | 'id'
+            | 'createdAt'
+            | 'updatedAt'
+            | 'deletesAt'
+            | 'name'
+            | 'originalName'
+            | 'size'
+            | 'type'
+            | 'views'
+            | 'favorite';
           /** @description comma-separated tag ids: files with any of them */
           tags?: string;
         };
@@ -1669,10 +1846,11 @@ export interface paths {
               nextCursor: string | null;
               page: components['schemas']['File'][];
               pages: number;
+              /** @description the search asked for (for tags, the tag ids as a list, as Zipline) */
               search?: {
                 /** @enum {string} */
-                field: 'name' | 'originalName' | 'type';
-                query: string;
+                field: 'name' | 'originalName' | 'type' | 'tags' | 'id';
+                query: string | string[];
               };
               total: number;
             };
@@ -1835,6 +2013,11 @@ export interface paths {
             'application/json': {
               /** Format: date-time */
               expiresAt: string;
+              /**
+               * @description Zipline's answer
+               * @enum {boolean}
+               */
+              success: true;
               token: string;
               url: string;
             };
@@ -3825,7 +4008,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Unlock a password-protected short URL: a token to follow it with (<link>?token=...) */
+    /** Unlock a password-protected short URL (by id, code or vanity): a token to follow it with (<link>?token=...) */
     post: {
       parameters: {
         query?: never;
@@ -3854,6 +4037,11 @@ export interface paths {
             'application/json': {
               /** Format: date-time */
               expiresAt: string;
+              /**
+               * @description Zipline's answer
+               * @enum {boolean}
+               */
+              success: true;
               token: string;
               /** @description the link with the token, to follow within expiresAt */
               url: string;
@@ -4770,6 +4958,20 @@ export interface components {
       ratelimitWindow: number;
       /** @description Anyone may register (environment: REGISTRATION_ENABLED) */
       registrationEnabled: boolean;
+      /** @description The app's background colour while it starts (#rrggbb) (environment: PWA_BACKGROUND_COLOR) */
+      sitePwaBackgroundColor: string;
+      /** @description The app's description in the web manifest; null: the site title (environment: PWA_DESCRIPTION) */
+      sitePwaDescription: string | null;
+      /** @description Serve the web manifest /manifest.json, so that browsers offer to install the site as an app; off: 404 (environment: PWA_ENABLED) */
+      sitePwaEnabled: boolean;
+      /** @description The app's short name (under its icon); null: the site title (environment: PWA_SHORT_NAME) */
+      sitePwaShortName: string | null;
+      /** @description The app's theme colour (#rrggbb) (environment: PWA_THEME_COLOR) */
+      sitePwaThemeColor: string;
+      /** @description The app's name in the web manifest; null: the site title (environment: PWA_TITLE) */
+      sitePwaTitle: string | null;
+      /** @description Serve /robots.txt asking every crawler to stay away (User-Agent: * / Disallow: /, as Zipline); off: 404 (environment: ROBOTS_TXT) */
+      siteRobotsTxt: boolean;
       /** @description Name shown on pages and embeds (environment: SITE_TITLE) */
       siteTitle: string;
       /** @description Make a small WebP thumbnail of every uploaded image and video in the background (videos need ffmpeg); off: none are made and POST /api/server/thumbnails answers 4011 (environment: THUMBNAILS_ENABLED) */
@@ -4792,6 +4994,13 @@ export interface components {
       /** @description keys set by environment variables; PATCH refuses them (1022) */
       locked: (
         | 'siteTitle'
+        | 'siteRobotsTxt'
+        | 'sitePwaEnabled'
+        | 'sitePwaTitle'
+        | 'sitePwaShortName'
+        | 'sitePwaDescription'
+        | 'sitePwaThemeColor'
+        | 'sitePwaBackgroundColor'
         | 'registrationEnabled'
         | 'invitesEnabled'
         | 'invitesCodeLength'
