@@ -63,6 +63,14 @@ export function uploadRateLimit(ctx: AppContext) {
   };
 }
 
+/**
+ * Route config for shortening URLs (POST /api/user/urls): the upload limit's budget (Zipline's global limiter covers
+ * both), counted on its own.
+ */
+export function shortenRateLimit(ctx: AppContext) {
+  return { ...uploadRateLimit(ctx), groupId: 'shorten' };
+}
+
 /** Route config for login attempts: 10 a minute per address, whatever the settings say about uploads. */
 export function loginRateLimit(ctx: AppContext) {
   return attemptsRateLimit(ctx, 'login');

@@ -9,7 +9,7 @@ import { headerText } from '../http/upload-headers.js';
 import { urlLink } from '../lib/links.js';
 import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
-import { passwordGuessGuard } from '../http/rate-limit.js';
+import { passwordGuessGuard, shortenRateLimit } from '../http/rate-limit.js';
 import { Id } from '../schemas/common.js';
 import { DestinationSchema, UrlSchema, VanitySchema } from '../schemas/url.js';
 import { createUrl, deleteUrl, getOwnUrl, listUrls, toUrlDto, unlockUrl, updateUrl } from '../services/urls.js';
@@ -40,18 +40,22 @@ export const urlRoutes: RouteModule = (app, ctx) => {
 
   app.post(
     '/api/user/urls',
-    guarded({
-      summary: 'Shorten a URL',
-      headers: ShortenHeaders,
-      body: z.object({
-        destination: DestinationSchema,
-        vanity: VanitySchema.optional().describe(
-          'a chosen name instead of a random code (1041 when another vanity, 1042 when a random code)',
-        ),
-        enabled: z.boolean().optional(),
+    {
+      // Limited like uploads (ratelimitMax per ratelimitWindow per user, admins bypass), as Zipline's global limiter.
+      config: { rateLimit: shortenRateLimit(ctx) },
+      ...guarded({
+        summary: 'Shorten a URL',
+        headers: ShortenHeaders,
+        body: z.object({
+          destination: DestinationSchema,
+          vanity: VanitySchema.optional().describe(
+            'a chosen name instead of a random code (1041 when another vanity, 1042 when a random code)',
+          ),
+          enabled: z.boolean().optional(),
+        }),
+        response: { 200: UrlSchema, 201: z.string().describe('x-service-no-json: the bare link') },
       }),
-      response: { 200: UrlSchema, 201: z.string().describe('x-service-no-json: the bare link') },
-    }),
+    },
     async (request, reply) => {
       // Each option also under its Zipline name (x-zipline-max-views ...); the x-service- one wins.
       const header = (name: keyof z.infer<typeof ShortenHeaders>) => headerText(request.headers, name);

@@ -1,7 +1,9 @@
 // The current user: GET/PATCH /api/user, the API token, and the user's sessions.
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { caller, requireUser, type Authenticated } from '../http/auth.js';
 import { guardedRoute } from '../http/openapi.js';
+import { loginAttemptsLimit } from '../http/rate-limit.js';
 import type { RouteModule } from '../http/types.js';
 import { SessionListSchema, UserSchema, UserViewSettingsSchema, UserWithTokenSchema } from '../schemas/user.js';
 import { loadUserDto, regenerateToken, revealToken, updateProfile } from '../services/accounts.js';
@@ -33,29 +35,38 @@ export const userRoutes: RouteModule = (app, ctx) => {
     },
   );
 
+  // A request that checks the current password (currentPassword) is a guess at it: it counts against the login
+  // attempts (10 a minute per address), so that a stolen session cannot try passwords at full speed.
+  const loginAttempts = loginAttemptsLimit(app, ctx);
   app.patch(
     '/api/user',
-    guarded({
-      summary: 'Update the authenticated user; missing properties stay, view merges property by property',
-      description:
-        'A new password also replaces the API token (the answer carries the new one) and signs out every other ' +
-        'session.',
-      body: z.object({
-        username: z.string().min(1).max(128).optional(),
-        password: z.string().min(1).max(1024).optional(),
-        currentPassword: z
-          .string()
-          .max(1024)
-          .optional()
-          .describe(
-            'required with password from a session (1067 when missing, 1066 when wrong, 1068 when the account has ' +
-              'none yet: leave it out to set a first password); checked when given with the API token',
-          ),
-        avatar: z.string().max(2_000_000).nullable().optional().describe('base64 image, or null to remove'),
-        view: UserViewSettingsSchema.optional(),
+    {
+      preHandler: async (request: FastifyRequest, reply: FastifyReply) => {
+        if ((request.body as { currentPassword?: unknown } | undefined)?.currentPassword !== undefined)
+          await loginAttempts(request, reply);
+      },
+      ...guarded({
+        summary: 'Update the authenticated user; missing properties stay, view merges property by property',
+        description:
+          'A new password also replaces the API token (the answer carries the new one) and signs out every other ' +
+          'session.',
+        body: z.object({
+          username: z.string().min(1).max(128).optional(),
+          password: z.string().min(1).max(1024).optional(),
+          currentPassword: z
+            .string()
+            .max(1024)
+            .optional()
+            .describe(
+              'required with password from a session (1067 when missing, 1066 when wrong, 1068 when the account has ' +
+                'none yet: leave it out to set a first password); checked when given with the API token',
+            ),
+          avatar: z.string().max(2_000_000).nullable().optional().describe('base64 image, or null to remove'),
+          view: UserViewSettingsSchema.optional(),
+        }),
+        response: { 200: UserWithTokenSchema },
       }),
-      response: { 200: UserWithTokenSchema },
-    }),
+    },
     async (request) => {
       const { user, session } = caller(request);
       const updated = await updateProfile(ctx, user, request.body, session?.id ?? null);
