@@ -20,6 +20,7 @@ import {
   getFolderDetail,
   getOwnFolder,
   listFolders,
+  listFoldersOf,
   removeFileFromFolder,
   toFolderDto,
   updateFolder,
@@ -86,12 +87,23 @@ export const folderRoutes: RouteModule = (app, ctx) => {
     '/api/user/folders',
     guarded({
       summary: "The caller's folders by name: all, the top level (parentId=root) or one folder's children",
-      querystring: z.object({ parentId: z.string().max(64).optional().describe('a folder id, or "root"') }),
+      description:
+        "Zipline's root=true is parentId=root; noincl is accepted (folders are listed without their files: " +
+        'each has fileCount; GET /api/user/folders/:id has the files).',
+      querystring: z.object({
+        parentId: z.string().max(64).optional().describe('a folder id, or "root"'),
+        root: z.enum(['true', 'false']).optional().describe("Zipline's: true lists the top level only"),
+        noincl: z.string().max(10).optional().describe("Zipline's: accepted; folders never list their files here"),
+        user: Id.optional().describe("Zipline's, admins: another user's folders (4009 unknown, 3000 not managed)"),
+      }),
       response: { 200: z.array(FolderSchema) },
     }),
     async (request) => {
-      const { parentId } = request.query;
-      const rows = await listFolders(ctx, caller(request).user.id, parentId === 'root' ? null : parentId);
+      const { parentId, root, user } = request.query;
+      const parent = parentId === 'root' || (parentId === undefined && root === 'true') ? null : parentId;
+      const me = caller(request).user;
+      const rows =
+        user === undefined ? await listFolders(ctx, me.id, parent) : await listFoldersOf(ctx, me, user, parent);
       return rows.map(toFolderDto);
     },
   );

@@ -2,12 +2,12 @@
 // its files and child folders, and the public view of a folder its owner opened to anonymous visitors.
 import type { AppContext } from '../context.js';
 import { lockUser } from '../db/locks.js';
-import type { Db, FileRow, FolderRow } from '../db/types.js';
+import type { Db, FileRow, FolderRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { toIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { FolderDto } from '../schemas/folder.js';
-import { deleteStoredBytes } from './files.js';
+import { deleteStoredBytes, isAdmin, managesFilesOf } from './files.js';
 
 /** Folder trees deeper than this are refused (and a cycle, were one ever stored, cannot loop forever). */
 export const MAX_FOLDER_DEPTH = 64;
@@ -66,6 +66,24 @@ export async function listFolders(
   else if (parentId !== undefined) query = query.where('folders.parent_id', '=', parentId);
   const rows = await query.orderBy('folders.name').orderBy('folders.id').execute();
   return rows.map(withCounts);
+}
+
+/**
+ * Zipline's `GET /api/user/folders?user=<id>`: the folders of another user, for an admin who manages that user (as
+ * the file list's `id`): an unknown user -> 4009, a user the caller does not manage (or a non-admin) -> 3000.
+ */
+export async function listFoldersOf(
+  ctx: AppContext,
+  caller: Pick<UserRow, 'id' | 'role'>,
+  ownerId: string,
+  parentId?: string | null,
+): Promise<FolderWithCounts[]> {
+  if (ownerId !== caller.id && isAdmin(caller)) {
+    const owner = await ctx.db.selectFrom('users').select('id').where('id', '=', ownerId).executeTakeFirst();
+    if (!owner) throw new ApiError(4009, ownerId);
+  }
+  if (!(await managesFilesOf(ctx, caller, [ownerId]))) throw new ApiError(3000);
+  return listFolders(ctx, ownerId, parentId);
 }
 
 /** The caller's folder; another user's is answered exactly like a missing one (4001). */

@@ -99,6 +99,28 @@ forEachDatabase('compat: Zipline addresses', (engine) => {
     assert.equal(paged.body.total, 3);
   });
 
+  it('GET /api/user/folders?root=true lists the top level; noincl is accepted; user= is another user’s (admins)', async () => {
+    const top = await makeFolder(server(), ann, { name: 'Top' });
+    const inner = await makeFolder(server(), ann, { name: 'Inner', parentId: top.id });
+    const names = (body: Array<{ name: string }>) => body.map((f) => f.name);
+    const all = await server().json('GET', '/api/user/folders?noincl=true', { auth: ann.token });
+    assert.ok(names(all.body).includes('Inner'));
+    const roots = await server().json('GET', '/api/user/folders?root=true&noincl=true', { auth: ann.token });
+    assert.equal(roots.status, 200, JSON.stringify(roots.body));
+    assert.ok(names(roots.body).includes('Top'));
+    assert.ok(!names(roots.body).includes('Inner'));
+    const asAdmin = await server().json('GET', `/api/user/folders?user=${ann.id}&root=true`, { auth: root.token });
+    assert.equal(asAdmin.status, 200, JSON.stringify(asAdmin.body));
+    assert.deepEqual(names(asAdmin.body), names(roots.body));
+    assert.ok(asAdmin.body.every((f: { userId: string }) => f.userId === ann.id));
+    assert.ok(inner.parentId === top.id);
+    assert.equal(
+      (await server().json('GET', `/api/user/folders?user=${root.id}`, { auth: ann.token })).body.code,
+      3000,
+    );
+    assert.equal((await server().json('GET', '/api/user/folders?user=nobody', { auth: root.token })).body.code, 4009);
+  });
+
   it('/r/<name> redirects (301) to /raw/<name>', async () => {
     const file = await uploadOne(server(), ann.token, 'raw bytes', { name: 'r.txt' });
     const res = await server().fetch(`/r/${file.name}`, { redirect: 'manual' });
