@@ -16,6 +16,16 @@ const Password = z.string().min(1).max(1024);
 const Avatar = z.string().max(2_000_000).describe('base64 PNG, JPEG, GIF or WebP (at most 1 MiB decoded)');
 const Params = z.object({ id: Id });
 
+/**
+ * The answer of POST/GET/PATCH/DELETE /api/users[/:id]: the User itself, as Zipline answers, and the same User again
+ * under `user`, as Chute's dashboard and clients read it.
+ */
+const UserAnswer = UserSchema.extend({ user: UserSchema.describe("the same user (Chute's {user} shape)") });
+
+function userAnswer(user: z.infer<typeof UserSchema>): z.infer<typeof UserAnswer> {
+  return { ...user, user };
+}
+
 export const usersRoutes: RouteModule = (app, ctx) => {
   const adminOnly = guardedRoute(requireAdmin(ctx), tags);
 
@@ -64,9 +74,9 @@ export const usersRoutes: RouteModule = (app, ctx) => {
         avatar: Avatar.nullable().optional(),
         quota: QuotaInputSchema.nullable().optional(),
       }),
-      response: { 200: z.object({ user: UserSchema }) },
+      response: { 200: UserAnswer },
     }),
-    async (request) => ({ user: await createUser(ctx, caller(request).user, request.body) }),
+    async (request) => userAnswer(await createUser(ctx, caller(request).user, request.body)),
   );
 
   app.get(
@@ -74,9 +84,9 @@ export const usersRoutes: RouteModule = (app, ctx) => {
     adminOnly({
       summary: 'One user (4009 when unknown, 3019 when the caller does not manage them)',
       params: Params,
-      response: { 200: z.object({ user: UserSchema }) },
+      response: { 200: UserAnswer },
     }),
-    async (request) => ({ user: await getUser(ctx, caller(request).user, request.params.id) }),
+    async (request) => userAnswer(await getUser(ctx, caller(request).user, request.params.id)),
   );
 
   app.get(
@@ -108,9 +118,9 @@ export const usersRoutes: RouteModule = (app, ctx) => {
         role: RoleSchema.optional(),
         quota: QuotaInputSchema.nullable().optional(),
       }),
-      response: { 200: z.object({ user: UserSchema }) },
+      response: { 200: UserAnswer },
     }),
-    async (request) => ({ user: await updateUser(ctx, caller(request).user, request.params.id, request.body) }),
+    async (request) => userAnswer(await updateUser(ctx, caller(request).user, request.params.id, request.body)),
   );
 
   app.delete(
@@ -123,10 +133,14 @@ export const usersRoutes: RouteModule = (app, ctx) => {
       params: Params,
       body: z.object({ delete: z.boolean().default(false) }).nullish(),
       response: {
-        200: z.object({ user: UserSchema, deletedFiles: z.number().int(), deletedUrls: z.number().int() }),
+        200: UserAnswer.extend({ deletedFiles: z.number().int(), deletedUrls: z.number().int() }),
       },
     }),
-    async (request) =>
-      deleteUser(ctx, caller(request).user, request.params.id, { withContent: request.body?.delete ?? false }),
+    async (request) => {
+      const { user, ...counts } = await deleteUser(ctx, caller(request).user, request.params.id, {
+        withContent: request.body?.delete ?? false,
+      });
+      return { ...userAnswer(user), ...counts };
+    },
   );
 };

@@ -76,6 +76,31 @@ forEachDatabase('compat: Zipline addresses', (engine) => {
     assert.equal(paged.body.total, all.body.length);
   });
 
+  it('POST/GET/PATCH/DELETE /api/users[/:id] answer the User itself (and Chute’s {user} beside it)', async () => {
+    const made = await server().json('POST', '/api/users', {
+      auth: root.token,
+      body: { username: 'zed', password: 'zed-password' },
+    });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    assert.equal(made.body.username, 'zed');
+    assert.equal(made.body.role, 'USER');
+    const { user, ...top } = made.body;
+    assert.deepEqual(top, user);
+    const read = await server().json('GET', `/api/users/${made.body.id}`, { auth: root.token });
+    assert.equal(read.body.username, 'zed');
+    assert.equal(read.body.user.username, 'zed');
+    const edited = await server().json('PATCH', `/api/users/${made.body.id}`, {
+      auth: root.token,
+      body: { username: 'zed2' },
+    });
+    assert.equal(edited.body.username, 'zed2');
+    const deleted = await server().json('DELETE', `/api/users/${made.body.id}`, { auth: root.token });
+    assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+    assert.equal(deleted.body.username, 'zed2');
+    assert.equal(deleted.body.user.id, made.body.id);
+    assert.equal(deleted.body.deletedFiles, 0);
+  });
+
   it('GET /api/user/urls answers Url[]; with page, the page object', async () => {
     for (const n of [1, 2, 3]) {
       const made = await server().json('POST', '/api/user/urls', {

@@ -2543,12 +2543,21 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's folders by name: all, the top level (parentId=root) or one folder's children */
+    /**
+     * The caller's folders by name: all, the top level (parentId=root) or one folder's children
+     * @description Zipline's root=true is parentId=root; noincl is accepted (folders are listed without their files: each has fileCount; GET /api/user/folders/:id has the files).
+     */
     get: {
       parameters: {
         query?: {
+          /** @description Zipline's: accepted; folders never list their files here */
+          noincl?: string;
           /** @description a folder id, or "root" */
           parentId?: string;
+          /** @description Zipline's: true lists the top level only */
+          root?: 'true' | 'false';
+          /** @description Zipline's, admins: another user's folders (4009 unknown, 3000 not managed) */
+          user?: string;
         };
         header?: never;
         path?: never;
@@ -4140,7 +4149,23 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description base64 image (data URL) */
+              avatar?: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              id: string;
+              oauthProviders: components['schemas']['OAuthProvider'][];
+              passkeys?: components['schemas']['Passkey'][];
+              quota?: components['schemas']['Quota'] | null;
+              /** @enum {string} */
+              role: 'USER' | 'ADMIN' | 'SUPERADMIN';
+              sessions: components['schemas']['Session'][];
+              totpEnabled: boolean;
+              /** Format: date-time */
+              updatedAt: string;
               user: components['schemas']['User'];
+              username: string;
+              view: components['schemas']['UserViewSettings'];
             };
           };
         };
@@ -4180,7 +4205,23 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description base64 image (data URL) */
+              avatar?: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              id: string;
+              oauthProviders: components['schemas']['OAuthProvider'][];
+              passkeys?: components['schemas']['Passkey'][];
+              quota?: components['schemas']['Quota'] | null;
+              /** @enum {string} */
+              role: 'USER' | 'ADMIN' | 'SUPERADMIN';
+              sessions: components['schemas']['Session'][];
+              totpEnabled: boolean;
+              /** Format: date-time */
+              updatedAt: string;
               user: components['schemas']['User'];
+              username: string;
+              view: components['schemas']['UserViewSettings'];
             };
           };
         };
@@ -4219,9 +4260,25 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description base64 image (data URL) */
+              avatar?: string | null;
+              /** Format: date-time */
+              createdAt: string;
               deletedFiles: number;
               deletedUrls: number;
+              id: string;
+              oauthProviders: components['schemas']['OAuthProvider'][];
+              passkeys?: components['schemas']['Passkey'][];
+              quota?: components['schemas']['Quota'] | null;
+              /** @enum {string} */
+              role: 'USER' | 'ADMIN' | 'SUPERADMIN';
+              sessions: components['schemas']['Session'][];
+              totpEnabled: boolean;
+              /** Format: date-time */
+              updatedAt: string;
               user: components['schemas']['User'];
+              username: string;
+              view: components['schemas']['UserViewSettings'];
             };
           };
         };
@@ -4264,7 +4321,23 @@ export interface paths {
           };
           content: {
             'application/json': {
+              /** @description base64 image (data URL) */
+              avatar?: string | null;
+              /** Format: date-time */
+              createdAt: string;
+              id: string;
+              oauthProviders: components['schemas']['OAuthProvider'][];
+              passkeys?: components['schemas']['Passkey'][];
+              quota?: components['schemas']['Quota'] | null;
+              /** @enum {string} */
+              role: 'USER' | 'ADMIN' | 'SUPERADMIN';
+              sessions: components['schemas']['Session'][];
+              totpEnabled: boolean;
+              /** Format: date-time */
+              updatedAt: string;
               user: components['schemas']['User'];
+              username: string;
+              view: components['schemas']['UserViewSettings'];
             };
           };
         };
