@@ -146,6 +146,25 @@ forEachDatabase('compat: Zipline addresses', (engine) => {
     assert.equal((await server().json('GET', '/api/user/folders?user=nobody', { auth: root.token })).body.code, 4009);
   });
 
+  it('GET /api/user/avatar answers the data URL as text, as Zipline; an image request gets the bytes', async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+    assert.equal((await server().json('GET', '/api/user/avatar', { auth: ann.token })).body.code, 9002);
+    const set = await server().json('PATCH', '/api/user', {
+      auth: ann.token,
+      body: { avatar: `data:image/png;base64,${png}` },
+    });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    const text = await server().fetch('/api/user/avatar', { headers: { authorization: ann.token } });
+    assert.equal(text.status, 200);
+    assert.match(text.headers.get('content-type') ?? '', /^text\/plain/);
+    assert.equal(await text.text(), `data:image/png;base64,${png}`);
+    const image = await server().fetch('/api/user/avatar', {
+      headers: { authorization: ann.token, accept: 'image/webp,image/*,*/*;q=0.8' },
+    });
+    assert.equal(image.headers.get('content-type'), 'image/png');
+    assert.deepEqual(Buffer.from(await image.arrayBuffer()), Buffer.from(png, 'base64'));
+  });
+
   it('/r/<name> redirects (301) to /raw/<name>', async () => {
     const file = await uploadOne(server(), ann.token, 'raw bytes', { name: 'r.txt' });
     const res = await server().fetch(`/r/${file.name}`, { redirect: 'manual' });

@@ -402,7 +402,7 @@ forEachDatabase('user administration', (engine) => {
   });
 
   describe('avatar images', () => {
-    it("GET /api/user/avatar serves the caller's avatar bytes with their type; 404 / 9002 without one", async () => {
+    it("GET /api/user/avatar serves the caller's avatar bytes with their type to image requests; 404 / 9002 without one", async () => {
       const hana = await makeUser(server(), { by: admin.token, username: 'hana' });
       const none = await server().json('GET', '/api/user/avatar', { auth: hana.token });
       assertError(none, 404, 9002);
@@ -412,7 +412,9 @@ forEachDatabase('user administration', (engine) => {
         body: { avatar: `data:image/jpeg;base64,${PNG_1X1}` },
       });
       assert.equal(patched.status, 200);
-      const res = await server().fetch('/api/user/avatar', { headers: { authorization: hana.token } });
+      const res = await server().fetch('/api/user/avatar', {
+        headers: { authorization: hana.token, accept: 'image/*' },
+      });
       assert.equal(res.status, 200);
       // The type comes from the bytes, not from what the client claimed.
       assert.equal(res.headers.get('content-type'), 'image/png');
@@ -432,7 +434,9 @@ forEachDatabase('user administration', (engine) => {
       const tooBig = await server().json('PATCH', '/api/user', { auth: ivan.token, body: { avatar: big } });
       assertError(tooBig, 400, 1000);
       assert.match(tooBig.body.error, /larger than 1048576 bytes/);
-      const res = await server().fetch('/api/user/avatar', { headers: { authorization: ivan.token } });
+      const res = await server().fetch('/api/user/avatar', {
+        headers: { authorization: ivan.token, accept: 'image/*' },
+      });
       assert.equal(res.status, 200);
       assert.deepEqual(Buffer.from(await res.arrayBuffer()), Buffer.from(PNG_1X1, 'base64'));
     });

@@ -173,7 +173,9 @@ describeBrowser('dashboard: user settings', () => {
     await page.getByText('Your new avatar is saved.').waitFor();
     const saved = await server().json('GET', '/api/user', { auth: bob.token });
     assert.equal(saved.body.user.avatar, `data:image/png;base64,${small.toString('base64')}`);
-    const image = await server().fetch('/api/user/avatar', { headers: { authorization: bob.token } });
+    const image = await server().fetch('/api/user/avatar', {
+      headers: { authorization: bob.token, accept: 'image/*' },
+    });
     assert.equal(image.headers.get('content-type'), 'image/png');
     assert.deepEqual(Buffer.from(await image.arrayBuffer()), small);
     // The header's avatar is the new one too (session refreshed).

@@ -1755,7 +1755,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The caller's avatar image (404, 9002 when none) */
+    /** The caller's avatar: its data URL as text (Zipline's answer), the image with Accept: image/* (404, 9002 when none) */
     get: {
       parameters: {
         query?: never;
@@ -1767,7 +1767,7 @@ export interface paths {
       responses: {
         '4XX': components['responses']['Error'];
         '5XX': components['responses']['Error'];
-        /** @description the image bytes (image/png, image/jpeg, image/gif or image/webp) */
+        /** @description text/plain: the data URL; with Accept: image/...: the image bytes (png, jpeg, gif or webp) */
         200: {
           headers: {
             [name: string]: unknown;
