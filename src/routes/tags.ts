@@ -67,11 +67,14 @@ export const tagRoutes: RouteModule = (app, ctx) => {
   app.delete(
     '/api/user/tags/:id',
     guarded({
-      summary: 'Delete a tag (files keep existing, untagged)',
+      summary: 'Delete a tag (files keep existing, untagged); answers the tag and, as Zipline, success: true',
       params: TagIdParams,
-      response: { 200: TagSchema },
+      response: { 200: TagSchema.extend({ success: z.literal(true) }) },
     }),
-    async (request) => toTagDto(await deleteTag(ctx, caller(request).user.id, request.params.id)),
+    async (request) => ({
+      ...toTagDto(await deleteTag(ctx, caller(request).user.id, request.params.id)),
+      success: true as const,
+    }),
   );
 
   app.get(

@@ -48,6 +48,30 @@ forEachDatabase('compat: Zipline addresses', (engine) => {
     assert.deepEqual(listed.body.inviter, { id: root.id, username: 'root', role: 'SUPERADMIN' });
   });
 
+  it('DELETE /api/user/tags/:id answers {success: true} (with the tag); a missing tag or URL is 9002, as Zipline', async () => {
+    const tag = await makeTag(server(), ann, { name: 'short-lived' });
+    const res = await server().json('DELETE', `/api/user/tags/${tag.id}`, { auth: ann.token });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.success, true);
+    assert.equal(res.body.name, 'short-lived');
+    for (const method of ['GET', 'PATCH', 'DELETE']) {
+      const body = method === 'PATCH' ? { name: 'x' } : undefined;
+      assert.equal(
+        (await server().json(method, `/api/user/tags/${tag.id}`, { auth: ann.token, body })).body.code,
+        9002,
+      );
+      assert.equal(
+        (
+          await server().json(method, '/api/user/urls/no-such-url', {
+            auth: ann.token,
+            body: method === 'PATCH' ? {} : undefined,
+          })
+        ).body.code,
+        9002,
+      );
+    }
+  });
+
   it('GET /api/users/:id/tags: the user’s tags for an admin; 3019 for an ADMIN asking for a SUPERADMIN', async () => {
     await makeTag(server(), ann, { name: 'holiday', color: '#00aa00' });
     const res = await server().json('GET', `/api/users/${ann.id}/tags`, { auth: root.token });

@@ -3570,7 +3570,7 @@ export interface paths {
     };
     put?: never;
     post?: never;
-    /** Delete a tag (files keep existing, untagged) */
+    /** Delete a tag (files keep existing, untagged); answers the tag and, as Zipline, success: true */
     delete: {
       parameters: {
         query?: never;
@@ -3590,7 +3590,20 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['Tag'];
+            'application/json': {
+              color: string;
+              /** Format: date-time */
+              createdAt: string;
+              /** @description how many of the user's files carry the tag */
+              files: number;
+              id: string;
+              name: string;
+              /** @enum {boolean} */
+              success: true;
+              /** Format: date-time */
+              updatedAt: string;
+              userId: string;
+            };
           };
         };
       };
