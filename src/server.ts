@@ -7,6 +7,7 @@ import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
+import { openChangeFeed, type ChangeFeed } from './db/change-feed.js';
 import { openDatabase, type DatabaseHandle } from './db/index.js';
 import { migrateToLatest } from './db/migrate.js';
 import { checkTrigramSearch } from './db/search-index.js';
@@ -78,6 +79,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
   const lockedSettings = settingsFromEnv(config.env);
   const database = openDatabase({ databaseUrl: config.DATABASE_URL, sqlitePath: path.join(dataDir, 'chute.db') });
   let storage: Datasource | undefined;
+  let feed: ChangeFeed | undefined;
   try {
     storage = await createDatasource({ ...config, DATA_DIR: dataDir }, { instanceId });
     await database.withMigrationLock(async () => {
@@ -107,6 +109,16 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     // Names this process among the instances of the database (instances may share an INSTANCE_ID's data folder).
     const processId = `${instanceId}:${randomBytes(6).toString('hex')}`;
     if (!identity.shared) app.log.error(unsharedStorageMessage(storage, identity.marker));
+    feed = await openChangeFeed({
+      db: database.db,
+      databaseUrl: config.DATABASE_URL,
+      onError: (err) => app.log.warn({ err }, 'the change feed lost its database connection; reconnecting'),
+    });
+    const changes = feed;
+    changes.subscribe('settings', () => {
+      settings.refresh().catch((err: unknown) => app.log.warn({ err }, 'settings refresh failed'));
+    });
+    settings.afterUpdate = () => changes.publish('settings');
     const jobs = new Jobs(app.log, { ctx, holder: processId });
     jobs.every('refresh-settings', 5_000, () => settings.refresh());
     jobs.every('purge-expired-sessions', 3_600_000, () => purgeExpiredSessions(ctx), { exclusive: true });
@@ -156,11 +168,13 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         await workerStopped;
         // No request counts a view any more: what is pending is written before the database closes.
         await flushViews(ctx).catch((err: unknown) => app.log.error({ err }, 'the last view counts were not stored'));
+        await changes.close();
         await storage?.close();
         await database.close();
       },
     };
   } catch (err) {
+    await feed?.close().catch(() => undefined);
     await storage?.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw err;
