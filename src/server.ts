@@ -134,7 +134,14 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     jobs.every('purge-done-jobs', 3_600_000, () => purgeDoneJobs(ctx.db, clock.now() - DONE_JOBS_KEPT_MS), {
       exclusive: true,
     });
-    const worker = new JobWorker(ctx, { [THUMBNAIL_JOB]: makeThumbnail }, { concurrency: config.JOBS_CONCURRENCY });
+    const worker = new JobWorker(
+      ctx,
+      { [THUMBNAIL_JOB]: makeThumbnail },
+      {
+        concurrency: config.JOBS_CONCURRENCY,
+        leaseMs: config.JOBS_LEASE_SECONDS * 1000,
+      },
+    );
     await app.ready();
     if (options.startJobs ?? true) {
       jobs.start();
