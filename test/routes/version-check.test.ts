@@ -32,7 +32,8 @@ async function startFeed(): Promise<Feed> {
     else if (path === '/old') json(200, { tag_name: 'v0.0.1' });
     else if (path === '/broken') json(500, { message: 'feed is down' });
     else if (path === '/garbage') json(200, { hello: 'world' });
-    else if (path === '/silent') return; // never answers
+    else if (path === '/silent')
+      return; // never answers
     else json(404, {});
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
