@@ -98,7 +98,6 @@ async function readBounded(response: Response, maxBytes: number): Promise<{ body
     const room = maxBytes - size;
     if (value.byteLength > room) {
       chunks.push(value.subarray(0, room));
-      size += room;
       truncated = true;
       await reader.cancel().catch(() => undefined);
       break;

@@ -354,7 +354,10 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
           inserted.map((row) => ({
             event: 'upload' as const,
             file: toFileDto(ctx, input.baseUrl, row),
-            links: { url: fileLink(ctx.settings.get(), input.baseUrl, row.name), raw: rawLink(input.baseUrl, row.name) },
+            links: {
+              url: fileLink(ctx.settings.get(), input.baseUrl, row.name),
+              raw: rawLink(input.baseUrl, row.name),
+            },
           })),
         );
       }

@@ -53,7 +53,10 @@ export const UPDATE_CHECK_CACHE_MS = 3_600_000;
 const MAX_FEED_BYTES = 256 * 1024;
 
 /** GitHub's releases API (GET /repos/<owner>/<repo>/releases/latest) ... */
-const GithubRelease = z.looseObject({ tag_name: z.string().min(1).max(100), html_url: z.string().max(2048).optional() });
+const GithubRelease = z.looseObject({
+  tag_name: z.string().min(1).max(100),
+  html_url: z.string().max(2048).optional(),
+});
 /** ... or a plain feed of one's own. */
 const PlainRelease = z.looseObject({ version: z.string().min(1).max(100), url: z.string().max(2048).optional() });
 

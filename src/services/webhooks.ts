@@ -84,7 +84,8 @@ export async function queueWebhooks(
   if (wanted.length === 0) return 0;
   const s = ctx.settings.get();
   const now = ctx.clock.now();
-  const user = (await db.selectFrom('users').select(['id', 'username']).where('id', '=', userId).executeTakeFirst()) ?? null;
+  const user =
+    (await db.selectFrom('users').select(['id', 'username']).where('id', '=', userId).executeTakeFirst()) ?? null;
   const jobs: NewJob[] = [];
   for (const input of wanted) {
     const event: WebhookEvent = { id: newId(), timestamp: toIso(now), user, ...input };
