@@ -21,6 +21,7 @@ import { deleteExpiredFiles } from './services/files.js';
 import { JobWorker } from './services/job-worker.js';
 import { Jobs, purgeDoneJobs } from './services/jobs.js';
 import { makeThumbnail, THUMBNAIL_JOB } from './services/thumbnails.js';
+import { deliverDiscordWebhook, deliverWebhook, DISCORD_WEBHOOK_JOB, WEBHOOK_JOB } from './services/webhooks.js';
 import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/partial-upload-assembly.js';
 import { sealLegacyInviteCodes } from './services/invites.js';
 import { removeUnrecordedObjects } from './services/pending-objects.js';
@@ -136,11 +137,12 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     });
     const worker = new JobWorker(
       ctx,
-      { [THUMBNAIL_JOB]: makeThumbnail },
       {
-        concurrency: config.JOBS_CONCURRENCY,
-        leaseMs: config.JOBS_LEASE_SECONDS * 1000,
+        [THUMBNAIL_JOB]: makeThumbnail,
+        [WEBHOOK_JOB]: deliverWebhook,
+        [DISCORD_WEBHOOK_JOB]: deliverDiscordWebhook,
       },
+      { concurrency: config.JOBS_CONCURRENCY, leaseMs: config.JOBS_LEASE_SECONDS * 1000 },
     );
     await app.ready();
     if (options.startJobs ?? true) {
