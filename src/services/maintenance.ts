@@ -19,10 +19,15 @@ const BATCH = 500;
 export async function clearTemp(ctx: AppContext): Promise<{ status: string }> {
   const sessions = await discardIdlePartialUploads(ctx);
   const states = await ctx.db.selectFrom('partial_uploads').select('append_state').execute();
-  const removed = await clearStaleTempFiles(ctx.storage.tmpDir, {
-    staleBefore: ctx.clock.now() - STALE_TEMP_MS,
-    inUse: (name) => states.some((s) => s.append_state.includes(name)),
-  });
+  const removed: string[] = [];
+  for (const dir of ctx.storage.tempDirs) {
+    removed.push(
+      ...(await clearStaleTempFiles(dir, {
+        staleBefore: ctx.clock.now() - STALE_TEMP_MS,
+        inUse: (name) => states.some((s) => s.append_state.includes(name)),
+      })),
+    );
+  }
   ctx.log.info({ files: removed.length, sessions }, 'cleared temp files');
   const abandoned = sessions === 0 ? '' : ` and ${sessions} abandoned chunked upload${sessions === 1 ? '' : 's'}`;
   return { status: `Cleared ${removed.length} temporary file${removed.length === 1 ? '' : 's'}${abandoned}.` };

@@ -3,13 +3,19 @@
 // chunked upload that may continue is kept, zero-byte files are deleted like any deletion (usage counters follow),
 // sizes are read from the datasource.
 import assert from 'node:assert/strict';
-import { utimes, writeFile, readdir } from 'node:fs/promises';
+import { access, readdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { before, it } from 'node:test';
 import { makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 import { sendChunk } from '../support/partial-uploads.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { uploadOne } from '../support/uploads.js';
+
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 
 forEachDatabase('compat: Zipline maintenance routes', (engine) => {
   const server = useTestServer({ engine, env: NO_RATE_LIMIT });
@@ -38,29 +44,36 @@ forEachDatabase('compat: Zipline maintenance routes', (engine) => {
   });
 
   it('DELETE /api/server/clear_temp removes temp files left by a crash, not those of an upload that may continue', async () => {
-    const tmpDir = server().ctx.storage.tmpDir;
+    const tmpDir = server().ctx.storage.tempDirs[0]!;
+    const appendDir = server().ctx.storage.tempDirs.at(-1)!;
     const hoursAgo = new Date(Date.now() - 2 * 3_600_000);
-    const orphans = ['append-aaaaaaaaaaaaaaaaaaaaaaaaaa.tmp', 'put-bbbbbbbbbbbbbbbbbbbbbbbbbb.tmp'];
-    for (const name of orphans) {
-      await writeFile(path.join(tmpDir, name), 'left behind');
-      await utimes(path.join(tmpDir, name), hoursAgo, hoursAgo);
+    // Left by a crash: a put's temp file, and the bytes of a chunked upload whose record is gone.
+    const orphans = [
+      path.join(tmpDir, 'put-bbbbbbbbbbbbbbbbbbbbbbbbbb.tmp'),
+      path.join(appendDir, 'append-aaaaaaaaaaaaaaaaaaaaaaaaaa.tmp'),
+    ];
+    for (const file of orphans) {
+      await writeFile(file, 'left behind');
+      await utimes(file, hoursAgo, hoursAgo);
     }
-    const fresh = 'put-cccccccccccccccccccccccccc.tmp';
-    await writeFile(path.join(tmpDir, fresh), 'being written');
+    const fresh = path.join(tmpDir, 'put-cccccccccccccccccccccccccc.tmp');
+    await writeFile(fresh, 'being written');
     // A chunked upload in the middle: its temp file is old but its session may continue.
     const file = Buffer.from('x'.repeat(300));
     const first = await sendChunk(server(), ann.token, { file, start: 0, end: 99 });
     assert.equal(first.status, 200, JSON.stringify(first.body));
-    const before = new Set(await readdir(tmpDir));
-    for (const name of before) await utimes(path.join(tmpDir, name), hoursAgo, hoursAgo).catch(() => undefined);
-    await utimes(path.join(tmpDir, fresh), new Date(), new Date());
+    for (const dir of new Set([tmpDir, appendDir])) {
+      for (const name of await readdir(dir)) {
+        await utimes(path.join(dir, name), hoursAgo, hoursAgo).catch(() => undefined);
+      }
+    }
+    await utimes(fresh, new Date(), new Date());
 
     const res = await server().json('DELETE', '/api/server/clear_temp', { auth: root.token });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.status, 'Cleared 2 temporary files.');
-    const left = new Set(await readdir(tmpDir));
-    for (const name of orphans) assert.ok(!left.has(name), `${name} was removed`);
-    assert.ok(left.has(fresh), 'a temp file still being written is kept');
+    for (const orphan of orphans) assert.ok(!(await exists(orphan)), `${orphan} was removed`);
+    assert.ok(await exists(fresh), 'a temp file still being written is kept');
     const second = await sendChunk(server(), ann.token, { file, start: 100, end: 299, token: first.body.partialToken });
     assert.equal(second.status, 200, JSON.stringify(second.body));
     assert.equal(second.body.partialSuccess, false, 'the chunked upload went on to its last chunk');
