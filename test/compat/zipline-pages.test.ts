@@ -2,8 +2,10 @@
 // Zipline's /go sends visitors and its links point), /robots.txt and /manifest.json (404 while their setting is off),
 // the favicons its manifest lists, and invite links /invite/<code>.
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { before, it } from 'node:test';
 import sharp from 'sharp';
+import { FAVICON_SVG } from '../../src/services/site-files.js';
 import { makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 
@@ -114,6 +116,11 @@ forEachDatabase('compat: Zipline pages and site files', (engine) => {
     assert.equal((await server().fetch('/favicon-20x20.png')).status, 404);
     assert.equal((await server().fetch('/favicon-16x32.png')).status, 404);
     await setSettings({ sitePwaEnabled: false });
+  });
+
+  it('the icons are drawn from the dashboard’s own icon', async () => {
+    const dashboardIcon = await readFile(new URL('../../web/public/assets/favicon.svg', import.meta.url), 'utf8');
+    assert.equal(FAVICON_SVG, dashboardIcon.trim());
   });
 
   it('/favicon.ico is an icon file holding the 16, 32 and 64 pixel icons', async () => {
