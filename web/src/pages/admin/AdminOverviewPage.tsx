@@ -1,5 +1,6 @@
 // Server overview (admins only): totals from GET /api/server/stats (users, files, bytes stored, views, short URLs,
-// invites), the most common file types and the users storing the most, with the way to the other admin pages.
+// invites), the most common file types and the users storing the most, with the way to the other admin pages; and
+// the statistics snapshots over time as charts (StatsCharts, GET /api/stats).
 import {
   Anchor,
   Button,
@@ -28,7 +29,11 @@ import { PageHeader } from '../../components/PageHeader';
 import { formatBytes } from '../../lib/format';
 import { useApi } from '../../lib/use-api';
 import { Link } from '../../router';
+import { lazy, Suspense } from 'react';
 import { serverStats, type ServerStats } from './admin-api';
+
+// The charting library is large: the totals show before it arrives.
+const StatsCharts = lazy(() => import('./StatsCharts').then((m) => ({ default: m.StatsCharts })));
 
 const count = (n: number) => n.toLocaleString();
 
@@ -236,6 +241,9 @@ export function AdminOverviewPage() {
           {data ? <TopUsers stats={data} /> : <Skeleton h={160} />}
         </Card>
       </SimpleGrid>
+      <Suspense fallback={<Skeleton h={260} />}>
+        <StatsCharts />
+      </Suspense>
     </Stack>
   );
 }
