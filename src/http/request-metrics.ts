@@ -30,7 +30,7 @@ export function registerRequestMetrics(app: App, metrics: ProcessMetrics): void 
       record(request.method, reply.statusCode, reply.elapsedTime);
       const stored = (reply as MarkedReply)[STORED_BYTES];
       // writableFinished: the whole answer reached the socket (an answer cut off midway is not counted).
-      if (stored !== undefined && reply.raw.writableFinished) metrics.servedBytes.inc(stored);
+      if (stored !== undefined && reply.raw.writableFinished) metrics.servedBytes.value += stored;
       done();
     };
     (hook as { [RECORDING]?: true })[RECORDING] = true;

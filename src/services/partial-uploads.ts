@@ -313,7 +313,7 @@ async function appendExactly(
     throw err;
   } finally {
     ctx.metrics.uploadsInFlight.dec();
-    ctx.metrics.uploadedBytes.inc(counter.bytes);
+    ctx.metrics.uploadedBytes.value += counter.bytes;
   }
 }
 

@@ -179,7 +179,7 @@ async function storeStream(
     throw err;
   } finally {
     ctx.metrics.uploadsInFlight.dec();
-    ctx.metrics.uploadedBytes.inc(counter.bytes);
+    ctx.metrics.uploadedBytes.value += counter.bytes;
   }
 }
 
