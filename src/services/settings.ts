@@ -13,9 +13,12 @@ import type { Db } from '../db/types.js';
 const routePrefix = z
   .string()
   .regex(/^\/[a-zA-Z0-9._~-]+$/, 'must be a single path segment such as /u')
-  .refine((v) => !['/api', '/raw', '/view', '/assets', '/dashboard', '/auth', '/folder', '/s', '/metrics'].includes(v), {
-    message: 'is reserved',
-  });
+  .refine(
+    (v) => !['/api', '/raw', '/view', '/assets', '/dashboard', '/auth', '/folder', '/s', '/metrics'].includes(v),
+    {
+      message: 'is reserved',
+    },
+  );
 
 const durationOrNull = z
   .string()

@@ -171,7 +171,11 @@ forEachDatabase('GET /metrics (Prometheus)', (engine) => {
       `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}`,
       TOKEN,
     ]) {
-      const res = await server().json('GET', '/metrics', authorization === undefined ? {} : { headers: { authorization } });
+      const res = await server().json(
+        'GET',
+        '/metrics',
+        authorization === undefined ? {} : { headers: { authorization } },
+      );
       assertError(res, 401, 2002, String(authorization));
       assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="metrics"');
     }
@@ -182,7 +186,8 @@ forEachDatabase('GET /metrics (Prometheus)', (engine) => {
   it('answers valid Prometheus text whose request counts, by route pattern, grow with requests', async () => {
     const route = { method: 'GET', route: '/api/user', status_code: '200' };
     const before = valueOf(await scrape(), 'chute_http_requests_total', route);
-    for (let i = 0; i < 3; i++) assert.equal((await server().json('GET', '/api/user', { auth: root.token })).status, 200);
+    for (let i = 0; i < 3; i++)
+      assert.equal((await server().json('GET', '/api/user', { auth: root.token })).status, 200);
     const families = await scrape();
     assert.equal(valueOf(families, 'chute_http_requests_total', route), before + 3);
     assert.equal(families.get('chute_http_requests_total')?.type, 'counter');
@@ -210,10 +215,7 @@ forEachDatabase('GET /metrics (Prometheus)', (engine) => {
     // A HEAD sends no bytes.
     assert.equal((await server().fetch(`/raw/${name}`, { method: 'HEAD' })).status, 200);
     const families = await scrape();
-    assert.equal(
-      valueOf(families, 'chute_uploaded_bytes_total') - valueOf(start, 'chute_uploaded_bytes_total'),
-      1000,
-    );
+    assert.equal(valueOf(families, 'chute_uploaded_bytes_total') - valueOf(start, 'chute_uploaded_bytes_total'), 1000);
     assert.equal(valueOf(families, 'chute_served_bytes_total') - valueOf(start, 'chute_served_bytes_total'), 2000);
     assert.equal(valueOf(families, 'chute_uploads_in_flight'), 0);
     assert.equal(valueOf(families, 'chute_http_requests_total', { method: 'GET', route: '/raw/:name' }), 2);
@@ -247,7 +249,9 @@ forEachDatabase('GET /metrics (Prometheus)', (engine) => {
     assert.equal(valueOf(families, 'chute_jobs', { kind: 'metrics-test-fail', state: 'failed' }), 1);
     // A state with no job any more leaves the exposition.
     assert.ok(
-      !families.get('chute_jobs')!.samples.some((s) => s.labels.kind === 'metrics-test-fail' && s.labels.state === 'queued'),
+      !families
+        .get('chute_jobs')!
+        .samples.some((s) => s.labels.kind === 'metrics-test-fail' && s.labels.state === 'queued'),
     );
   });
 

@@ -111,7 +111,11 @@ export async function insertTestFolder(
  * `count` statistics snapshots, one per `intervalMs` slot before the current one, written straight into the table
  * (services/metrics.ts takes them one interval apart): today's figures, each earlier one a file and a view fewer.
  */
-export async function insertMetricSnapshots(server: TestServer, count: number, intervalMs = 30 * 60_000): Promise<void> {
+export async function insertMetricSnapshots(
+  server: TestServer,
+  count: number,
+  intervalMs = 30 * 60_000,
+): Promise<void> {
   const data = await currentMetricData(server.ctx);
   const now = Date.now();
   for (let back = count; back >= 1; back--) {

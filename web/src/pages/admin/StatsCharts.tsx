@@ -103,8 +103,8 @@ export function StatsCharts() {
   } else if (points.length === 0) {
     body = (
       <Text size="sm" c="dimmed">
-        No snapshots in this span yet. One is kept every metricsInterval (30 minutes unless changed); the charts fill
-        as they come.
+        No snapshots in this span yet. One is kept every metricsInterval (30 minutes unless changed); the charts fill as
+        they come.
       </Text>
     );
   } else {
