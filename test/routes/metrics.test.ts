@@ -10,6 +10,8 @@ import { assertError } from '../support/api-errors.js';
 import { NO_RATE_LIMIT } from '../support/factory.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { uploadOne } from '../support/uploads.js';
+import { uploadInChunks } from '../support/partial-uploads.js';
+import http from 'node:http';
 
 const TOKEN = 'scrape-token-0123456789abcdef';
 
@@ -226,6 +228,43 @@ forEachDatabase('GET /metrics (Prometheus)', (engine) => {
     assert.equal(valueOf(families, 'chute_storage_used_bytes'), 1000);
     assert.equal(valueOf(families, 'chute_stored_files'), 1);
     assert.equal(valueOf(families, 'chute_users'), 1);
+  });
+
+  it('counts chunks of a chunked upload as uploaded bytes', async () => {
+    const start = valueOf(await scrape(), 'chute_uploaded_bytes_total');
+    const file = Buffer.alloc(300 * 1024, 7);
+    const res = await uploadInChunks(server(), root.token, file, [128 * 1024, 128 * 1024, 44 * 1024]);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(valueOf(await scrape(), 'chute_uploaded_bytes_total') - start, file.length);
+  });
+
+  it('shows an upload in flight while its bytes stream in, and none after', async () => {
+    const boundary = 'metrics-test-boundary';
+    const url = new URL('/api/upload', server().url);
+    const request = http.request(url, {
+      method: 'POST',
+      headers: { authorization: root.token, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
+    const answer = new Promise<number>((resolve, reject) => {
+      request.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      request.on('error', reject);
+    });
+    request.write(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.txt"\r\n` +
+        `Content-Type: text/plain\r\n\r\n${'s'.repeat(1000)}`,
+    );
+    // The file part has begun: the gauge says so until the upload ends (polled, not timed).
+    let scrapes = 0;
+    while (valueOf(await scrape(), 'chute_uploads_in_flight') !== 1) {
+      assert.ok(++scrapes < 2000, 'the upload never showed as in flight');
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    request.end(`${'s'.repeat(1000)}\r\n--${boundary}--\r\n`);
+    assert.equal(await answer, 200);
+    assert.equal(valueOf(await scrape(), 'chute_uploads_in_flight'), 0);
   });
 
   it('shows the queue depth from the database and counts job failures', async () => {
