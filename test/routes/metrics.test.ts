@@ -8,7 +8,14 @@ import { JobWorker } from '../../src/services/job-worker.js';
 import { enqueueJobs, PermanentJobError } from '../../src/services/jobs.js';
 import { assertError } from '../support/api-errors.js';
 import { NO_RATE_LIMIT } from '../support/factory.js';
-import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
+import {
+  forEachDatabase,
+  startTestServer,
+  useTestServer,
+  withSharedState,
+  type TestServer,
+  type TestUser,
+} from '../support/server.js';
 import { uploadOne } from '../support/uploads.js';
 import { uploadInChunks } from '../support/partial-uploads.js';
 import http from 'node:http';
@@ -297,5 +304,40 @@ forEachDatabase('GET /metrics (Prometheus)', (engine) => {
   it('goes off again (404) when the token is cleared', async () => {
     await setToken(null);
     assertError(await server().json('GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } }), 404, 9002);
+  });
+});
+
+forEachDatabase('GET /metrics with two instances', (engine) => {
+  it("counts each instance's own requests; the figures from the database are the same on both", async () => {
+    await withSharedState(engine, async (shared) => {
+      const env = { ...NO_RATE_LIMIT, METRICS_TOKEN: TOKEN };
+      const a = await startTestServer({ engine, ...shared, env: { ...env, INSTANCE_ID: 'one' } });
+      const b = await startTestServer({ engine, ...shared, env: { ...env, INSTANCE_ID: 'two' } });
+      try {
+        const scrapeOf = async (server: TestServer) => {
+          const res = await server.fetch('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } });
+          assert.equal(res.status, 200);
+          return parsePrometheusText(await res.text());
+        };
+        const admin = await a.setup('root', 'root-password');
+        await uploadOne(a, admin.token, 'q'.repeat(4096), { name: 'q.txt', type: 'text/plain' });
+        for (let i = 0; i < 4; i++) assert.equal((await a.json('GET', '/api/user', { auth: admin.token })).status, 200);
+        assert.equal((await b.json('GET', '/api/user', { auth: admin.token })).status, 200);
+        const [onA, onB] = [await scrapeOf(a), await scrapeOf(b)];
+        const route = { method: 'GET', route: '/api/user', status_code: '200' };
+        // setup() itself reads /api/user once on A.
+        assert.equal(valueOf(onA, 'chute_http_requests_total', route), 5);
+        assert.equal(valueOf(onB, 'chute_http_requests_total', route), 1);
+        assert.equal(valueOf(onA, 'chute_uploaded_bytes_total'), 4096);
+        assert.equal(valueOf(onB, 'chute_uploaded_bytes_total'), 0);
+        for (const name of ['chute_storage_used_bytes', 'chute_stored_files', 'chute_users', 'chute_job_queue_depth']) {
+          assert.equal(valueOf(onA, name), valueOf(onB, name), name);
+        }
+        assert.equal(valueOf(onB, 'chute_storage_used_bytes'), 4096);
+      } finally {
+        await b.close();
+        await a.close();
+      }
+    });
   });
 });
