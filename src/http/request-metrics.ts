@@ -1,7 +1,7 @@
 // Request counts and latencies by route for /metrics (lib/process-metrics.ts). Every route gets its own onResponse
 // hook, bound once to its route pattern (never the raw URL, whose names and codes would make a series per file):
-// a request then costs two map look-ups, an increment and an observation, in a callback hook (no promise), and
-// nothing at all for the routes that answer no request. Requests that match no route are not counted.
+// a request then costs two map look-ups and a few additions to plain numbers, in a callback hook (no promise).
+// Requests that match no route (the 404 handler) are not counted.
 //
 // Bytes of stored files are counted here too, once their answer has been written whole: http/stored-bytes.ts marks
 // the reply with the length it sends.
