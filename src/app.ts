@@ -12,6 +12,7 @@ import { registerInFlightHandlers } from './http/in-flight.js';
 import { rewritePublicPrefixes } from './http/links.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { registerRequestMetrics } from './http/request-metrics.js';
 import { registerRequestTimeouts } from './http/slow-requests.js';
 import { registerWellFormedText } from './http/well-formed-text.js';
 import { strictBodyValidatorCompiler } from './http/strict-bodies.js';
@@ -31,6 +32,8 @@ import { registerRoutes } from './routes/register.js';
 import { serverSettingsRoutes } from './routes/server-settings.js';
 import { serverJobsRoutes } from './routes/server-jobs.js';
 import { serverStatsRoutes } from './routes/server-stats.js';
+import { statsRoutes } from './routes/stats.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { setupRoutes } from './routes/setup.js';
 import { shareRoutes } from './routes/shares.js';
 import { tagRoutes } from './routes/tags.js';
@@ -81,6 +84,9 @@ const ROUTES: RouteModule[] = [
   serverSettingsRoutes,
   serverStatsRoutes,
   serverJobsRoutes,
+  // statistics: the snapshots' series and the Prometheus scrape
+  statsRoutes,
+  metricsRoutes,
 ];
 
 export interface BuildAppOptions {
@@ -123,6 +129,8 @@ export async function buildApp(
   // Before any route: a stopping server waits for the handlers still running (server.ts).
   registerInFlightHandlers(app);
   registerApiHeaders(app);
+  // Before any route: each route gets its own request-metrics hook (/metrics).
+  registerRequestMetrics(app, ctx.metrics);
   registerRequestTimeouts(app, {
     idleMs: ctx.config.REQUEST_IDLE_TIMEOUT * 1000,
     bodyMs: ctx.config.REQUEST_BODY_TIMEOUT * 1000,

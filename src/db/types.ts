@@ -337,6 +337,16 @@ export interface LeasesTable {
   expires_at: number;
 }
 
+/** A snapshot of the instance's statistics (services/metrics.ts, migration 0021). */
+export interface MetricsTable {
+  id: string;
+  /** Start of its interval slot (epoch ms); unique, so one snapshot per slot whatever the number of instances. */
+  slot: Millis;
+  created_at: Millis;
+  /** JSON: MetricData. */
+  data: string;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -363,6 +373,7 @@ export interface Database {
   pending_objects: PendingObjectsTable;
   server_values: ServerValuesTable;
   leases: LeasesTable;
+  metrics: MetricsTable;
 }
 
 export type Db = Kysely<Database>;

@@ -178,6 +178,7 @@ export class JobWorker {
         );
         return;
       }
+      this.ctx.metrics.jobFailures.labels(job.kind).inc();
       const state = await failJob(db, job, this.owner, err, clock.now()).catch((e: unknown) => {
         log.error({ err: e, job: job.id }, 'could not record a failed job');
         return 'unknown';

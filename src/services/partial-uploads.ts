@@ -289,6 +289,7 @@ async function appendExactly(
   const counter = new ExactLength(length);
   // pipeline() tears the client's stream down with the counter, so the multipart parser stops reading the request.
   pipeline(stream, counter, () => undefined);
+  ctx.metrics.uploadsInFlight.inc();
   try {
     const next = await ctx.storage.append(state, counter, { length });
     if (next.size !== state.size + length)
@@ -310,6 +311,9 @@ async function appendExactly(
       );
     }
     throw err;
+  } finally {
+    ctx.metrics.uploadsInFlight.dec();
+    ctx.metrics.uploadedBytes.value += counter.bytes;
   }
 }
 

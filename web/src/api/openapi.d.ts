@@ -1377,6 +1377,54 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The statistics snapshots taken every metricsInterval, newest first
+     * @description Snapshots between from (default: 7 days ago) and to (default: now), or every one with all=true. 3001 when metricsEnabled is off; 3000 for non-admins when metricsAdminOnly is on; 1058 when from is after to; 1059 when from is in the future. Only admins see other users' names and figures (filesUsers, urlsUsers).
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description true: every snapshot, whatever from and to */
+          all?: 'true' | 'false';
+          /** @description start of the range (a date) */
+          from?: string;
+          /** @description end of the range (a date) */
+          to?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Metric'][];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/upload': {
     parameters: {
       query?: never;
@@ -4551,6 +4599,40 @@ export interface components {
       state: 'queued' | 'running' | 'done' | 'failed';
       updatedAt: string;
     };
+    Metric: {
+      /** @description when the snapshot was taken (ISO 8601) */
+      createdAt: string;
+      data: {
+        files: number;
+        /** @description the 100 users with the most files (sum), their bytes and views; empty for non-admins */
+        filesUsers: {
+          storage: number;
+          sum: number;
+          username: string;
+          views: number;
+        }[];
+        fileViews: number;
+        /** @description bytes of every stored file */
+        storage: number;
+        /** @description files by media type, the 100 most common */
+        types: {
+          sum: number;
+          type: string;
+        }[];
+        urls: number;
+        /** @description the 100 users with the most short URLs (sum) and their views; empty for non-admins */
+        urlsUsers: {
+          sum: number;
+          username: string;
+          views: number;
+        }[];
+        urlViews: number;
+        users: number;
+      };
+      id: string;
+      /** @description the same as createdAt (snapshots never change) */
+      updatedAt: string;
+    };
     OAuthProvider: {
       /** Format: date-time */
       createdAt: string;
@@ -4724,6 +4806,14 @@ export interface components {
       invitesCodeLength: number;
       /** @description Registration with an invite code (environment: INVITES_ENABLED) */
       invitesEnabled: boolean;
+      /** @description Only admins may read GET /api/stats (other users get 3000) (environment: METRICS_ADMIN_ONLY) */
+      metricsAdminOnly: boolean;
+      /** @description Keep a snapshot of the instance statistics every metricsInterval, answered by GET /api/stats and drawn on the admin overview; off: no snapshots, and GET /api/stats answers 3001 (environment: METRICS_ENABLED) */
+      metricsEnabled: boolean;
+      /** @description How often a statistics snapshot is kept (a duration between 1m and 7d); one instance takes each one (environment: METRICS_INTERVAL) */
+      metricsInterval: string;
+      /** @description Bearer token that Prometheus sends to scrape /metrics (Authorization: Bearer <token>); null: /metrics is off (404) (environment: METRICS_TOKEN) */
+      metricsToken: string | null;
       /** @description Users may register passkeys (WebAuthn) and sign in with them; off turns every passkey route and passkey login off (environment: MFA_PASSKEYS) */
       mfaPasskeys: boolean;
       /** @description Users may turn on TOTP codes (authenticator apps) as a second step of their password login; off answers 1054 on /api/user/mfa/totp, and accounts that already have TOTP keep being asked for their code (environment: MFA_TOTP_ENABLED) */
@@ -4857,6 +4947,10 @@ export interface components {
         | 'featuresVersionChecking'
         | 'mfaTotpEnabled'
         | 'mfaPasskeys'
+        | 'metricsEnabled'
+        | 'metricsAdminOnly'
+        | 'metricsInterval'
+        | 'metricsToken'
       )[];
       settings: components['schemas']['ServerSettings'];
     };
