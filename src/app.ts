@@ -38,6 +38,7 @@ import { uploadPartialRoutes } from './routes/upload-partial.js';
 import { uploadRoutes } from './routes/upload.js';
 import { urlRoutes } from './routes/urls.js';
 import { userAvatarRoutes } from './routes/user-avatar.js';
+import { userExportRoutes } from './routes/user-exports.js';
 import { userFilesRoutes } from './routes/user-files.js';
 import { userMfaPasskeyRoutes } from './routes/user-mfa-passkey.js';
 import { userMfaTotpRoutes } from './routes/user-mfa-totp.js';
@@ -61,6 +62,7 @@ const ROUTES: RouteModule[] = [
   userAvatarRoutes,
   userMfaTotpRoutes,
   userMfaPasskeyRoutes,
+  userExportRoutes,
   // files: uploads (single request and chunked), serving, management
   uploadRoutes,
   uploadPartialRoutes,

@@ -19,6 +19,14 @@ import { deleteExpiredFiles } from './services/files.js';
 import { JobWorker } from './services/job-worker.js';
 import { Jobs, purgeDoneJobs } from './services/jobs.js';
 import { makeThumbnail, THUMBNAIL_JOB } from './services/thumbnails.js';
+import {
+  EXPORT_SWEEP_JOB,
+  queueExportSweep,
+  runUserExport,
+  sweepExports,
+  USER_EXPORT_JOB,
+  USER_EXPORT_TIMEOUT_MS,
+} from './services/user-exports.js';
 import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/partial-upload-assembly.js';
 import { sealLegacyInviteCodes } from './services/invites.js';
 import { removeUnrecordedObjects } from './services/pending-objects.js';
@@ -113,7 +121,12 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     jobs.every('delete-expired-files', 60_000, () => deleteExpiredFiles(ctx));
     jobs.every('flush-views', VIEW_FLUSH_INTERVAL_MS, () => flushViews(ctx));
     jobs.every('purge-done-jobs', 3_600_000, () => purgeDoneJobs(ctx.db, clock.now() - DONE_JOBS_KEPT_MS));
-    const worker = new JobWorker(ctx, { [THUMBNAIL_JOB]: makeThumbnail }, { concurrency: config.JOBS_CONCURRENCY });
+    jobs.every('queue-export-sweep', 3_600_000, () => queueExportSweep(ctx));
+    const worker = new JobWorker(
+      ctx,
+      { [THUMBNAIL_JOB]: makeThumbnail, [USER_EXPORT_JOB]: runUserExport, [EXPORT_SWEEP_JOB]: sweepExports },
+      { concurrency: config.JOBS_CONCURRENCY, kindTimeoutsMs: { [USER_EXPORT_JOB]: USER_EXPORT_TIMEOUT_MS } },
+    );
     await app.ready();
     if (options.startJobs ?? true) {
       jobs.start();
