@@ -121,14 +121,15 @@ export async function deleteUserExport(ctx: AppContext, userId: string, id: stri
 
 /** Writes to a file stream, waiting when its buffer is full (bounded memory whatever is written). */
 async function write(out: WriteStream, text: string): Promise<void> {
-  if (!out.write(text)) await new Promise<void>((resolve, reject) => {
-    const onError = (err: Error) => reject(err);
-    out.once('error', onError);
-    out.once('drain', () => {
-      out.off('error', onError);
-      resolve();
+  if (!out.write(text))
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: Error) => reject(err);
+      out.once('error', onError);
+      out.once('drain', () => {
+        out.off('error', onError);
+        resolve();
+      });
     });
-  });
 }
 
 /** Pages of rows by id (keyset), with a turn of the event loop between pages. */
@@ -327,11 +328,9 @@ export async function runUserExport(ctx: AppContext, payload: unknown, signal: A
   const dir = await mkdtemp(path.join(tmp, 'export-'));
   try {
     const counted = { files: 0 };
-    const zip = storedZipStream(
-      ctx,
-      exportEntries(ctx, user, path.join(dir, 'records.json'), signal, counted),
-      { exportId },
-    );
+    const zip = storedZipStream(ctx, exportEntries(ctx, user, path.join(dir, 'records.json'), signal, counted), {
+      exportId,
+    });
     const abort = () => zip.destroy(signal.reason instanceof Error ? signal.reason : new Error('export aborted'));
     signal.addEventListener('abort', abort, { once: true });
     let stored;
