@@ -29,6 +29,7 @@ import { publicFolderRoutes } from './routes/public-folders.js';
 import { redirectRoutes } from './routes/redirect.js';
 import { registerRoutes } from './routes/register.js';
 import { serverSettingsRoutes } from './routes/server-settings.js';
+import { serverExportRoutes } from './routes/server-export.js';
 import { serverJobsRoutes } from './routes/server-jobs.js';
 import { serverStatsRoutes } from './routes/server-stats.js';
 import { setupRoutes } from './routes/setup.js';
@@ -83,6 +84,7 @@ const ROUTES: RouteModule[] = [
   serverSettingsRoutes,
   serverStatsRoutes,
   serverJobsRoutes,
+  serverExportRoutes,
 ];
 
 export interface BuildAppOptions {
