@@ -50,7 +50,7 @@ export const serverExportRoutes: RouteModule = (app, ctx) => {
         'record is missing; 3015 for an ADMIN.',
       querystring: z.object({
         counts: z.string().optional().describe('"true": only the number of records of each kind'),
-        nometrics: z.string().optional().describe('leave out the metrics (Zipline\'s option)'),
+        nometrics: z.string().optional().describe("leave out the metrics (Zipline's option)"),
       }),
       response: { 200: z.union([Export4Schema, ExportCountsSchema]) },
     }),

@@ -147,7 +147,10 @@ export const Export4Schema = z
     /** Present in Chute's own exports. */
     chute: z.looseObject({ version: z.string(), format: z.literal(1) }).optional(),
   })
-  .meta({ id: 'Export4', description: "Zipline v4's instance export (versions.export \"4\"), as Chute writes and reads it" });
+  .meta({
+    id: 'Export4',
+    description: 'Zipline v4\'s instance export (versions.export "4"), as Chute writes and reads it',
+  });
 
 export type Export4 = z.infer<typeof Export4Schema>;
 
@@ -160,7 +163,7 @@ export const ImportConfigSchema = z
     mergeCurrentUser: z
       .string()
       .nullish()
-      .describe("the id of an exported user whose content goes to you (the caller) instead of a new account"),
+      .describe('the id of an exported user whose content goes to you (the caller) instead of a new account'),
   })
   .meta({ id: 'ImportConfig' });
 
@@ -181,7 +184,7 @@ const Counts = z.object({
 
 export const ImportResultSchema = z
   .object({
-    imported: Counts.describe('records made, by kind (Zipline\'s answer)'),
+    imported: Counts.describe("records made, by kind (Zipline's answer)"),
     skipped: z
       .array(z.object({ kind: z.string(), id: z.string(), reason: z.string() }))
       .describe('records left out, each with why (a taken username, file name or short code ...)'),

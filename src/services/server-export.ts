@@ -7,6 +7,7 @@
 import { cpus, hostname, platform, release } from 'node:os';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AppContext } from '../context.js';
+import { sql, type Selectable } from 'kysely';
 import type { Database, UserRow } from '../db/types.js';
 import { toIso } from '../lib/clock.js';
 import { ApiError } from '../lib/errors.js';
@@ -48,16 +49,19 @@ export async function serverExportCounts(ctx: AppContext): Promise<Record<string
 }
 
 /** Rows of `table` by id in pages (keyset), a turn of the event loop between pages. */
-async function* pages<T extends TableWithId>(ctx: AppContext, table: T): AsyncGenerator<Array<Record<string, any>>> {
+async function* pages<T extends TableWithId>(
+  ctx: AppContext,
+  table: T,
+): AsyncGenerator<Array<Selectable<Database[T]>>> {
   let after = '';
   for (;;) {
     const page = (await ctx.db
       .selectFrom(table as TableWithId)
       .selectAll()
-      .where('id' as never, '>', after as never)
-      .orderBy('id' as never)
+      .where(sql.ref('id'), '>', after)
+      .orderBy(sql.ref('id'))
       .limit(PAGE)
-      .execute()) as Array<Record<string, any>>;
+      .execute()) as unknown as Array<Selectable<Database[T]> & { id: string }>;
     if (page.length === 0) return;
     yield page;
     after = page[page.length - 1]!.id as string;
@@ -66,10 +70,10 @@ async function* pages<T extends TableWithId>(ctx: AppContext, table: T): AsyncGe
 }
 
 /** `"key":[...]` of the records made from each page (a page may give fewer records than rows). */
-async function* jsonArray(
+async function* jsonArray<R>(
   key: string,
-  source: AsyncIterable<Array<Record<string, any>>>,
-  toRecords: (page: Array<Record<string, any>>) => Promise<unknown[]> | unknown[],
+  source: AsyncIterable<R[]>,
+  toRecords: (page: R[]) => Promise<unknown[]> | unknown[],
 ): AsyncGenerator<string> {
   yield `,${JSON.stringify(key)}:[`;
   let first = true;
@@ -205,7 +209,7 @@ async function* exportText(
       .where(
         'tag_id',
         'in',
-        rows.map((t) => t.id as string),
+        rows.map((t) => t.id),
       )
       .orderBy('file_id')
       .execute();
@@ -221,8 +225,7 @@ async function* exportText(
   });
   yield* jsonArray('invites', pages(ctx, 'invites'), (rows) =>
     rows.flatMap((i) => {
-      const code =
-        decryptOrNull(ctx, i.code_enc) ?? (i.code_hash.startsWith('clear:') ? i.code_hash.slice(6) : null);
+      const code = decryptOrNull(ctx, i.code_enc) ?? (i.code_hash.startsWith('clear:') ? i.code_hash.slice(6) : null);
       if (code === null) return [];
       return [
         {
@@ -245,7 +248,7 @@ async function* exportText(
       .where(
         'folder_id',
         'in',
-        rows.map((f) => f.id as string),
+        rows.map((f) => f.id),
       )
       .orderBy('id')
       .execute();
