@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AppContext } from '../context.js';
-import type { ExportRow, UserRow } from '../db/types.js';
+import type { ExportRow, FileRow, UserRow } from '../db/types.js';
 import { toIso } from '../lib/clock.js';
 import { ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -117,6 +117,27 @@ export async function deleteUserExport(ctx: AppContext, userId: string, id: stri
   if (Number(deleted.numDeletedRows) !== 1) throw new ApiError(9002, 'no such export');
   // A job still making it finds its row gone and removes what it stored.
   await ctx.storage.delete(row.storage_key);
+}
+
+/** A file as records.json lists it. */
+function fileRecord(file: FileRow, links: Array<{ file_id: string; tag_id: string }>): Record<string, unknown> {
+  return {
+    id: file.id,
+    name: file.name,
+    originalName: file.original_name,
+    type: file.type,
+    size: file.size,
+    views: file.views,
+    maxViews: file.max_views,
+    favorite: file.favorite === 1,
+    private: file.private === 1,
+    passwordProtected: file.password !== null,
+    deletesAt: file.deletes_at === null ? null : toIso(file.deletes_at),
+    folderId: file.folder_id,
+    tags: links.filter((l) => l.file_id === file.id).map((l) => l.tag_id),
+    createdAt: toIso(file.created_at),
+    updatedAt: toIso(file.updated_at),
+  };
 }
 
 /** Writes to a file stream, waiting when its buffer is full (bounded memory whatever is written). */
@@ -274,31 +295,18 @@ async function* exportEntries(
         .execute();
       const records: string[] = [];
       for (const file of page) {
+        // A record whose bytes are gone (lost from the bucket, say) is listed without them rather than failing the
+        // whole export: the zip could not be finished otherwise.
+        if ((await ctx.storage.stat(file.storage_key)) === null) {
+          records.push(JSON.stringify({ ...fileRecord(file, links), path: null, missing: true }));
+          continue;
+        }
         // Names are unique, but two may become one zip name (characters an unzipper refuses, case on Windows).
         let entryName = zipSegment(file.name);
         for (let n = 2; taken.has(entryName.toLowerCase()); n++) entryName = `${n}-${zipSegment(file.name)}`;
         taken.add(entryName.toLowerCase());
         const zipPath = `files/${entryName}`;
-        records.push(
-          JSON.stringify({
-            id: file.id,
-            name: file.name,
-            originalName: file.original_name,
-            type: file.type,
-            size: file.size,
-            views: file.views,
-            maxViews: file.max_views,
-            favorite: file.favorite === 1,
-            private: file.private === 1,
-            passwordProtected: file.password !== null,
-            deletesAt: file.deletes_at === null ? null : toIso(file.deletes_at),
-            folderId: file.folder_id,
-            tags: links.filter((l) => l.file_id === file.id).map((l) => l.tag_id),
-            createdAt: toIso(file.created_at),
-            updatedAt: toIso(file.updated_at),
-            path: zipPath,
-          }),
-        );
+        records.push(JSON.stringify({ ...fileRecord(file, links), path: zipPath }));
         counted.files++;
         yield { path: zipPath, storageKey: file.storage_key, mtime: new Date(file.created_at) };
       }

@@ -138,6 +138,27 @@ function exportSuite(server: () => TestServer, clock: ManualClock): void {
     assert.equal(gone.status, 404);
   });
 
+  it('lists a file whose bytes are gone from storage as missing instead of failing the export', async () => {
+    const owner = await makeUser(server());
+    const kept = await uploadOne(server(), owner.token, 'still here');
+    const lost = await uploadOne(server(), owner.token, 'lost bytes');
+    const row = await server()
+      .ctx.db.selectFrom('files')
+      .select('storage_key')
+      .where('id', '=', lost.id)
+      .executeTakeFirstOrThrow();
+    await server().ctx.storage.delete(row.storage_key);
+    const started = await server().json('POST', '/api/user/export', { auth: owner.token });
+    await server().chute.worker.runUntilIdle();
+    const { names, records } = await downloadExport(server(), owner, started.body.export.id);
+    assert.deepEqual(names, [`files/${kept.name}`, 'records.json'].sort());
+    const missing = records.files.find((f: { id: string }) => f.id === lost.id);
+    assert.equal(missing.missing, true);
+    assert.equal(missing.path, null);
+    const list = await server().json('GET', '/api/user/export', { auth: owner.token });
+    assert.equal(list.body[0].files, 1, 'the files the zip holds');
+  });
+
   it('removes expired exports and their zips through the sweep job', async () => {
     const started = await server().json('POST', '/api/user/export', { auth: user.token });
     const id = started.body.export.id as string;
