@@ -11,7 +11,8 @@ import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AppContext } from '../context.js';
-import type { ExportRow, FileRow, UserRow } from '../db/types.js';
+import type { Selectable } from 'kysely';
+import type { Database, ExportRow, FileRow, UserRow } from '../db/types.js';
 import { toIso } from '../lib/clock.js';
 import { ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -169,6 +170,28 @@ async function* pagesById<R extends { id: string }>(
   }
 }
 
+/** The user's rows of `table` in pages by id. */
+function ownPages<T extends 'folders' | 'tags' | 'urls'>(
+  ctx: AppContext,
+  table: T,
+  userId: string,
+  signal: AbortSignal,
+): AsyncGenerator<Array<Selectable<Database[T]>>> {
+  type Row = Selectable<Database[T]> & { id: string };
+  return pagesById<Row>(
+    (after) =>
+      ctx.db
+        .selectFrom(table as 'folders')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(PAGE)
+        .execute() as unknown as Promise<Row[]>,
+    signal,
+  );
+}
+
 /** Writes `"key":[...]` of the rows `pages` yields, each mapped by `toRecord`. */
 async function writeArray<R>(
   out: WriteStream,
@@ -200,82 +223,38 @@ async function* exportEntries(
   const out = createWriteStream(recordsFile);
   const closed = finished(out);
   try {
-    const { db } = ctx;
     await write(
       out,
       `{"chute":{"export":"user","format":1},"exportedAt":${JSON.stringify(toIso(ctx.clock.now()))},"user":${JSON.stringify(
         { id: user.id, username: user.username, role: user.role, createdAt: toIso(user.created_at) },
       )}`,
     );
-    await writeArray(
-      out,
-      'folders',
-      pagesById(
-        (after) =>
-          db
-            .selectFrom('folders')
-            .selectAll()
-            .where('user_id', '=', user.id)
-            .where('id', '>', after)
-            .orderBy('id')
-            .limit(PAGE)
-            .execute(),
-        signal,
-      ),
-      (f) => ({
-        id: f.id,
-        name: f.name,
-        parentId: f.parent_id,
-        public: f.public === 1,
-        allowUploads: f.allow_uploads === 1,
-        createdAt: toIso(f.created_at),
-        updatedAt: toIso(f.updated_at),
-      }),
-    );
-    await writeArray(
-      out,
-      'tags',
-      pagesById(
-        (after) =>
-          db
-            .selectFrom('tags')
-            .selectAll()
-            .where('user_id', '=', user.id)
-            .where('id', '>', after)
-            .orderBy('id')
-            .limit(PAGE)
-            .execute(),
-        signal,
-      ),
-      (t) => ({ id: t.id, name: t.name, color: t.color, createdAt: toIso(t.created_at) }),
-    );
-    await writeArray(
-      out,
-      'urls',
-      pagesById(
-        (after) =>
-          db
-            .selectFrom('urls')
-            .selectAll()
-            .where('user_id', '=', user.id)
-            .where('id', '>', after)
-            .orderBy('id')
-            .limit(PAGE)
-            .execute(),
-        signal,
-      ),
-      (u) => ({
-        id: u.id,
-        code: u.code,
-        vanity: u.vanity,
-        destination: u.destination,
-        views: u.views,
-        maxViews: u.max_views,
-        passwordProtected: u.password !== null,
-        enabled: u.enabled === 1,
-        createdAt: toIso(u.created_at),
-      }),
-    );
+    await writeArray(out, 'folders', ownPages(ctx, 'folders', user.id, signal), (f) => ({
+      id: f.id,
+      name: f.name,
+      parentId: f.parent_id,
+      public: f.public === 1,
+      allowUploads: f.allow_uploads === 1,
+      createdAt: toIso(f.created_at),
+      updatedAt: toIso(f.updated_at),
+    }));
+    await writeArray(out, 'tags', ownPages(ctx, 'tags', user.id, signal), (t) => ({
+      id: t.id,
+      name: t.name,
+      color: t.color,
+      createdAt: toIso(t.created_at),
+    }));
+    await writeArray(out, 'urls', ownPages(ctx, 'urls', user.id, signal), (u) => ({
+      id: u.id,
+      code: u.code,
+      vanity: u.vanity,
+      destination: u.destination,
+      views: u.views,
+      maxViews: u.max_views,
+      passwordProtected: u.password !== null,
+      enabled: u.enabled === 1,
+      createdAt: toIso(u.created_at),
+    }));
 
     await write(out, ',"files":[');
     const taken = new Set<string>();
@@ -284,7 +263,7 @@ async function* exportEntries(
       (after) => liveFiles(ctx, user.id).selectAll().where('id', '>', after).orderBy('id').limit(PAGE).execute(),
       signal,
     )) {
-      const links = await db
+      const links = await ctx.db
         .selectFrom('file_tags')
         .select(['file_id', 'tag_id'])
         .where(
