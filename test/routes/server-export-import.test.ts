@@ -243,6 +243,28 @@ forEachDatabase('importing a Zipline v4 export', (engine) => {
   });
 });
 
+forEachDatabase('importing a Zipline v4 export into your own account', (engine) => {
+  const server = useTestServer({ engine, env: NO_RATE_LIMIT });
+  it("gives the content of config.mergeCurrentUser's account to the importing SUPERADMIN", async () => {
+    const admin = await server().setup();
+    const res = await server().json('POST', '/api/server/import/v4', {
+      auth: admin.token,
+      body: { export4: await zipline(), config: { mergeCurrentUser: 'cm8b2alc0000208l4fq9e6m1n' } },
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.imported.users, 3, 'alice merged, the two others made');
+    assert.equal(res.body.imported.quotas, 1);
+    const users = await server().json('GET', '/api/users', { auth: admin.token });
+    assert.ok(!users.body.some((u: { username: string }) => u.username === 'alice'), 'no account for alice');
+    const files = await server().json('GET', '/api/user/files?page=1', { auth: admin.token });
+    assert.deepEqual(files.body.page.map((f: { name: string }) => f.name).sort(), ['hT4kQa.png', 'notes.txt']);
+    const folders = await server().json('GET', '/api/user/folders', { auth: admin.token });
+    assert.deepEqual(folders.body.map((f: { name: string }) => f.name).sort(), ['Old', 'Screenshots']);
+    await assertCountersExact(server());
+    assert.equal((await usageOfOne(server().ctx.db, admin.id)).files, 2);
+  });
+});
+
 describeS3('importing a Zipline v4 export', (s3Env) => {
   ziplineImportSuite(useTestServer(() => ({ engine: 'sqlite', env: { ...NO_RATE_LIMIT, ...s3Env() } })));
 });
