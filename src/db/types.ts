@@ -343,6 +343,17 @@ export interface ExportsTable {
   expires_at: Millis;
 }
 
+export interface ServerValuesTable {
+  name: string;
+  value: string;
+}
+
+export interface LeasesTable {
+  name: string;
+  holder: string;
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -368,6 +379,8 @@ export interface Database {
   jobs: JobsTable;
   pending_objects: PendingObjectsTable;
   exports: ExportsTable;
+  server_values: ServerValuesTable;
+  leases: LeasesTable;
 }
 
 export type Db = Kysely<Database>;
