@@ -30,6 +30,7 @@ import { publicFolderRoutes } from './routes/public-folders.js';
 import { redirectRoutes } from './routes/redirect.js';
 import { registerRoutes } from './routes/register.js';
 import { serverSettingsRoutes } from './routes/server-settings.js';
+import { serverExportRoutes } from './routes/server-export.js';
 import { serverJobsRoutes } from './routes/server-jobs.js';
 import { serverStatsRoutes } from './routes/server-stats.js';
 import { statsRoutes } from './routes/stats.js';
@@ -41,6 +42,7 @@ import { uploadPartialRoutes } from './routes/upload-partial.js';
 import { uploadRoutes } from './routes/upload.js';
 import { urlRoutes } from './routes/urls.js';
 import { userAvatarRoutes } from './routes/user-avatar.js';
+import { userExportRoutes } from './routes/user-exports.js';
 import { userFilesRoutes } from './routes/user-files.js';
 import { userMfaPasskeyRoutes } from './routes/user-mfa-passkey.js';
 import { userMfaTotpRoutes } from './routes/user-mfa-totp.js';
@@ -64,6 +66,7 @@ const ROUTES: RouteModule[] = [
   userAvatarRoutes,
   userMfaTotpRoutes,
   userMfaPasskeyRoutes,
+  userExportRoutes,
   // files: uploads (single request and chunked), serving, management
   uploadRoutes,
   uploadPartialRoutes,
@@ -87,6 +90,7 @@ const ROUTES: RouteModule[] = [
   // statistics: the snapshots' series and the Prometheus scrape
   statsRoutes,
   metricsRoutes,
+  serverExportRoutes,
 ];
 
 export interface BuildAppOptions {

@@ -22,6 +22,14 @@ import { deleteExpiredFiles } from './services/files.js';
 import { JobWorker } from './services/job-worker.js';
 import { Jobs, purgeDoneJobs } from './services/jobs.js';
 import { makeThumbnail, THUMBNAIL_JOB } from './services/thumbnails.js';
+import {
+  EXPORT_SWEEP_JOB,
+  queueExportSweep,
+  runUserExport,
+  sweepExports,
+  USER_EXPORT_JOB,
+  USER_EXPORT_TIMEOUT_MS,
+} from './services/user-exports.js';
 import { deliverDiscordWebhook, deliverWebhook, DISCORD_WEBHOOK_JOB, WEBHOOK_JOB } from './services/webhooks.js';
 import { METRICS_TICK_MS, takeMetricsSnapshot } from './services/metrics.js';
 import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/partial-upload-assembly.js';
@@ -141,14 +149,21 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     // A statistics snapshot per metricsInterval slot: one instance looks each minute (a lease), and the slot is unique
     // in the table, so a slot never gets two whatever happens.
     jobs.every('metrics-snapshot', METRICS_TICK_MS, () => takeMetricsSnapshot(ctx), { exclusive: true });
+    jobs.every('queue-export-sweep', 3_600_000, () => queueExportSweep(ctx), { exclusive: true });
     const worker = new JobWorker(
       ctx,
       {
         [THUMBNAIL_JOB]: makeThumbnail,
         [WEBHOOK_JOB]: deliverWebhook,
         [DISCORD_WEBHOOK_JOB]: deliverDiscordWebhook,
+        [USER_EXPORT_JOB]: runUserExport,
+        [EXPORT_SWEEP_JOB]: sweepExports,
       },
-      { concurrency: config.JOBS_CONCURRENCY, leaseMs: config.JOBS_LEASE_SECONDS * 1000 },
+      {
+        concurrency: config.JOBS_CONCURRENCY,
+        leaseMs: config.JOBS_LEASE_SECONDS * 1000,
+        kindTimeoutsMs: { [USER_EXPORT_JOB]: USER_EXPORT_TIMEOUT_MS },
+      },
     );
     await app.ready();
     if (options.startJobs ?? true) {

@@ -15,6 +15,8 @@ const MESSAGES: Record<number, Sentence> = {
   1009: 'That file name is not allowed.',
   1014: 'A file with that name already exists.',
   1021: 'That is the session you are using now. Sign out instead.',
+  1024: 'That export is not ready yet. Wait until it is complete.',
+  1025: 'You have no files to export yet.',
   1027: 'Nothing was deleted: those files were already gone.',
   1028: 'Nothing needed changing.',
   1031: 'That session has already ended.',
