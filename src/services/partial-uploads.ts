@@ -17,7 +17,13 @@ import { formatByteSize } from '../lib/sizes.js';
 import type { FinalChunkResponse } from '../schemas/partial-upload.js';
 import { StorageNotFoundError, type AppendState } from '../storage/datasource.js';
 import type { IncompleteFileMetadata } from './incomplete-files.js';
-import { discardSession, storedFileOf, storedOptionsOf, type StoredOptions } from './partial-upload-assembly.js';
+import {
+  discardSession,
+  keepSessionAlive,
+  storedFileOf,
+  storedOptionsOf,
+  type StoredOptions,
+} from './partial-upload-assembly.js';
 import { fileQuotaRoom } from './quotas.js';
 import type { UploadOptions } from './uploads.js';
 import {
@@ -238,6 +244,20 @@ export async function receiveNextChunk(ctx: AppContext, input: NextChunkInput): 
 
 /** Appends the chunk and moves the session on (open with a new token, or assembling); discards it on any failure. */
 async function storeChunk(
+  ctx: AppContext,
+  session: PartialUploadRow,
+  stream: Readable,
+  input: { position: ChunkPosition; body: ChunkBody },
+): Promise<ChunkOutcome> {
+  const stop = keepSessionAlive(ctx, session.id);
+  try {
+    return await receiveInto(ctx, session, stream, input);
+  } finally {
+    stop();
+  }
+}
+
+async function receiveInto(
   ctx: AppContext,
   session: PartialUploadRow,
   stream: Readable,
