@@ -35,6 +35,7 @@ import { setupRoutes } from './routes/setup.js';
 import { shareRoutes } from './routes/shares.js';
 import { tagRoutes } from './routes/tags.js';
 import { uploadPartialRoutes } from './routes/upload-partial.js';
+import { uploadTusRoutes } from './routes/upload-tus.js';
 import { uploadRoutes } from './routes/upload.js';
 import { urlRoutes } from './routes/urls.js';
 import { userAvatarRoutes } from './routes/user-avatar.js';
@@ -61,9 +62,10 @@ const ROUTES: RouteModule[] = [
   userAvatarRoutes,
   userMfaTotpRoutes,
   userMfaPasskeyRoutes,
-  // files: uploads (single request and chunked), serving, management
+  // files: uploads (single request, chunked and tus), serving, management
   uploadRoutes,
   uploadPartialRoutes,
+  uploadTusRoutes,
   incompleteFilesRoutes,
   fileServingRoutes,
   userFilesRoutes,

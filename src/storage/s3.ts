@@ -25,13 +25,14 @@ import type { Config } from '../config.js';
 import {
   InvalidStorageKeyError,
   StorageNotFoundError,
+  type AppendInfo,
   type AppendState,
   type ByteRange,
   type Datasource,
   type ObjectInfo,
 } from './datasource.js';
 import { assertValidKey, assertValidRange, MAX_KEY_LENGTH, unsatisfiableRange } from './keys.js';
-import { isTempName, newTempName, unlinkIfPresent } from './temp.js';
+import { fsyncDirectory, isTempName, newTempName, unlinkIfPresent } from './temp.js';
 
 export type S3Config = Pick<
   Config,
@@ -221,7 +222,7 @@ export class S3Datasource implements Datasource {
     return state;
   }
 
-  async append(state: AppendState, body: Readable): Promise<AppendState> {
+  async append(state: AppendState, body: Readable, info?: AppendInfo): Promise<AppendState> {
     const current = this.appendStateOf(state);
     try {
       await this.checkSpool(current);
@@ -229,7 +230,9 @@ export class S3Datasource implements Datasource {
       body.destroy();
       throw err;
     }
-    const sink = new PartSpooler(this, current);
+    // Uploaded parts are durable in S3; the spooled tail is fsynced by finish() when UPLOADS_FSYNC is on, and with
+    // `durable` (tus) so is the folder holding a new spool file.
+    const sink = new PartSpooler(this, current, info?.durable === true);
     try {
       await pipeline(body, sink);
       const next = await sink.finish();
@@ -393,6 +396,7 @@ class PartSpooler extends Writable {
   constructor(
     private readonly storage: S3Datasource,
     private readonly start: S3AppendState,
+    private readonly durableEntry = false,
   ) {
     super({ highWaterMark: 256 * 1024 });
     this.spool = start.spool;
@@ -463,6 +467,10 @@ class PartSpooler extends Writable {
       } finally {
         await handle.close();
       }
+    }
+    const newSpool = this.spool !== this.start.spool || this.start.spooled === 0;
+    if (this.durableEntry && this.storage.durable && this.spooled > 0 && newSpool) {
+      await fsyncDirectory(path.dirname(spoolFile));
     }
     for (const name of [this.start.spool, ...this.created]) {
       if (name !== this.spool) await unlinkIfPresent(this.storage.spoolPath(name));

@@ -1,0 +1,229 @@
+// tus 1.0 (tus.io) at /api/upload/tus, served by @tus/server inside Fastify: this module is the glue. Fastify
+// authenticates (routes/upload-tus.ts) and hands the untouched request to the tus Server; ChuteTusStore, its data
+// store, calls services/tus-uploads.ts, which keeps every upload in the database over the datasource. What a store
+// call needs of the request (the caller, the headers, the links' base) travels in an AsyncLocalStorage, since
+// @tus/server passes store methods only an id. Failures answer in the spec's error shape, with the tus status.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { DataStore, Metadata, Server, Upload } from '@tus/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { NodeRequest } from 'srvx/node';
+import type { AppContext } from '../context.js';
+import type { UserRow } from '../db/types.js';
+import { toIso } from '../lib/clock.js';
+import { ApiError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { discardIdlePartialUploads } from '../services/partial-upload-assembly.js';
+import {
+  appendToTusUpload,
+  createTusUpload,
+  getTusUpload,
+  parseTusChecksum,
+  terminateTusUpload,
+  TUS_CHECKSUM_ALGORITHMS,
+  TUS_UPLOAD_TTL_MS,
+  type TusFinishedFile,
+  type TusUploadInfo,
+} from '../services/tus-uploads.js';
+import { sendApiError, toApiError } from './errors.js';
+import { publicBaseUrl } from './links.js';
+import { parseUploadOptions } from './upload-headers.js';
+
+export const TUS_PATH = '/api/upload/tus';
+
+/** The extensions served (Tus-Extension). */
+export const TUS_EXTENSIONS = ['creation', 'creation-with-upload', 'expiration', 'checksum', 'termination'];
+
+/** Answer headers that name the file a finished upload became (on the last PATCH, and on HEAD afterwards). */
+export const TUS_FILE_HEADERS = {
+  id: 'chute-file-id',
+  name: 'chute-file-name',
+  url: 'chute-file-url',
+  rawUrl: 'chute-file-raw-url',
+} as const;
+
+/** One tus request as the store sees it. */
+interface TusCall {
+  ctx: AppContext;
+  request: FastifyRequest;
+  user: UserRow | null;
+  /** The upload's id from the path (none for OPTIONS and creation). */
+  id: string | undefined;
+  /** Set when the upload turned out (or became) finished: its file. */
+  file: TusFinishedFile | null;
+  /** What a store call threw, answered in the spec's shape. */
+  error: ApiError | null;
+}
+
+const calls = new AsyncLocalStorage<TusCall>();
+
+function currentCall(): TusCall {
+  const call = calls.getStore();
+  if (!call) throw new Error('a tus store call outside a request');
+  return call;
+}
+
+function caller(call: TusCall): UserRow {
+  if (!call.user) throw new ApiError(2002);
+  return call.user;
+}
+
+/**
+ * Upload-Metadata keys that are upload options: the option headers' own names (x-service-deletes-at, ...; or their
+ * x-zipline-* names), turned back into header values (UTF-8 bytes as latin1, as HTTP delivers them). A header sent
+ * with the creation request wins over a metadata key of the same name.
+ */
+function optionHeaders(metadata: Record<string, string | null>, headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const merged: IncomingHttpHeaders = {};
+  for (const [key, value] of Object.entries(metadata)) {
+    const name = key.toLowerCase();
+    if (name.startsWith('x-service-') || name.startsWith('x-zipline-')) {
+      merged[name] = Buffer.from(value ?? '', 'utf8').toString('latin1');
+    }
+  }
+  return { ...merged, ...headers };
+}
+
+function toUpload(info: TusUploadInfo): Upload {
+  return new Upload({
+    id: info.id,
+    size: info.length,
+    offset: info.offset,
+    metadata: info.uploadMetadata ? Metadata.parse(info.uploadMetadata) : undefined,
+    // A finished upload is a file and no longer expires as an upload.
+    creation_date: info.file ? undefined : toIso(info.createdAt),
+  });
+}
+
+/** @tus/server's data store over Chute's uploads (services/tus-uploads.ts). */
+export class ChuteTusStore extends DataStore {
+  constructor(private readonly ctx: AppContext) {
+    super();
+    this.extensions = TUS_EXTENSIONS;
+  }
+
+  override async create(upload: Upload): Promise<Upload> {
+    const call = currentCall();
+    const { ctx, request } = call;
+    const metadata = upload.metadata ?? {};
+    const options = parseUploadOptions(optionHeaders(metadata, request.headers), ctx.settings.get(), ctx.clock.now());
+    const info = await createTusUpload(ctx, {
+      id: upload.id,
+      user: caller(call),
+      length: upload.size ?? 0,
+      options,
+      baseUrl: publicBaseUrl(ctx, request, options.domain ?? undefined),
+      fileName: metadata.filename ?? metadata.name ?? '',
+      contentType: metadata.filetype ?? metadata.type ?? '',
+      uploadMetadata: headerValue(request.headers['upload-metadata']) ?? null,
+    });
+    upload.creation_date = toIso(info.createdAt);
+    return upload;
+  }
+
+  override async getUpload(id: string): Promise<Upload> {
+    const call = currentCall();
+    const info = await getTusUpload(call.ctx, caller(call).id, id, publicBaseUrl(call.ctx, call.request));
+    call.file = info.file;
+    return toUpload(info);
+  }
+
+  override async write(stream: Readable, id: string, offset: number): Promise<number> {
+    const call = currentCall();
+    const checksum = parseTusChecksum(headerValue(call.request.headers['upload-checksum']));
+    const info = await appendToTusUpload(call.ctx, {
+      user: caller(call),
+      id,
+      offset,
+      body: stream,
+      checksum,
+      baseUrl: publicBaseUrl(call.ctx, call.request),
+    });
+    call.file = info.file;
+    return info.offset;
+  }
+
+  override async remove(id: string): Promise<void> {
+    const call = currentCall();
+    await terminateTusUpload(call.ctx, caller(call).id, id);
+  }
+
+  override async deleteExpired(): Promise<number> {
+    return discardIdlePartialUploads(this.ctx);
+  }
+
+  override getExpiration(): number {
+    return TUS_UPLOAD_TTL_MS;
+  }
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The tus Server of one app. */
+export function createTusServer(ctx: AppContext): Server {
+  return new Server({
+    path: TUS_PATH,
+    datastore: new ChuteTusStore(ctx),
+    namingFunction: () => newId(),
+    // The id comes from Fastify's route parameter, never from parsing the URL again.
+    getFileIdFromRequest: () => calls.getStore()?.id,
+    generateUrl: (_req, { id }) => `${publicBaseUrl(ctx, currentCall().request)}${TUS_PATH}/${id}`,
+    // Tus-Max-Size, and Upload-Length above it -> 413 (5001) at creation.
+    maxSize: () => ctx.settings.get().filesMaxFileSize,
+    // The API is same-origin only, tus included: no CORS headers.
+    allowedOrigins: () => false,
+    // A finished upload is a file: DELETE it through /api/user/files.
+    disableTerminationForFinishedUploads: true,
+    onResponseError: (_req, err) => {
+      const call = calls.getStore();
+      if (call && err instanceof Error) call.error = toApiError(err, call.request);
+      return undefined;
+    },
+  });
+}
+
+/** A tus error ({status_code, body}) in the spec's shape, keeping its status. */
+function tusError(status: number, body: string): ApiError {
+  const text = body.trim() || undefined;
+  if (status === 413) return new ApiError(5001, text);
+  if (status === 404 || status === 410) return new ApiError(9002, text, { status });
+  if (status >= 500) return new ApiError(9004, text);
+  return new ApiError(9000, text, { status });
+}
+
+/** Passes one authenticated (or OPTIONS) request to the tus Server and sends its answer through Fastify. */
+export async function handleTusRequest(
+  ctx: AppContext,
+  tus: Server,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const call: TusCall = {
+    ctx,
+    request,
+    user: request.auth?.user ?? null,
+    id: (request.params as { id?: string } | undefined)?.id,
+    file: null,
+    error: null,
+  };
+  const response = await calls.run(call, () => tus.handleWeb(new NodeRequest({ req: request.raw, res: reply.raw })));
+  for (const [name, value] of response.headers) {
+    if (name !== 'content-length') reply.header(name, value);
+  }
+  if (request.method === 'OPTIONS') reply.header('tus-checksum-algorithm', TUS_CHECKSUM_ALGORITHMS.join(','));
+  if (response.status >= 400) {
+    const body = await response.text();
+    return sendApiError(reply, call.error ?? tusError(response.status, body));
+  }
+  if (call.file) {
+    reply.header(TUS_FILE_HEADERS.id, call.file.id);
+    reply.header(TUS_FILE_HEADERS.name, encodeURIComponent(call.file.name));
+    reply.header(TUS_FILE_HEADERS.url, call.file.url);
+    reply.header(TUS_FILE_HEADERS.rawUrl, call.file.rawUrl);
+  }
+  const body = await response.text();
+  return reply.code(response.status).send(body === '' ? undefined : body);
+}
