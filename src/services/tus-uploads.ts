@@ -11,11 +11,16 @@ import type { PartialUploadRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { fileLink, rawLink } from '../lib/links.js';
 import type { AppendState } from '../storage/datasource.js';
-import { assemblePartialUpload, discardSession, toStoredOptions } from './partial-upload-assembly.js';
+import {
+  assemblePartialUpload,
+  discardSession,
+  toStoredOptions,
+  TUS_UPLOAD_TTL_MS,
+} from './partial-upload-assembly.js';
 import { assertWholeFileFits, reserveFile } from './partial-uploads.js';
 import { assertUploadFolder, describeIncomingFile, newStorageKey, type UploadOptions } from './uploads.js';
 
-export { TUS_UPLOAD_TTL_MS } from './partial-upload-assembly.js';
+export { TUS_UPLOAD_TTL_MS };
 
 /** The checksum extension's algorithms (Tus-Checksum-Algorithm). */
 export const TUS_CHECKSUM_ALGORITHMS = ['sha1', 'sha256'] as const;
@@ -118,6 +123,13 @@ function notFound(id: string): ApiError {
   return new ApiError(9002, `no tus upload ${id} of yours (finished uploads are listed as files; expired ones are gone)`);
 }
 
+/** An upload past its Upload-Expires answers 410 until the clean-up job removes it (404 afterwards). */
+function assertNotExpired(ctx: AppContext, session: PartialUploadRow): void {
+  if (session.state === 'open' && ctx.clock.now() >= session.created_at + TUS_UPLOAD_TTL_MS) {
+    throw new ApiError(9002, `the upload ${session.id} expired`, { status: 410 });
+  }
+}
+
 function findSession(ctx: AppContext, userId: string, id: string): Promise<PartialUploadRow | undefined> {
   return ctx.db
     .selectFrom('partial_uploads')
@@ -159,7 +171,10 @@ async function findFinished(
 /** HEAD: the upload's recorded offset, or a finished upload with its file; not the caller's or gone -> 9002 (404). */
 export async function getTusUpload(ctx: AppContext, userId: string, id: string, baseUrl: string): Promise<TusUploadInfo> {
   const session = await findSession(ctx, userId, id);
-  if (session) return infoOf(session, null);
+  if (session) {
+    assertNotExpired(ctx, session);
+    return infoOf(session, null);
+  }
   const finished = await findFinished(ctx, userId, id, baseUrl);
   if (!finished) throw notFound(id);
   const { size, createdAt, file } = finished;
@@ -198,6 +213,12 @@ export async function appendToTusUpload(ctx: AppContext, input: TusPatchInput): 
   if (session.state !== 'open') {
     input.body.resume();
     throw new ApiError(9000, 'the upload is being completed', { status: 423 });
+  }
+  try {
+    assertNotExpired(ctx, session);
+  } catch (err) {
+    input.body.resume();
+    throw err;
   }
   if (input.offset !== session.received) {
     input.body.resume();
