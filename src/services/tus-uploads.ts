@@ -120,7 +120,10 @@ function infoOf(session: PartialUploadRow, file: TusFinishedFile | null): TusUpl
 }
 
 function notFound(id: string): ApiError {
-  return new ApiError(9002, `no tus upload ${id} of yours (finished uploads are listed as files; expired ones are gone)`);
+  return new ApiError(
+    9002,
+    `no tus upload ${id} of yours (finished uploads are listed as files; expired ones are gone)`,
+  );
 }
 
 /** An upload past its Upload-Expires answers 410 until the clean-up job removes it (404 afterwards). */
@@ -169,7 +172,12 @@ async function findFinished(
 }
 
 /** HEAD: the upload's recorded offset, or a finished upload with its file; not the caller's or gone -> 9002 (404). */
-export async function getTusUpload(ctx: AppContext, userId: string, id: string, baseUrl: string): Promise<TusUploadInfo> {
+export async function getTusUpload(
+  ctx: AppContext,
+  userId: string,
+  id: string,
+  baseUrl: string,
+): Promise<TusUploadInfo> {
   const session = await findSession(ctx, userId, id);
   if (session) {
     assertNotExpired(ctx, session);
@@ -312,7 +320,8 @@ export function parseTusChecksum(header: string | undefined): TusChecksum | null
   }
   const digest = Buffer.from(match[2]!, 'base64');
   const expected = createHash(algorithm).digest().length;
-  if (digest.length !== expected) throw new ApiError(9000, `Upload-Checksum: a ${algorithm} digest has ${expected} bytes`);
+  if (digest.length !== expected)
+    throw new ApiError(9000, `Upload-Checksum: a ${algorithm} digest has ${expected} bytes`);
   return { algorithm, digest };
 }
 

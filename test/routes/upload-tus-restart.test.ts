@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { it } from 'node:test';
+import type { Engine } from '../../src/db/index.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { discardIdlePartialUploads, TUS_UPLOAD_TTL_MS } from '../../src/services/partial-upload-assembly.js';
 import { describeS3 } from '../support/s3.js';
@@ -13,7 +14,6 @@ import {
   readJsonResponse,
   startTestServer,
   withSharedState,
-  type Engine,
   type TestServer,
 } from '../support/server.js';
 import { appendTempFiles, partialSessionCount } from '../support/stored.js';

@@ -31,7 +31,12 @@ export class TusStopped extends Error {
 }
 
 /** Uploads `data`; rejects with the client's error (its originalResponse tells the status), or TusStopped. */
-export function tusUpload(server: TestServer, auth: string, data: Buffer, options: TusRunOptions = {}): Promise<TusRun> {
+export function tusUpload(
+  server: TestServer,
+  auth: string,
+  data: Buffer,
+  options: TusRunOptions = {},
+): Promise<TusRun> {
   return new Promise<TusRun>((resolve, reject) => {
     const upload: tus.Upload = new tus.Upload(data, {
       endpoint: `${server.url}/api/upload/tus`,

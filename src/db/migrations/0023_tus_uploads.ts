@@ -6,7 +6,12 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .alterTable('partial_uploads')
-    .addColumn('protocol', 'text', (c) => c.notNull().defaultTo('chunked').check(sql`protocol in ('chunked', 'tus')`))
+    .addColumn('protocol', 'text', (c) =>
+      c
+        .notNull()
+        .defaultTo('chunked')
+        .check(sql`protocol in ('chunked', 'tus')`),
+    )
     .execute();
   await db.schema.alterTable('partial_uploads').addColumn('upload_metadata', 'text').execute();
 }
