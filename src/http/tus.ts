@@ -171,8 +171,6 @@ export function createTusServer(ctx: AppContext): Server {
     // The id comes from Fastify's route parameter, never from parsing the URL again.
     getFileIdFromRequest: () => calls.getStore()?.id,
     generateUrl: (_req, { id }) => `${publicBaseUrl(ctx, currentCall().request)}${TUS_PATH}/${id}`,
-    // Tus-Max-Size, and Upload-Length above it -> 413 (5001) at creation.
-    maxSize: () => ctx.settings.get().filesMaxFileSize,
     // The API is same-origin only, tus included: no CORS headers.
     allowedOrigins: () => false,
     // A finished upload is a file: DELETE it through /api/user/files.
@@ -213,7 +211,11 @@ export async function handleTusRequest(
   for (const [name, value] of response.headers) {
     if (name !== 'content-length') reply.header(name, value);
   }
-  if (request.method === 'OPTIONS') reply.header('tus-checksum-algorithm', TUS_CHECKSUM_ALGORITHMS.join(','));
+  if (request.method === 'OPTIONS') {
+    reply.header('tus-checksum-algorithm', TUS_CHECKSUM_ALGORITHMS.join(','));
+    // The size limit; an Upload-Length above it answers 413 (5001) from the service, in the words of every upload.
+    reply.header('tus-max-size', String(ctx.settings.get().filesMaxFileSize));
+  }
   if (response.status >= 400) {
     const body = await response.text();
     return sendApiError(reply, call.error ?? tusError(response.status, body));
