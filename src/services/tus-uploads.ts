@@ -8,6 +8,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import type { AppContext } from '../context.js';
 import type { PartialUploadRow, UserRow } from '../db/types.js';
+import { ByteLimit, ByteLimitExceededError } from '../lib/byte-limit.js';
 import { ApiError } from '../lib/errors.js';
 import { fileLink, rawLink } from '../lib/links.js';
 import type { AppendState } from '../storage/datasource.js';
@@ -240,7 +241,10 @@ export async function appendToTusUpload(ctx: AppContext, input: TusPatchInput): 
   }
 
   const before = JSON.parse(session.append_state) as AppendState;
-  const state = await appendVerified(ctx, before, input.body, input.checksum);
+  const state = await appendVerified(ctx, before, input.body, {
+    checksum: input.checksum,
+    room: session.total_size - session.received,
+  });
   const now = ctx.clock.now();
   const moved = await ctx.db
     .updateTable('partial_uploads')
@@ -361,20 +365,25 @@ async function appendVerified(
   ctx: AppContext,
   state: AppendState,
   body: Readable,
-  checksum: TusChecksum | null,
+  { checksum, room }: { checksum: TusChecksum | null; room: number },
 ): Promise<AppendState> {
-  let source: Readable = body;
-  let check: ChecksumCheck | null = null;
+  // Bytes past Upload-Length fail the PATCH (413) and none of it is kept.
+  const limit = new ByteLimit(room);
+  pipeline(body, limit, () => undefined);
+  let source: Readable = limit;
   if (checksum) {
-    check = new ChecksumCheck(checksum);
-    pipeline(body, check, () => undefined);
+    const check = new ChecksumCheck(checksum);
+    pipeline(limit, check, () => undefined);
     source = check;
   }
   try {
     return await ctx.storage.append(state, source, { durable: true });
   } catch (err) {
-    check?.destroy();
+    source.destroy();
     if (err instanceof ChecksumMismatchError) throw new ApiError(9000, err.message, { status: 460 });
+    if (err instanceof ByteLimitExceededError || limit.bytes > room) {
+      throw new ApiError(9000, `the body holds more than the ${room} bytes left of Upload-Length`, { status: 413 });
+    }
     throw err;
   }
 }
