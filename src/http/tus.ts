@@ -169,7 +169,7 @@ export class ChuteTusStore extends DataStore {
  * memory grow (bench/RESULTS.md).
  */
 function requestBody(raw: IncomingMessage): Readable {
-  const body = new PassThrough({ highWaterMark: 1024 * 1024 });
+  const body = new PassThrough();
   const cutOff = () => {
     raw.unpipe(body);
     if (!body.writableEnded) body.end();
