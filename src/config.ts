@@ -162,6 +162,11 @@ export const ENV_VARIABLES = {
       'Background jobs (thumbnails ...) this instance runs at once; `0` runs none here (other instances sharing the ' +
       'database take them)',
   }),
+  JOBS_LEASE_SECONDS: env(z.coerce.number().int().min(5).max(3600).default(60), {
+    description:
+      'How long a running job stays claimed without its worker renewing the claim (every third of it): when an ' +
+      'instance dies, another one takes its jobs over after this long',
+  }),
   // Storage (src/storage): where uploaded bytes live.
   DATASOURCE: env(z.enum(['local', 's3']).default('local'), {
     description:

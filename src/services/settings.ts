@@ -1,6 +1,7 @@
 // Server settings: defaults, overridden by what an admin stored in the settings record, overridden in turn by
-// environment variables (which lock the key). Readers get a synchronous snapshot, refreshed after every write and
-// periodically, so that a change made on one instance reaches the others without a restart.
+// environment variables (which lock the key). Readers get a synchronous snapshot, refreshed after every write, when
+// another instance announces a write (db/change-feed.ts) and periodically, so that a change made on one instance
+// reaches the others at once, and within the refresh interval should the announcement be lost.
 import { z } from 'zod';
 import { ApiError } from '../lib/errors.js';
 import { FILE_NAME_FORMATS, type FileNameFormat } from '../lib/file-names.js';
@@ -344,6 +345,8 @@ export function settingsFromEnv(env: Record<string, string | undefined>): Partia
 export class SettingsService {
   private snapshot: Settings;
   private stored: Partial<Settings> = {};
+  /** Called after a stored change: tells the other instances (server.ts publishes it on the change feed). */
+  afterUpdate: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly db: Db,
@@ -403,7 +406,10 @@ export class SettingsService {
         .where('id', '=', 1)
         .execute();
     });
-    return this.refresh();
+    const settings = await this.refresh();
+    // The others still refresh periodically, should the notice be lost.
+    await this.afterUpdate?.().catch(() => undefined);
+    return settings;
   }
 
   private parseStored(data: string): Partial<Settings> {

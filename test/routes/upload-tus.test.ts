@@ -64,10 +64,11 @@ async function offsetOf(server: TestServer, auth: string, where: string): Promis
   return Number(res.headers.get('upload-offset'));
 }
 
-/** The bytes a stored upload's temp data holds (local: the append-* file). */
+/** The sizes of the uploads' temp data (local: the append-* files, in the uploads folder's .chute-tmp). */
 async function appendedBytes(server: TestServer): Promise<number[]> {
   const names = await appendTempFiles(server.dataDir);
-  return Promise.all(names.map(async (n) => (await stat(path.join(server.dataDir, 'tmp', n))).size));
+  const folder = path.join(server.dataDir, 'uploads', '.chute-tmp');
+  return Promise.all(names.map(async (n) => (await stat(path.join(folder, n))).size));
 }
 
 async function rawBytes(fileUrl: string): Promise<Buffer> {

@@ -174,9 +174,10 @@ describe('local datasource durability (strace)', { skip: !straceWorks && 'strace
     try {
       const events = await traceFixture(dataDir, true);
       const renamed = new Set(events.filter((e) => e.call === 'rename').map((e) => e.path));
-      const tmp = path.join(dataDir, 'tmp');
       const aborted = [
-        ...new Set(events.filter((e) => e.call === 'write' && e.path.startsWith(tmp)).map((e) => e.path)),
+        ...new Set(
+          events.filter((e) => e.call === 'write' && path.basename(e.path).startsWith('append-')).map((e) => e.path),
+        ),
       ].filter((p) => !renamed.has(p));
       assert.equal(aborted.length, 1, 'one append was never published');
       const file = aborted[0]!;
@@ -184,7 +185,8 @@ describe('local datasource durability (strace)', { skip: !straceWorks && 'strace
       // Each append: its write, then its fsync (the acknowledgement), in that order.
       assert.deepEqual(own, ['write', 'fsync', 'write', 'fsync']);
       const firstWrite = indexOf(events, (e) => e.call === 'write' && e.path === file);
-      const folderSync = events.findLastIndex((e, i) => i < firstWrite && e.call === 'fsync' && e.path === tmp);
+      const folder = path.dirname(file);
+      const folderSync = events.findLastIndex((e, i) => i < firstWrite && e.call === 'fsync' && e.path === folder);
       assert.ok(folderSync >= 0, 'the temp folder is fsynced before the first durable append is acknowledged');
     } finally {
       await rm(dataDir, { recursive: true, force: true });
