@@ -20,8 +20,8 @@ forEachDatabase('kill -9 during a tus upload', (engine) => {
     await withSharedState(engine, async ({ dataDir, databaseUrl }) => {
       let chute: ChuteProcess | undefined;
       const file = randomBytes(5 * MiB + 321);
-      let where = '';
-      let token = '';
+      let where: string;
+      let token: string;
       try {
         chute = await startChuteProcess({ dataDir, databaseUrl });
         const client = httpClientOf(chute.url);
