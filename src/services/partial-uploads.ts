@@ -323,12 +323,15 @@ export async function reserveFile(
   ctx: AppContext,
   session: PartialUploadRow,
   state: AppendState,
-  { from = 'receiving', incompleteId = newId() }: { from?: PartialUploadState; incompleteId?: string } = {},
+  {
+    from = 'receiving',
+    incompleteId = newId(),
+    chunks = session.chunks + 1,
+  }: { from?: PartialUploadState; incompleteId?: string; chunks?: number } = {},
 ): Promise<FinalChunkResponse> {
   const file = storedFileOf(session);
   const options = storedOptionsOf(session);
   const now = ctx.clock.now();
-  const chunks = session.chunks + 1;
   const wish = {
     options,
     nameLength: ctx.settings.get().filesNameLength,

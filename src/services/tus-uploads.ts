@@ -285,7 +285,8 @@ async function finishTusUpload(
   session: PartialUploadRow,
   state: AppendState,
 ): Promise<TusFinishedFile> {
-  await reserveFile(ctx, session, state, { from: 'open', incompleteId: session.id });
+  // The session's chunk count already includes the last PATCH.
+  await reserveFile(ctx, session, state, { from: 'open', incompleteId: session.id, chunks: session.chunks });
   const outcome = await assemblePartialUpload(ctx, session.id);
   if (outcome && 'error' in outcome) throw outcome.error;
   // The links of the creation request (its x-service-domain, if any).

@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { before, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import * as tus from 'tus-js-client';
 import { assertError } from '../support/api-errors.js';
 import { createTestUser, setFileQuota } from '../support/content.js';
@@ -104,6 +104,13 @@ forEachDatabase('tus uploads', (engine) => {
     });
     assert.ok(run.fileUrl && run.fileId);
     assert.ok((await rawBytes(run.fileUrl)).equals(data));
+    // Like a chunked upload's, its record is COMPLETE, under the upload's id.
+    const uploadId = new URL(run.url).pathname.split('/').pop();
+    const records = await server().json('GET', '/api/user/files/incomplete', { auth: admin.token });
+    const record = records.body.find((r: { id: string }) => r.id === uploadId);
+    assert.equal(record.status, 'COMPLETE');
+    assert.equal(record.fileId, run.fileId);
+    assert.equal(record.chunksTotal, 1);
     const file = await server().json('GET', `/api/user/files/${run.fileId}`, { auth: admin.token });
     assert.equal(file.body.type, 'application/x-test');
     assert.equal(file.body.size, data.length);
@@ -348,5 +355,22 @@ forEachDatabase('tus uploads', (engine) => {
     assert.equal(head.headers['tus-resumable'], '1.0.0');
     const noVersion = await curlHead(['-I', '-H', `Authorization: ${admin.token}`, `${server().url}${where}`]);
     assert.equal(noVersion.status, 412);
+  });
+  describe('rate limit', () => {
+    const limited = useTestServer({ engine, env: { RATELIMIT_MAX: '3' } });
+
+    it('creating an upload counts against the upload limit; its PATCHes and HEADs do not', async () => {
+      await limited().setup();
+      const user = await createTestUser(limited(), 'limited-tus');
+      const data = randomBytes(600 * 1024);
+      for (let i = 0; i < 3; i++) {
+        const run = await tusUpload(limited(), user.token, data, { chunkSize: 100 * 1024 });
+        assert.ok(run.fileUrl, `upload ${i + 1} of 3 went through in six PATCHes`);
+      }
+      const fourth = await tusUpload(limited(), user.token, data).catch((e: unknown) => e);
+      const { status, body } = tusErrorOf(fourth);
+      assert.equal(status, 429);
+      assert.equal(body.code, 9000);
+    });
   });
 });
