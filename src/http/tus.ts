@@ -251,7 +251,8 @@ export async function handleTusRequest(
   };
   const response = await calls.run(call, () => tus.handleWeb(bodilessRequest(request, reply)));
   for (const [name, value] of response.headers) {
-    if (name !== 'content-length') reply.header(name, value);
+    // No CORS (the API is same-origin): @tus/server's Access-Control-Expose-Headers would only be noise.
+    if (name !== 'content-length' && !name.startsWith('access-control-')) reply.header(name, value);
   }
   if (request.method === 'OPTIONS') {
     reply.header('tus-checksum-algorithm', TUS_CHECKSUM_ALGORITHMS.join(','));
