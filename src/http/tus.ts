@@ -120,6 +120,7 @@ export class ChuteTusStore extends DataStore {
       uploadMetadata: headerValue(request.headers['upload-metadata']) ?? null,
     });
     upload.creation_date = toIso(info.createdAt);
+    call.file = info.file;
     return upload;
   }
 

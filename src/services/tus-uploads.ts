@@ -68,7 +68,10 @@ export interface TusCreateInput {
   uploadMetadata: string | null;
 }
 
-/** Checks the limits (size 5001, quota 5002, folder, extension 1006) and opens the upload: nothing is stored yet. */
+/**
+ * Checks the limits (size 5001, quota 5002, folder, extension 1006) and opens the upload: nothing is stored yet. An
+ * empty upload (Upload-Length 0) becomes its file at once.
+ */
 export async function createTusUpload(ctx: AppContext, input: TusCreateInput): Promise<TusUploadInfo> {
   const { user, options } = input;
   await assertUploadFolder(ctx, user.id, options.folderId);
@@ -106,6 +109,8 @@ export async function createTusUpload(ctx: AppContext, input: TusCreateInput): P
     await ctx.storage.abortAppend(appendState).catch((e: unknown) => ctx.log.error({ err: e }, 'abortAppend failed'));
     throw err;
   }
+  // An empty file is complete at its creation: no PATCH will come.
+  if (input.length === 0) return infoOf(session, await finishTusUpload(ctx, session, appendState));
   return infoOf(session, null);
 }
 

@@ -125,6 +125,12 @@ forEachDatabase('tus uploads', (engine) => {
     assert.equal(head.headers.get('cache-control'), 'no-store');
   });
 
+  it('an empty file is a file as soon as it is created', async () => {
+    const run = await tusUpload(server(), admin.token, Buffer.alloc(0), { metadata: { filename: 'empty.txt' } });
+    assert.ok(run.fileUrl, 'the creation answer names the file');
+    assert.equal((await rawBytes(run.fileUrl)).length, 0);
+  });
+
   it('creation-with-upload and chunks: the first bytes come with the POST', async () => {
     const data = randomBytes(2 * MiB + 5);
     const run = await tusUpload(server(), admin.token, data, { chunkSize: MiB, uploadDataDuringCreation: true });
