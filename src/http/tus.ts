@@ -214,6 +214,8 @@ function tusError(status: number, body: string): ApiError {
   const text = body.trim() || undefined;
   if (status === 413) return new ApiError(5001, text);
   if (status === 404 || status === 410) return new ApiError(9002, text, { status });
+  // An extension not served (concatenation, deferred length): the request is the client's to change.
+  if (status === 501) return new ApiError(9000, `${text ?? 'not supported'} (served: ${TUS_EXTENSIONS.join(', ')})`);
   if (status >= 500) return new ApiError(9004, text);
   return new ApiError(9000, text, { status });
 }

@@ -263,12 +263,25 @@ forEachDatabase('tus uploads', (engine) => {
     assert.equal(files.length, 1);
   });
 
-  it('over the size limit at creation: 413 / 5001', async () => {
+  it('over the size limit at creation: 413 / 5001; a deferred length or a concatenation: 400 naming what is served', async () => {
     const res = await server().fetch('/api/upload/tus', {
       method: 'POST',
       headers: { ...TUS, ...authHeaders(admin.token), 'upload-length': String(65 * MiB) },
     });
     assertError(await readJsonResponse(res), 413, 5001);
+    const unserved: Array<Record<string, string>> = [
+      { 'upload-defer-length': '1' },
+      { 'upload-concat': 'partial', 'upload-length': '5' },
+    ];
+    for (const header of unserved) {
+      const refused = await server().fetch('/api/upload/tus', {
+        method: 'POST',
+        headers: { ...TUS, ...authHeaders(admin.token), ...header },
+      });
+      const body = await readJsonResponse(refused);
+      assertError(body, 400, 9000);
+      assert.match(body.body.error, /served: creation/);
+    }
   });
 
   it('termination: DELETE removes the upload and its bytes; a finished one cannot be terminated', async () => {
