@@ -5,6 +5,7 @@ import type { Engine } from './db/index.js';
 import type { Db } from './db/types.js';
 import type { ByteCache } from './lib/byte-cache.js';
 import type { Clock } from './lib/clock.js';
+import type { ProcessMetrics } from './lib/process-metrics.js';
 import type { Secrets } from './lib/secrets.js';
 import type { SettingsService } from './services/settings.js';
 import type { PendingViews } from './services/view-counts.js';
@@ -27,5 +28,7 @@ export interface AppContext {
   smallFiles: ByteCache;
   /** Views counted on this instance and not yet stored (services/view-counts.ts). */
   views: PendingViews;
+  /** This process's Prometheus counters (lib/process-metrics.ts), scraped at /metrics. */
+  metrics: ProcessMetrics;
   log: FastifyBaseLogger;
 }

@@ -13,6 +13,7 @@ import { migrateToLatest } from './db/migrate.js';
 import { checkTrigramSearch } from './db/search-index.js';
 import type { App } from './http/types.js';
 import { ByteCache } from './lib/byte-cache.js';
+import { ProcessMetrics } from './lib/process-metrics.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { loadOrCreateDataDirValue } from './lib/data-dir-values.js';
 import { randomString } from './lib/ids.js';
@@ -21,6 +22,16 @@ import { deleteExpiredFiles } from './services/files.js';
 import { JobWorker } from './services/job-worker.js';
 import { Jobs, purgeDoneJobs } from './services/jobs.js';
 import { makeThumbnail, THUMBNAIL_JOB } from './services/thumbnails.js';
+import {
+  EXPORT_SWEEP_JOB,
+  queueExportSweep,
+  runUserExport,
+  sweepExports,
+  USER_EXPORT_JOB,
+  USER_EXPORT_TIMEOUT_MS,
+} from './services/user-exports.js';
+import { deliverDiscordWebhook, deliverWebhook, DISCORD_WEBHOOK_JOB, WEBHOOK_JOB } from './services/webhooks.js';
+import { METRICS_TICK_MS, takeMetricsSnapshot } from './services/metrics.js';
 import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/partial-upload-assembly.js';
 import { sealLegacyInviteCodes } from './services/invites.js';
 import { removeUnrecordedObjects } from './services/pending-objects.js';
@@ -103,6 +114,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         storageShared: identity.shared,
         views: new PendingViews(),
         smallFiles: new ByteCache(SMALL_FILE_BYTES, SMALL_FILES_CACHE_BYTES),
+        metrics: new ProcessMetrics(),
       },
       { logger: options.logger ?? { level: config.LOG_LEVEL } },
     );
@@ -134,12 +146,23 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     jobs.every('purge-done-jobs', 3_600_000, () => purgeDoneJobs(ctx.db, clock.now() - DONE_JOBS_KEPT_MS), {
       exclusive: true,
     });
+    // A statistics snapshot per metricsInterval slot: one instance looks each minute (a lease), and the slot is unique
+    // in the table, so a slot never gets two whatever happens.
+    jobs.every('metrics-snapshot', METRICS_TICK_MS, () => takeMetricsSnapshot(ctx), { exclusive: true });
+    jobs.every('queue-export-sweep', 3_600_000, () => queueExportSweep(ctx), { exclusive: true });
     const worker = new JobWorker(
       ctx,
-      { [THUMBNAIL_JOB]: makeThumbnail },
+      {
+        [THUMBNAIL_JOB]: makeThumbnail,
+        [WEBHOOK_JOB]: deliverWebhook,
+        [DISCORD_WEBHOOK_JOB]: deliverDiscordWebhook,
+        [USER_EXPORT_JOB]: runUserExport,
+        [EXPORT_SWEEP_JOB]: sweepExports,
+      },
       {
         concurrency: config.JOBS_CONCURRENCY,
         leaseMs: config.JOBS_LEASE_SECONDS * 1000,
+        kindTimeoutsMs: { [USER_EXPORT_JOB]: USER_EXPORT_TIMEOUT_MS },
       },
     );
     await app.ready();

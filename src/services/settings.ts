@@ -13,9 +13,12 @@ import type { Db } from '../db/types.js';
 const routePrefix = z
   .string()
   .regex(/^\/[a-zA-Z0-9._~-]+$/, 'must be a single path segment such as /u')
-  .refine((v) => !['/api', '/raw', '/view', '/assets', '/dashboard', '/auth', '/folder', '/s'].includes(v), {
-    message: 'is reserved',
-  });
+  .refine(
+    (v) => !['/api', '/raw', '/view', '/assets', '/dashboard', '/auth', '/folder', '/s', '/metrics'].includes(v),
+    {
+      message: 'is reserved',
+    },
+  );
 
 const durationOrNull = z
   .string()
@@ -169,6 +172,102 @@ const OAUTH_SETTINGS = {
   }),
 };
 
+/** An http:// or https:// URL (webhook targets: no other scheme is ever asked). */
+const httpUrl = z
+  .string()
+  .max(2048)
+  .refine((v) => {
+    try {
+      const url = new URL(v);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  }, 'must be an http:// or https:// URL');
+
+/** Outgoing webhooks on uploads and short URLs (services/webhooks.ts). */
+const WEBHOOK_SETTINGS = {
+  webhookUrls: setting(
+    z.array(httpUrl).max(20, 'at most 20 URLs'),
+    [] as string[],
+    'WEBHOOK_URLS',
+    'list',
+    'URLs that receive a signed JSON POST on each upload and shortened URL (comma separated in the environment)',
+  ),
+  webhookSecret: setting(
+    z.string().min(16, 'must be at least 16 characters').max(256).nullable(),
+    null as string | null,
+    'WEBHOOK_SECRET',
+    'nullable-string',
+    'Key of the x-chute-signature header (HMAC-SHA256) on webhook deliveries; shown in full to the SUPERADMIN only. Without it, deliveries go unsigned',
+  ),
+  webhookOnUpload: setting(
+    z.boolean(),
+    true,
+    'WEBHOOK_ON_UPLOAD',
+    'boolean',
+    'Webhooks (and the Discord webhook) are sent for each uploaded file (single and chunked)',
+  ),
+  webhookOnShorten: setting(
+    z.boolean(),
+    true,
+    'WEBHOOK_ON_SHORTEN',
+    'boolean',
+    'Webhooks (and the Discord webhook) are sent for each shortened URL',
+  ),
+  discordWebhookUrl: setting(
+    httpUrl.nullable(),
+    null as string | null,
+    'DISCORD_WEBHOOK_URL',
+    'nullable-string',
+    'A Discord webhook URL that gets an embed (link and thumbnail) for each upload and shortened URL; shown in full to the SUPERADMIN only',
+  ),
+};
+
+/** Shortest and longest metricsInterval. */
+export const METRICS_INTERVAL_MIN_MS = 60_000;
+export const METRICS_INTERVAL_MAX_MS = 7 * 86_400_000;
+
+/** Statistics snapshots (GET /api/stats) and the Prometheus endpoint (/metrics). */
+const METRICS_SETTINGS = {
+  metricsEnabled: setting(
+    z.boolean(),
+    true,
+    'METRICS_ENABLED',
+    'boolean',
+    'Keep a snapshot of the instance statistics every metricsInterval, answered by GET /api/stats and drawn on the admin overview; off: no snapshots, and GET /api/stats answers 3001',
+  ),
+  metricsAdminOnly: setting(
+    z.boolean(),
+    false,
+    'METRICS_ADMIN_ONLY',
+    'boolean',
+    'Only admins may read GET /api/stats (other users get 3000)',
+  ),
+  metricsInterval: setting(
+    z.string().refine((v) => {
+      const ms = parseDuration(v);
+      return ms !== null && ms >= METRICS_INTERVAL_MIN_MS && ms <= METRICS_INTERVAL_MAX_MS;
+    }, 'must be a duration between 1m and 7d, such as 30m or 1h'),
+    '30m',
+    'METRICS_INTERVAL',
+    'string',
+    'How often a statistics snapshot is kept (a duration between 1m and 7d); one instance takes each one',
+  ),
+  metricsToken: setting(
+    z
+      .string()
+      .min(16, 'must be at least 16 characters')
+      .max(256)
+      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+      .nullable(),
+    null as string | null,
+    'METRICS_TOKEN',
+    'nullable-string',
+    'Bearer token that Prometheus sends to scrape /metrics (Authorization: Bearer <token>); null: /metrics is off (404)',
+  ),
+};
+
 /** Every server setting: its validation, default, environment variable and meaning. */
 export const SETTING_DEFINITIONS = {
   siteTitle: setting(z.string().min(1).max(100), 'Chute', 'SITE_TITLE', 'string', 'Name shown on pages and embeds'),
@@ -279,6 +378,14 @@ export const SETTING_DEFINITIONS = {
   ratelimitWindow: setting(z.number().int().min(1).max(86_400), 60, 'RATELIMIT_WINDOW', 'number', 'Window in seconds'),
   ratelimitAdminBypass: setting(z.boolean(), true, 'RATELIMIT_ADMIN_BYPASS', 'boolean', 'Admins are not rate limited'),
   ...OAUTH_SETTINGS,
+  ...WEBHOOK_SETTINGS,
+  featuresVersionChecking: setting(
+    z.boolean(),
+    false,
+    'FEATURES_VERSION_CHECKING',
+    'boolean',
+    'GET /api/version also asks the release feed (VERSION_CHECK_URL) for the latest version; off by default, as the server may have no internet. A failed check answers 6001',
+  ),
   mfaTotpEnabled: setting(
     z.boolean(),
     true,
@@ -293,12 +400,26 @@ export const SETTING_DEFINITIONS = {
     'boolean',
     'Users may register passkeys (WebAuthn) and sign in with them; off turns every passkey route and passkey login off',
   ),
+  ...METRICS_SETTINGS,
 } as const;
 
 type Definitions = typeof SETTING_DEFINITIONS;
 export type SettingKey = keyof Definitions;
 export type Settings = { [K in SettingKey]: z.output<Definitions[K]['schema']> };
 export const SETTING_KEYS = Object.keys(SETTING_DEFINITIONS) as SettingKey[];
+
+/** Settings that are credentials: answered in full to the SUPERADMIN only, as SECRET_MASK to other admins. */
+export const SECRET_SETTING_KEYS: readonly SettingKey[] = ['webhookSecret', 'discordWebhookUrl'];
+/** What an ADMIN reads instead of a secret that is set; sent back unchanged in a PATCH, it keeps the stored value. */
+export const SECRET_MASK = '********';
+
+/** The settings as `role` may read them: secrets masked for anyone but the SUPERADMIN. */
+export function settingsAsSeenBy(settings: Settings, role: 'USER' | 'ADMIN' | 'SUPERADMIN'): Settings {
+  if (role === 'SUPERADMIN') return settings;
+  const masked: Record<string, unknown> = { ...settings };
+  for (const key of SECRET_SETTING_KEYS) if (masked[key] !== null) masked[key] = SECRET_MASK;
+  return masked as Settings;
+}
 
 function defaults(): Settings {
   return Object.fromEntries(SETTING_KEYS.map((k) => [k, SETTING_DEFINITIONS[k].default])) as Settings;
@@ -385,6 +506,8 @@ export class SettingsService {
         continue;
       }
       const k = key as SettingKey;
+      // A masked secret read by an ADMIN and sent back as it was: the stored value stays.
+      if (value === SECRET_MASK && SECRET_SETTING_KEYS.includes(k)) continue;
       if (k in this.locked) {
         problems.push(`${key}: set by the environment variable ${SETTING_DEFINITIONS[k].env}`);
         continue;
