@@ -2,6 +2,7 @@
 //   npm run bench                  1 GiB, 3 repetitions (median), appends to bench/RESULTS.md
 //   npm run bench -- --quick       64 MiB, 1 repetition, 3 s of small uploads (a smoke run; not recorded)
 // Options: --size-mib N, --reps N, --small-seconds N, --chunk-mib N, --only upload,download,small,chunked,hot,
+//          (tus: the same file through /api/upload/tus vs one request, both with curl)
 //          --profile (Chute runs with node --cpu-prof; prints where its CPU time went; not recorded),
 //          --record / --no-record (append to bench/RESULTS.md or not),
 //          --entry file.js (run that instead of building the working tree; for checking the harness; not recorded),
@@ -15,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { assertCurlAvailable, curlDownload, curlUpload } from './lib/curl.js';
+import { assertCurlAvailable, curlDownload, curlTusPatch, curlUpload } from './lib/curl.js';
 import {
   downloadBytes,
   hashDownload,
@@ -53,7 +54,7 @@ const REPO = path.resolve(import.meta.dirname, '..');
 const TRANSFER_TIMEOUT_MS = 15 * 60_000;
 /** The peak RSS target: 200 MB (10^6 bytes). */
 const RSS_LIMIT = 200e6;
-const BENCHES = ['upload', 'download', 'small', 'chunked', 'hot'] as const;
+const BENCHES = ['upload', 'download', 'small', 'chunked', 'hot', 'tus'] as const;
 /** The small file of the hot-path rows. */
 const SMALL_FILE_BYTES = 64 * 1024;
 type Bench = (typeof BENCHES)[number];
@@ -173,7 +174,7 @@ interface ChuteServer {
   base: string;
   pid: number;
   token: string;
-  routes: { upload: boolean; raw: boolean; partial: boolean; deleteFile: boolean };
+  routes: { upload: boolean; raw: boolean; partial: boolean; tus: boolean; deleteFile: boolean };
   stop: () => Promise<void>;
 }
 
@@ -254,6 +255,7 @@ async function startChute(mainJs: string, root: string, options: Options): Promi
     upload: await exists('POST', '/api/upload'),
     raw: await exists('GET', '/raw/no-such-file-bench'),
     partial: await exists('POST', '/api/upload/partial'),
+    tus: await exists('POST', '/api/upload/tus'),
     deleteFile: await exists('DELETE', '/api/user/files/no-such-file-bench'),
   };
   log(`Chute is up on ${base} (pid ${child.pid}); routes: ${JSON.stringify(routes)}`);
@@ -808,6 +810,90 @@ async function main(): Promise<void> {
       const what = `${sizeLabel} in ${options.chunkMiB} MiB chunks vs one request (Node client)`;
       rows.push(ratioRow('5', what, { label: 'chunked ', rate: c }, { label: 'one request ', rate: s }, 0.8));
       rows.push(memoryRow('5m', 'Chute peak RSS during the chunked upload', chunkedPeak, '', RSS_LIMIT));
+    }
+  }
+
+  // 9. The same file through tus (POST /api/upload/tus, then one PATCH streaming it) vs one multipart request, both
+  // with curl streaming from disk; the time of the tus upload includes its creation request.
+  if (options.only.has('tus')) {
+    if (!chute.routes.tus) {
+      rows.push({
+        id: '9',
+        what: `${sizeLabel} through tus vs one request`,
+        chute: 'not run',
+        reference: '',
+        ratio: '',
+        target: '>= 0.90x',
+        verdict: 'NOT RUN: /api/upload/tus is not in this build',
+      });
+    } else {
+      const rates: Record<'single' | 'tus', number[]> = { single: [], tus: [] };
+      let tusPeak = 0;
+      let lastTus: { id?: string; name: string } | null = null;
+      for (let rep = 0; rep < options.reps; rep++) {
+        for (const how of rotate(['single', 'tus'] as const, rep)) {
+          await flushDisk(root);
+          resetPeak(chute.pid);
+          const sampler = sampleMemory(chute.pid);
+          const t0 = performance.now();
+          let file: { id?: string; name: string };
+          if (how === 'single') {
+            const up = await curlUpload(`${chute.base}/api/upload`, source, {
+              headers: auth,
+              bodyFile,
+              timeoutMs: TRANSFER_TIMEOUT_MS,
+            });
+            check(up.httpCode === 200, `single upload answered ${up.httpCode}: ${up.body.slice(0, 300)}`);
+            file = fileOf(parseJson(up.body));
+          } else {
+            const created = await request(`${chute.base}/api/upload/tus`, {
+              method: 'POST',
+              headers: {
+                ...auth,
+                'tus-resumable': '1.0.0',
+                'upload-length': String(size),
+                'upload-metadata': `filename ${Buffer.from('bench.bin').toString('base64')}`,
+              },
+            });
+            const location = created.headers.location;
+            check(created.status === 201 && typeof location === 'string', `tus creation answered ${created.status}`);
+            const patched = await curlTusPatch(location, source, {
+              headers: auth,
+              headerFile: bodyFile,
+              timeoutMs: TRANSFER_TIMEOUT_MS,
+            });
+            const name = /^chute-file-name: (.+)$/im.exec(patched.body)?.[1]?.trim();
+            const id = /^chute-file-id: (.+)$/im.exec(patched.body)?.[1]?.trim();
+            check(patched.httpCode === 204 && name, `tus PATCH answered ${patched.httpCode}: ${patched.body}`);
+            check(patched.sizeUpload === size, `tus PATCH sent ${patched.sizeUpload} bytes of ${size}`);
+            file = { name: decodeURIComponent(name), ...(id ? { id } : {}) };
+          }
+          await waitUntilServed(chute, file.name, size, TRANSFER_TIMEOUT_MS);
+          const seconds = (performance.now() - t0) / 1000;
+          const mem = sampler.stop();
+          rates[how].push(mibps(size, seconds));
+          if (how === 'tus') {
+            tusPeak = Math.max(tusPeak, mem.hwm, mem.maxSampledRss);
+            if (lastTus) await deleteChuteFile(chute, lastTus.id);
+            lastTus = file;
+          } else {
+            await deleteChuteFile(chute, file.id);
+          }
+        }
+      }
+      check(lastTus, 'no tus upload was made');
+      const h = await hashDownload(`${chute.base}/raw/${encodeURIComponent(lastTus.name)}`, TRANSFER_TIMEOUT_MS);
+      check(
+        h.status === 200 && h.bytes === size && h.sha256 === sourceSha,
+        `the tus upload came back as ${h.bytes} bytes with another SHA-256`,
+      );
+      log('the tus upload comes back byte-exact (SHA-256 of the source)');
+      const t = median(rates.tus);
+      const s = median(rates.single);
+      perRep.push(`tus vs single MiB/s per repetition: tus ${listRates(rates.tus)}; single ${listRates(rates.single)}`);
+      const what = `${sizeLabel} through tus (POST + one PATCH) vs one request (curl)`;
+      rows.push(ratioRow('9', what, { label: 'tus ', rate: t }, { label: 'one request ', rate: s }, 0.9));
+      rows.push(memoryRow('9m', 'Chute peak RSS during the tus upload', tusPeak, '', RSS_LIMIT));
     }
   }
 

@@ -41,6 +41,7 @@ import { shareRoutes } from './routes/shares.js';
 import { siteFileRoutes } from './routes/site-files.js';
 import { tagRoutes } from './routes/tags.js';
 import { uploadPartialRoutes } from './routes/upload-partial.js';
+import { uploadTusRoutes } from './routes/upload-tus.js';
 import { uploadRoutes } from './routes/upload.js';
 import { urlRoutes } from './routes/urls.js';
 import { userAvatarRoutes } from './routes/user-avatar.js';
@@ -69,9 +70,10 @@ const ROUTES: RouteModule[] = [
   userMfaTotpRoutes,
   userMfaPasskeyRoutes,
   userExportRoutes,
-  // files: uploads (single request and chunked), serving, management
+  // files: uploads (single request, chunked and tus), serving, management
   uploadRoutes,
   uploadPartialRoutes,
+  uploadTusRoutes,
   incompleteFilesRoutes,
   fileServingRoutes,
   userFilesRoutes,

@@ -102,6 +102,47 @@ export async function curlUpload(
   }
 }
 
+/**
+ * A tus PATCH with the whole file streamed from disk (-T, with the method changed), from offset 0 of an upload made
+ * with POST /api/upload/tus. The answer's headers (which name the finished file) are returned as the body.
+ */
+export async function curlTusPatch(
+  url: string,
+  filePath: string,
+  options: { headers?: Record<string, string>; headerFile: string; timeoutMs: number },
+): Promise<CurlResult> {
+  const headerArgs = Object.entries(options.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
+  try {
+    const result = await runCurl(
+      [
+        '-H',
+        'Expect:',
+        '-H',
+        'Tus-Resumable: 1.0.0',
+        '-H',
+        'Upload-Offset: 0',
+        '-H',
+        'Content-Type: application/offset+octet-stream',
+        ...headerArgs,
+        '-X',
+        'PATCH',
+        '-T',
+        filePath,
+        '-D',
+        options.headerFile,
+        '-o',
+        '/dev/null',
+        url,
+      ],
+      options.timeoutMs,
+    );
+    result.body = await readFile(options.headerFile, 'utf8').catch(() => '');
+    return result;
+  } finally {
+    await rm(options.headerFile, { force: true });
+  }
+}
+
 /** A GET whose body is thrown away (-o /dev/null). */
 export async function curlDownload(url: string, options: { timeoutMs: number }): Promise<CurlResult> {
   return runCurl(['-o', '/dev/null', url], options.timeoutMs);

@@ -17,6 +17,7 @@ import * as m0018 from './migrations/0018_pending_objects.js';
 import * as m0019 from './migrations/0019_usage_counters.js';
 import * as m0021 from './migrations/0021_metrics.js';
 import * as m0022 from './migrations/0022_exports.js';
+import * as m0023 from './migrations/0023_tus_uploads.js';
 import * as m0024 from './migrations/0024_files_user_id.js';
 import * as m0026 from './migrations/0026_cluster.js';
 
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '0019_usage_counters': m0019,
   '0021_metrics': m0021,
   '0022_exports': m0022,
+  '0023_tus_uploads': m0023,
   '0024_files_user_id': m0024,
   '0026_cluster': m0026,
 };

@@ -273,6 +273,7 @@ export interface IncompleteFilesTable {
 }
 
 export type PartialUploadState = 'open' | 'receiving' | 'assembling';
+export type PartialUploadProtocol = 'chunked' | 'tus';
 
 /** A chunked upload in progress (0005): see src/services/partial-uploads.ts. */
 export interface PartialUploadsTable {
@@ -300,6 +301,10 @@ export interface PartialUploadsTable {
   incomplete_file_id: string | null;
   /** The instance that received the latest chunk (AppContext.instanceId); null for rows from before 0006. */
   instance_id: string | null;
+  /** 'chunked' (POST /api/upload/partial) or 'tus' (POST /api/upload/tus, 0023). */
+  protocol: Generated<PartialUploadProtocol>;
+  /** tus: the Upload-Metadata header of the creation request, answered again by HEAD. */
+  upload_metadata: string | null;
   created_at: Millis;
   updated_at: Millis;
 }

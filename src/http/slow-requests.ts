@@ -14,9 +14,13 @@ export interface RequestTimeouts {
   bodyMs: number;
 }
 
-/** Uploads are the multipart bodies (POST /api/upload, chunks, public folders): their length is the user's. */
+/**
+ * Uploads are the multipart bodies (POST /api/upload, chunks, public folders) and tus bodies
+ * (application/offset+octet-stream): their length is the user's.
+ */
 function isUploadBody(request: FastifyRequest): boolean {
-  return (request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/');
+  const type = (request.headers['content-type'] ?? '').toLowerCase();
+  return type.startsWith('multipart/') || type.startsWith('application/offset+octet-stream');
 }
 
 function hasBody(request: FastifyRequest): boolean {

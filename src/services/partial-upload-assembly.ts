@@ -10,6 +10,8 @@ import { finishStoredFiles, type IncomingFileDescription } from './uploads.js';
 
 /** An open session that received nothing for this long is discarded with its temp data. */
 export const IDLE_TIMEOUT_MS = 30 * 60_000;
+/** A tus upload expires this long after its creation (its Upload-Expires) and is then discarded with its bytes. */
+export const TUS_UPLOAD_TTL_MS = 24 * 3_600_000;
 /** How often the process holding a busy session (receiving a chunk, assembling) shows that it is alive. */
 const BUSY_HEARTBEAT_MS = 15_000;
 /**
@@ -47,6 +49,15 @@ export function storedOptionsOf(session: PartialUploadRow): StoredOptions {
   return JSON.parse(session.options) as StoredOptions;
 }
 
+/** The options as a session keeps them: the password encrypted with the server's secret. */
+export function toStoredOptions(ctx: Pick<AppContext, 'secrets'>, options: UploadOptions): StoredOptions {
+  const { password, ...rest } = options;
+  return { ...rest, passwordEnc: password === null ? null : ctx.secrets.encrypt(password) };
+}
+
+/** How an assembly ended: the recorded file, or why there is none (its incomplete file is then FAILED). */
+export type AssemblyOutcome = { fileId: string } | { error: unknown };
+
 /**
  * The assemblies this app started after answering a last chunk: they run in the background, and closing the app
  * waits for them (settle). Any instance can assemble any session: the state is in the database.
@@ -57,7 +68,8 @@ export class BackgroundAssemblies {
   constructor(private readonly ctx: AppContext) {}
 
   start(sessionId: string): void {
-    const run = assemblePartialUpload(this.ctx, sessionId)
+    const run: Promise<void> = assemblePartialUpload(this.ctx, sessionId)
+      .then(() => undefined)
       .catch((err: unknown) => this.ctx.log.error({ err, partialUpload: sessionId }, 'chunked upload assembly failed'))
       .finally(() => this.running.delete(run));
     this.running.add(run);
@@ -73,25 +85,25 @@ export class BackgroundAssemblies {
  * (a rename or CompleteMultipartUpload, no second copy), record the file under the reserved name -> COMPLETE. Any
  * failure -> FAILED, with the temp data and any published bytes removed (and logged, not thrown).
  */
-export async function assemblePartialUpload(ctx: AppContext, sessionId: string): Promise<void> {
+export async function assemblePartialUpload(ctx: AppContext, sessionId: string): Promise<AssemblyOutcome | undefined> {
   const stop = keepSessionAlive(ctx, sessionId);
   try {
-    await assemble(ctx, sessionId);
+    return await assemble(ctx, sessionId);
   } finally {
     stop();
   }
 }
 
-async function assemble(ctx: AppContext, sessionId: string): Promise<void> {
+async function assemble(ctx: AppContext, sessionId: string): Promise<AssemblyOutcome | undefined> {
   const session = await ctx.db
     .selectFrom('partial_uploads')
     .selectAll()
     .where('id', '=', sessionId)
     .where('state', '=', 'assembling')
     .executeTakeFirst();
-  if (!session?.incomplete_file_id || !session.reserved_name) return;
+  if (!session?.incomplete_file_id || !session.reserved_name) return undefined;
   const incompleteId = session.incomplete_file_id;
-  if (!(await markIncompleteFile(ctx, incompleteId, 'PENDING', { status: 'PROCESSING' }))) return;
+  if (!(await markIncompleteFile(ctx, incompleteId, 'PENDING', { status: 'PROCESSING' }))) return undefined;
   const state = JSON.parse(session.append_state) as AppendState;
   // append: the bytes are still temp data; published: they are under the key; finishing: finishStoredFiles owns them
   // (it removes them when it fails); recorded: the file exists.
@@ -117,11 +129,13 @@ async function assemble(ctx: AppContext, sessionId: string): Promise<void> {
       objects: [{ ...file, extension: '', key: session.storage_key, size: info.size }],
     });
     stage = 'recorded';
+    const fileId = result.files[0]!.id;
     await markIncompleteFile(ctx, incompleteId, null, {
       status: 'COMPLETE',
-      file_id: result.files[0]!.id,
+      file_id: fileId,
       chunks_complete: session.chunks,
     });
+    return { fileId };
   } catch (err) {
     ctx.log.error({ err, partialUpload: session.id, stage }, 'assembling a chunked upload failed');
     if (stage === 'append')
@@ -135,6 +149,7 @@ async function assemble(ctx: AppContext, sessionId: string): Promise<void> {
         err instanceof ApiError ? err.message : 'the file could not be assembled',
       );
     }
+    return { error: err };
   } finally {
     await ctx.db.deleteFrom('partial_uploads').where('id', '=', session.id).execute();
   }
@@ -179,7 +194,10 @@ export async function releasePartialUploadData(ctx: AppContext, session: Partial
   }
 }
 
-/** The idle-cleanup job: discards open sessions idle for 30 minutes (and busy ones left by a dead process). */
+/**
+ * The idle-cleanup job: discards open chunked sessions idle for 30 minutes, tus uploads past their expiry
+ * (TUS_UPLOAD_TTL_MS after creation), and busy ones left by a dead process.
+ */
 export async function discardIdlePartialUploads(ctx: AppContext): Promise<number> {
   const now = ctx.clock.now();
   const rows = await ctx.db
@@ -187,7 +205,12 @@ export async function discardIdlePartialUploads(ctx: AppContext): Promise<number
     .selectAll()
     .where((eb) =>
       eb.or([
-        eb.and([eb('state', '=', 'open'), eb('updated_at', '<=', now - IDLE_TIMEOUT_MS)]),
+        eb.and([
+          eb('protocol', '=', 'chunked'),
+          eb('state', '=', 'open'),
+          eb('updated_at', '<=', now - IDLE_TIMEOUT_MS),
+        ]),
+        eb.and([eb('protocol', '=', 'tus'), eb('state', '=', 'open'), eb('created_at', '<=', now - TUS_UPLOAD_TTL_MS)]),
         eb.and([eb('state', '!=', 'open'), eb('updated_at', '<=', now - STALE_BUSY_MS)]),
       ]),
     )
@@ -208,6 +231,8 @@ export async function discardUnfinishedPartialUploads(ctx: AppContext): Promise<
     .selectFrom('partial_uploads')
     .selectAll()
     .where((eb) => eb.or([eb('instance_id', '=', ctx.instanceId), eb('instance_id', 'is', null)]))
+    // tus uploads survive a restart (their offset is recorded after every PATCH), unless one was being assembled.
+    .where((eb) => eb.or([eb('protocol', '=', 'chunked'), eb('state', '=', 'assembling')]))
     .execute();
   let sessions = 0;
   for (const row of rows) if (await discardSession(ctx, row)) sessions++;

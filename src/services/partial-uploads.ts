@@ -9,7 +9,7 @@
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
-import type { PartialUploadRow, UserRow } from '../db/types.js';
+import type { PartialUploadRow, PartialUploadState, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { fileLink } from '../lib/links.js';
 import { newId, newSecretToken } from '../lib/ids.js';
@@ -22,7 +22,7 @@ import {
   keepSessionAlive,
   storedFileOf,
   storedOptionsOf,
-  type StoredOptions,
+  toStoredOptions,
 } from './partial-upload-assembly.js';
 import { fileQuotaRoom } from './quotas.js';
 import type { UploadOptions } from './uploads.js';
@@ -127,7 +127,7 @@ class ExactLength extends Transform {
 }
 
 /** Whole-file limits (rule 7): the size limit (5001, as Zipline) and what is left of the quota (5002). */
-async function assertWholeFileFits(ctx: AppContext, userId: string, total: number): Promise<void> {
+export async function assertWholeFileFits(ctx: AppContext, userId: string, total: number): Promise<void> {
   const maxFileSize = ctx.settings.get().filesMaxFileSize;
   if (total > maxFileSize)
     throw new ApiError(5001, `${formatByteSize(total)} is larger than ${formatByteSize(maxFileSize)}`);
@@ -159,8 +159,7 @@ export async function receiveFirstChunk(ctx: AppContext, input: FirstChunkInput)
     totalSize: position.total,
   });
   const now = ctx.clock.now();
-  const { password, ...rest } = options;
-  const stored: StoredOptions = { ...rest, passwordEnc: password === null ? null : ctx.secrets.encrypt(password) };
+  const stored = toStoredOptions(ctx, options);
   const session: PartialUploadRow = {
     id: newId(),
     user_id: user.id,
@@ -180,6 +179,8 @@ export async function receiveFirstChunk(ctx: AppContext, input: FirstChunkInput)
     reserved_name: null,
     incomplete_file_id: null,
     instance_id: ctx.instanceId,
+    protocol: 'chunked',
+    upload_metadata: null,
     created_at: now,
     updated_at: now,
   };
@@ -265,7 +266,7 @@ async function receiveInto(
 ): Promise<ChunkOutcome> {
   const { position } = input;
   let state = JSON.parse(session.append_state) as AppendState;
-  const noJson = (JSON.parse(session.options) as StoredOptions).noJson;
+  const noJson = storedOptionsOf(session).noJson;
   try {
     state = await appendExactly(ctx, state, stream, position.end - position.start + 1);
     await input.body.rest();
@@ -339,18 +340,22 @@ async function appendExactly(
 
 /**
  * The last chunk is in: picks the served name (so that the answer carries the future link), reserves it in the
- * session, and records the incomplete file as PENDING, in one transaction.
+ * session, and records the incomplete file as PENDING, in one transaction. The session must still be in the state
+ * `from` ('receiving' for a chunk; 'open' for a tus upload, whose incomplete file takes the upload's id).
  */
-async function reserveFile(
+export async function reserveFile(
   ctx: AppContext,
   session: PartialUploadRow,
   state: AppendState,
+  {
+    from = 'receiving',
+    incompleteId = newId(),
+    chunks = session.chunks + 1,
+  }: { from?: PartialUploadState; incompleteId?: string; chunks?: number } = {},
 ): Promise<FinalChunkResponse> {
   const file = storedFileOf(session);
   const options = storedOptionsOf(session);
-  const incompleteId = newId();
   const now = ctx.clock.now();
-  const chunks = session.chunks + 1;
   const wish = {
     options,
     nameLength: ctx.settings.get().filesNameLength,
@@ -377,7 +382,7 @@ async function reserveFile(
             updated_at: now,
           })
           .where('id', '=', session.id)
-          .where('state', '=', 'receiving')
+          .where('state', '=', from)
           .executeTakeFirst();
         if (Number(moved.numUpdatedRows) !== 1)
           throw new ApiError(1003, `the upload was discarded meanwhile: ${RESTART}`);

@@ -21,6 +21,11 @@ export type AppendState = { readonly kind: string; readonly key: string; readonl
   unknown
 >;
 
+export interface AppendInfo {
+  length?: number;
+  durable?: boolean;
+}
+
 export interface Datasource {
   readonly kind: 'local' | 's3';
   /** The folders of this datasource's temp files (temp.ts names them): puts, and appends where they differ. */
@@ -64,8 +69,11 @@ export interface Datasource {
    * state. If `body` errors, rejects and the upload is left as it was before this call, or unusable (the caller then
    * aborts it); it never contains partial bytes of a failed append that a later complete() would publish.
    * `length`, when known, is how many bytes the body will hold: a hint for how to write it, not a check.
+   * `durable`: resolve only once the appended bytes (and the temp data holding them) would survive a crash, as put()
+   * promises for a whole object (tus uploads acknowledge each PATCH so); without it they need to be durable only when
+   * completeAppend() publishes them. A body that simply ends (rather than errors) is appended as far as it came.
    */
-  append(state: AppendState, body: Readable, info?: { length?: number }): Promise<AppendState>;
+  append(state: AppendState, body: Readable, info?: AppendInfo): Promise<AppendState>;
 
   /**
    * Publishes the appended bytes under the key, durably (same guarantee as put()). No second copy of the data is

@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   StorageNotFoundError,
+  type AppendInfo,
   type AppendState,
   type ByteRange,
   type Datasource,
@@ -145,7 +146,7 @@ export class LocalDatasource implements Datasource {
     return state;
   }
 
-  async append(state: AppendState, body: Readable, info?: { length?: number }): Promise<AppendState> {
+  async append(state: AppendState, body: Readable, info?: AppendInfo): Promise<AppendState> {
     const current = this.appendStateOf(state);
     const file = path.join(this.appendDir, current.file);
     try {
@@ -156,13 +157,16 @@ export class LocalDatasource implements Datasource {
     }
     try {
       // Writing at the recorded size (not in append mode) also overwrites any tail a crash mid-append left behind.
-      // No fsync per append: chunked sessions do not survive a restart (they are discarded at start-up), so the bytes
-      // need to be durable only when completeAppend() publishes them, and it fsyncs before the rename. Early flushes
-      // while the chunks arrive leave that fsync little to write.
+      // No fsync per append unless asked (`durable`, tus): chunked sessions do not survive a restart (they are
+      // discarded at start-up), so their bytes need to be durable only when completeAppend() publishes them, and it
+      // fsyncs before the rename. Early flushes while the chunks arrive leave that fsync little to write.
+      const durable = this.fsync && info?.durable === true;
+      // The temp file's own directory entry, made by beginAppend(), must survive too.
+      if (durable && current.size === 0) await fsyncDirectory(this.appendDir);
       const out = new FileWriter(await open(file, 'r+'), {
         start: current.size,
         flushEarly: this.fsync,
-        fsyncAtEnd: false,
+        fsyncAtEnd: durable,
         ...(info?.length === undefined ? {} : { expectedBytes: info.length }),
       });
       await pipeline(body, out);

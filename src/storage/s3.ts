@@ -251,6 +251,7 @@ export class S3Datasource implements Datasource {
       if (current.shared) await unlinkIfPresent(this.spoolPath(current.spool)).catch(() => undefined);
       throw err;
     }
+    // Durable whether asked or not (`durable`, tus): when the call resolves, the parts and the tail are in the bucket.
     const sink = new PartSpooler(this, current);
     let next: S3AppendState;
     try {

@@ -61,7 +61,7 @@ async function traceFixture(dataDir: string, fsync: boolean): Promise<Event[]> {
       if (file.startsWith(dataDir)) events.push({ call: sync[1] as 'fsync' | 'fdatasync', path: file });
       continue;
     }
-    const write = /^\d+\s+p?writev?2?\((\d+),.*\)\s+= (\d+)$/.exec(line);
+    const write = /^\d+\s+p?write(?:v2?|64)?\((\d+),.*\)\s+= (\d+)$/.exec(line);
     if (write) {
       const file = fdPaths.get(write[1]!) ?? '?';
       if (file.startsWith(dataDir)) events.push({ call: 'write', path: file, bytes: Number(write[2]) });
@@ -164,6 +164,30 @@ describe('local datasource durability (strace)', { skip: !straceWorks && 'strace
         events.filter((e) => e.path === hinted && (e.call === 'fsync' || e.call === 'fdatasync')).map((e) => e.call),
         ['fsync'],
       );
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('a durable append (tus) fsyncs its bytes before it resolves, and the temp folder for a new temp file', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'chute-durable-'));
+    try {
+      const events = await traceFixture(dataDir, true);
+      const renamed = new Set(events.filter((e) => e.call === 'rename').map((e) => e.path));
+      const aborted = [
+        ...new Set(
+          events.filter((e) => e.call === 'write' && path.basename(e.path).startsWith('append-')).map((e) => e.path),
+        ),
+      ].filter((p) => !renamed.has(p));
+      assert.equal(aborted.length, 1, 'one append was never published');
+      const file = aborted[0]!;
+      const own = events.filter((e) => e.path === file && e.call !== 'openat').map((e) => e.call);
+      // Each append: its write, then its fsync (the acknowledgement), in that order.
+      assert.deepEqual(own, ['write', 'fsync', 'write', 'fsync']);
+      const firstWrite = indexOf(events, (e) => e.call === 'write' && e.path === file);
+      const folder = path.dirname(file);
+      const folderSync = events.findLastIndex((e, i) => i < firstWrite && e.call === 'fsync' && e.path === folder);
+      assert.ok(folderSync >= 0, 'the temp folder is fsynced before the first durable append is acknowledged');
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

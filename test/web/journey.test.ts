@@ -1,5 +1,5 @@
 // The whole first-day journey through the dashboard, as a new user would do it in a real browser, on SQLite and on
-// PostgreSQL: setup -> sign in -> upload a small file and a chunked large one -> both in the gallery -> open the
+// PostgreSQL: setup -> sign in -> upload a small file and a large one (tus, in chunks) -> both in the gallery -> open the
 // share link -> shorten a URL -> create a folder and move a file into it -> the admin creates a user who signs in.
 // Screenshots of each main page, on desktop and phone, are saved under test-artifacts/screenshots/journey-*.
 import assert from 'node:assert/strict';
@@ -29,7 +29,7 @@ async function navigateTo(page: Page, label: string, path: RegExp): Promise<void
 
 describeBrowser("dashboard: a new user's first day, end to end", () => {
   forEachDatabase('journey', (engine) => {
-    // Files over 1 MiB go in 1 MiB chunks, so the "large" file below takes the chunked protocol.
+    // Files over 1 MiB go by tus in 1 MiB chunks, so the "large" file below is a resumable upload.
     const server = useTestServer({ engine, env: { ...DASHBOARD_ENV, CHUNKS_THRESHOLD: '1mb', CHUNKS_SIZE: '1mb' } });
     const browser = useBrowser();
     const shot = (page: Page, name: string) => screenshot(page, `journey-${engine}-${name}`);
@@ -58,7 +58,9 @@ describeBrowser("dashboard: a new user's first day, end to end", () => {
       await navigateTo(page, 'Upload', /\/dashboard\/upload$/);
       const uploads: string[] = [];
       page.on('request', (request) => {
-        if (request.method() === 'POST') uploads.push(new URL(request.url()).pathname);
+        const path = new URL(request.url()).pathname;
+        if (request.method() === 'POST') uploads.push(path);
+        if (request.method() === 'PATCH' && path.startsWith('/api/upload/tus/')) uploads.push('PATCH tus');
       });
       const small = Buffer.from('Hello from the journey test.\n'.repeat(40));
       const large = randomBytes(3 * MB + 4321);
@@ -75,7 +77,8 @@ describeBrowser("dashboard: a new user's first day, end to end", () => {
       await page.getByTestId('upload-summary').filter({ hasText: '2 files uploaded' }).waitFor();
       await shot(page, 'upload-done');
       assert.equal(uploads.filter((p) => p === '/api/upload').length, 1, 'the small file went in one request');
-      assert.equal(uploads.filter((p) => p === '/api/upload/partial').length, 4, 'the large one in four chunks');
+      assert.equal(uploads.filter((p) => p === '/api/upload/tus').length, 1, 'the large one by tus');
+      assert.equal(uploads.filter((p) => p === 'PATCH tus').length, 4, 'in four chunks');
       const smallLink = (await uploadRow(page, 'notes.txt').getByTestId('upload-link').textContent()) ?? '';
       const largeLink = (await uploadRow(page, 'archive.bin').getByTestId('upload-link').textContent()) ?? '';
       const smallName = new URL(smallLink).pathname.split('/').pop()!;

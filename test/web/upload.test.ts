@@ -1,8 +1,11 @@
-// The upload page in a real browser: small files go up whole and large ones in chunks (the threshold set low here), the
+// The upload page in a real browser: small files go up whole and large ones by tus in chunks (the threshold set low here), the
 // progress reaches done, the links are shown, copied and serve the exact bytes; the options reach the server;
 // a cancelled upload leaves nothing; a failure is said in words and a retry works; text and pasted files go up too.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { before, it } from 'node:test';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
 import type { FileDto } from '../../src/schemas/file.js';
@@ -22,7 +25,7 @@ import { appendTempFiles } from '../support/stored.js';
 const KB = 1024;
 const MB = 1024 * KB;
 
-/** Files over 1 MiB go in 1 MiB chunks: a 4 MiB file takes five requests. */
+/** Files over 1 MiB go by tus in 1 MiB chunks: a 4 MiB file takes a creation and five PATCHes. */
 const UPLOAD_ENV = { ...DASHBOARD_ENV, CHUNKS_THRESHOLD: '1mb', CHUNKS_SIZE: '1mb' };
 
 function row(page: Page, name: string): Locator {
@@ -58,13 +61,13 @@ async function chooseFiles(
 }
 
 /** The upload requests the page sends, by path. */
-function countUploads(page: Page): { whole: number; chunks: number } {
-  const counts = { whole: 0, chunks: 0 };
+function countUploads(page: Page): { whole: number; created: number; chunks: number } {
+  const counts = { whole: 0, created: 0, chunks: 0 };
   page.on('request', (request) => {
-    if (request.method() !== 'POST') return;
     const path = new URL(request.url()).pathname;
-    if (path === '/api/upload') counts.whole++;
-    if (path === '/api/upload/partial') counts.chunks++;
+    if (request.method() === 'POST' && path === '/api/upload') counts.whole++;
+    if (request.method() === 'POST' && path === '/api/upload/tus') counts.created++;
+    if (request.method() === 'PATCH' && path.startsWith('/api/upload/tus/')) counts.chunks++;
   });
   return counts;
 }
@@ -146,13 +149,6 @@ describeBrowser('dashboard: upload', () => {
     await openUploadPage(opened);
     await screenshot(page, 'upload-empty');
     const requests = countUploads(page);
-    // The answers about the assembly are held back (not changed) until the test has seen the chunked file wait for it.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route('**/api/user/files/incomplete', async (route) => {
-      await held;
-      await route.continue();
-    });
     const small = randomBytes(200 * KB);
     const large = randomBytes(4 * MB + 123);
     await chooseFiles(page, [
@@ -160,17 +156,6 @@ describeBrowser('dashboard: upload', () => {
       { name: 'large.bin', buffer: large },
     ]);
     await waitForStatus(page, 'small.bin', 'Done');
-    await waitForStatus(page, 'large.bin', 'Assembling');
-    await row(page, 'large.bin')
-      .getByText(/all chunks sent; waiting for the server to put the file together \(PENDING\)/)
-      .waitFor();
-    await screenshot(page, 'upload-assembling');
-    assert.equal(
-      await page.getByText(/on your clipboard/).count(),
-      0,
-      'nothing is announced before every file is done',
-    );
-    release();
     await waitForStatus(page, 'large.bin', 'Done');
     assert.equal(
       await page.getByRole('progressbar', { name: 'Overall progress' }).getAttribute('aria-valuenow'),
@@ -178,7 +163,7 @@ describeBrowser('dashboard: upload', () => {
     );
     await page.getByTestId('upload-summary').filter({ hasText: '2 files uploaded' }).waitFor();
     assert.match((await row(page, 'large.bin').textContent()) ?? '', /sent in chunks/);
-    assert.deepEqual(requests, { whole: 1, chunks: 5 });
+    assert.deepEqual(requests, { whole: 1, created: 1, chunks: 5 });
 
     const smallLink = await linkOf(page, 'small.bin');
     const largeLink = await linkOf(page, 'large.bin');
@@ -207,7 +192,7 @@ describeBrowser('dashboard: upload', () => {
     await row(page, 'cancel-me.bin').getByRole('button', { name: 'Cancel the upload of cancel-me.bin' }).click();
     await waitForStatus(page, 'cancel-me.bin', 'Cancelled');
     await screenshot(page, 'upload-cancelled');
-    // The server drops the session of the interrupted chunk, and its bytes, once it notices the client has gone.
+    // Cancelling terminates the tus upload (DELETE): the server drops it and its bytes.
     await until(
       'the partial upload is discarded',
       async () => (await server().ctx.db.selectFrom('partial_uploads').select('id').execute()).length === 0,
@@ -225,6 +210,56 @@ describeBrowser('dashboard: upload', () => {
     assert.ok((await download(await linkOf(page, 'cancel-me.bin'))).equals(file));
     assert.deepEqual(errors, []);
     await context.close();
+  });
+
+  it('a large upload survives a page reload: the same file chosen again resumes at the server offset, byte-exact', async () => {
+    const opened = await openPage(browser(), server().url);
+    const { page, context, errors } = opened;
+    await openUploadPage(opened);
+    // A file on disk keeps its last-modified time, which is part of tus-js-client's fingerprint of it.
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'chute-resume-'));
+    const file = randomBytes(4 * MB + 77);
+    const onDisk = path.join(folder, 'resume-me.bin');
+    await writeFile(onDisk, file);
+    try {
+      const unthrottle = await throttleUploads(context, page, 512 * KB);
+      await page.locator('input[type=file]').setInputFiles(onDisk);
+      await row(page, 'resume-me.bin')
+        .getByText(/chunk 3 of 5/)
+        .waitFor();
+      const before = await server()
+        .ctx.db.selectFrom('partial_uploads')
+        .select(['id', 'received'])
+        .where('protocol', '=', 'tus')
+        .executeTakeFirstOrThrow();
+      assert.ok(before.received >= 2 * MB, `offset ${before.received} before the reload`);
+      const remembered = String(await page.evaluate('JSON.stringify(Object.keys(localStorage))'));
+      assert.match(remembered, /tus::tus-br-resume-me\.bin/, 'tus-js-client remembers the upload');
+
+      // Leaving with an upload running asks first (beforeunload): the person confirms.
+      page.on('dialog', (dialog) => void dialog.accept());
+      await page.reload();
+      await unthrottle();
+      await page.getByRole('heading', { name: 'Upload' }).waitFor();
+      const requests = countUploads(page);
+      const offsets: string[] = [];
+      page.on('request', (request) => {
+        if (request.method() === 'PATCH') offsets.push(request.headers()['upload-offset'] ?? '');
+      });
+      await page.locator('input[type=file]').setInputFiles(onDisk);
+      await waitForStatus(page, 'resume-me.bin', 'Done');
+      assert.equal(requests.created, 0, 'no new upload was created');
+      assert.ok(Number(offsets[0]) >= before.received, `resumed at ${offsets[0]}, not at 0`);
+      const [stored] = await filesNamed(server(), admin.token, (await linkOf(page, 'resume-me.bin')).split('/').pop()!);
+      assert.ok(stored, 'the file is recorded');
+      assert.ok((await download(await linkOf(page, 'resume-me.bin'))).equals(file), 'byte-exact after the reload');
+      assert.equal(String(await page.evaluate('JSON.stringify(Object.keys(localStorage))')).includes('tus::'), false);
+      assert.deepEqual(await appendTempFiles(server().dataDir), []);
+      assert.deepEqual(errors, []);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+      await context.close();
+    }
   });
 
   it('a file over the size limit fails in words, whole or in chunks; once the limit is raised, retry uploads it', async () => {
@@ -260,7 +295,7 @@ describeBrowser('dashboard: upload', () => {
       await waitForStatus(page, 'too-big-chunked.bin', 'Done');
       assert.ok((await download(await linkOf(page, 'too-big.bin'))).equals(whole));
       assert.ok((await download(await linkOf(page, 'too-big-chunked.bin'))).equals(chunked));
-      assert.deepEqual(errors.sort(), ['http 413: POST /api/upload', 'http 413: POST /api/upload/partial']);
+      assert.deepEqual(errors.sort(), ['http 413: POST /api/upload', 'http 413: POST /api/upload/tus']);
     } finally {
       await setLimit('1gb');
       await context.close();

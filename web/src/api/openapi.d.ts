@@ -1856,6 +1856,168 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/upload/tus': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * tus: create an upload (with its first bytes, optionally)
+     * @description tus 1.0 (https://tus.io/protocols/resumable-upload): POST creates an upload (Location names it), PATCH appends (Content-Type application/offset+octet-stream), HEAD answers the offset, DELETE terminates. The last PATCH answers the file in Chute-File-Id, Chute-File-Url and Chute-File-Raw-Url (HEAD too, afterwards). Errors use the spec shape with the tus status (409 offset, 460 checksum mismatch, 413 with 5001 or 5002).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description 1.0.0 on every request but OPTIONS */
+          'tus-resumable'?: string;
+          /** @description PATCH: "sha1 <base64>" or "sha256 <base64>" of the body */
+          'upload-checksum'?: string;
+          /** @description creation: the size of the whole file in bytes */
+          'upload-length'?: string;
+          /** @description creation: comma-separated "key base64(value)" pairs: filename, filetype, and any upload option under its header name (x-service-folder, x-service-deletes-at, ...) */
+          'upload-metadata'?: string;
+          /** @description PATCH: where the body starts; must be the current offset */
+          'upload-offset'?: string;
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+      };
+    };
+    delete?: never;
+    /**
+     * tus: the versions, extensions and limits served
+     * @description tus 1.0 (https://tus.io/protocols/resumable-upload): POST creates an upload (Location names it), PATCH appends (Content-Type application/offset+octet-stream), HEAD answers the offset, DELETE terminates. The last PATCH answers the file in Chute-File-Id, Chute-File-Url and Chute-File-Raw-Url (HEAD too, afterwards). Errors use the spec shape with the tus status (409 offset, 460 checksum mismatch, 413 with 5001 or 5002).
+     */
+    options: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+      };
+    };
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/upload/tus/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * tus: the offset (HEAD), append (PATCH), terminate (DELETE)
+     * @description tus 1.0 (https://tus.io/protocols/resumable-upload): POST creates an upload (Location names it), PATCH appends (Content-Type application/offset+octet-stream), HEAD answers the offset, DELETE terminates. The last PATCH answers the file in Chute-File-Id, Chute-File-Url and Chute-File-Raw-Url (HEAD too, afterwards). Errors use the spec shape with the tus status (409 offset, 460 checksum mismatch, 413 with 5001 or 5002).
+     */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description 1.0.0 on every request but OPTIONS */
+          'tus-resumable'?: string;
+          /** @description PATCH: "sha1 <base64>" or "sha256 <base64>" of the body */
+          'upload-checksum'?: string;
+          /** @description creation: the size of the whole file in bytes */
+          'upload-length'?: string;
+          /** @description creation: comma-separated "key base64(value)" pairs: filename, filetype, and any upload option under its header name (x-service-folder, x-service-deletes-at, ...) */
+          'upload-metadata'?: string;
+          /** @description PATCH: where the body starts; must be the current offset */
+          'upload-offset'?: string;
+        };
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+      };
+    };
+    options?: never;
+    /**
+     * tus: the offset (HEAD), append (PATCH), terminate (DELETE)
+     * @description tus 1.0 (https://tus.io/protocols/resumable-upload): POST creates an upload (Location names it), PATCH appends (Content-Type application/offset+octet-stream), HEAD answers the offset, DELETE terminates. The last PATCH answers the file in Chute-File-Id, Chute-File-Url and Chute-File-Raw-Url (HEAD too, afterwards). Errors use the spec shape with the tus status (409 offset, 460 checksum mismatch, 413 with 5001 or 5002).
+     */
+    head: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description 1.0.0 on every request but OPTIONS */
+          'tus-resumable'?: string;
+          /** @description PATCH: "sha1 <base64>" or "sha256 <base64>" of the body */
+          'upload-checksum'?: string;
+          /** @description creation: the size of the whole file in bytes */
+          'upload-length'?: string;
+          /** @description creation: comma-separated "key base64(value)" pairs: filename, filetype, and any upload option under its header name (x-service-folder, x-service-deletes-at, ...) */
+          'upload-metadata'?: string;
+          /** @description PATCH: where the body starts; must be the current offset */
+          'upload-offset'?: string;
+        };
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+      };
+    };
+    /**
+     * tus: the offset (HEAD), append (PATCH), terminate (DELETE)
+     * @description tus 1.0 (https://tus.io/protocols/resumable-upload): POST creates an upload (Location names it), PATCH appends (Content-Type application/offset+octet-stream), HEAD answers the offset, DELETE terminates. The last PATCH answers the file in Chute-File-Id, Chute-File-Url and Chute-File-Raw-Url (HEAD too, afterwards). Errors use the spec shape with the tus status (409 offset, 460 checksum mismatch, 413 with 5001 or 5002).
+     */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: {
+          /** @description 1.0.0 on every request but OPTIONS */
+          'tus-resumable'?: string;
+          /** @description PATCH: "sha1 <base64>" or "sha256 <base64>" of the body */
+          'upload-checksum'?: string;
+          /** @description creation: the size of the whole file in bytes */
+          'upload-length'?: string;
+          /** @description creation: comma-separated "key base64(value)" pairs: filename, filetype, and any upload option under its header name (x-service-folder, x-service-deletes-at, ...) */
+          'upload-metadata'?: string;
+          /** @description PATCH: where the body starts; must be the current offset */
+          'upload-offset'?: string;
+        };
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+      };
+    };
+    trace?: never;
+  };
   '/api/user': {
     parameters: {
       query?: never;

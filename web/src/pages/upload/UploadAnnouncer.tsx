@@ -9,8 +9,6 @@ function sentenceOf(item: UploadItem, name: string): string | null {
   switch (item.status) {
     case 'uploading':
       return `Uploading ${name}.`;
-    case 'assembling':
-      return `${name}: all sent, the server is putting it together.`;
     case 'done':
       return item.link ? `${name} uploaded: ${item.link.url}` : `${name} uploaded.`;
     case 'failed':

@@ -1,5 +1,6 @@
 // Upload: drop, pick or paste files (or type text), choose the options, and watch them go up; small files go in one
-// request, large ones in chunks (the server's chunk settings). When all are done, their links are copied.
+// request, large ones resumable by tus in chunks (the server's chunk settings). When all are done, their links are
+// copied.
 import { Button, Paper, Stack, Tabs, Text, ThemeIcon } from '@mantine/core';
 import { Dropzone } from '@mantine/dropzone';
 import { notifications } from '@mantine/notifications';
@@ -20,6 +21,9 @@ import { uploadQueue, useUploadQueue, type UploadItem } from './upload-queue';
 import { UploadAnnouncer } from './UploadAnnouncer';
 import { UploadOptionsPanel } from './UploadOptionsPanel';
 import { UploadQueueCard, type QueueActions } from './UploadQueueCard';
+
+/** This page's own uploads finish in their last request (tus): every assembly listed is another client's. */
+const NOT_TRACKED = new Set<string>();
 
 async function announceLinks(finished: UploadItem[]): Promise<void> {
   const links = finished.flatMap((i) => (i.link ? [i.link.url] : []));
@@ -152,10 +156,9 @@ export function UploadPage() {
     [],
   );
 
-  const tracked = useMemo(() => new Set(items.flatMap((i) => (i.incompleteId ? [i.incompleteId] : []))), [items]);
   const chunkHint =
     server?.chunksEnabled && server.chunksThreshold > 0
-      ? `Files over ${formatBytes(server.chunksThreshold)} go up in ${formatBytes(server.chunksSize)} chunks.`
+      ? `Files over ${formatBytes(server.chunksThreshold)} go up in ${formatBytes(server.chunksSize)} chunks, and resume where they stopped when chosen again after a reload.`
       : null;
 
   return (
@@ -247,7 +250,7 @@ export function UploadPage() {
       <UploadOptionsPanel options={options} onChange={setOptions} folders={choices} foldersLoading={folders.loading} />
       <UploadAnnouncer items={items} />
       {items.length > 0 ? <UploadQueueCard items={items} actions={actions} /> : null}
-      <EarlierAssemblies tracked={tracked} />
+      <EarlierAssemblies tracked={NOT_TRACKED} />
     </Stack>
   );
 }

@@ -20,7 +20,6 @@ import {
   IconCopy,
   IconExternalLink,
   IconLoader2,
-  IconPuzzle,
   IconRefresh,
   IconTrash,
   IconUpload,
@@ -55,10 +54,7 @@ interface Totals {
 function totals(items: UploadItem[]): Totals {
   const counted = items.filter((i) => i.status !== 'cancelled' && i.status !== 'failed');
   const total = counted.reduce((sum, i) => sum + i.file.size, 0);
-  const sent = counted.reduce(
-    (sum, i) => sum + (i.status === 'done' || i.status === 'assembling' ? i.file.size : i.sent),
-    0,
-  );
+  const sent = counted.reduce((sum, i) => sum + (i.status === 'done' ? i.file.size : i.sent), 0);
   const speed = items.reduce((sum, i) => sum + (i.status === 'uploading' ? i.speed : 0), 0);
   const left = items.reduce(
     (sum, i) => sum + (i.status === 'queued' || i.status === 'uploading' ? i.file.size - i.sent : 0),
@@ -72,7 +68,7 @@ function totals(items: UploadItem[]): Totals {
     done: items.filter((i) => i.status === 'done').length,
     failed: items.filter((i) => i.status === 'failed').length,
     cancelled: items.filter((i) => i.status === 'cancelled').length,
-    working: items.filter((i) => i.status === 'queued' || i.status === 'uploading' || i.status === 'assembling').length,
+    working: items.filter((i) => i.status === 'queued' || i.status === 'uploading').length,
     counted: counted.length,
   };
 }
@@ -156,7 +152,6 @@ export function UploadQueueCard({ items, actions }: { items: UploadItem[]; actio
 const STATUS: Record<UploadStatus, { label: string; color: string; icon: ReactNode }> = {
   queued: { label: 'Waiting', color: 'gray', icon: <IconClock size={18} /> },
   uploading: { label: 'Uploading', color: 'blue', icon: <IconUpload size={18} /> },
-  assembling: { label: 'Assembling', color: 'violet', icon: <IconPuzzle size={18} /> },
   done: { label: 'Done', color: 'teal', icon: <IconCheck size={18} /> },
   failed: { label: 'Failed', color: 'red', icon: <IconAlertTriangle size={18} /> },
   cancelled: { label: 'Cancelled', color: 'gray', icon: <IconX size={18} /> },
@@ -166,7 +161,7 @@ function detailOf(item: UploadItem): string {
   const size = formatBytes(item.file.size);
   switch (item.status) {
     case 'queued':
-      return `${size} · waiting for a free slot${item.chunked ? ' · will go in chunks' : ''}`;
+      return `${size} · waiting for a free slot${item.chunked ? ' · will go in chunks, resumable' : ''}`;
     case 'uploading': {
       const parts = [`${formatBytes(item.sent)} of ${size}`];
       if (item.speed > 0)
@@ -174,10 +169,8 @@ function detailOf(item: UploadItem): string {
       if (item.chunk) parts.push(`chunk ${item.chunk.index} of ${item.chunk.count}`);
       return parts.join(' · ');
     }
-    case 'assembling':
-      return `${size} · all chunks sent; ${item.assembly === 'PROCESSING' ? 'the server is putting the file together' : 'waiting for the server to put the file together'} (${item.assembly ?? 'PENDING'})`;
     case 'done':
-      return `${size}${item.chunked ? ` · sent in chunks` : ''}`;
+      return `${size}${item.chunked ? ` · sent in chunks (resumable)` : ''}`;
     case 'failed':
       return size;
     case 'cancelled':
@@ -188,8 +181,8 @@ function detailOf(item: UploadItem): string {
 function UploadRow({ item, actions }: { item: UploadItem; actions: QueueActions }) {
   const status = STATUS[item.status];
   const name = item.file.name || 'Unnamed file';
-  const progress = item.status === 'done' || item.status === 'assembling' ? 100 : percent(item.sent, item.file.size);
-  const showProgress = item.status === 'uploading' || item.status === 'assembling' || item.status === 'queued';
+  const progress = item.status === 'done' ? 100 : percent(item.sent, item.file.size);
+  const showProgress = item.status === 'uploading' || item.status === 'queued';
 
   return (
     <Card component="li" withBorder radius="md" padding="sm" aria-label={name}>
@@ -207,15 +200,7 @@ function UploadRow({ item, actions }: { item: UploadItem; actions: QueueActions 
             </Badge>
           </Group>
           {showProgress ? (
-            <Progress
-              value={progress}
-              size="sm"
-              radius="xl"
-              color={status.color}
-              animated={item.status === 'assembling'}
-              striped={item.status === 'assembling'}
-              aria-label={`Progress of ${name}`}
-            />
+            <Progress value={progress} size="sm" radius="xl" color={status.color} aria-label={`Progress of ${name}`} />
           ) : null}
           <Group justify="space-between" wrap="nowrap" gap="xs" align="center" mih={22}>
             <Text size="xs" c="dimmed" style={{ minWidth: 0 }}>

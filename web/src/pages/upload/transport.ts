@@ -1,12 +1,13 @@
-// Sending one file: in a single POST /api/upload, or in chunks through POST /api/upload/partial (docs/api-spec.md),
-// over XMLHttpRequest because fetch() cannot report upload progress. Errors come back as ApiRequestError in words.
+// Sending one file: in a single POST /api/upload over XMLHttpRequest (fetch() cannot report upload progress), or,
+// when large, resumable by tus (/api/upload/tus) with tus-js-client. Errors come back as ApiRequestError in words.
+import * as tus from 'tus-js-client';
 import { ApiRequestError, errorFromResponse, type ApiAnswer } from '../../api/client';
 import type { components } from '../../api/openapi';
 import { humanMessage } from '../../lib/errors';
 
 /** An uploaded file as the answers describe it (UploadedFile, or PendingFile of a chunked upload). */
 export type UploadedLink = Pick<components['schemas']['UploadedFile'], 'name' | 'url' | 'rawUrl' | 'size' | 'type'>;
-type UploadPath = '/api/upload' | '/api/upload/partial';
+type UploadPath = '/api/upload';
 
 /** Progress of one request's body: sent bytes of the body, 0..1. */
 type OnFraction = (fraction: number) => void;
@@ -147,50 +148,94 @@ export interface ChunkProgress {
   count: number;
 }
 
+/** The answer headers that name the file a finished tus upload became (src/http/tus.ts). */
+function linkFromAnswer(file: File, answer: tus.HttpResponse): UploadedLink | null {
+  const url = answer.getHeader('chute-file-url');
+  const rawUrl = answer.getHeader('chute-file-raw-url');
+  const name = answer.getHeader('chute-file-name');
+  if (!url || !rawUrl || !name) return null;
+  return {
+    name: decodeURIComponent(name),
+    url,
+    rawUrl,
+    size: file.size,
+    type: file.type || 'application/octet-stream',
+  };
+}
+
+/** A tus-js-client failure as ApiRequestError in words (the server answers in the spec's error shape). */
+async function tusFailure(err: unknown): Promise<Error> {
+  const answer = (err as tus.DetailedError).originalResponse;
+  if (!answer)
+    return new ApiRequestError(0, 0, 'The connection to the server was lost. Check your connection and retry.');
+  const status = answer.getStatus();
+  return errorFromResponse(
+    new Response(answer.getBody(), {
+      status: status >= 200 && status <= 599 ? status : 500,
+      headers: { 'content-type': answer.getHeader('content-type') || 'text/plain' },
+    }),
+  );
+}
+
 /**
- * The chunked protocol: chunks in order, one request at a time; the first carries the upload options and no token,
- * every next one the token of the previous answer (and the same x-service-folder). The last answer carries the link
- * of the file the server now assembles in the background.
+ * A resumable upload by tus (POST /api/upload/tus, then PATCHes of `chunkSize` bytes): tus-js-client keeps the
+ * upload's URL in localStorage under the file's fingerprint (name, type, size, last change), so the same file chosen
+ * again after a page reload or a lost connection goes on where the server's offset says. The upload options go as
+ * x-service-* headers with the creation. Cancelling ends the upload on the server too.
  */
-export async function uploadInChunks(
+export async function uploadResumable(
   file: File,
   options: Record<string, string>,
   chunkSize: number,
   onProgress: OnProgress,
   onChunk: (chunk: ChunkProgress) => void,
   signal: AbortSignal,
-): Promise<components['schemas']['FinalChunkResponse']> {
-  const total = file.size;
-  const count = Math.max(1, Math.ceil(total / chunkSize));
-  const folder = options['x-service-folder'];
-  let token: string | null = null;
-  for (let index = 0; index < count; index++) {
-    const start = index * chunkSize;
-    const end = Math.min(total, start + chunkSize) - 1;
-    const last = end === total - 1;
-    const form = new FormData();
-    form.append('file', file.slice(start, end + 1), file.name);
-    const headers: Record<string, string> = {
-      ...(token === null ? options : folder ? { 'x-service-folder': folder } : {}),
-      'content-range': `bytes ${start}-${end}/${total}`,
-      'x-service-p-content-length': String(total),
-      'x-service-p-content-type': file.type || 'application/octet-stream',
-      // URL-encoded, as Zipline's dashboard sends it; the server decodes it once.
-      'x-service-p-filename': encodeURIComponent(file.name),
-      'x-service-p-lastchunk': String(last),
-    };
-    if (token !== null) headers['x-service-p-token'] = token;
-    onChunk({ index: index + 1, count });
-    const length = end - start + 1;
-    const answer = await post('/api/upload/partial', form, headers, (f) => onProgress(start + f * length), signal);
-    if (last) {
-      if (answer.partialSuccess !== false || !answer.files[0])
-        throw new ApiRequestError(0, 200, 'The server did not finish the upload. Try again.');
-      return answer;
-    }
-    if (answer.partialSuccess !== true)
-      throw new ApiRequestError(0, 200, 'The server ended the upload early. Try again.');
-    token = answer.partialToken;
-  }
-  throw new ApiRequestError(0, 0, 'Nothing was sent.');
+): Promise<UploadedLink> {
+  if (signal.aborted) throw abortError();
+  const count = Math.max(1, Math.ceil(file.size / chunkSize));
+  return new Promise<UploadedLink>((resolve, reject) => {
+    const upload = new tus.Upload(file, {
+      endpoint: '/api/upload/tus',
+      chunkSize,
+      headers: options,
+      metadata: { filename: file.name, filetype: file.type || 'application/octet-stream' },
+      storeFingerprintForResuming: true,
+      removeFingerprintOnSuccess: true,
+      // A lost connection is tried again after these pauses, each time from the server's offset.
+      retryDelays: [0, 1000, 3000, 5000, 10000],
+      onProgress: (sent) => onProgress(sent),
+      onChunkComplete: (_size, acknowledged) => {
+        if (acknowledged < file.size) onChunk({ index: Math.floor(acknowledged / chunkSize) + 1, count });
+      },
+      onSuccess: ({ lastResponse }) => {
+        const link = linkFromAnswer(file, lastResponse);
+        if (link) resolve(link);
+        else reject(new ApiRequestError(0, lastResponse.getStatus(), 'The server did not name the file. Try again.'));
+      },
+      onError: (err) => {
+        void tusFailure(err).then(reject);
+      },
+    });
+    signal.addEventListener(
+      'abort',
+      () => {
+        // Ends the upload on the server and forgets its URL.
+        void upload.abort(true).catch(() => undefined);
+        reject(abortError());
+      },
+      { once: true },
+    );
+    void upload
+      .findPreviousUploads()
+      .then((previous) => {
+        const last = previous.sort((a, b) => b.creationTime.localeCompare(a.creationTime))[0];
+        if (last) upload.resumeFromPreviousUpload(last);
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        if (signal.aborted) return;
+        onChunk({ index: 1, count });
+        upload.start();
+      });
+  });
 }

@@ -1,18 +1,16 @@
-// The upload queue: files wait, go up a few at a time (small ones whole, large ones in chunks), can be cancelled and
-// retried, and chunked ones are followed while the server assembles them. It lives outside React, for the whole visit,
+// The upload queue: files wait, go up a few at a time (small ones whole, large ones resumable by tus, in chunks), can
+// be cancelled and retried. It lives outside React, for the whole visit,
 // so that uploads go on while the person looks at other pages; the page reads it with useUploadQueue().
 import { useSyncExternalStore } from 'react';
-import { listIncompleteFiles, type AssemblyStatus } from './upload-api';
 import { uploadErrorMessage } from './upload-errors';
-import { uploadInChunks, uploadWhole, type UploadedLink } from './transport';
+import { uploadResumable, uploadWhole, type UploadedLink } from './transport';
 
-export type UploadStatus = 'queued' | 'uploading' | 'assembling' | 'done' | 'failed' | 'cancelled';
-export type { AssemblyStatus };
+export type UploadStatus = 'queued' | 'uploading' | 'done' | 'failed' | 'cancelled';
 
 export interface UploadItem {
   id: string;
   file: File;
-  /** Sent through POST /api/upload/partial. */
+  /** Sent resumable, by tus in chunks (larger than the chunk threshold); resumes after a page reload. */
   chunked: boolean;
   status: UploadStatus;
   /** Bytes of the file sent so far. */
@@ -23,9 +21,6 @@ export interface UploadItem {
   /** What went wrong, in words (status failed). */
   error?: string;
   link?: UploadedLink;
-  /** The chunked upload's incomplete-file record, and how its assembly goes. */
-  incompleteId?: string;
-  assembly?: AssemblyStatus;
   /** Its link was already copied with a finished batch. */
   announced: boolean;
 }
@@ -41,7 +36,6 @@ export type HeadersSource = () => Record<string, string>;
 
 /** Uploads running at once. Chunks of one file never overlap (the protocol sends them in order). */
 const PARALLEL = 3;
-const ASSEMBLY_POLL_MS = 1000;
 const SPEED_WINDOW_MS = 4000;
 
 /** Bytes per second over a sliding window of progress samples. */
@@ -80,7 +74,7 @@ export class UploadQueue {
   snapshot = (): UploadItem[] => this.items;
 
   get active(): boolean {
-    return this.items.some((i) => i.status === 'queued' || i.status === 'uploading' || i.status === 'assembling');
+    return this.items.some((i) => i.status === 'queued' || i.status === 'uploading');
   }
 
   /** Adds files with the options in force now; they start as soon as a slot is free. */
@@ -126,8 +120,6 @@ export class UploadQueue {
       error: undefined,
       chunk: undefined,
       link: undefined,
-      assembly: undefined,
-      incompleteId: undefined,
       announced: false,
     });
     this.pump();
@@ -135,7 +127,7 @@ export class UploadQueue {
 
   remove(id: string): void {
     const item = this.find(id);
-    if (!item || item.status === 'uploading' || item.status === 'assembling') return;
+    if (!item || item.status === 'uploading') return;
     this.items = this.items.filter((i) => i.id !== id);
     this.headers.delete(id);
     this.emit();
@@ -144,9 +136,7 @@ export class UploadQueue {
 
   /** Forgets the finished, failed and cancelled files. */
   clearFinished(): void {
-    this.items = this.items.filter(
-      (i) => i.status === 'queued' || i.status === 'uploading' || i.status === 'assembling',
-    );
+    this.items = this.items.filter((i) => i.status === 'queued' || i.status === 'uploading');
     this.emit();
   }
 
@@ -188,7 +178,6 @@ export class UploadQueue {
       if (!next) break;
       void this.run(next.id);
     }
-    if (this.items.some((i) => i.status === 'assembling')) void this.pollAssemblies();
     this.settleIfIdle();
   }
 
@@ -216,7 +205,7 @@ export class UploadQueue {
     try {
       const options = this.headers.get(id)?.() ?? {};
       if (item.chunked) {
-        const answer = await uploadInChunks(
+        const link = await uploadResumable(
           item.file,
           options,
           this.settings.chunksSize,
@@ -224,14 +213,7 @@ export class UploadQueue {
           (chunk) => this.update(id, { chunk }, true),
           controller.signal,
         );
-        this.update(id, {
-          status: 'assembling',
-          sent: item.file.size,
-          speed: 0,
-          link: answer.files[0],
-          incompleteId: answer.incompleteFileId,
-          assembly: 'PENDING',
-        });
+        this.update(id, { status: 'done', sent: item.file.size, speed: 0, link });
       } else {
         const link = await uploadWhole(item.file, options, onProgress, controller.signal);
         this.update(id, { status: 'done', sent: item.file.size, speed: 0, link });
@@ -242,40 +224,6 @@ export class UploadQueue {
     } finally {
       if (this.controllers.get(id) === controller) this.controllers.delete(id);
       this.pump();
-    }
-  }
-
-  /** Follows the chunked uploads being assembled until each is COMPLETE or FAILED. */
-  private async pollAssemblies(): Promise<void> {
-    if (this.polling) return;
-    this.polling = true;
-    try {
-      while (this.items.some((i) => i.status === 'assembling')) {
-        try {
-          const records = await listIncompleteFiles();
-          const byId = new Map(records.map((r) => [r.id, r]));
-          for (const item of this.items) {
-            if (item.status !== 'assembling' || !item.incompleteId) continue;
-            const record = byId.get(item.incompleteId);
-            if (!record || record.status === 'COMPLETE') this.update(item.id, { status: 'done', assembly: 'COMPLETE' });
-            else if (record.status === 'FAILED') {
-              const why = record.metadata.error ? ` (${record.metadata.error})` : '';
-              this.update(item.id, {
-                status: 'failed',
-                assembly: 'FAILED',
-                error: `The server could not put the file together${why}. Retry to send it again.`,
-              });
-            } else if (record.status !== item.assembly) this.update(item.id, { assembly: record.status });
-          }
-        } catch {
-          // A failed poll is tried again on the next round.
-        }
-        this.settleIfIdle();
-        if (this.items.some((i) => i.status === 'assembling'))
-          await new Promise((r) => window.setTimeout(r, ASSEMBLY_POLL_MS));
-      }
-    } finally {
-      this.polling = false;
     }
   }
 }
