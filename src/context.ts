@@ -1,6 +1,7 @@
 // What every service needs from the outside world, built once in buildApp and passed as the first argument.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
+import type { GroupCommit } from './db/group-commit.js';
 import type { Engine } from './db/index.js';
 import type { Db } from './db/types.js';
 import type { ByteCache } from './lib/byte-cache.js';
@@ -19,6 +20,8 @@ export interface AppContext {
   /** This instance among several sharing the database (INSTANCE_ID, or an id kept in DATA_DIR). */
   instanceId: string;
   secrets: Secrets;
+  /** Small write transactions of concurrent requests share one durable commit (db/group-commit.ts). */
+  commits: GroupCommit;
   settings: SettingsService;
   /** Where file bytes live (local folder or S3), see src/storage. */
   storage: Datasource;

@@ -8,6 +8,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openChangeFeed, type ChangeFeed } from './db/change-feed.js';
+import { GroupCommit } from './db/group-commit.js';
 import { openDatabase, type DatabaseHandle } from './db/index.js';
 import { migrateToLatest } from './db/migrate.js';
 import { checkTrigramSearch } from './db/search-index.js';
@@ -114,6 +115,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         storageShared: identity.shared,
         views: new PendingViews(),
         smallFiles: new ByteCache(SMALL_FILE_BYTES, SMALL_FILES_CACHE_BYTES),
+        commits: new GroupCommit(database.db, database.engine),
         metrics: new ProcessMetrics(),
       },
       { logger: options.logger ?? { level: config.LOG_LEVEL } },

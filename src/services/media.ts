@@ -2,7 +2,8 @@
 // cache, sequential reads), which decodes on libuv's thread pool off the main thread, and ffmpeg in a child process
 // with a time limit (killed when it runs over), a memory limit (prlimit, where present) and a cap on its output.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import sharp, { type SharpOptions } from 'sharp';
 
 // Decoded images are not kept between calls: memory follows the images in work, not the history.
@@ -28,12 +29,52 @@ export function imageInputOptions(): SharpOptions {
 
 /** A small WebP of an image file (the first frame of an animation), oriented as its EXIF says. */
 export async function imageThumbnail(input: string | Buffer): Promise<Buffer> {
-  return sharp(input, imageInputOptions())
+  const made = sharp(input, imageInputOptions())
     .rotate()
     .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
     .webp({ quality: 70 })
     .timeout({ seconds: SHARP_TIMEOUT_SECONDS })
     .toBuffer();
+  // libvips starts its worker threads with the first images: from then on they run below the requests.
+  setImmediate(lowerImageWorkPriority);
+  try {
+    return await made;
+  } finally {
+    lowerImageWorkPriority();
+  }
+}
+
+/**
+ * Niceness of background media work (libvips' worker threads, ffmpeg): on a machine with few cores, making thumbnails
+ * must not take the CPU from the requests being answered (uploads keep >= 0.8x of their rate while the queue is busy,
+ * bench/thumbnails.ts).
+ */
+export const BACKGROUND_NICE = 10;
+const lowered = new Set<number>();
+
+/**
+ * Lowers the CPU priority of libvips' worker threads (Linux: a thread's nice value is its own, set by its thread id).
+ * They are a pool shared by all image work of the process; new ones are found on the next call. Best effort.
+ */
+export function lowerImageWorkPriority(): void {
+  if (process.platform !== 'linux') return;
+  let tasks: string[];
+  try {
+    tasks = readdirSync('/proc/self/task');
+  } catch {
+    return;
+  }
+  for (const task of tasks) {
+    const tid = Number(task);
+    if (lowered.has(tid)) continue;
+    try {
+      if (!readFileSync(`/proc/self/task/${task}/comm`, 'utf8').startsWith('libvips')) continue;
+      os.setPriority(tid, BACKGROUND_NICE);
+      lowered.add(tid);
+    } catch {
+      // The thread ended meanwhile, or the system refuses: it keeps its priority.
+    }
+  }
 }
 
 export class MediaToolError extends Error {
@@ -108,6 +149,13 @@ function runFfmpeg(ffmpegPath: string, input: string, atSeconds: number, signal:
     : [ffmpegPath, args];
   return new Promise((resolve, reject) => {
     const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
+    if (child.pid !== undefined) {
+      try {
+        os.setPriority(child.pid, BACKGROUND_NICE);
+      } catch {
+        // Best effort, as for the image threads.
+      }
+    }
     const chunks: Buffer[] = [];
     let size = 0;
     let stderr = '';

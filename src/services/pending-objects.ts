@@ -7,10 +7,13 @@ import type { Db } from '../db/types.js';
 
 /** Marks `key` as stored bytes without a record yet (call before storing them). */
 export async function markPendingObject(ctx: AppContext, key: string): Promise<void> {
-  await ctx.db
-    .insertInto('pending_objects')
-    .values({ storage_key: key, instance_id: ctx.instanceId, created_at: ctx.clock.now() })
-    .execute();
+  // Durable before the bytes are stored, in a commit shared with the concurrent uploads (group commit).
+  await ctx.commits.run((trx) =>
+    trx
+      .insertInto('pending_objects')
+      .values({ storage_key: key, instance_id: ctx.instanceId, created_at: ctx.clock.now() })
+      .execute(),
+  );
 }
 
 /** Clears the marks of `keys`: inside the transaction that records their files, or after their bytes are removed. */

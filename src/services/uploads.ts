@@ -301,7 +301,8 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
   try {
     const passwordHash = options.password === null ? null : await hashPassword(options.password);
     const nameLength = ctx.settings.get().filesNameLength;
-    const rows = await ctx.db.transaction().execute(async (trx) => {
+    // One transaction per request, committed together with those of the concurrent uploads (group commit).
+    const rows = await ctx.commits.run(async (trx) => {
       const bytes = input.objects.reduce((sum, o) => sum + o.size, 0);
       await assertFileQuota(ctx, trx, input.user.id, { bytes, files: input.objects.length });
       const inserted: FileRow[] = [];

@@ -16,7 +16,7 @@ import {
 import { FileWriter } from './file-writer.js';
 import { assertValidKey, assertValidRange, unsatisfiableRange } from './keys.js';
 import { LocalFileStream } from './local-file-stream.js';
-import { ensureDirectory, fsyncDirectory, isTempName, newTempName, unlinkIfPresent } from './temp.js';
+import { DirectorySyncer, ensureDirectory, isTempName, newTempName, unlinkIfPresent } from './temp.js';
 
 export interface LocalDatasourceOptions {
   /** Folder the objects live in. */
@@ -51,6 +51,10 @@ export class LocalDatasource implements Datasource {
     return this.appendDir === this.tmpDir ? [this.tmpDir] : [this.tmpDir, this.appendDir];
   }
   private readonly fsync: boolean;
+  /** Concurrent publishes into one folder share its fsyncs. */
+  readonly directorySyncs = new DirectorySyncer();
+  /** Folders that publish() made or found (see there). */
+  private readonly knownFolders = new Set<string>();
   private readonly owner: string | undefined;
 
   constructor(options: LocalDatasourceOptions) {
@@ -209,9 +213,19 @@ export class LocalDatasource implements Datasource {
   /** Renames a complete temp file over `target` and makes that durable. */
   private async publish(temp: string, target: string): Promise<void> {
     const folder = path.dirname(target);
-    await ensureDirectory(folder, this.fsync);
-    await rename(temp, target);
-    if (this.fsync) await fsyncDirectory(folder);
+    // A folder made (or found) once is not made again for every file: one mkdir call less per upload. Should it
+    // have gone meanwhile, the rename says so and the folder is made again.
+    if (!this.knownFolders.has(folder)) await ensureDirectory(folder, this.fsync);
+    try {
+      await rename(temp, target);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !this.knownFolders.has(folder)) throw err;
+      this.knownFolders.delete(folder);
+      await ensureDirectory(folder, this.fsync);
+      await rename(temp, target);
+    }
+    if (this.knownFolders.size < 10_000) this.knownFolders.add(folder);
+    if (this.fsync) await this.directorySyncs.sync(folder);
   }
 
   private pathOf(key: string): string {

@@ -98,6 +98,64 @@ export async function fsyncDirectory(dir: string): Promise<void> {
   }
 }
 
+interface DirectorySync {
+  /** The fsync under way. */
+  running: Promise<void> | null;
+  /** The next one, which every caller that asks while one runs shares. */
+  queued: Promise<void> | null;
+}
+
+/**
+ * fsyncs of directories shared by concurrent callers (group commit for renames): a caller always gets an fsync that
+ * started after it asked, so it covers the entries the caller changed before asking; all the callers that ask while
+ * one runs share the next one, so N uploads renamed into one folder at once cost two fsyncs of it, not N.
+ */
+export class DirectorySyncer {
+  private readonly entries = new Map<string, DirectorySync>();
+  /** fsyncs made (for tests). */
+  syncs = 0;
+
+  sync(dir: string): Promise<void> {
+    let entry = this.entries.get(dir);
+    if (!entry) {
+      entry = { running: null, queued: null };
+      this.entries.set(dir, entry);
+    }
+    if (!entry.running) {
+      const started = this.run(dir, entry);
+      entry.running = started;
+      return started;
+    }
+    let queued = entry.queued;
+    if (!queued) {
+      const current = entry;
+      queued = entry.running
+        .then(
+          () => undefined,
+          () => undefined,
+        )
+        .then(() => {
+          current.queued = null;
+          const started = this.run(dir, current);
+          current.running = started;
+          return started;
+        });
+      current.queued = queued;
+    }
+    return queued;
+  }
+
+  private run(dir: string, entry: DirectorySync): Promise<void> {
+    this.syncs++;
+    const sync: Promise<void> = fsyncDirectory(dir).finally(() => {
+      if (entry.running !== sync) return;
+      entry.running = null;
+      if (!entry.queued) this.entries.delete(dir);
+    });
+    return sync;
+  }
+}
+
 /**
  * mkdir -p of `dir`; when `durable`, also fsyncs the parent of every folder it created, so that the new folders
  * themselves survive a crash (the caller fsyncs `dir` after putting its entry in it).

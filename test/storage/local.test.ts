@@ -12,6 +12,7 @@ import { ConfigError, loadConfig } from '../../src/config.js';
 import { createDatasource, type Datasource } from '../../src/storage/index.js';
 import type { LocalDatasource } from '../../src/storage/local.js';
 import { FileShrankError, LocalFileStream } from '../../src/storage/local-file-stream.js';
+import { DirectorySyncer } from '../../src/storage/temp.js';
 import { openDescriptorsOf, waitFor } from '../support/open-files.js';
 import { forEachDatabase, startTestServer } from '../support/server.js';
 
@@ -305,6 +306,27 @@ forEachDatabase('storage in the running app', (engine) => {
       assert.equal(await readFile(path.join(server.dataDir, 'uploads', 'ctx.txt'), 'utf8'), 'via ctx');
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('directory fsyncs shared by concurrent publishes', () => {
+  it('gives every caller an fsync that started after it asked, and shares one among those that wait', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'chute-dirsync-'));
+    try {
+      const syncer = new DirectorySyncer();
+      await Promise.all(Array.from({ length: 20 }, () => syncer.sync(dir)));
+      assert.ok(syncer.syncs <= 2, `20 callers at once: ${syncer.syncs} fsyncs`);
+      const before = syncer.syncs;
+      await syncer.sync(dir);
+      assert.equal(syncer.syncs, before + 1, 'a caller after they all ended gets a new one');
+      // One caller while an fsync runs waits for the next one, not the running one.
+      const first = syncer.sync(dir);
+      const second = syncer.sync(dir);
+      await Promise.all([first, second]);
+      assert.equal(syncer.syncs, before + 3);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
