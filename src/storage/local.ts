@@ -166,7 +166,7 @@ export class LocalDatasource implements Datasource {
       // fsyncs before the rename. Early flushes while the chunks arrive leave that fsync little to write.
       const durable = this.fsync && info?.durable === true;
       // The temp file's own directory entry, made by beginAppend(), must survive too.
-      if (durable && current.size === 0) await fsyncDirectory(this.appendDir);
+      if (durable && current.size === 0) await this.directorySyncs.sync(this.appendDir);
       const out = new FileWriter(await open(file, 'r+'), {
         start: current.size,
         flushEarly: this.fsync,
