@@ -140,6 +140,12 @@ export const ENV_VARIABLES = {
       'Seconds a stopping Chute (SIGTERM, SIGINT) lets requests in progress finish before it cuts them and exits; ' +
       'at most 25, within the 30 s that Docker and systemd wait before they kill. An upload cut off leaves nothing',
   }),
+  SHUTDOWN_DRAIN_DELAY: env(z.coerce.number().int().min(0).max(24).default(0), {
+    description:
+      'Seconds a stopping Chute keeps serving with its readiness answer (`/api/readyz`) at 503 before it stops ' +
+      'accepting, so that a load balancer checking readiness takes it out of rotation first; part of ' +
+      '`SHUTDOWN_TIMEOUT`, and less than it. `0` stops accepting at once (one instance, no load balancer)',
+  }),
   REDIS_URL: env(z.string().url().optional(), {
     description: 'Keep rate-limit counters in Redis so that limits hold across several instances',
     unset: 'in memory',
@@ -226,6 +232,13 @@ export const ENV_VARIABLES = {
 };
 
 const envSchema = z.object(ENV_VARIABLES).superRefine((env, ctx) => {
+  if (env.SHUTDOWN_DRAIN_DELAY >= env.SHUTDOWN_TIMEOUT) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SHUTDOWN_DRAIN_DELAY'],
+      message: `must be less than SHUTDOWN_TIMEOUT (${env.SHUTDOWN_TIMEOUT}): requests in progress need time to finish`,
+    });
+  }
   if (env.DATASOURCE !== 's3') return;
   if (!env.S3_BUCKET) ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when DATASOURCE=s3' });
   if (!env.S3_ACCESS_KEY_ID !== !env.S3_SECRET_ACCESS_KEY) {

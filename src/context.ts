@@ -7,6 +7,7 @@ import type { ByteCache } from './lib/byte-cache.js';
 import type { Clock } from './lib/clock.js';
 import type { Secrets } from './lib/secrets.js';
 import type { SettingsService } from './services/settings.js';
+import type { Lifecycle } from './services/readiness.js';
 import type { PendingViews } from './services/view-counts.js';
 import type { Datasource } from './storage/datasource.js';
 
@@ -25,5 +26,7 @@ export interface AppContext {
   smallFiles: ByteCache;
   /** Views counted on this instance and not yet stored (services/view-counts.ts). */
   views: PendingViews;
+  /** Serving or draining (the readiness answer, services/readiness.ts). */
+  lifecycle: Lifecycle;
   log: FastifyBaseLogger;
 }

@@ -2,6 +2,7 @@
 // and its background jobs. main.ts and the tests both start Chute through here.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
@@ -24,6 +25,7 @@ import { sealLegacyInviteCodes } from './services/invites.js';
 import { removeUnrecordedObjects } from './services/pending-objects.js';
 import { purgeExpiredSessions } from './services/sessions.js';
 import { SettingsService, settingsFromEnv } from './services/settings.js';
+import { Lifecycle } from './services/readiness.js';
 import { flushViews, PendingViews, VIEW_FLUSH_INTERVAL_MS } from './services/view-counts.js';
 import type { Datasource } from './storage/datasource.js';
 import { createDatasource } from './storage/index.js';
@@ -61,7 +63,21 @@ const DONE_JOBS_KEPT_MS = 24 * 3_600_000;
 /** What running queue jobs get to finish at shutdown (below `docker stop`'s 10 s). */
 const SHUTDOWN_GRACE_MS = 5_000;
 
-export async function createChute(config: Config, options: StartOptions = {}): Promise<Chute> {
+/** What every process of an installation opens from its configuration: the server and the `chute` CLI alike. */
+export interface InstanceBase {
+  /** DATA_DIR, resolved (and created). */
+  dataDir: string;
+  secrets: Secrets;
+  /** INSTANCE_ID, or the id kept in DATA_DIR. */
+  instanceId: string;
+  database: DatabaseHandle;
+}
+
+/**
+ * Resolves DATA_DIR, reads (or makes) the secret and the instance id, and opens the database (not yet migrated).
+ * `connectTimeoutMs` bounds each PostgreSQL connection attempt (chute doctor); by default pg waits for the network.
+ */
+export function openInstanceBase(config: Config, options: { connectTimeoutMs?: number } = {}): InstanceBase {
   const dataDir = path.resolve(config.DATA_DIR);
   mkdirSync(dataDir, { recursive: true });
   const secrets = new Secrets(loadOrCreateSecret(dataDir, config.SECRET));
@@ -73,15 +89,33 @@ export async function createChute(config: Config, options: StartOptions = {}): P
       () => randomString(12, INSTANCE_ID_ALPHABET),
       (v) => /^[a-z0-9]{12}$/.test(v),
     );
+  const database = openDatabase({
+    databaseUrl: config.DATABASE_URL,
+    sqlitePath: path.join(dataDir, 'chute.db'),
+    ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
+  });
+  return { dataDir, secrets, instanceId, database };
+}
+
+/**
+ * Brings the database to this version's schema (what `chute migrate` and every start do), under the lock that keeps
+ * several processes from migrating at once. Returns the names of the migrations applied.
+ */
+export async function migrateDatabase(base: Pick<InstanceBase, 'database' | 'secrets'>): Promise<string[]> {
+  return base.database.withMigrationLock(async () => {
+    const applied = await migrateToLatest(base.database.db);
+    await sealLegacyInviteCodes(base.database.db, base.secrets);
+    return applied;
+  });
+}
+
+export async function createChute(config: Config, options: StartOptions = {}): Promise<Chute> {
   const lockedSettings = settingsFromEnv(config.env);
-  const database = openDatabase({ databaseUrl: config.DATABASE_URL, sqlitePath: path.join(dataDir, 'chute.db') });
+  const { dataDir, secrets, instanceId, database } = openInstanceBase(config);
   let storage: Datasource | undefined;
   try {
     storage = await createDatasource({ ...config, DATA_DIR: dataDir }, { instanceId });
-    await database.withMigrationLock(async () => {
-      await migrateToLatest(database.db);
-      await sealLegacyInviteCodes(database.db, secrets);
-    });
+    await migrateDatabase({ database, secrets });
     const clock = options.clock ?? systemClock;
     const settings = new SettingsService(database.db, clock, lockedSettings);
     await settings.refresh();
@@ -96,6 +130,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         settings,
         storage,
         views: new PendingViews(),
+        lifecycle: new Lifecycle(),
         smallFiles: new ByteCache(SMALL_FILE_BYTES, SMALL_FILES_CACHE_BYTES),
       },
       { logger: options.logger ?? { level: config.LOG_LEVEL } },
@@ -126,16 +161,27 @@ export async function createChute(config: Config, options: StartOptions = {}): P
       worker,
       database,
       async close() {
+        // Readiness turns false first, so that a load balancer takes this instance out of rotation; with
+        // SHUTDOWN_DRAIN_DELAY it keeps serving meanwhile. The whole stop keeps to SHUTDOWN_TIMEOUT from here.
+        const deadlineAt = Date.now() + config.SHUTDOWN_TIMEOUT * 1000;
+        ctx.lifecycle.drain(clock.now());
+        if (config.SHUTDOWN_DRAIN_DELAY > 0 && app.server.listening) {
+          app.log.info({ seconds: config.SHUTDOWN_DRAIN_DELAY }, 'draining: readiness is false, still serving');
+          await sleep(config.SHUTDOWN_DRAIN_DELAY * 1000);
+        }
         // Queue jobs finish within the grace period or go back to the queue for another instance or the next start;
         // meanwhile the requests in progress finish too (both within the shutdown deadline).
         const workerStopped = worker.stop(options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
         await jobs.stop();
-        // Stop accepting; requests in progress get SHUTDOWN_TIMEOUT to finish, then their connections are cut. Their
-        // handlers then clean up (an upload cut off removes its temp file) before the database closes.
-        const deadline = setTimeout(() => {
-          app.log.warn({ requests: app.inFlightHandlers.size }, 'shutdown deadline: cutting the requests in progress');
-          app.server.closeAllConnections();
-        }, config.SHUTDOWN_TIMEOUT * 1000);
+        // Stop accepting; requests in progress get what is left of SHUTDOWN_TIMEOUT to finish, then their connections
+        // are cut. Their handlers then clean up (an upload cut off removes its temp file) before the database closes.
+        const deadline = setTimeout(
+          () => {
+            app.log.warn({ requests: app.inFlightHandlers.size }, 'shutdown deadline: cutting the requests in progress');
+            app.server.closeAllConnections();
+          },
+          Math.max(0, deadlineAt - Date.now()),
+        );
         try {
           await app.close();
         } finally {
