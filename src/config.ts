@@ -1,6 +1,9 @@
 // Reads the environment into one typed, validated configuration object.
 // Every bad value is reported with its variable name; nothing else in the code reads process.env.
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import path from 'node:path';
+import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { parseByteSize } from './lib/sizes.js';
 
@@ -281,4 +284,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   return { ...result.data, env };
+}
+
+/**
+ * The environment a Chute process reads its configuration from: the process environment over the variables of a
+ * `.env` file in the working folder (or the file `CHUTE_ENV_FILE` names), so that the server and the `chute` command
+ * started in one folder see one configuration. A variable set in the environment wins over the file.
+ */
+export function environmentWithEnvFile(
+  env: Record<string, string | undefined> = process.env,
+  cwd: string = process.cwd(),
+): Record<string, string | undefined> {
+  const file = env.CHUTE_ENV_FILE ? path.resolve(cwd, env.CHUTE_ENV_FILE) : path.join(cwd, '.env');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !env.CHUTE_ENV_FILE) return env;
+    throw new ConfigError([`CHUTE_ENV_FILE=${JSON.stringify(file)}: cannot be read (${code ?? String(err)})`]);
+  }
+  return { ...parseEnv(text), ...env };
 }

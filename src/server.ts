@@ -1,27 +1,21 @@
 // Assembles a running Chute from a configuration: data folder, secret, database (migrated), settings, the app
 // and its background jobs. main.ts and the tests both start Chute through here.
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
-import { openDatabase, type DatabaseHandle } from './db/index.js';
-import { migrateToLatest } from './db/migrate.js';
+import type { DatabaseHandle } from './db/index.js';
+import { migrateDatabase, openInstanceBase } from './instance.js';
 import { checkTrigramSearch } from './db/search-index.js';
 import type { App } from './http/types.js';
 import { ByteCache } from './lib/byte-cache.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { loadOrCreateDataDirValue } from './lib/data-dir-values.js';
-import { randomString } from './lib/ids.js';
-import { loadOrCreateSecret, Secrets } from './lib/secrets.js';
 import { deleteExpiredFiles } from './services/files.js';
 import { JobWorker } from './services/job-worker.js';
 import { Jobs, purgeDoneJobs } from './services/jobs.js';
 import { makeThumbnail, THUMBNAIL_JOB } from './services/thumbnails.js';
 import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/partial-upload-assembly.js';
-import { sealLegacyInviteCodes } from './services/invites.js';
 import { removeUnrecordedObjects } from './services/pending-objects.js';
 import { purgeExpiredSessions } from './services/sessions.js';
 import { SettingsService, settingsFromEnv } from './services/settings.js';
@@ -53,7 +47,6 @@ export interface StartOptions {
 /** How long handlers of requests cut off at the shutdown deadline get to clean up before the database closes. */
 const HANDLER_SETTLE_MS = 3_000;
 
-const INSTANCE_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 /** Files up to this size are served from memory after their first read, ... */
 const SMALL_FILE_BYTES = 256 * 1024;
 /** ... within this much memory (least recently served out first). */
@@ -62,52 +55,6 @@ const SMALL_FILES_CACHE_BYTES = 64 * 1024 * 1024;
 const DONE_JOBS_KEPT_MS = 24 * 3_600_000;
 /** What running queue jobs get to finish at shutdown (below `docker stop`'s 10 s). */
 const SHUTDOWN_GRACE_MS = 5_000;
-
-/** What every process of an installation opens from its configuration: the server and the `chute` CLI alike. */
-export interface InstanceBase {
-  /** DATA_DIR, resolved (and created). */
-  dataDir: string;
-  secrets: Secrets;
-  /** INSTANCE_ID, or the id kept in DATA_DIR. */
-  instanceId: string;
-  database: DatabaseHandle;
-}
-
-/**
- * Resolves DATA_DIR, reads (or makes) the secret and the instance id, and opens the database (not yet migrated).
- * `connectTimeoutMs` bounds each PostgreSQL connection attempt (chute doctor); by default pg waits for the network.
- */
-export function openInstanceBase(config: Config, options: { connectTimeoutMs?: number } = {}): InstanceBase {
-  const dataDir = path.resolve(config.DATA_DIR);
-  mkdirSync(dataDir, { recursive: true });
-  const secrets = new Secrets(loadOrCreateSecret(dataDir, config.SECRET));
-  const instanceId =
-    config.INSTANCE_ID ??
-    loadOrCreateDataDirValue(
-      dataDir,
-      'instance-id',
-      () => randomString(12, INSTANCE_ID_ALPHABET),
-      (v) => /^[a-z0-9]{12}$/.test(v),
-    );
-  const database = openDatabase({
-    databaseUrl: config.DATABASE_URL,
-    sqlitePath: path.join(dataDir, 'chute.db'),
-    ...(options.connectTimeoutMs !== undefined ? { connectTimeoutMs: options.connectTimeoutMs } : {}),
-  });
-  return { dataDir, secrets, instanceId, database };
-}
-
-/**
- * Brings the database to this version's schema (what `chute migrate` and every start do), under the lock that keeps
- * several processes from migrating at once. Returns the names of the migrations applied.
- */
-export async function migrateDatabase(base: Pick<InstanceBase, 'database' | 'secrets'>): Promise<string[]> {
-  return base.database.withMigrationLock(async () => {
-    const applied = await migrateToLatest(base.database.db);
-    await sealLegacyInviteCodes(base.database.db, base.secrets);
-    return applied;
-  });
-}
 
 export async function createChute(config: Config, options: StartOptions = {}): Promise<Chute> {
   const lockedSettings = settingsFromEnv(config.env);
@@ -177,7 +124,10 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         // are cut. Their handlers then clean up (an upload cut off removes its temp file) before the database closes.
         const deadline = setTimeout(
           () => {
-            app.log.warn({ requests: app.inFlightHandlers.size }, 'shutdown deadline: cutting the requests in progress');
+            app.log.warn(
+              { requests: app.inFlightHandlers.size },
+              'shutdown deadline: cutting the requests in progress',
+            );
             app.server.closeAllConnections();
           },
           Math.max(0, deadlineAt - Date.now()),
