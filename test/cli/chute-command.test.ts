@@ -278,7 +278,22 @@ forEachDatabase('chute doctor', (engine) => {
         if (REDIS_URL) assert.match(run.stdout, /^ok {4}redis: Redis at .* answers \(PONG\)$/m);
         assert.match(run.stdout, /everything Chute needs works/);
         assertOk(await chute(['migrate'], { env: {}, cwd }));
-        assert.match((await chute(['doctor'], { env: {}, cwd })).stdout, /^ok {4}schema: up to date$/m);
+        const migrated = await chute(['doctor'], { env: {}, cwd });
+        assert.match(migrated.stdout, /^ok {4}schema: up to date$/m);
+        assert.match(migrated.stdout, /^ok {4}counters: the usage counters match a fresh count$/m);
+
+        // A counter changed by hand: a warning, and --fix-counters recounts it.
+        await withServer(engine, shared, (server) =>
+          server.ctx.db.updateTable('usage_counters').set({ files: 99 }).execute(),
+        );
+        const drifted = await chute(['doctor'], { env: {}, cwd });
+        assertOk(drifted);
+        assert.match(drifted.stdout, /^warn {2}counters: \d+ usage counter\(s\) differ from a fresh count/m);
+        assert.match(
+          (await chute(['doctor', '--fix-counters'], { env: {}, cwd })).stdout,
+          /^ok {4}counters: .*recounted$/m,
+        );
+        assert.match((await chute(['doctor'], { env: {}, cwd })).stdout, /^ok {4}counters: the usage counters match/m);
       } finally {
         await rm(cwd, { recursive: true, force: true });
       }

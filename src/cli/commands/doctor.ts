@@ -9,13 +9,15 @@ import type { Config } from '../../config.js';
 import { pingDatabase } from '../../db/index.js';
 import { openInstanceBase, type InstanceBase } from '../../instance.js';
 import { ffmpegAvailable } from '../../services/media.js';
+import { rebuildUsageCounters, usageCounterDrift } from '../../services/usage.js';
 import { createDatasource } from '../../storage/index.js';
 import { CliError, pendingMigrations, readConfig } from '../context.js';
 
-export const DOCTOR_HELP = `Usage: chute doctor
+export const DOCTOR_HELP = `Usage: chute doctor [--fix-counters]
 
-Checks the configuration (environment and .env), the data folder, the database, the storage (writes, reads
-and deletes a probe object), Redis when REDIS_URL is set, and ffmpeg. Prints one line per check:
+Checks the configuration (environment and .env), the data folder, the database (and its usage counters against
+a fresh count), the storage (writes, reads and deletes a probe object), Redis when REDIS_URL is set, and ffmpeg.
+With --fix-counters, usage counters that differ from a fresh count are recounted. Prints one line per check:
   ok    works
   warn  works, but something deserves a look (e.g. pending migrations, no ffmpeg)
   FAIL  broken: Chute cannot run like this
@@ -93,7 +95,9 @@ export async function doctorCommand(argv: string[]): Promise<void> {
     process.stdout.write(DOCTOR_HELP);
     return;
   }
-  if (argv.length > 0) throw new CliError(`unexpected arguments: ${argv.join(' ')}\n\n${DOCTOR_HELP}`, 2);
+  const fixCounters = argv.includes('--fix-counters');
+  const unexpected = argv.filter((a) => a !== '--fix-counters');
+  if (unexpected.length > 0) throw new CliError(`unexpected arguments: ${unexpected.join(' ')}\n\n${DOCTOR_HELP}`, 2);
   const report = new Report();
   let config: Config;
   try {
@@ -118,7 +122,7 @@ export async function doctorCommand(argv: string[]): Promise<void> {
   }
   report.line('data folder', { level: 'ok', detail: base.dataDir });
   try {
-    const databaseOk = await checkDatabase(report, config, base);
+    const databaseOk = await checkDatabase(report, config, base, fixCounters);
     await checkStorage(report, config, base);
     await checkRedis(report, config);
     report.line(
@@ -144,7 +148,12 @@ export async function doctorCommand(argv: string[]): Promise<void> {
   if (report.failures > 0) process.exitCode = 1;
 }
 
-async function checkDatabase(report: Report, config: Config, base: InstanceBase): Promise<boolean> {
+async function checkDatabase(
+  report: Report,
+  config: Config,
+  base: InstanceBase,
+  fixCounters: boolean,
+): Promise<boolean> {
   const target = config.DATABASE_URL ? `PostgreSQL at ${where(config.DATABASE_URL)}` : `SQLite in ${base.dataDir}`;
   try {
     await within(pingDatabase(base.database.db), CHECK_TIMEOUT_MS, target);
@@ -164,10 +173,31 @@ async function checkDatabase(report: Report, config: Config, base: InstanceBase)
             detail: `${pending.length} migration(s) to run (${pending.join(', ')}): the next start or \`chute migrate\` runs them`,
           },
     );
+    if (pending.length === 0) await checkCounters(report, base, fixCounters);
   } catch (err) {
     report.line('schema', { level: 'FAIL', detail: describeError(err, target) });
   }
   return true;
+}
+
+/** The stored usage counters against a fresh count (src/db/usage-counters.ts); recounted when asked. */
+async function checkCounters(report: Report, base: InstanceBase, fix: boolean): Promise<void> {
+  const drift = await usageCounterDrift(base.database.db);
+  if (drift.length === 0) {
+    report.line('counters', { level: 'ok', detail: 'the usage counters match a fresh count' });
+    return;
+  }
+  if (fix) {
+    await rebuildUsageCounters(base.database.db);
+    report.line('counters', { level: 'ok', detail: `${drift.length} usage counter(s) differed: recounted` });
+    return;
+  }
+  report.line('counters', {
+    level: 'warn',
+    detail:
+      `${drift.length} usage counter(s) differ from a fresh count (view totals of a running server may lag a ` +
+      'second): `chute doctor --fix-counters` recounts them',
+  });
 }
 
 async function checkStorage(report: Report, config: Config, base: InstanceBase): Promise<void> {
