@@ -7,10 +7,11 @@ import { pipeline, Transform } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { parseUploadOptions, UPLOAD_HEADERS } from '../../http/upload-headers.js';
 import { isApiError } from '../../lib/errors.js';
+import { FILE_NAME_FORMATS } from '../../lib/file-names.js';
 import { formatByteSize } from '../../lib/sizes.js';
 import { findUserByName } from '../../services/accounts.js';
 import { removeUnrecordedObjects } from '../../services/pending-objects.js';
-import { uploadFiles } from '../../services/uploads.js';
+import { assertUploadFolder, uploadFiles } from '../../services/uploads.js';
 import { CliError, openCliContext } from '../context.js';
 import { Progress } from '../progress.js';
 
@@ -77,6 +78,9 @@ export async function importCommand(argv: string[]): Promise<void> {
   }
   if (positionals.length !== 1 || !values.user)
     throw new CliError(`expected <folder> --user <name>\n\n${IMPORT_HELP}`, 2);
+  if (values.format !== undefined && !(FILE_NAME_FORMATS as readonly string[]).includes(values.format)) {
+    throw new CliError(`--format ${values.format}: expected one of ${FILE_NAME_FORMATS.join(', ')}`, 2);
+  }
   const root = path.resolve(positionals[0]!);
   const rootStat = await stat(root).catch(() => null);
   if (!rootStat?.isDirectory()) throw new CliError(`${root} is not a folder`);
@@ -95,6 +99,8 @@ export async function importCommand(argv: string[]): Promise<void> {
     if (values.private) headers[UPLOAD_HEADERS.private] = 'true';
     // The server's defaults and checks of the same options an upload request carries.
     const options = parseUploadOptions(headers, ctx.settings.get(), ctx.clock.now());
+    // A folder that is not the user's stops the import before the first file (each upload would refuse it).
+    await assertUploadFolder(ctx, user.id, options.folderId);
     const baseUrl = (config.PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');
 
     const files = await findFiles(root, values['include-hidden'] === true);

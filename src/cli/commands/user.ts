@@ -67,8 +67,9 @@ export async function userCommand(argv: string[]): Promise<void> {
         'password-stdin': { type: 'boolean' },
       });
       const role = parseRole((values.role as string | undefined) ?? 'USER');
-      const password = await readNewPassword(values['password-stdin'] === true);
       await withContext(async (ctx) => {
+        // Asked once the database is known to be usable: nobody types a password for nothing.
+        const password = await readNewPassword(values['password-stdin'] === true);
         const user = await createUserAsOperator(ctx, { username: named.username!, password, role });
         process.stdout.write(`created ${user.username} (${user.role})\n`);
       });
@@ -76,8 +77,8 @@ export async function userCommand(argv: string[]): Promise<void> {
     }
     case 'reset-password': {
       const { values, named } = args(rest, ['username'], { 'password-stdin': { type: 'boolean' } });
-      const password = await readNewPassword(values['password-stdin'] === true);
       await withContext(async (ctx) => {
+        const password = await readNewPassword(values['password-stdin'] === true);
         const user = await resetPasswordAsOperator(ctx, named.username!, password);
         process.stdout.write(`new password set for ${user.username}; its API token was replaced, its sessions ended\n`);
       });
