@@ -180,6 +180,9 @@ forEachDatabase('chute import', (engine) => {
         const unknown = await chute(['import', folder, '--user', 'nobody'], { env });
         assert.equal(unknown.code, 1);
         assert.match(unknown.stderr, /no user named "nobody"/);
+        const noFolder = await chute(['import', folder, '--user', 'importer', '--folder', 'nope'], { env });
+        assert.equal(noFolder.code, 1);
+        assert.match(noFolder.stderr, /E4001: folder not found: nope/);
 
         const run = await chute(['import', folder, '--user', 'importer', '--keep-original-name'], { env });
         // One file over the size limit: reported and skipped, so the command ends with 1.
