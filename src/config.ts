@@ -77,6 +77,9 @@ function env<T extends z.ZodType>(schema: T, doc: EnvDoc): T {
   return schema.meta({ ...doc });
 }
 
+/** The release feed the update check asks by default: the project's latest GitHub release. */
+export const DEFAULT_VERSION_CHECK_URL = 'https://api.github.com/repos/chute-server/chute/releases/latest';
+
 /** Every environment variable Chute reads (server settings aside: services/settings.ts), with its documentation. */
 export const ENV_VARIABLES = {
   PORT: env(z.coerce.number().int().min(0).max(65535).default(3000), { description: 'TCP port to listen on' }),
@@ -170,6 +173,25 @@ export const ENV_VARIABLES = {
     description:
       'Background jobs (thumbnails ...) this instance runs at once; `0` runs none here (other instances sharing the ' +
       'database take them)',
+  }),
+  JOBS_LEASE_SECONDS: env(z.coerce.number().int().min(5).max(3600).default(60), {
+    description:
+      'How long a running job stays claimed without its worker renewing the claim (every third of it): when an ' +
+      'instance dies, another one takes its jobs over after this long',
+  }),
+  WEBHOOK_TIMEOUT: env(z.coerce.number().int().min(1).max(120).default(10), {
+    description:
+      'Seconds each webhook delivery may take (connecting, answering, reading); a slower receiver fails that attempt, ' +
+      'which is retried with backoff',
+  }),
+  // The update check of GET /api/version (setting featuresVersionChecking; services/version.ts).
+  VERSION_CHECK_URL: env(z.string().url().default(DEFAULT_VERSION_CHECK_URL), {
+    description:
+      "Where the update check asks for the latest release: GitHub's releases API answer (`tag_name`, `html_url`) " +
+      'or `{"version": "1.2.3", "url": ...}`',
+  }),
+  VERSION_CHECK_TIMEOUT: env(z.coerce.number().int().min(1).max(120).default(10), {
+    description: 'Seconds the update check waits for the release feed before it answers 6001',
   }),
   // Storage (src/storage): where uploaded bytes live.
   DATASOURCE: env(z.enum(['local', 's3']).default('local'), {

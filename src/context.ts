@@ -22,6 +22,8 @@ export interface AppContext {
   settings: SettingsService;
   /** Where file bytes live (local folder or S3), see src/storage. */
   storage: Datasource;
+  /** Whether this storage is the one the database's other instances use (services/storage-identity.ts). */
+  storageShared: boolean;
   /** The bytes of small stored files, by storage key, kept in memory for serving (services/file-serving.ts). */
   smallFiles: ByteCache;
   /** Views counted on this instance and not yet stored (services/view-counts.ts). */

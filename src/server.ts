@@ -1,10 +1,12 @@
 // Assembles a running Chute from a configuration: data folder, secret, database (migrated), settings, the app
 // and its background jobs. main.ts and the tests both start Chute through here.
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
+import { openChangeFeed, type ChangeFeed } from './db/change-feed.js';
 import type { DatabaseHandle } from './db/index.js';
 import { migrateDatabase, openInstanceBase } from './instance.js';
 import { checkTrigramSearch } from './db/search-index.js';
@@ -15,11 +17,13 @@ import { deleteExpiredFiles } from './services/files.js';
 import { JobWorker } from './services/job-worker.js';
 import { Jobs, purgeDoneJobs } from './services/jobs.js';
 import { makeThumbnail, THUMBNAIL_JOB } from './services/thumbnails.js';
+import { deliverDiscordWebhook, deliverWebhook, DISCORD_WEBHOOK_JOB, WEBHOOK_JOB } from './services/webhooks.js';
 import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/partial-upload-assembly.js';
 import { removeUnrecordedObjects } from './services/pending-objects.js';
 import { purgeExpiredSessions } from './services/sessions.js';
 import { SettingsService, settingsFromEnv } from './services/settings.js';
 import { Lifecycle } from './services/readiness.js';
+import { checkStorageIdentity, unsharedStorageMessage } from './services/storage-identity.js';
 import { flushViews, PendingViews, VIEW_FLUSH_INTERVAL_MS } from './services/view-counts.js';
 import type { Datasource } from './storage/datasource.js';
 import { createDatasource } from './storage/index.js';
@@ -60,12 +64,14 @@ export async function createChute(config: Config, options: StartOptions = {}): P
   const lockedSettings = settingsFromEnv(config.env);
   const { dataDir, secrets, instanceId, database } = openInstanceBase(config);
   let storage: Datasource | undefined;
+  let feed: ChangeFeed | undefined;
   try {
     storage = await createDatasource({ ...config, DATA_DIR: dataDir }, { instanceId });
     await migrateDatabase({ database, secrets });
     const clock = options.clock ?? systemClock;
     const settings = new SettingsService(database.db, clock, lockedSettings);
     await settings.refresh();
+    const identity = await checkStorageIdentity(database.db, storage);
     const { app, ctx } = await buildApp(
       {
         config: { ...config, DATA_DIR: dataDir },
@@ -76,26 +82,50 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         secrets,
         settings,
         storage,
+        storageShared: identity.shared,
         views: new PendingViews(),
         lifecycle: new Lifecycle(),
         smallFiles: new ByteCache(SMALL_FILE_BYTES, SMALL_FILES_CACHE_BYTES),
       },
       { logger: options.logger ?? { level: config.LOG_LEVEL } },
     );
-    const jobs = new Jobs(app.log);
+    // Names this process among the instances of the database (instances may share an INSTANCE_ID's data folder).
+    const processId = `${instanceId}:${randomBytes(6).toString('hex')}`;
+    if (!identity.shared) app.log.error(unsharedStorageMessage(storage, identity.marker));
+    feed = await openChangeFeed({
+      db: database.db,
+      databaseUrl: config.DATABASE_URL,
+      onError: (err) => app.log.warn({ err }, 'the change feed lost its database connection; reconnecting'),
+    });
+    const changes = feed;
+    changes.subscribe('settings', () => {
+      settings.refresh().catch((err: unknown) => app.log.warn({ err }, 'settings refresh failed'));
+    });
+    settings.afterUpdate = () => changes.publish('settings');
+    const jobs = new Jobs(app.log, { ctx, holder: processId });
     jobs.every('refresh-settings', 5_000, () => settings.refresh());
-    jobs.every('purge-expired-sessions', 3_600_000, () => purgeExpiredSessions(ctx));
-    jobs.every('discard-idle-partial-uploads', 60_000, () => discardIdlePartialUploads(ctx));
+    jobs.every('purge-expired-sessions', 3_600_000, () => purgeExpiredSessions(ctx), { exclusive: true });
+    jobs.every('discard-idle-partial-uploads', 60_000, () => discardIdlePartialUploads(ctx), { exclusive: true });
     // Chunked uploads do not survive a restart of the instance that holds them: their temp data goes, their assemblies
     // become FAILED. Other instances' uploads carry on.
     await discardUnfinishedPartialUploads(ctx);
     // Bytes a dead process stored for uploads it never recorded go too.
     await removeUnrecordedObjects(ctx);
     if (database.engine === 'postgres') await checkTrigramSearch(database.db, app.log);
-    jobs.every('delete-expired-files', 60_000, () => deleteExpiredFiles(ctx));
+    jobs.every('delete-expired-files', 60_000, () => deleteExpiredFiles(ctx), { exclusive: true });
     jobs.every('flush-views', VIEW_FLUSH_INTERVAL_MS, () => flushViews(ctx));
-    jobs.every('purge-done-jobs', 3_600_000, () => purgeDoneJobs(ctx.db, clock.now() - DONE_JOBS_KEPT_MS));
-    const worker = new JobWorker(ctx, { [THUMBNAIL_JOB]: makeThumbnail }, { concurrency: config.JOBS_CONCURRENCY });
+    jobs.every('purge-done-jobs', 3_600_000, () => purgeDoneJobs(ctx.db, clock.now() - DONE_JOBS_KEPT_MS), {
+      exclusive: true,
+    });
+    const worker = new JobWorker(
+      ctx,
+      {
+        [THUMBNAIL_JOB]: makeThumbnail,
+        [WEBHOOK_JOB]: deliverWebhook,
+        [DISCORD_WEBHOOK_JOB]: deliverDiscordWebhook,
+      },
+      { concurrency: config.JOBS_CONCURRENCY, leaseMs: config.JOBS_LEASE_SECONDS * 1000 },
+    );
     await app.ready();
     if (options.startJobs ?? true) {
       jobs.start();
@@ -143,11 +173,13 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         await workerStopped;
         // No request counts a view any more: what is pending is written before the database closes.
         await flushViews(ctx).catch((err: unknown) => app.log.error({ err }, 'the last view counts were not stored'));
+        await changes.close();
         await storage?.close();
         await database.close();
       },
     };
   } catch (err) {
+    await feed?.close().catch(() => undefined);
     await storage?.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw err;

@@ -10,6 +10,7 @@ import { systemClock } from '../lib/clock.js';
 import { openInstanceBase, type InstanceBase } from '../instance.js';
 import { Lifecycle } from '../services/readiness.js';
 import { SettingsService, settingsFromEnv } from '../services/settings.js';
+import { checkStorageIdentity, unsharedStorageMessage } from '../services/storage-identity.js';
 import { PendingViews } from '../services/view-counts.js';
 import type { Datasource } from '../storage/datasource.js';
 import { createDatasource } from '../storage/index.js';
@@ -103,6 +104,11 @@ export async function openCliContext(options: { storage: boolean }): Promise<Cli
     const fullConfig = { ...config, DATA_DIR: base.dataDir };
     // Only the commands that move bytes open storage: a command that does not need it never touches its folders.
     storage = options.storage ? await createDatasource(fullConfig, { instanceId }) : noStorage();
+    // Bytes put where the server's instances do not look would be files nobody can download.
+    if (options.storage) {
+      const identity = await checkStorageIdentity(base.database.db, storage);
+      if (!identity.shared) throw new CliError(unsharedStorageMessage(storage, identity.marker));
+    }
     const ctx: AppContext = {
       config: fullConfig,
       db: base.database.db,
@@ -112,6 +118,7 @@ export async function openCliContext(options: { storage: boolean }): Promise<Cli
       secrets: base.secrets,
       settings,
       storage,
+      storageShared: true,
       smallFiles: new ByteCache(0, 0),
       views: new PendingViews(),
       lifecycle: new Lifecycle(),

@@ -15,6 +15,7 @@ import * as m0015 from './migrations/0015_jobs.js';
 import * as m0016 from './migrations/0016_file_shares.js';
 import * as m0018 from './migrations/0018_pending_objects.js';
 import * as m0019 from './migrations/0019_usage_counters.js';
+import * as m0026 from './migrations/0026_cluster.js';
 
 /** Every migration, by name. A new one is added here and sorts after the others. */
 export const migrations: Record<string, Migration> = {
@@ -31,6 +32,7 @@ export const migrations: Record<string, Migration> = {
   '0016_file_shares': m0016,
   '0018_pending_objects': m0018,
   '0019_usage_counters': m0019,
+  '0026_cluster': m0026,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -326,6 +326,17 @@ export interface JobsTable {
   updated_at: Millis;
 }
 
+export interface ServerValuesTable {
+  name: string;
+  value: string;
+}
+
+export interface LeasesTable {
+  name: string;
+  holder: string;
+  expires_at: number;
+}
+
 export interface Database {
   users: UsersTable;
   sessions: SessionsTable;
@@ -350,6 +361,8 @@ export interface Database {
   file_shares: FileSharesTable;
   jobs: JobsTable;
   pending_objects: PendingObjectsTable;
+  server_values: ServerValuesTable;
+  leases: LeasesTable;
 }
 
 export type Db = Kysely<Database>;

@@ -1,13 +1,22 @@
 // Server settings: GET/PATCH /api/server/settings for admins (with the keys the environment locks), and
 // GET /api/server/public, what a login or register page (and the upload page: chunk sizes) needs before anyone is logged in.
+import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { requireAdmin } from '../http/auth.js';
+import { caller, requireAdmin } from '../http/auth.js';
 import { guardedRoute } from '../http/openapi.js';
 import type { RouteModule } from '../http/types.js';
 import { PublicServerInfoSchema } from '../schemas/server.js';
 import { isFirstSetup } from '../services/accounts.js';
 import { configuredProviders } from '../services/oauth.js';
-import { SETTING_DEFINITIONS, SETTING_KEYS, type SettingKey, type Settings } from '../services/settings.js';
+import {
+  SECRET_MASK,
+  SECRET_SETTING_KEYS,
+  SETTING_DEFINITIONS,
+  SETTING_KEYS,
+  settingsAsSeenBy,
+  type SettingKey,
+  type Settings,
+} from '../services/settings.js';
 
 const tags = ['server'];
 
@@ -53,16 +62,23 @@ const FIELDS = Object.fromEntries(
 
 export const serverSettingsRoutes: RouteModule = (app, ctx) => {
   const adminOnly = guardedRoute(requireAdmin(ctx), tags);
-  const answer = (settings: Settings) => ({ settings, locked: ctx.settings.lockedKeys(), fields: FIELDS });
+  const answer = (request: FastifyRequest, settings: Settings) => ({
+    settings: settingsAsSeenBy(settings, caller(request).user.role),
+    locked: ctx.settings.lockedKeys(),
+    fields: FIELDS,
+  });
 
   app.get(
     '/api/server/settings',
     adminOnly({
       summary: 'The server settings, the keys locked by the environment, and what each key means',
-      description: 'Read from the database on every call (4010 when the settings record is missing).',
+      description:
+        'Read from the database on every call (4010 when the settings record is missing). Secrets (' +
+        `${SECRET_SETTING_KEYS.join(', ')}) are answered in full to the SUPERADMIN only; other admins read ` +
+        `"${SECRET_MASK}" when one is set.`,
       response: { 200: SettingsAnswer },
     }),
-    async () => answer(await ctx.settings.refresh()),
+    async (request) => answer(request, await ctx.settings.refresh()),
   );
 
   app.patch(
@@ -71,11 +87,12 @@ export const serverSettingsRoutes: RouteModule = (app, ctx) => {
       summary: 'Change some settings; they take effect at once',
       description:
         'Unknown keys, invalid values and keys locked by the environment are refused together with 1022, naming ' +
-        'each failing key in issues; nothing is stored then. 4010 when the settings record is missing.',
+        'each failing key in issues; nothing is stored then. 4010 when the settings record is missing. A secret ' +
+        `sent back as "${SECRET_MASK}" (as an ADMIN read it) keeps its stored value.`,
       body: z.record(z.string(), z.unknown()),
       response: { 200: SettingsAnswer },
     }),
-    async (request) => answer(await ctx.settings.update(request.body)),
+    async (request) => answer(request, await ctx.settings.update(request.body)),
   );
 
   app.get(

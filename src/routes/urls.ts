@@ -62,6 +62,7 @@ export const urlRoutes: RouteModule = (app, ctx) => {
         enabled: request.body.enabled,
         maxViews: parseMaxViews(header('x-service-max-views')),
         password: header('x-service-password') || undefined,
+        baseUrl: base,
       });
       const dto = toUrlDto(ctx, row, (slug) => urlLink(ctx.settings.get(), base, slug));
       if (header('x-service-no-json') === 'true')

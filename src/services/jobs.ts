@@ -7,24 +7,43 @@ import type { AppContext } from '../context.js';
 import type { Database, Db, JobRow, JobState } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
+import { runExclusive } from './leases.js';
 
 interface Job {
   name: string;
   intervalMs: number;
   run: () => Promise<unknown>;
+  /** Only one instance of the database runs it per interval (a lease, services/leases.ts). */
+  exclusive: boolean;
   timer?: NodeJS.Timeout;
   running?: Promise<void>;
 }
+
+/** Where exclusive jobs take their leases: the shared database and this process's holder name. */
+export interface JobLeases {
+  ctx: Pick<AppContext, 'db' | 'clock'>;
+  holder: string;
+}
+
+/** Longest an exclusive periodic job may run before another instance may take it over. */
+const EXCLUSIVE_MAX_RUN_MS = 10 * 60_000;
 
 export class Jobs {
   private readonly jobs = new Map<string, Job>();
   private started = false;
 
-  constructor(private readonly log: FastifyBaseLogger) {}
+  constructor(
+    private readonly log: FastifyBaseLogger,
+    private readonly leases?: JobLeases,
+  ) {}
 
-  every(name: string, intervalMs: number, run: () => Promise<unknown>): void {
+  /**
+   * Runs `run` every `intervalMs`. `exclusive`: with several instances on one database, one of them runs it per
+   * interval (the others skip their turn); for sweeps that would otherwise do the same work N times at once.
+   */
+  every(name: string, intervalMs: number, run: () => Promise<unknown>, options: { exclusive?: boolean } = {}): void {
     if (this.jobs.has(name)) throw new Error(`job ${name} is already registered`);
-    const job: Job = { name, intervalMs, run };
+    const job: Job = { name, intervalMs, run, exclusive: options.exclusive ?? false };
     this.jobs.set(name, job);
     if (this.started) this.schedule(job);
   }
@@ -34,11 +53,18 @@ export class Jobs {
     for (const job of this.jobs.values()) this.schedule(job);
   }
 
-  /** Runs a job once now (waiting for a run already under way first). */
+  /** Runs a job once now on this instance, whatever its lease says (waiting for a run already under way first). */
   async runNow(name: string): Promise<void> {
     const job = this.jobs.get(name);
     if (!job) throw new Error(`no job named ${name}`);
-    await this.execute(job);
+    await this.execute(job, job.run);
+  }
+
+  /** One scheduled turn of a job: an exclusive one runs only where its lease is taken. */
+  async turn(name: string): Promise<void> {
+    const job = this.jobs.get(name);
+    if (!job) throw new Error(`no job named ${name}`);
+    await this.execute(job, this.scheduledRun(job));
   }
 
   async stop(): Promise<void> {
@@ -48,14 +74,21 @@ export class Jobs {
   }
 
   private schedule(job: Job): void {
-    job.timer = setInterval(() => void this.execute(job), job.intervalMs);
+    const run = this.scheduledRun(job);
+    job.timer = setInterval(() => void this.execute(job, run), job.intervalMs);
     job.timer.unref();
   }
 
-  private async execute(job: Job): Promise<void> {
+  private scheduledRun(job: Job): () => Promise<unknown> {
+    const leases = this.leases;
+    if (!job.exclusive || !leases) return job.run;
+    const options = { intervalMs: job.intervalMs, maxRunMs: Math.max(EXCLUSIVE_MAX_RUN_MS, job.intervalMs) };
+    return () => runExclusive(leases.ctx, `periodic:${job.name}`, leases.holder, options, job.run);
+  }
+
+  private async execute(job: Job, run: () => Promise<unknown>): Promise<void> {
     if (job.running) await job.running;
-    job.running = job
-      .run()
+    job.running = run()
       .then(() => undefined)
       .catch((err: unknown) => this.log.error({ err, job: job.name }, 'background job failed'))
       .finally(() => {

@@ -15,7 +15,7 @@ import { fileLink } from '../lib/links.js';
 import { newId, newSecretToken } from '../lib/ids.js';
 import { formatByteSize } from '../lib/sizes.js';
 import type { FinalChunkResponse } from '../schemas/partial-upload.js';
-import type { AppendState } from '../storage/datasource.js';
+import { StorageNotFoundError, type AppendState } from '../storage/datasource.js';
 import type { IncompleteFileMetadata } from './incomplete-files.js';
 import { discardSession, storedFileOf, storedOptionsOf, type StoredOptions } from './partial-upload-assembly.js';
 import { fileQuotaRoom } from './quotas.js';
@@ -147,7 +147,11 @@ export async function receiveFirstChunk(ctx: AppContext, input: FirstChunkInput)
   const stream = await input.body.filePart();
 
   const key = newStorageKey();
-  const appendState = await ctx.storage.beginAppend(key, { contentType: description.type });
+  const appendState = await ctx.storage.beginAppend(key, {
+    contentType: description.type,
+    chunkSize: position.end - position.start + 1,
+    totalSize: position.total,
+  });
   const now = ctx.clock.now();
   const { password, ...rest } = options;
   const stored: StoredOptions = { ...rest, passwordEnc: password === null ? null : ctx.secrets.encrypt(password) };
@@ -294,6 +298,17 @@ async function appendExactly(
     counter.destroy();
     if (counter.failure) throw new ApiError(1002, counter.failure.message);
     if (isClientStreamError(err)) throw new ApiError(1061, 'the request ended before the chunk did', { cause: err });
+    if (err instanceof StorageNotFoundError) {
+      // The earlier chunks are not where this instance looks for them: instances that take the chunks of one upload
+      // must share their uploads folder (or bucket); see docs/operations.md.
+      throw new ApiError(
+        1003,
+        `this instance (${ctx.instanceId}) cannot reach the earlier chunks of this upload: the instances behind this ` +
+          `address do not share one storage (UPLOADS_DIR or bucket), so a chunk must come back to the instance that ` +
+          `took the first one; ${RESTART}`,
+        { cause: err },
+      );
+    }
     throw err;
   }
 }

@@ -1,6 +1,7 @@
 // Server settings: defaults, overridden by what an admin stored in the settings record, overridden in turn by
-// environment variables (which lock the key). Readers get a synchronous snapshot, refreshed after every write and
-// periodically, so that a change made on one instance reaches the others without a restart.
+// environment variables (which lock the key). Readers get a synchronous snapshot, refreshed after every write, when
+// another instance announces a write (db/change-feed.ts) and periodically, so that a change made on one instance
+// reaches the others at once, and within the refresh interval should the announcement be lost.
 import { z } from 'zod';
 import { ApiError } from '../lib/errors.js';
 import { FILE_NAME_FORMATS, type FileNameFormat } from '../lib/file-names.js';
@@ -168,6 +169,58 @@ const OAUTH_SETTINGS = {
   }),
 };
 
+/** An http:// or https:// URL (webhook targets: no other scheme is ever asked). */
+const httpUrl = z
+  .string()
+  .max(2048)
+  .refine((v) => {
+    try {
+      const url = new URL(v);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  }, 'must be an http:// or https:// URL');
+
+/** Outgoing webhooks on uploads and short URLs (services/webhooks.ts). */
+const WEBHOOK_SETTINGS = {
+  webhookUrls: setting(
+    z.array(httpUrl).max(20, 'at most 20 URLs'),
+    [] as string[],
+    'WEBHOOK_URLS',
+    'list',
+    'URLs that receive a signed JSON POST on each upload and shortened URL (comma separated in the environment)',
+  ),
+  webhookSecret: setting(
+    z.string().min(16, 'must be at least 16 characters').max(256).nullable(),
+    null as string | null,
+    'WEBHOOK_SECRET',
+    'nullable-string',
+    'Key of the x-chute-signature header (HMAC-SHA256) on webhook deliveries; shown in full to the SUPERADMIN only. Without it, deliveries go unsigned',
+  ),
+  webhookOnUpload: setting(
+    z.boolean(),
+    true,
+    'WEBHOOK_ON_UPLOAD',
+    'boolean',
+    'Webhooks (and the Discord webhook) are sent for each uploaded file (single and chunked)',
+  ),
+  webhookOnShorten: setting(
+    z.boolean(),
+    true,
+    'WEBHOOK_ON_SHORTEN',
+    'boolean',
+    'Webhooks (and the Discord webhook) are sent for each shortened URL',
+  ),
+  discordWebhookUrl: setting(
+    httpUrl.nullable(),
+    null as string | null,
+    'DISCORD_WEBHOOK_URL',
+    'nullable-string',
+    'A Discord webhook URL that gets an embed (link and thumbnail) for each upload and shortened URL; shown in full to the SUPERADMIN only',
+  ),
+};
+
 /** Every server setting: its validation, default, environment variable and meaning. */
 export const SETTING_DEFINITIONS = {
   siteTitle: setting(z.string().min(1).max(100), 'Chute', 'SITE_TITLE', 'string', 'Name shown on pages and embeds'),
@@ -278,6 +331,14 @@ export const SETTING_DEFINITIONS = {
   ratelimitWindow: setting(z.number().int().min(1).max(86_400), 60, 'RATELIMIT_WINDOW', 'number', 'Window in seconds'),
   ratelimitAdminBypass: setting(z.boolean(), true, 'RATELIMIT_ADMIN_BYPASS', 'boolean', 'Admins are not rate limited'),
   ...OAUTH_SETTINGS,
+  ...WEBHOOK_SETTINGS,
+  featuresVersionChecking: setting(
+    z.boolean(),
+    false,
+    'FEATURES_VERSION_CHECKING',
+    'boolean',
+    'GET /api/version also asks the release feed (VERSION_CHECK_URL) for the latest version; off by default, as the server may have no internet. A failed check answers 6001',
+  ),
   mfaTotpEnabled: setting(
     z.boolean(),
     true,
@@ -298,6 +359,19 @@ type Definitions = typeof SETTING_DEFINITIONS;
 export type SettingKey = keyof Definitions;
 export type Settings = { [K in SettingKey]: z.output<Definitions[K]['schema']> };
 export const SETTING_KEYS = Object.keys(SETTING_DEFINITIONS) as SettingKey[];
+
+/** Settings that are credentials: answered in full to the SUPERADMIN only, as SECRET_MASK to other admins. */
+export const SECRET_SETTING_KEYS: readonly SettingKey[] = ['webhookSecret', 'discordWebhookUrl'];
+/** What an ADMIN reads instead of a secret that is set; sent back unchanged in a PATCH, it keeps the stored value. */
+export const SECRET_MASK = '********';
+
+/** The settings as `role` may read them: secrets masked for anyone but the SUPERADMIN. */
+export function settingsAsSeenBy(settings: Settings, role: 'USER' | 'ADMIN' | 'SUPERADMIN'): Settings {
+  if (role === 'SUPERADMIN') return settings;
+  const masked: Record<string, unknown> = { ...settings };
+  for (const key of SECRET_SETTING_KEYS) if (masked[key] !== null) masked[key] = SECRET_MASK;
+  return masked as Settings;
+}
 
 function defaults(): Settings {
   return Object.fromEntries(SETTING_KEYS.map((k) => [k, SETTING_DEFINITIONS[k].default])) as Settings;
@@ -344,6 +418,8 @@ export function settingsFromEnv(env: Record<string, string | undefined>): Partia
 export class SettingsService {
   private snapshot: Settings;
   private stored: Partial<Settings> = {};
+  /** Called after a stored change: tells the other instances (server.ts publishes it on the change feed). */
+  afterUpdate: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly db: Db,
@@ -382,6 +458,8 @@ export class SettingsService {
         continue;
       }
       const k = key as SettingKey;
+      // A masked secret read by an ADMIN and sent back as it was: the stored value stays.
+      if (value === SECRET_MASK && SECRET_SETTING_KEYS.includes(k)) continue;
       if (k in this.locked) {
         problems.push(`${key}: set by the environment variable ${SETTING_DEFINITIONS[k].env}`);
         continue;
@@ -403,7 +481,10 @@ export class SettingsService {
         .where('id', '=', 1)
         .execute();
     });
-    return this.refresh();
+    const settings = await this.refresh();
+    // The others still refresh periodically, should the notice be lost.
+    await this.afterUpdate?.().catch(() => undefined);
+    return settings;
   }
 
   private parseStored(data: string): Partial<Settings> {

@@ -16,11 +16,12 @@ import { mimeEssence } from '../lib/media-types.js';
 import { hashPassword } from '../lib/passwords.js';
 import { formatByteSize } from '../lib/sizes.js';
 import type { UploadedFileDto, UploadResponse } from '../schemas/file.js';
-import { deleteStoredBytes, folderForFiles } from './files.js';
+import { deleteStoredBytes, folderForFiles, toFileDto } from './files.js';
 import { clearPendingObjects, markPendingObject } from './pending-objects.js';
 import { assertFileQuota, fileQuotaRoom } from './quotas.js';
 import { storageTempDir } from '../storage/index.js';
 import { queueThumbnailJobs } from './thumbnails.js';
+import { queueWebhooks, webhooksWanted } from './webhooks.js';
 import {
   putProcessedImage,
   wantsImageProcessing,
@@ -341,8 +342,25 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
         );
         inserted.push({ ...row });
       }
-      // In the same transaction: a recorded file always has its thumbnail job (made after the upload answered).
+      // In the same transaction: a recorded file always has its thumbnail job (made after the upload answered) and
+      // its webhook deliveries.
       await queueThumbnailJobs(ctx, trx, inserted);
+      if (webhooksWanted(ctx, 'upload')) {
+        await queueWebhooks(
+          ctx,
+          trx,
+          input.baseUrl,
+          input.user.id,
+          inserted.map((row) => ({
+            event: 'upload' as const,
+            file: toFileDto(ctx, input.baseUrl, row),
+            links: {
+              url: fileLink(ctx.settings.get(), input.baseUrl, row.name),
+              raw: rawLink(input.baseUrl, row.name),
+            },
+          })),
+        );
+      }
       // Recorded: the bytes are no longer pending (in the same transaction as the records).
       await clearPendingObjects(
         trx,

@@ -10,7 +10,9 @@ import { toIso } from '../lib/clock.js';
 import { newId, randomString } from '../lib/ids.js';
 import { hashPassword, passwordVersion, verifyPassword } from '../lib/passwords.js';
 import type { UrlDto } from '../schemas/url.js';
+import { urlLink } from '../lib/links.js';
 import { assertUrlQuota } from './quotas.js';
+import { queueWebhooks, webhooksWanted } from './webhooks.js';
 
 /** How long the token handed out for a right password lets its holder follow the link. */
 export const UNLOCK_TOKEN_TTL_MS = 5 * 60_000;
@@ -23,6 +25,8 @@ export interface NewUrlInput {
   enabled?: boolean | undefined;
   maxViews?: number | undefined;
   password?: string | undefined;
+  /** Where the links of the URL's webhook deliveries point (the request's base); without it, none are sent. */
+  baseUrl?: string | undefined;
 }
 
 export interface UrlPatch {
@@ -105,6 +109,13 @@ export async function createUrl(ctx: AppContext, userId: string, input: NewUrlIn
         } catch (err) {
           if (isUniqueViolation(err)) throw new CodeCollision();
           throw err;
+        }
+        const base = input.baseUrl;
+        if (base !== undefined && webhooksWanted(ctx, 'shorten')) {
+          // With the URL's record: a shortened URL always has its deliveries, a refused one none.
+          const link = (slug: string) => urlLink(ctx.settings.get(), base, slug);
+          const url = toUrlDto(ctx, row, link);
+          await queueWebhooks(ctx, trx, base, userId, [{ event: 'shorten', url, links: { url: url.url } }]);
         }
         return row;
       });

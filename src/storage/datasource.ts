@@ -52,9 +52,10 @@ export interface Datasource {
   /**
    * Starts an append-style upload that will end up under `key`. Nothing is visible under `key` until
    * completeAppend(). Keep the returned state (and each later one) with the upload record: it is all another call,
-   * or another instance, needs to continue.
+   * or another instance, needs to continue: no call keeps data on one instance's disk between calls.
+   * `chunkSize` (the first append's length) and `totalSize`, when known, let S3 pick a part size that fits.
    */
-  beginAppend(key: string, info: { contentType: string }): Promise<AppendState>;
+  beginAppend(key: string, info: { contentType: string; chunkSize?: number; totalSize?: number }): Promise<AppendState>;
 
   /**
    * Appends `body` to the upload (calls are sequential, never concurrent for one upload). Resolves with the new

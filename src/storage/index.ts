@@ -43,9 +43,12 @@ export async function createDatasource(
   // Publishing is a rename, which only works within one filesystem: when UPLOADS_DIR is on another one, keep the
   // temp files in a reserved folder inside it instead.
   const sameFilesystem = (await stat(root)).dev === (await stat(tmpDir)).dev;
+  // Chunks are kept inside the uploads folder: instances that share it (behind a load balancer) then share the
+  // chunks of an upload in progress too, and any of them can take the next chunk.
   const local = new LocalDatasource({
     root,
     tmpDir: sameFilesystem ? tmpDir : path.join(root, RESERVED_SEGMENT),
+    appendDir: path.join(root, RESERVED_SEGMENT),
     fsync,
     owner,
   });

@@ -26,11 +26,17 @@ export interface LocalDatasourceOptions {
   fsync: boolean;
   /** Instance id put into the names of put() temp files (see temp.ts), when the temp folder may be shared. */
   owner?: string;
+  /**
+   * Folder for the temp files of append-style uploads (chunked uploads), same filesystem as `root`; default
+   * `tmpDir`. createDatasource() puts it inside the root, so that instances sharing the uploads folder share the
+   * chunks too and any of them can take the next chunk.
+   */
+  appendDir?: string;
 }
 
 interface LocalAppendState extends AppendState {
   readonly kind: 'local';
-  /** Name of the temp file in tmpDir that holds the bytes appended so far. */
+  /** Name of the temp file in appendDir that holds the bytes appended so far. */
   readonly file: string;
 }
 
@@ -38,12 +44,14 @@ export class LocalDatasource implements Datasource {
   readonly kind = 'local' as const;
   readonly root: string;
   readonly tmpDir: string;
+  readonly appendDir: string;
   private readonly fsync: boolean;
   private readonly owner: string | undefined;
 
   constructor(options: LocalDatasourceOptions) {
     this.root = path.resolve(options.root);
     this.tmpDir = path.resolve(options.tmpDir);
+    this.appendDir = path.resolve(options.appendDir ?? options.tmpDir);
     this.fsync = options.fsync;
     this.owner = options.owner;
   }
@@ -52,6 +60,7 @@ export class LocalDatasource implements Datasource {
   async init(): Promise<void> {
     await ensureDirectory(this.root, this.fsync);
     await ensureDirectory(this.tmpDir, this.fsync);
+    if (this.appendDir !== this.tmpDir) await ensureDirectory(this.appendDir, this.fsync);
   }
 
   async put(key: string, body: Readable, _info: { contentType: string }): Promise<ObjectInfo> {
@@ -126,7 +135,7 @@ export class LocalDatasource implements Datasource {
   async beginAppend(key: string, _info: { contentType: string }): Promise<AppendState> {
     assertValidKey(key);
     const file = newTempName('append');
-    const handle = await open(path.join(this.tmpDir, file), 'wx');
+    const handle = await open(path.join(this.appendDir, file), 'wx');
     await handle.close();
     const state: LocalAppendState = { kind: 'local', key, size: 0, file };
     return state;
@@ -134,7 +143,7 @@ export class LocalDatasource implements Datasource {
 
   async append(state: AppendState, body: Readable, info?: { length?: number }): Promise<AppendState> {
     const current = this.appendStateOf(state);
-    const file = path.join(this.tmpDir, current.file);
+    const file = path.join(this.appendDir, current.file);
     try {
       await this.checkAppendFile(current, file);
     } catch (err) {
@@ -167,7 +176,7 @@ export class LocalDatasource implements Datasource {
 
   async completeAppend(state: AppendState): Promise<ObjectInfo> {
     const current = this.appendStateOf(state);
-    const file = path.join(this.tmpDir, current.file);
+    const file = path.join(this.appendDir, current.file);
     await this.checkAppendFile(current, file);
     const handle = await open(file, 'r+');
     try {
@@ -182,7 +191,7 @@ export class LocalDatasource implements Datasource {
 
   async abortAppend(state: AppendState): Promise<void> {
     const current = this.appendStateOf(state);
-    await unlinkIfPresent(path.join(this.tmpDir, current.file));
+    await unlinkIfPresent(path.join(this.appendDir, current.file));
   }
 
   async close(): Promise<void> {

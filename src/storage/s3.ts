@@ -1,7 +1,9 @@
 // The S3-compatible datasource. put() streams through a multipart upload with a fixed part size and queue, so memory
 // stays flat whatever the file size, and aborts it on error so nothing is left. Append-style uploads are S3
 // multipart uploads whose state (upload id, parts) is the JSON AppendState; since S3 parts must be >= 5 MiB except
-// the last, appended bytes are spooled to a local temp file until a whole part is ready.
+// the last, appended bytes are spooled to a local temp file until a whole part is ready. Between two appends the
+// spooled tail is kept in the bucket (under RESERVED_SEGMENT), not on this instance's disk, so that the next chunk may
+// reach any instance; the part size follows the client's chunk size where it can, so that tails are rare.
 import { constants as fsConstants, createReadStream } from 'node:fs';
 import { open, stat, truncate, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
@@ -30,7 +32,7 @@ import {
   type Datasource,
   type ObjectInfo,
 } from './datasource.js';
-import { assertValidKey, assertValidRange, MAX_KEY_LENGTH, unsatisfiableRange } from './keys.js';
+import { assertValidKey, assertValidRange, MAX_KEY_LENGTH, RESERVED_SEGMENT, unsatisfiableRange } from './keys.js';
 import { isTempName, newTempName, unlinkIfPresent } from './temp.js';
 
 export type S3Config = Pick<
@@ -67,10 +69,20 @@ interface S3AppendState extends AppendState {
   /** Size of every part in `parts` (all but the last part of an upload have one size). */
   readonly partSize: number;
   readonly parts: UploadedPart[];
-  /** Temp file (in tmpDir) holding the bytes after the last part, and how many of its bytes count. */
+  /**
+   * Temp file name holding the bytes after the last part, and how many of its bytes count. Between calls the bytes
+   * are in the bucket under spoolObjectKey(spool) when `shared` is true (a call first fetches them into tmpDir), or in
+   * tmpDir (states from before shared spools).
+   */
   readonly spool: string;
   readonly spooled: number;
+  readonly shared?: boolean;
 }
+
+/** S3's smallest part (all but the last) and its largest part count. */
+const MIN_PART_SIZE = 5 * 1024 * 1024;
+const MAX_PART_SIZE = 5 * 1024 ** 3;
+const MAX_PARTS = 10_000;
 
 export class S3Datasource implements Datasource {
   readonly kind = 's3' as const;
@@ -201,7 +213,10 @@ export class S3Datasource implements Datasource {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
   }
 
-  async beginAppend(key: string, info: { contentType: string }): Promise<AppendState> {
+  async beginAppend(
+    key: string,
+    info: { contentType: string; chunkSize?: number; totalSize?: number },
+  ): Promise<AppendState> {
     const objectKey = this.objectKey(key);
     const created = await this.client.send(
       new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: objectKey, ContentType: info.contentType }),
@@ -213,10 +228,11 @@ export class S3Datasource implements Datasource {
       size: 0,
       contentType: info.contentType,
       uploadId: created.UploadId,
-      partSize: this.partSize,
+      partSize: partSizeFor(this.partSize, info.chunkSize, info.totalSize),
       parts: [],
       spool: newTempName('spool'),
       spooled: 0,
+      shared: true,
     };
     return state;
   }
@@ -224,25 +240,42 @@ export class S3Datasource implements Datasource {
   async append(state: AppendState, body: Readable): Promise<AppendState> {
     const current = this.appendStateOf(state);
     try {
+      await this.fetchSpool(current);
       await this.checkSpool(current);
     } catch (err) {
       body.destroy();
+      if (current.shared) await unlinkIfPresent(this.spoolPath(current.spool)).catch(() => undefined);
       throw err;
     }
     const sink = new PartSpooler(this, current);
+    let next: S3AppendState;
     try {
       await pipeline(body, sink);
-      const next = await sink.finish();
-      return next;
+      next = await sink.finish();
+      if (next.shared && next.spooled > 0) await this.storeSpool(next);
     } catch (err) {
       body.destroy();
       await sink.rollBack();
+      if (current.shared) {
+        // The tail the call started from is still in the bucket; the local copies go.
+        await unlinkIfPresent(this.spoolPath(current.spool)).catch(() => undefined);
+        const newer = (sink.currentSpool ?? current.spool) !== current.spool ? sink.currentSpool : undefined;
+        if (newer) await this.deleteSpoolObject(newer).catch(() => undefined);
+      }
       throw err;
     }
+    if (next.shared) {
+      await unlinkIfPresent(this.spoolPath(next.spool));
+      if (current.spooled > 0 && (next.spool !== current.spool || next.spooled === 0)) {
+        await this.deleteSpoolObject(current.spool).catch(() => undefined);
+      }
+    }
+    return next;
   }
 
   async completeAppend(state: AppendState): Promise<ObjectInfo> {
     const current = this.appendStateOf(state);
+    await this.fetchSpool(current);
     await this.checkSpool(current);
     const Key = this.objectKey(current.key);
     const { uploadId: UploadId } = current;
@@ -273,6 +306,7 @@ export class S3Datasource implements Datasource {
         });
     }
     await unlinkIfPresent(this.spoolPath(current.spool));
+    if (current.shared && current.spooled > 0) await this.deleteSpoolObject(current.spool).catch(() => undefined);
     return { size: current.size };
   }
 
@@ -280,6 +314,45 @@ export class S3Datasource implements Datasource {
     const current = this.appendStateOf(state);
     await this.abortUpload(current);
     await unlinkIfPresent(this.spoolPath(current.spool));
+    if (current.shared && current.spooled > 0) await this.deleteSpoolObject(current.spool);
+  }
+
+  /** Where a shared spool's bytes wait in the bucket between two calls. */
+  private spoolObjectKey(spool: string): string {
+    return `${this.prefix}${RESERVED_SEGMENT}/${spool}`;
+  }
+
+  /** Puts the state's local spool (its counted bytes) into the bucket. */
+  private async storeSpool(state: S3AppendState): Promise<void> {
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: this.spoolObjectKey(state.spool),
+        ContentLength: state.spooled,
+        Body: this.spoolStream(state.spool, state.spooled),
+      }),
+    );
+  }
+
+  /** Brings a shared spool's bytes from the bucket into tmpDir (missing object -> StorageNotFoundError). */
+  private async fetchSpool(state: S3AppendState): Promise<void> {
+    if (!state.shared || state.spooled === 0) return;
+    let body: Readable;
+    try {
+      const answer = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: this.spoolObjectKey(state.spool) }),
+      );
+      body = answer.Body as Readable;
+    } catch (err) {
+      if (isNotFound(err)) throw new StorageNotFoundError(state.key);
+      throw err;
+    }
+    const handle = await open(this.spoolPath(state.spool), 'w');
+    await pipeline(body, handle.createWriteStream());
+  }
+
+  private async deleteSpoolObject(spool: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.spoolObjectKey(spool) }));
   }
 
   async close(): Promise<void> {
@@ -369,6 +442,7 @@ export class S3Datasource implements Datasource {
       isCount(s.spooled) &&
       isCount(s.partSize) &&
       isCount(s.size) &&
+      (s.shared === undefined || typeof s.shared === 'boolean') &&
       s.size === s.parts.length * s.partSize + s.spooled;
     if (!valid) throw new TypeError('not the state of an S3 append-style upload');
     assertValidKey(state.key);
@@ -383,6 +457,10 @@ export class S3Datasource implements Datasource {
  */
 class PartSpooler extends Writable {
   private spool: string;
+  /** The spool file being written (a failed shared call removes a tail it may have stored in the bucket). */
+  get currentSpool(): string {
+    return this.spool;
+  }
   private spooled: number;
   private readonly parts: UploadedPart[];
   private readonly created: string[] = [];
@@ -486,6 +564,16 @@ class PartSpooler extends Writable {
     if (this.start.spooled > 0) await truncate(original, this.start.spooled).catch(() => undefined);
     else await unlinkIfPresent(original).catch(() => undefined);
   }
+}
+
+/**
+ * The part size of an append-style upload: the client's chunk size when parts of that size are allowed (then each
+ * full chunk is one part and no tail waits between chunks), else the configured one.
+ */
+function partSizeFor(configured: number, chunkSize?: number, totalSize?: number): number {
+  if (chunkSize === undefined || chunkSize < MIN_PART_SIZE || chunkSize > MAX_PART_SIZE) return configured;
+  if (totalSize !== undefined && Math.ceil(totalSize / chunkSize) > MAX_PARTS) return configured;
+  return chunkSize;
 }
 
 function isCount(value: unknown): value is number {

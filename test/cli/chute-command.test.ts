@@ -297,6 +297,19 @@ forEachDatabase('chute doctor', (engine) => {
           /^ok {4}counters: .*recounted$/m,
         );
         assert.match((await chute(['doctor'], { env: {}, cwd })).stdout, /^ok {4}counters: the usage counters match/m);
+
+        // Another uploads folder than the one the database's instances use: doctor says so, import refuses.
+        const elsewhere = { UPLOADS_DIR: path.join(cwd, 'elsewhere') };
+        const unshared = await chute(['doctor'], { env: elsewhere, cwd });
+        assert.equal(unshared.code, 1);
+        assert.match(
+          unshared.stdout,
+          /^FAIL {2}shared storage: this instance's uploads folder \(UPLOADS_DIR\) is not the storage/m,
+        );
+        assertOk(await chute(['user', 'create', 'someone', '--password-stdin'], { env: {}, cwd, input: 'password\n' }));
+        const refused = await chute(['import', cwd, '--user', 'someone'], { env: elsewhere, cwd });
+        assert.equal(refused.code, 1);
+        assert.match(refused.stderr, /is not the storage the other instances of this database use/);
       } finally {
         await rm(cwd, { recursive: true, force: true });
       }

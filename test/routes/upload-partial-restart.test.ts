@@ -4,12 +4,17 @@
 // restart of one discards only the uploads it holds.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { it } from 'node:test';
 import { newId } from '../../src/lib/ids.js';
 import { forEachDatabase, startTestServer, withSharedState, type TestServer } from '../support/server.js';
 import { appendTempFiles, partialSessionCount } from '../support/stored.js';
 import { sendChunk, uploadAndVerify, waitForAssembly } from '../support/partial-uploads.js';
+
+/** Instances that share a database share its SECRET (tokens and sessions are keyed by it). */
+const SHARED_SECRET = 'one secret for every instance of the database';
 
 async function insertIncomplete(
   server: TestServer,
@@ -122,6 +127,69 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
             assert.ok(Buffer.from(await served.arrayBuffer()).equals(file));
           }
         }
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+  });
+
+  it('instances with data folders of their own take turns with the chunks when they share the uploads folder', async (t) => {
+    if (engine !== 'postgres') return t.skip('separate data folders share a database only on PostgreSQL');
+    await withSharedState(engine, async ({ dataDir, databaseUrl }) => {
+      const uploads = path.join(dataDir, 'shared-uploads');
+      const env = { UPLOADS_DIR: uploads, SECRET: SHARED_SECRET };
+      const a = await startTestServer({ engine, databaseUrl, env });
+      const b = await startTestServer({ engine, databaseUrl, env });
+      try {
+        assert.notEqual(a.ctx.instanceId, b.ctx.instanceId);
+        const admin = await a.setup();
+        const file = randomBytes(100_000);
+        let token: string | undefined;
+        for (const [i, instance] of [a, b, a, b, b].entries()) {
+          const start = i * 20_000;
+          const res = await sendChunk(instance, admin.token, { file, start, end: start + 19_999, token });
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+          token = res.body.partialToken;
+          if (i === 4) {
+            const record = await waitForAssembly(a, admin.token, res.body.incompleteFileId);
+            assert.equal(record.status, 'COMPLETE');
+            const served = await a.fetch(`/raw/${res.body.files[0].name}`);
+            assert.ok(Buffer.from(await served.arrayBuffer()).equals(file), 'byte-exact');
+          }
+        }
+        assert.deepEqual(await appendTempFiles(a.dataDir), []);
+        assert.deepEqual(await readdir(path.join(uploads, '.chute-tmp')), []);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+  });
+
+  it('instances that do not share their storage answer a chunk for the other one with an error naming the cause', async (t) => {
+    if (engine !== 'postgres') return t.skip('separate data folders share a database only on PostgreSQL');
+    await withSharedState(engine, async ({ databaseUrl }) => {
+      const a = await startTestServer({ engine, databaseUrl, env: { SECRET: SHARED_SECRET } });
+      const b = await startTestServer({ engine, databaseUrl, env: { SECRET: SHARED_SECRET } });
+      try {
+        const admin = await a.setup();
+        const file = randomBytes(30_000);
+        const first = await sendChunk(a, admin.token, { file, start: 0, end: 9_999 });
+        assert.equal(first.status, 200);
+        const second = await sendChunk(b, admin.token, {
+          file,
+          start: 10_000,
+          end: 19_999,
+          token: first.body.partialToken,
+        });
+        assert.equal(second.status, 400, JSON.stringify(second.body));
+        assert.equal(second.body.code, 1003);
+        assert.match(second.body.error, /do not share one storage \(UPLOADS_DIR or bucket\)/);
+        assert.equal(await partialSessionCount(a), 0, 'the upload is discarded, nothing half-written is kept');
+        // The instance also said so at start: its storage does not carry the marker of the database's storage.
+        assert.equal(b.ctx.storageShared, false);
+        assert.equal(a.ctx.storageShared, true);
       } finally {
         await a.close();
         await b.close();

@@ -1,9 +1,10 @@
 // The settings record: defaults, stored changes, environment locks, and propagation to another instance.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { sql } from 'kysely';
 import { isApiError } from '../../src/lib/errors.js';
 import { SettingsService } from '../../src/services/settings.js';
-import { forEachDatabase, useTestServer } from '../support/server.js';
+import { forEachDatabase, startTestServer, useTestServer, withSharedState } from '../support/server.js';
 
 forEachDatabase('SettingsService', (engine) => {
   const server = useTestServer({ engine, env: { SITE_TITLE: 'Locked Title' } });
@@ -58,5 +59,52 @@ forEachDatabase('SettingsService', (engine) => {
       await ctx.db.insertInto('settings').values(saved).execute();
       await ctx.settings.refresh();
     }
+  });
+});
+
+forEachDatabase('settings across running instances', (engine) => {
+  it('a change made through one instance is in force on the other within a second (PostgreSQL LISTEN/NOTIFY)', async (t) => {
+    if (engine !== 'postgres') return t.skip('instances share a database on PostgreSQL');
+    await withSharedState(engine, async (shared) => {
+      // Test servers run no periodic jobs: only the change feed can bring the change to the second instance.
+      const a = await startTestServer({ engine, ...shared, env: { INSTANCE_ID: 'one' } });
+      const b = await startTestServer({ engine, ...shared, env: { INSTANCE_ID: 'two' } });
+      try {
+        const admin = await a.setup();
+        const latencies: number[] = [];
+        for (const title of ['First title', 'Second title', 'Third title']) {
+          const changed = await a.json('PATCH', '/api/server/settings', {
+            auth: admin.token,
+            body: { siteTitle: title },
+          });
+          assert.equal(changed.status, 200, JSON.stringify(changed.body));
+          const sent = performance.now();
+          while (b.ctx.settings.get().siteTitle !== title) {
+            assert.ok(performance.now() - sent < 10_000, 'the change never reached the other instance');
+            await new Promise((resolve) => setTimeout(resolve, 2));
+          }
+          latencies.push(performance.now() - sent);
+        }
+        // A lost listening connection is opened again, and the change made meanwhile is picked up then.
+        const cut = await sql<{ pid: number }>`select pid from pg_stat_activity
+          where datname = current_database() and query like 'LISTEN chute_changes%'`.execute(a.ctx.db);
+        assert.equal(cut.rows.length, 2, 'each instance listens on one connection');
+        for (const { pid } of cut.rows) await sql`select pg_terminate_backend(${pid})`.execute(a.ctx.db);
+        const changed = await a.json('PATCH', '/api/server/settings', {
+          auth: admin.token,
+          body: { siteTitle: 'After the reconnection' },
+        });
+        assert.equal(changed.status, 200);
+        const sent = performance.now();
+        while (b.ctx.settings.get().siteTitle !== 'After the reconnection') {
+          assert.ok(performance.now() - sent < 10_000, 'the feed did not come back');
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        t.diagnostic(`settings reached the other instance after ${latencies.map((ms) => ms.toFixed(1)).join(', ')} ms`);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
   });
 });

@@ -105,11 +105,34 @@ describe('local datasource', () => {
     }
   });
 
+  it('keeps the chunks of an append in the uploads folder, so that another instance sharing it continues the upload', async () => {
+    const shared = await mkdtemp(path.join(os.tmpdir(), 'chute-local-shared-'));
+    try {
+      const uploads = path.join(shared, 'uploads');
+      const one = await createDatasource(loadConfig({ DATA_DIR: path.join(shared, 'one'), UPLOADS_DIR: uploads }), {
+        instanceId: 'one',
+      });
+      const two = await createDatasource(loadConfig({ DATA_DIR: path.join(shared, 'two'), UPLOADS_DIR: uploads }), {
+        instanceId: 'two',
+      });
+      let state = await one.beginAppend('hop.bin', { contentType: 'text/plain' });
+      state = await one.append(state, text('first chunk, '));
+      state = await two.append(state, text('second chunk, '));
+      state = await one.append(state, text('third chunk'));
+      await two.completeAppend(state);
+      assert.equal(await readAll(await one.get('hop.bin')), 'first chunk, second chunk, third chunk');
+      assert.deepEqual(await readdir(path.join(uploads, '.chute-tmp')), [], 'no chunk data is left behind');
+      assert.deepEqual(await readdir(path.join(shared, 'one', 'tmp')), []);
+    } finally {
+      await rm(shared, { recursive: true, force: true });
+    }
+  });
+
   it('never publishes bytes past the recorded size (a crash mid-append), and refuses a truncated upload', async () => {
     const storage = (await createDatasource(loadConfig({ DATA_DIR: dataDir }))) as LocalDatasource;
     let state = await storage.beginAppend('crash.bin', { contentType: 'text/plain' });
     state = await storage.append(state, text('good'));
-    const file = path.join(storage.tmpDir, String(state.file));
+    const file = path.join(storage.appendDir, String(state.file));
     await writeFile(file, 'goodGARBAGE');
     state = await storage.append(state, text('+more'));
     await storage.completeAppend(state);
@@ -117,7 +140,7 @@ describe('local datasource', () => {
 
     let lost = await storage.beginAppend('lost.bin', { contentType: 'text/plain' });
     lost = await storage.append(lost, text('0123456789'));
-    await writeFile(path.join(storage.tmpDir, String(lost.file)), '01234');
+    await writeFile(path.join(storage.appendDir, String(lost.file)), '01234');
     await assert.rejects(storage.append(lost, text('x')), /has 5 of its 10 bytes/);
     await assert.rejects(storage.completeAppend(lost), /has 5 of its 10 bytes/);
     await storage.abortAppend(lost);

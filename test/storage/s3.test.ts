@@ -2,7 +2,7 @@
 // prefix, streaming multipart puts, stored content types, and a Chute running on S3 (the helper other suites use).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -84,6 +84,66 @@ describeS3('s3 datasource specifics', (s3Env) => {
     assert.equal((await head('files/v1/appended.bin')).ContentLength, 11 * MiB);
     await storage.delete('multi.bin');
     await storage.delete('appended.bin');
+  });
+
+  it('continues an append on another instance (its own temp folder): the tail between chunks waits in the bucket', async () => {
+    const otherDir = await mkdtemp(path.join(os.tmpdir(), 'chute-s3-other-'));
+    const other = await createDatasource(loadConfig({ DATA_DIR: otherDir, ...env() }));
+    try {
+      const chunks = [3 * MiB, 3 * MiB, 1 * MiB, 4 * MiB, 2 * MiB].map((n) => randomBytes(n));
+      let state = await storage.beginAppend('hopping.bin', {
+        contentType: 'application/octet-stream',
+        chunkSize: 3 * MiB,
+        totalSize: 13 * MiB,
+      });
+      for (const [i, chunk] of chunks.entries()) {
+        state = await (i % 2 === 0 ? storage : other).append(state, bodyOf(chunk));
+        const listed = await client.send(new ListObjectsV2Command({ Bucket: s3Env().S3_BUCKET!, Prefix: 'files/v1/' }));
+        const waiting = (listed.Contents ?? []).filter((o) => o.Key!.startsWith('files/v1/.chute-tmp/'));
+        assert.equal(waiting.length, Number(state.spooled) > 0 ? 1 : 0, 'one tail object while bytes wait for a part');
+        assert.deepEqual(await readdir(path.join(dataDir, 'tmp')), [], 'nothing stays on the first instance');
+        assert.deepEqual(await readdir(path.join(otherDir, 'tmp')), [], 'nor on the second');
+      }
+      await other.completeAppend(state);
+      const parts: Buffer[] = [];
+      for await (const piece of await storage.get('hopping.bin')) parts.push(piece as Buffer);
+      const stored = Buffer.concat(parts);
+      assert.ok(stored.equals(Buffer.concat(chunks)), 'byte-exact');
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: s3Env().S3_BUCKET!, Prefix: 'files/v1/' }));
+      assert.deepEqual(
+        (listed.Contents ?? []).map((o) => o.Key),
+        ['files/v1/hopping.bin'],
+        'no tail object is left behind',
+      );
+      await storage.delete('hopping.bin');
+    } finally {
+      await other.close();
+      await rm(otherDir, { recursive: true, force: true });
+    }
+  });
+
+  it("takes the client's chunk size as the part size when S3 allows it, so that no tail waits between chunks", async () => {
+    let state = await storage.beginAppend('aligned.bin', {
+      contentType: 'application/octet-stream',
+      chunkSize: 6 * MiB,
+      totalSize: 15 * MiB,
+    });
+    for (const size of [6 * MiB, 6 * MiB]) {
+      state = await storage.append(state, bodyOf(randomBytes(size)));
+      assert.equal(state.spooled, 0);
+    }
+    state = await storage.append(state, bodyOf(randomBytes(3 * MiB)));
+    await storage.completeAppend(state);
+    assert.match((await head('files/v1/aligned.bin')).ETag ?? '', /-3"$/, '6 + 6 MiB parts and a 3 MiB last part');
+    await storage.delete('aligned.bin');
+    // A chunk below S3's smallest part keeps the configured part size.
+    const small = await storage.beginAppend('small.bin', {
+      contentType: 'text/plain',
+      chunkSize: MiB,
+      totalSize: 4 * MiB,
+    });
+    assert.equal(small.partSize, 5 * MiB);
+    await storage.abortAppend(small);
   });
 
   it(

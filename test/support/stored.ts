@@ -3,7 +3,10 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { TestServer } from './server.js';
 
-/** Every regular file under `dir` (relative paths), [] when it does not exist. */
+/**
+ * Every regular file under `dir` (relative paths), [] when it does not exist; without the storage marker that every
+ * Chute places in its storage (`.chute-storage/<id>`, services/storage-identity.ts).
+ */
 export async function filesUnder(dir: string): Promise<string[]> {
   let entries;
   try {
@@ -12,7 +15,10 @@ export async function filesUnder(dir: string): Promise<string[]> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  return entries.filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
+    .filter((f) => !f.startsWith('.chute-storage/'));
 }
 
 /** The stored bytes and temp files of a server: DATA_DIR/uploads and DATA_DIR/tmp. */
@@ -24,10 +30,17 @@ export async function storedFiles(server: TestServer): Promise<string[]> {
   return [...uploads.map((f) => `uploads/${f}`), ...tmp.map((f) => `tmp/${f}`)];
 }
 
-/** Temp files of append-style uploads (local append-*, S3 spool-*) left in the data folder's tmp. */
+/**
+ * Temp files of append-style uploads left behind: local append-* (in the uploads folder's .chute-tmp, shared by the
+ * instances that share the uploads) and S3 spool-* (in the data folder's tmp).
+ */
 export async function appendTempFiles(dataDir: string): Promise<string[]> {
-  const names = await readdir(path.join(dataDir, 'tmp')).catch(() => [] as string[]);
-  return names.filter((n) => n.startsWith('append-') || n.startsWith('spool-'));
+  const lists = await Promise.all(
+    [path.join(dataDir, 'tmp'), path.join(dataDir, 'uploads', '.chute-tmp')].map((dir) =>
+      readdir(dir).catch(() => [] as string[]),
+    ),
+  );
+  return lists.flat().filter((n) => n.startsWith('append-') || n.startsWith('spool-'));
 }
 
 export async function fileRowCount(server: TestServer): Promise<number> {

@@ -9,6 +9,7 @@ import type { Config } from '../../config.js';
 import { pingDatabase } from '../../db/index.js';
 import { openInstanceBase, type InstanceBase } from '../../instance.js';
 import { ffmpegAvailable } from '../../services/media.js';
+import { checkStorageIdentity, storageMarkerKey, unsharedStorageMessage } from '../../services/storage-identity.js';
 import { rebuildUsageCounters, usageCounterDrift } from '../../services/usage.js';
 import { createDatasource } from '../../storage/index.js';
 import { CliError, pendingMigrations, readConfig } from '../context.js';
@@ -122,8 +123,8 @@ export async function doctorCommand(argv: string[]): Promise<void> {
   }
   report.line('data folder', { level: 'ok', detail: base.dataDir });
   try {
-    const databaseOk = await checkDatabase(report, config, base, fixCounters);
-    await checkStorage(report, config, base);
+    const schemaReady = await checkDatabase(report, config, base, fixCounters);
+    await checkStorage(report, config, base, schemaReady);
     await checkRedis(report, config);
     report.line(
       'ffmpeg',
@@ -131,7 +132,7 @@ export async function doctorCommand(argv: string[]): Promise<void> {
         ? { level: 'ok', detail: `${config.FFMPEG_PATH} runs` }
         : { level: 'warn', detail: `${config.FFMPEG_PATH} does not run: videos get no thumbnails (FFMPEG_PATH)` },
     );
-    if (databaseOk && config.DATABASE_URL && !config.SECRET) {
+    if (config.DATABASE_URL && !config.SECRET) {
       report.line('secret', {
         level: 'warn',
         detail: `SECRET is not set: the one kept in ${base.dataDir}/secret is used; instances sharing the database need one SECRET`,
@@ -148,6 +149,7 @@ export async function doctorCommand(argv: string[]): Promise<void> {
   if (report.failures > 0) process.exitCode = 1;
 }
 
+/** Connects, then checks the schema and the counters; true when the database answers at this version's schema. */
 async function checkDatabase(
   report: Report,
   config: Config,
@@ -162,8 +164,9 @@ async function checkDatabase(
     return false;
   }
   report.line('database', { level: 'ok', detail: `${target} answers` });
+  let pending: string[];
   try {
-    const pending = await within(pendingMigrations(base), CHECK_TIMEOUT_MS, target);
+    pending = await within(pendingMigrations(base), CHECK_TIMEOUT_MS, target);
     report.line(
       'schema',
       pending.length === 0
@@ -173,10 +176,12 @@ async function checkDatabase(
             detail: `${pending.length} migration(s) to run (${pending.join(', ')}): the next start or \`chute migrate\` runs them`,
           },
     );
-    if (pending.length === 0) await checkCounters(report, base, fixCounters);
   } catch (err) {
     report.line('schema', { level: 'FAIL', detail: describeError(err, target) });
+    return false;
   }
+  if (pending.length > 0) return false;
+  await checkCounters(report, base, fixCounters);
   return true;
 }
 
@@ -200,7 +205,11 @@ async function checkCounters(report: Report, base: InstanceBase, fix: boolean): 
   });
 }
 
-async function checkStorage(report: Report, config: Config, base: InstanceBase): Promise<void> {
+/**
+ * Writes, reads back and deletes a probe object; with the schema in place, also checks that this storage is the one
+ * the database's other instances use (their marker, services/storage-identity.ts).
+ */
+async function checkStorage(report: Report, config: Config, base: InstanceBase, schemaReady: boolean): Promise<void> {
   const target =
     config.DATASOURCE === 's3'
       ? `S3 bucket ${config.S3_BUCKET ?? ''} at ${config.S3_ENDPOINT ?? 'AWS'}`
@@ -229,6 +238,15 @@ async function checkStorage(report: Report, config: Config, base: InstanceBase):
       target,
     );
     report.line('storage', { level: 'ok', detail: `${target}: wrote, read and deleted a probe object` });
+    if (schemaReady) {
+      const identity = await within(checkStorageIdentity(base.database.db, storage), CHECK_TIMEOUT_MS, target);
+      report.line(
+        'shared storage',
+        identity.shared
+          ? { level: 'ok', detail: `holds the database's storage marker (${storageMarkerKey(identity.marker)})` }
+          : { level: 'FAIL', detail: unsharedStorageMessage(storage, identity.marker) },
+      );
+    }
   } catch (err) {
     report.line('storage', { level: 'FAIL', detail: describeError(err, target) });
     await storage.delete(key).catch(() => undefined);

@@ -1170,7 +1170,7 @@ export interface paths {
     };
     /**
      * The server settings, the keys locked by the environment, and what each key means
-     * @description Read from the database on every call (4010 when the settings record is missing).
+     * @description Read from the database on every call (4010 when the settings record is missing). Secrets (webhookSecret, discordWebhookUrl) are answered in full to the SUPERADMIN only; other admins read "********" when one is set.
      */
     get: {
       parameters: {
@@ -1201,7 +1201,7 @@ export interface paths {
     head?: never;
     /**
      * Change some settings; they take effect at once
-     * @description Unknown keys, invalid values and keys locked by the environment are refused together with 1022, naming each failing key in issues; nothing is stored then. 4010 when the settings record is missing.
+     * @description Unknown keys, invalid values and keys locked by the environment are refused together with 1022, naming each failing key in issues; nothing is stored then. 4010 when the settings record is missing. A secret sent back as "********" (as an ADMIN read it) keeps its stored value.
      */
     patch: {
       parameters: {
@@ -4235,7 +4235,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The version of the running server */
+    /**
+     * The version of the running server (and the latest release, when the update check is on)
+     * @description With the setting featuresVersionChecking on (off by default), the release feed at VERSION_CHECK_URL is asked for the latest release (a good answer is kept an hour); when it cannot be asked, or answers no version: 500/6001.
+     */
     get: {
       parameters: {
         query?: never;
@@ -4254,6 +4257,7 @@ export interface paths {
           };
           content: {
             'application/json': {
+              update?: components['schemas']['UpdateCheck'];
               /** @description Chute's version, e.g. 0.1.0 */
               version: string;
             };
@@ -4762,6 +4766,10 @@ export interface components {
       chunksSize: number;
       /** @description Files larger than this are uploaded in chunks by the dashboard, in bytes (or 95mb ...) (environment: CHUNKS_THRESHOLD) */
       chunksThreshold: number;
+      /** @description A Discord webhook URL that gets an embed (link and thumbnail) for each upload and shortened URL; shown in full to the SUPERADMIN only (environment: DISCORD_WEBHOOK_URL) */
+      discordWebhookUrl: string | null;
+      /** @description GET /api/version also asks the release feed (VERSION_CHECK_URL) for the latest version; off by default, as the server may have no internet. A failed check answers 6001 (environment: FEATURES_VERSION_CHECKING) */
+      featuresVersionChecking: boolean;
       /** @description Expiry applied when an upload does not set one (e.g. 30d); null keeps files forever (environment: FILES_DEFAULT_EXPIRATION) */
       filesDefaultExpiration: string | null;
       /** @description Name format when an upload does not choose one (environment: FILES_DEFAULT_FORMAT) */
@@ -4844,6 +4852,14 @@ export interface components {
       urlsLength: number;
       /** @description Path prefix of short URL redirects (environment: URLS_ROUTE) */
       urlsRoute: string;
+      /** @description Webhooks (and the Discord webhook) are sent for each shortened URL (environment: WEBHOOK_ON_SHORTEN) */
+      webhookOnShorten: boolean;
+      /** @description Webhooks (and the Discord webhook) are sent for each uploaded file (single and chunked) (environment: WEBHOOK_ON_UPLOAD) */
+      webhookOnUpload: boolean;
+      /** @description Key of the x-chute-signature header (HMAC-SHA256) on webhook deliveries; shown in full to the SUPERADMIN only. Without it, deliveries go unsigned (environment: WEBHOOK_SECRET) */
+      webhookSecret: string | null;
+      /** @description URLs that receive a signed JSON POST on each upload and shortened URL (comma separated in the environment) (environment: WEBHOOK_URLS) */
+      webhookUrls: string[];
     };
     ServerSettingsAnswer: {
       /** @description each key's meaning and environment variable */
@@ -4897,6 +4913,12 @@ export interface components {
         | 'oauthGoogleAuthorizeUrl'
         | 'oauthGoogleTokenUrl'
         | 'oauthGoogleUserUrl'
+        | 'webhookUrls'
+        | 'webhookSecret'
+        | 'webhookOnUpload'
+        | 'webhookOnShorten'
+        | 'discordWebhookUrl'
+        | 'featuresVersionChecking'
         | 'mfaTotpEnabled'
         | 'mfaPasskeys'
       )[];
@@ -4959,6 +4981,18 @@ export interface components {
     };
     /** @enum {string} */
     TokenScope: 'upload' | 'files:read' | 'files:write' | 'urls' | 'admin';
+    UpdateCheck: {
+      /** @description whether the latest release is newer than the running version */
+      available: boolean;
+      /** @description an answer of an earlier check (kept an hour) */
+      cached: boolean;
+      /** @description when the release feed was asked (ISO 8601) */
+      checkedAt: string;
+      /** @description the latest released version, e.g. 0.2.0 */
+      latest: string;
+      /** @description the release's page, when the feed names one */
+      url: string | null;
+    };
     UploadedFile: {
       /** @description present when compression was asked for: the stored type and extension */
       compressed?: {

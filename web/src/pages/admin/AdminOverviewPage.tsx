@@ -1,6 +1,8 @@
 // Server overview (admins only): totals from GET /api/server/stats (users, files, bytes stored, views, short URLs,
-// invites), the most common file types and the users storing the most, with the way to the other admin pages.
+// invites), the most common file types and the users storing the most, with the way to the other admin pages; and,
+// when the update check is on (featuresVersionChecking), a note that a newer release is out.
 import {
+  Alert,
   Anchor,
   Button,
   Card,
@@ -20,6 +22,7 @@ import {
   IconLink,
   IconMailPlus,
   IconServerCog,
+  IconSparkles,
   IconUsers,
   type Icon,
 } from '@tabler/icons-react';
@@ -28,7 +31,7 @@ import { PageHeader } from '../../components/PageHeader';
 import { formatBytes } from '../../lib/format';
 import { useApi } from '../../lib/use-api';
 import { Link } from '../../router';
-import { serverStats, type ServerStats } from './admin-api';
+import { serverStats, serverVersion, type ServerStats } from './admin-api';
 
 const count = (n: number) => n.toLocaleString();
 
@@ -170,6 +173,9 @@ const ADMIN_LINKS = [
 export function AdminOverviewPage() {
   const stats = useApi((signal) => serverStats(signal), []);
   const data = stats.data;
+  // A failed update check (6001) is no reason to worry an admin on this page: it shows nothing then.
+  const version = useApi((signal) => serverVersion(signal), []);
+  const update = version.data?.update;
 
   return (
     <Stack gap="md">
@@ -187,6 +193,16 @@ export function AdminOverviewPage() {
         }
       />
       {stats.error ? <ErrorAlert error={stats.error} onRetry={stats.reload} /> : null}
+      {update?.available ? (
+        <Alert color="blue" icon={<IconSparkles size={18} />} title="Update available" data-testid="update-available">
+          Chute {update.latest} is out; this server runs {version.data?.version}.{' '}
+          {update.url ? (
+            <Anchor href={update.url} target="_blank" rel="noreferrer">
+              What is new
+            </Anchor>
+          ) : null}
+        </Alert>
+      ) : null}
       <SimpleGrid cols={{ base: 2, sm: 3, lg: 6 }} spacing="sm">
         {data ? (
           <>

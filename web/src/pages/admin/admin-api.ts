@@ -1,5 +1,5 @@
 // The administration API as the admin pages use it: users (src/routes/users.ts), server statistics
-// (src/routes/server-stats.ts) and server settings (src/routes/server-settings.ts). The shapes are the server's
+// (src/routes/server-stats.ts), server settings (src/routes/server-settings.ts) and the version (src/routes/version.ts). The shapes are the server's
 // (api/openapi.d.ts).
 import { request, type ApiAnswer, type ApiBody, type ApiQuery } from '../../api/client';
 import type { components } from '../../api/openapi';
@@ -35,6 +35,9 @@ export const deleteUser = (id: string, withContent: boolean) =>
   request('delete', '/api/users/{id}', { params: { id }, body: { delete: withContent } });
 
 export const serverStats = (signal?: AbortSignal) => request('get', '/api/server/stats', { signal });
+
+/** The running version and, when the update check is on, the latest release (6001 when the check failed). */
+export const serverVersion = (signal?: AbortSignal) => request('get', '/api/version', { signal });
 
 export const serverSettings = (signal?: AbortSignal) => request('get', '/api/server/settings', { signal });
 

@@ -43,6 +43,20 @@ const KNOWN_GROUPS: Array<{ id: string; title: string; description: string; pref
     prefixes: ['oauth'],
   },
   {
+    id: 'webhooks',
+    title: 'Webhooks',
+    description:
+      'Tell other programs about each upload and short URL: a JSON POST signed with the secret (x-chute-signature), ' +
+      'and a message to a Discord channel. Failed deliveries are retried and listed among the background jobs.',
+    prefixes: ['webhook', 'discord'],
+  },
+  {
+    id: 'features',
+    title: 'Updates',
+    description: 'Whether the overview tells administrators about a newer release (asks the release feed).',
+    prefixes: ['features'],
+  },
+  {
     id: 'mfa',
     title: 'Sign-in security',
     description: 'Second steps and passwordless sign-in users may turn on for their accounts.',
@@ -80,6 +94,12 @@ const LABELS: Record<string, string> = {
   ...providerLabels('Discord'),
   ...providerLabels('Github', 'GitHub'),
   ...providerLabels('Google'),
+  webhookUrls: 'Webhook URLs',
+  webhookSecret: 'Signing secret',
+  webhookOnUpload: 'Send on each upload',
+  webhookOnShorten: 'Send on each short URL',
+  discordWebhookUrl: 'Discord webhook URL',
+  featuresVersionChecking: 'Check for updates',
   mfaTotpEnabled: 'Authenticator apps (TOTP codes)',
   mfaPasskeys: 'Passkeys',
 };
