@@ -55,6 +55,8 @@ async function runCli(argv: string[]): Promise<number> {
     )(rest);
     return process.exitCode === undefined ? 0 : Number(process.exitCode);
   } catch (err) {
+    // The reader of standard output went away (`chute export | head`): nothing more to say to it.
+    if ((err as NodeJS.ErrnoException).code === 'EPIPE') return 0;
     if (err instanceof CliError) {
       process.stderr.write(`chute ${name}: ${err.message}\n`);
       return err.exitCode;
@@ -69,6 +71,9 @@ async function runCli(argv: string[]): Promise<number> {
   }
 }
 
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+});
 const code = await runCli(process.argv.slice(2));
 // Let standard output drain (a pipe may be slow), then end: no pool or timer of a service keeps the command alive.
 process.stdout.write('', () => process.exit(code));
