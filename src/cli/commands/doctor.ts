@@ -17,7 +17,8 @@ import { CliError, pendingMigrations, readConfig } from '../context.js';
 export const DOCTOR_HELP = `Usage: chute doctor [--fix-counters]
 
 Checks the configuration (environment and .env), the data folder, the database (and its usage counters against
-a fresh count), the storage (writes, reads and deletes a probe object), Redis when REDIS_URL is set, and ffmpeg.
+a fresh count), the storage (writes, reads and deletes a probe object; is it the one the database's other
+instances use?), Redis when REDIS_URL is set, and ffmpeg.
 With --fix-counters, usage counters that differ from a fresh count are recounted. Prints one line per check:
   ok    works
   warn  works, but something deserves a look (e.g. pending migrations, no ffmpeg)
