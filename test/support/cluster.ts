@@ -61,7 +61,7 @@ function haproxyConfig(port: number, backends: string[]): string {
     'backend instances',
     '  balance roundrobin',
     '  http-reuse never',
-    '  option httpchk GET /api/readyz',
+    '  option httpchk GET /api/healthcheck',
     '  http-check expect status 200',
     '  default-server inter 300ms fall 2 rise 2',
     ...backends.map((address, i) => `  server chute${i + 1} ${address} check`),
