@@ -12,6 +12,7 @@ import { registerInFlightHandlers } from './http/in-flight.js';
 import { rewritePublicPrefixes } from './http/links.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerRateLimit } from './http/rate-limit.js';
+import { registerRequestMetrics } from './http/request-metrics.js';
 import { registerRequestTimeouts } from './http/slow-requests.js';
 import { registerWellFormedText } from './http/well-formed-text.js';
 import { strictBodyValidatorCompiler } from './http/strict-bodies.js';
@@ -30,8 +31,11 @@ import { publicFolderRoutes } from './routes/public-folders.js';
 import { redirectRoutes } from './routes/redirect.js';
 import { registerRoutes } from './routes/register.js';
 import { serverSettingsRoutes } from './routes/server-settings.js';
+import { serverExportRoutes } from './routes/server-export.js';
 import { serverJobsRoutes } from './routes/server-jobs.js';
 import { serverStatsRoutes } from './routes/server-stats.js';
+import { statsRoutes } from './routes/stats.js';
+import { metricsRoutes } from './routes/metrics.js';
 import { setupRoutes } from './routes/setup.js';
 import { shareRoutes } from './routes/shares.js';
 import { tagRoutes } from './routes/tags.js';
@@ -39,6 +43,7 @@ import { uploadPartialRoutes } from './routes/upload-partial.js';
 import { uploadRoutes } from './routes/upload.js';
 import { urlRoutes } from './routes/urls.js';
 import { userAvatarRoutes } from './routes/user-avatar.js';
+import { userExportRoutes } from './routes/user-exports.js';
 import { userFilesRoutes } from './routes/user-files.js';
 import { userMfaPasskeyRoutes } from './routes/user-mfa-passkey.js';
 import { userMfaTotpRoutes } from './routes/user-mfa-totp.js';
@@ -63,6 +68,7 @@ const ROUTES: RouteModule[] = [
   userAvatarRoutes,
   userMfaTotpRoutes,
   userMfaPasskeyRoutes,
+  userExportRoutes,
   // files: uploads (single request and chunked), serving, management
   uploadRoutes,
   uploadPartialRoutes,
@@ -83,6 +89,10 @@ const ROUTES: RouteModule[] = [
   serverSettingsRoutes,
   serverStatsRoutes,
   serverJobsRoutes,
+  // statistics: the snapshots' series and the Prometheus scrape
+  statsRoutes,
+  metricsRoutes,
+  serverExportRoutes,
 ];
 
 export interface BuildAppOptions {
@@ -125,6 +135,8 @@ export async function buildApp(
   // Before any route: a stopping server waits for the handlers still running (server.ts).
   registerInFlightHandlers(app);
   registerApiHeaders(app);
+  // Before any route: each route gets its own request-metrics hook (/metrics).
+  registerRequestMetrics(app, ctx.metrics);
   registerRequestTimeouts(app, {
     idleMs: ctx.config.REQUEST_IDLE_TIMEOUT * 1000,
     bodyMs: ctx.config.REQUEST_BODY_TIMEOUT * 1000,

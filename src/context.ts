@@ -5,6 +5,7 @@ import type { Engine } from './db/index.js';
 import type { Db } from './db/types.js';
 import type { ByteCache } from './lib/byte-cache.js';
 import type { Clock } from './lib/clock.js';
+import type { ProcessMetrics } from './lib/process-metrics.js';
 import type { Secrets } from './lib/secrets.js';
 import type { SettingsService } from './services/settings.js';
 import type { Lifecycle } from './services/readiness.js';
@@ -30,5 +31,7 @@ export interface AppContext {
   views: PendingViews;
   /** Serving or draining (the readiness answer, services/readiness.ts). */
   lifecycle: Lifecycle;
+  /** This process's Prometheus counters (lib/process-metrics.ts), scraped at /metrics. */
+  metrics: ProcessMetrics;
   log: FastifyBaseLogger;
 }

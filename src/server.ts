@@ -12,12 +12,22 @@ import { migrateDatabase, openInstanceBase } from './instance.js';
 import { checkTrigramSearch } from './db/search-index.js';
 import type { App } from './http/types.js';
 import { ByteCache } from './lib/byte-cache.js';
+import { ProcessMetrics } from './lib/process-metrics.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { deleteExpiredFiles } from './services/files.js';
 import { JobWorker } from './services/job-worker.js';
 import { Jobs, purgeDoneJobs } from './services/jobs.js';
 import { makeThumbnail, THUMBNAIL_JOB } from './services/thumbnails.js';
+import {
+  EXPORT_SWEEP_JOB,
+  queueExportSweep,
+  runUserExport,
+  sweepExports,
+  USER_EXPORT_JOB,
+  USER_EXPORT_TIMEOUT_MS,
+} from './services/user-exports.js';
 import { deliverDiscordWebhook, deliverWebhook, DISCORD_WEBHOOK_JOB, WEBHOOK_JOB } from './services/webhooks.js';
+import { METRICS_TICK_MS, takeMetricsSnapshot } from './services/metrics.js';
 import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/partial-upload-assembly.js';
 import { removeUnrecordedObjects } from './services/pending-objects.js';
 import { purgeExpiredSessions } from './services/sessions.js';
@@ -86,6 +96,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         views: new PendingViews(),
         lifecycle: new Lifecycle(),
         smallFiles: new ByteCache(SMALL_FILE_BYTES, SMALL_FILES_CACHE_BYTES),
+        metrics: new ProcessMetrics(),
       },
       { logger: options.logger ?? { level: config.LOG_LEVEL } },
     );
@@ -117,14 +128,24 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     jobs.every('purge-done-jobs', 3_600_000, () => purgeDoneJobs(ctx.db, clock.now() - DONE_JOBS_KEPT_MS), {
       exclusive: true,
     });
+    // A statistics snapshot per metricsInterval slot: one instance looks each minute (a lease), and the slot is unique
+    // in the table, so a slot never gets two whatever happens.
+    jobs.every('metrics-snapshot', METRICS_TICK_MS, () => takeMetricsSnapshot(ctx), { exclusive: true });
+    jobs.every('queue-export-sweep', 3_600_000, () => queueExportSweep(ctx), { exclusive: true });
     const worker = new JobWorker(
       ctx,
       {
         [THUMBNAIL_JOB]: makeThumbnail,
         [WEBHOOK_JOB]: deliverWebhook,
         [DISCORD_WEBHOOK_JOB]: deliverDiscordWebhook,
+        [USER_EXPORT_JOB]: runUserExport,
+        [EXPORT_SWEEP_JOB]: sweepExports,
       },
-      { concurrency: config.JOBS_CONCURRENCY, leaseMs: config.JOBS_LEASE_SECONDS * 1000 },
+      {
+        concurrency: config.JOBS_CONCURRENCY,
+        leaseMs: config.JOBS_LEASE_SECONDS * 1000,
+        kindTimeoutsMs: { [USER_EXPORT_JOB]: USER_EXPORT_TIMEOUT_MS },
+      },
     );
     await app.ready();
     if (options.startJobs ?? true) {

@@ -7,6 +7,7 @@ import type { AppContext } from '../context.js';
 import { migrations } from '../db/migrate.js';
 import { ByteCache } from '../lib/byte-cache.js';
 import { systemClock } from '../lib/clock.js';
+import { ProcessMetrics } from '../lib/process-metrics.js';
 import { openInstanceBase, type InstanceBase } from '../instance.js';
 import { Lifecycle } from '../services/readiness.js';
 import { SettingsService, settingsFromEnv } from '../services/settings.js';
@@ -122,6 +123,7 @@ export async function openCliContext(options: { storage: boolean }): Promise<Cli
       smallFiles: new ByteCache(0, 0),
       views: new PendingViews(),
       lifecycle: new Lifecycle(),
+      metrics: new ProcessMetrics(),
       log: stderrLogger(),
     };
     return {

@@ -15,6 +15,8 @@ import * as m0015 from './migrations/0015_jobs.js';
 import * as m0016 from './migrations/0016_file_shares.js';
 import * as m0018 from './migrations/0018_pending_objects.js';
 import * as m0019 from './migrations/0019_usage_counters.js';
+import * as m0021 from './migrations/0021_metrics.js';
+import * as m0022 from './migrations/0022_exports.js';
 import * as m0026 from './migrations/0026_cluster.js';
 
 /** Every migration, by name. A new one is added here and sorts after the others. */
@@ -32,6 +34,8 @@ export const migrations: Record<string, Migration> = {
   '0016_file_shares': m0016,
   '0018_pending_objects': m0018,
   '0019_usage_counters': m0019,
+  '0021_metrics': m0021,
+  '0022_exports': m0022,
   '0026_cluster': m0026,
 };
 

@@ -326,6 +326,23 @@ export interface JobsTable {
   updated_at: Millis;
 }
 
+/** A user's export (migration 0022, services/user-exports.ts). */
+export interface ExportsTable {
+  id: string;
+  user_id: string;
+  /** 1 once the zip is stored under storage_key. */
+  completed: Flag;
+  storage_key: string;
+  /** How many files went into the zip. */
+  files: number;
+  /** Bytes of the zip (0 until completed). */
+  size: number;
+  created_at: Millis;
+  updated_at: Millis;
+  /** The sweep removes the export (row and zip) after this time. */
+  expires_at: Millis;
+}
+
 export interface ServerValuesTable {
   name: string;
   value: string;
@@ -335,6 +352,16 @@ export interface LeasesTable {
   name: string;
   holder: string;
   expires_at: number;
+}
+
+/** A snapshot of the instance's statistics (services/metrics.ts, migration 0021). */
+export interface MetricsTable {
+  id: string;
+  /** Start of its interval slot (epoch ms); unique, so one snapshot per slot whatever the number of instances. */
+  slot: Millis;
+  created_at: Millis;
+  /** JSON: MetricData. */
+  data: string;
 }
 
 export interface Database {
@@ -361,8 +388,10 @@ export interface Database {
   file_shares: FileSharesTable;
   jobs: JobsTable;
   pending_objects: PendingObjectsTable;
+  exports: ExportsTable;
   server_values: ServerValuesTable;
   leases: LeasesTable;
+  metrics: MetricsTable;
 }
 
 export type Db = Kysely<Database>;
@@ -382,6 +411,7 @@ export type PartialUploadRow = Selectable<PartialUploadsTable>;
 export type JobRow = Selectable<JobsTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type FileShareRow = Selectable<FileSharesTable>;
+export type ExportRow = Selectable<ExportsTable>;
 export type NewUser = Insertable<UsersTable>;
 export type UserUpdate = Updateable<UsersTable>;
 // Re-exported so that table files need only this module.

@@ -10,6 +10,7 @@ import { HoldLastChunk } from '../lib/hold-last-chunk.js';
 import { servingPolicy, UPLOADED_BYTES_CSP } from '../lib/media-types.js';
 import { LocalFileStream, type OpenFileRange } from '../storage/local-file-stream.js';
 import { sendFileRange } from './file-sender.js';
+import { markStoredBytes } from './request-metrics.js';
 
 /** What the answer says about the file (its bytes never change under its id). */
 export interface StoredFile {
@@ -73,7 +74,9 @@ export async function sendStoredBytes(
   const span = range.kind === 'partial' ? range : undefined;
   const respond = (): FastifyReply => {
     reply.headers(representationHeaders).header('content-type', policy.contentType);
-    reply.header('content-length', String(span ? span.end - span.start + 1 : file.size));
+    const length = span ? span.end - span.start + 1 : file.size;
+    reply.header('content-length', String(length));
+    if (request.method !== 'HEAD') markStoredBytes(reply, length);
     if (span) reply.code(206).header('content-range', contentRange(span.start, span.end, file.size));
     return reply;
   };

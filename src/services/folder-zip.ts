@@ -1,6 +1,7 @@
-// A folder (and the folders below it) as a zip, streamed: yazl asks for each file's bytes only when it reaches that
-// entry (ctx.storage.get), stores them without recompressing, and writes to the response as it goes, so memory
-// stays flat whatever the folder holds.
+// Zips of stored files, streamed (storedZipStream: yazl asks for each file's bytes only when it reaches that entry,
+// stores them without recompressing, and writes as it goes, so memory stays flat whatever the files weigh): a folder
+// and the folders below it (folderZipStream), and a user's export (services/user-exports.ts).
+import { createReadStream } from 'node:fs';
 import { PassThrough, type Readable } from 'node:stream';
 import yazl from 'yazl';
 import type { AppContext } from '../context.js';
@@ -85,31 +86,48 @@ async function collectEntries(
   return { files, emptyFolders };
 }
 
-/** The zip of `folder` as a stream. A storage failure mid-way destroys the stream (the client sees a cut download). */
-export async function folderZipStream(
+/** One entry of a zip made by storedZipStream. */
+export type ZipEntry =
+  /** The bytes of a stored object (read from the datasource when the zip reaches the entry). */
+  | { path: string; storageKey: string; mtime: Date }
+  /** A file on this machine's disk (a temp file the caller removes once the zip has ended). */
+  | { path: string; localFile: string; mtime: Date }
+  /** An empty folder (the path ends in /). */
+  | { path: string; directory: true; mtime: Date };
+
+/**
+ * A zip of `entries` as a stream, written as it is read: yazl asks for each entry's bytes only when it reaches it
+ * and stores them without recompressing, so memory stays flat whatever the objects weigh (yazl keeps one small record
+ * per entry for the central directory). `entries` may be produced lazily (pages of database rows). A storage failure
+ * or an error of `entries` mid-way destroys the stream; so does destroying the stream (a client gone away), which also
+ * closes the stored object being read.
+ */
+export function storedZipStream(
   ctx: AppContext,
-  folder: FolderRow,
-  options: FolderZipOptions,
-): Promise<Readable> {
-  const { files, emptyFolders } = await collectEntries(ctx, folder, options);
+  entries: Iterable<ZipEntry> | AsyncIterable<ZipEntry>,
+  logFields: Record<string, unknown>,
+): Readable {
   const zip = new yazl.ZipFile();
   const zipped = zip.outputStream as Readable;
   const output = new PassThrough();
   /** The stored object being read into the zip right now (one at a time). */
   let reading: Readable | undefined;
   zip.on('error', (err: Error) => {
-    ctx.log.error({ err, folderId: folder.id }, 'folder zip failed while streaming');
+    ctx.log.error({ err, ...logFields }, 'zip failed while streaming');
     output.destroy(err);
   });
-  // A client that goes away mid-download must not leave a stored object open and paused.
+  // A reader that goes away mid-way must not leave a stored object open and paused.
   output.on('close', () => {
     if (zipped.readableEnded) return;
     reading?.destroy();
     zipped.destroy();
   });
-  for (const { path, file } of files) {
-    zip.addReadStreamLazy(path, { compress: false, mtime: new Date(file.created_at) }, (callback) => {
-      ctx.storage.get(file.storage_key).then(
+  const open = (entry: { storageKey: string } | { localFile: string }) =>
+    'storageKey' in entry ? ctx.storage.get(entry.storageKey) : Promise.resolve(createReadStream(entry.localFile));
+  const add = (entry: ZipEntry) => {
+    if ('directory' in entry) return zip.addEmptyDirectory(entry.path, { mtime: entry.mtime });
+    zip.addReadStreamLazy(entry.path, { compress: false, mtime: entry.mtime }, (callback) => {
+      open(entry).then(
         (stream) => {
           if (output.destroyed) return void stream.destroy();
           reading = stream;
@@ -118,9 +136,31 @@ export async function folderZipStream(
         (err: unknown) => callback(err, undefined as unknown as Readable),
       );
     });
-  }
-  for (const path of emptyFolders) zip.addEmptyDirectory(path, { mtime: new Date(folder.updated_at) });
-  zip.end();
+  };
+  void (async () => {
+    for await (const entry of entries) {
+      if (output.destroyed) return;
+      add(entry);
+    }
+    zip.end();
+  })().catch((err: unknown) => {
+    ctx.log.error({ err, ...logFields }, 'zip entries could not be listed');
+    output.destroy(err as Error);
+  });
   zipped.pipe(output);
   return output;
+}
+
+/** The zip of `folder` as a stream. A storage failure mid-way destroys the stream (the client sees a cut download). */
+export async function folderZipStream(
+  ctx: AppContext,
+  folder: FolderRow,
+  options: FolderZipOptions,
+): Promise<Readable> {
+  const { files, emptyFolders } = await collectEntries(ctx, folder, options);
+  const entries: ZipEntry[] = [
+    ...files.map(({ path, file }) => ({ path, storageKey: file.storage_key, mtime: new Date(file.created_at) })),
+    ...emptyFolders.map((path) => ({ path, directory: true as const, mtime: new Date(folder.updated_at) })),
+  ];
+  return storedZipStream(ctx, entries, { folderId: folder.id });
 }

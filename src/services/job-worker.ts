@@ -16,8 +16,10 @@ export interface JobWorkerOptions {
   leaseMs: number;
   /** Wait between looks at the queue while it is empty. */
   pollMs: number;
-  /** A job still running after this long is aborted and its attempt fails. */
+  /** A job still running after this long is aborted and its attempt fails ... */
   jobTimeoutMs: number;
+  /** ... unless its kind has a limit of its own here (a user's export runs longer than a thumbnail). */
+  kindTimeoutsMs?: Partial<Record<string, number>>;
 }
 
 export const DEFAULT_WORKER_OPTIONS: JobWorkerOptions = {
@@ -155,10 +157,8 @@ export class JobWorker {
         .catch((err: unknown) => log.warn({ err, job: job.id }, 'could not renew a job lease'));
     }, renewEvery);
     renewal.unref();
-    const timeout = setTimeout(
-      () => abort.abort(new Error(`the job took longer than ${this.options.jobTimeoutMs} ms`)),
-      this.options.jobTimeoutMs,
-    );
+    const limitMs = this.options.kindTimeoutsMs?.[job.kind] ?? this.options.jobTimeoutMs;
+    const timeout = setTimeout(() => abort.abort(new Error(`the job took longer than ${limitMs} ms`)), limitMs);
     timeout.unref();
     try {
       if (job.attempts > job.max_attempts) {
@@ -178,6 +178,7 @@ export class JobWorker {
         );
         return;
       }
+      this.ctx.metrics.jobFailures.labels(job.kind).inc();
       const state = await failJob(db, job, this.owner, err, clock.now()).catch((e: unknown) => {
         log.error({ err: e, job: job.id }, 'could not record a failed job');
         return 'unknown';

@@ -10,8 +10,31 @@ import { finishStoredFiles, type IncomingFileDescription } from './uploads.js';
 
 /** An open session that received nothing for this long is discarded with its temp data. */
 export const IDLE_TIMEOUT_MS = 30 * 60_000;
-/** A session still receiving or assembling after this long belongs to a process that died. */
-const STALE_BUSY_MS = 24 * 3_600_000;
+/** How often the process holding a busy session (receiving a chunk, assembling) shows that it is alive. */
+const BUSY_HEARTBEAT_MS = 15_000;
+/**
+ * A session still receiving or assembling without a heartbeat for this long belongs to a process that died (kill -9,
+ * a lost machine): the idle sweep of any instance discards it and its file becomes FAILED.
+ */
+export const STALE_BUSY_MS = 2 * 60_000;
+
+/**
+ * Keeps a busy session's updated_at fresh while this process works on it, so that the idle sweep can tell it from one
+ * whose process died. Returns the function that stops it.
+ */
+export function keepSessionAlive(ctx: AppContext, sessionId: string): () => void {
+  const timer = setInterval(() => {
+    ctx.db
+      .updateTable('partial_uploads')
+      .set({ updated_at: ctx.clock.now() })
+      .where('id', '=', sessionId)
+      .where('state', 'in', ['receiving', 'assembling'])
+      .execute()
+      .catch((err: unknown) => ctx.log.warn({ err, partialUpload: sessionId }, 'chunked upload heartbeat failed'));
+  }, BUSY_HEARTBEAT_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
 
 /** The options as kept in the session: the password encrypted, never in clear text in the database. */
 export type StoredOptions = Omit<UploadOptions, 'password'> & { passwordEnc: string | null };
@@ -51,6 +74,15 @@ export class BackgroundAssemblies {
  * failure -> FAILED, with the temp data and any published bytes removed (and logged, not thrown).
  */
 export async function assemblePartialUpload(ctx: AppContext, sessionId: string): Promise<void> {
+  const stop = keepSessionAlive(ctx, sessionId);
+  try {
+    await assemble(ctx, sessionId);
+  } finally {
+    stop();
+  }
+}
+
+async function assemble(ctx: AppContext, sessionId: string): Promise<void> {
   const session = await ctx.db
     .selectFrom('partial_uploads')
     .selectAll()

@@ -17,7 +17,13 @@ import { formatByteSize } from '../lib/sizes.js';
 import type { FinalChunkResponse } from '../schemas/partial-upload.js';
 import { StorageNotFoundError, type AppendState } from '../storage/datasource.js';
 import type { IncompleteFileMetadata } from './incomplete-files.js';
-import { discardSession, storedFileOf, storedOptionsOf, type StoredOptions } from './partial-upload-assembly.js';
+import {
+  discardSession,
+  keepSessionAlive,
+  storedFileOf,
+  storedOptionsOf,
+  type StoredOptions,
+} from './partial-upload-assembly.js';
 import { fileQuotaRoom } from './quotas.js';
 import type { UploadOptions } from './uploads.js';
 import {
@@ -243,6 +249,20 @@ async function storeChunk(
   stream: Readable,
   input: { position: ChunkPosition; body: ChunkBody },
 ): Promise<ChunkOutcome> {
+  const stop = keepSessionAlive(ctx, session.id);
+  try {
+    return await receiveInto(ctx, session, stream, input);
+  } finally {
+    stop();
+  }
+}
+
+async function receiveInto(
+  ctx: AppContext,
+  session: PartialUploadRow,
+  stream: Readable,
+  input: { position: ChunkPosition; body: ChunkBody },
+): Promise<ChunkOutcome> {
   const { position } = input;
   let state = JSON.parse(session.append_state) as AppendState;
   const noJson = (JSON.parse(session.options) as StoredOptions).noJson;
@@ -289,6 +309,7 @@ async function appendExactly(
   const counter = new ExactLength(length);
   // pipeline() tears the client's stream down with the counter, so the multipart parser stops reading the request.
   pipeline(stream, counter, () => undefined);
+  ctx.metrics.uploadsInFlight.inc();
   try {
     const next = await ctx.storage.append(state, counter, { length });
     if (next.size !== state.size + length)
@@ -310,6 +331,9 @@ async function appendExactly(
       );
     }
     throw err;
+  } finally {
+    ctx.metrics.uploadsInFlight.dec();
+    ctx.metrics.uploadedBytes.value += counter.bytes;
   }
 }
 

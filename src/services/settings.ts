@@ -13,9 +13,12 @@ import type { Db } from '../db/types.js';
 const routePrefix = z
   .string()
   .regex(/^\/[a-zA-Z0-9._~-]+$/, 'must be a single path segment such as /u')
-  .refine((v) => !['/api', '/raw', '/view', '/assets', '/dashboard', '/auth', '/folder', '/s'].includes(v), {
-    message: 'is reserved',
-  });
+  .refine(
+    (v) => !['/api', '/raw', '/view', '/assets', '/dashboard', '/auth', '/folder', '/s', '/metrics'].includes(v),
+    {
+      message: 'is reserved',
+    },
+  );
 
 const durationOrNull = z
   .string()
@@ -221,6 +224,50 @@ const WEBHOOK_SETTINGS = {
   ),
 };
 
+/** Shortest and longest metricsInterval. */
+export const METRICS_INTERVAL_MIN_MS = 60_000;
+export const METRICS_INTERVAL_MAX_MS = 7 * 86_400_000;
+
+/** Statistics snapshots (GET /api/stats) and the Prometheus endpoint (/metrics). */
+const METRICS_SETTINGS = {
+  metricsEnabled: setting(
+    z.boolean(),
+    true,
+    'METRICS_ENABLED',
+    'boolean',
+    'Keep a snapshot of the instance statistics every metricsInterval, answered by GET /api/stats and drawn on the admin overview; off: no snapshots, and GET /api/stats answers 3001',
+  ),
+  metricsAdminOnly: setting(
+    z.boolean(),
+    false,
+    'METRICS_ADMIN_ONLY',
+    'boolean',
+    'Only admins may read GET /api/stats (other users get 3000)',
+  ),
+  metricsInterval: setting(
+    z.string().refine((v) => {
+      const ms = parseDuration(v);
+      return ms !== null && ms >= METRICS_INTERVAL_MIN_MS && ms <= METRICS_INTERVAL_MAX_MS;
+    }, 'must be a duration between 1m and 7d, such as 30m or 1h'),
+    '30m',
+    'METRICS_INTERVAL',
+    'string',
+    'How often a statistics snapshot is kept (a duration between 1m and 7d); one instance takes each one',
+  ),
+  metricsToken: setting(
+    z
+      .string()
+      .min(16, 'must be at least 16 characters')
+      .max(256)
+      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+      .nullable(),
+    null as string | null,
+    'METRICS_TOKEN',
+    'nullable-string',
+    'Bearer token that Prometheus sends to scrape /metrics (Authorization: Bearer <token>); null: /metrics is off (404)',
+  ),
+};
+
 /** Every server setting: its validation, default, environment variable and meaning. */
 export const SETTING_DEFINITIONS = {
   siteTitle: setting(z.string().min(1).max(100), 'Chute', 'SITE_TITLE', 'string', 'Name shown on pages and embeds'),
@@ -353,6 +400,7 @@ export const SETTING_DEFINITIONS = {
     'boolean',
     'Users may register passkeys (WebAuthn) and sign in with them; off turns every passkey route and passkey login off',
   ),
+  ...METRICS_SETTINGS,
 } as const;
 
 type Definitions = typeof SETTING_DEFINITIONS;

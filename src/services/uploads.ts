@@ -149,6 +149,7 @@ async function storeStream(
   // pipeline() tears the client's stream down with the counter, so the multipart parser stops reading the request.
   pipeline(body, counter, () => undefined);
   const key = newStorageKey();
+  ctx.metrics.uploadsInFlight.inc();
   try {
     // Until the file is recorded the bytes are pending: a crash before that leaves a mark for the next start.
     await markPendingObject(ctx, key);
@@ -177,6 +178,9 @@ async function storeStream(
     }
     if (isClientStreamError(err)) throw new ApiError(1061, 'the request ended before the file did', { cause: err });
     throw err;
+  } finally {
+    ctx.metrics.uploadsInFlight.dec();
+    ctx.metrics.uploadedBytes.value += counter.bytes;
   }
 }
 

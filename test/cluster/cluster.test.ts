@@ -58,10 +58,11 @@ async function sendChunk(
   return readJsonResponse(res);
 }
 
-/** Waits until the chunked upload's file is COMPLETE and returns its served name. */
+/** Waits until the chunked upload's file is COMPLETE. */
 async function waitComplete(client: TestServer, token: string, incompleteId: string): Promise<void> {
   for (let i = 0; i < 3000; i++) {
     const res = await client.json('GET', '/api/user/files/incomplete', { auth: token });
+    if (res.status !== 200) throw new Error(`incomplete files: ${res.status}`);
     const record = (res.body as Array<{ id: string; status: string }>).find((r) => r.id === incompleteId);
     if (record?.status === 'COMPLETE') return;
     if (record?.status === 'FAILED') throw new Error(`assembly of ${incompleteId} failed`);
@@ -119,7 +120,9 @@ async function mixedLoad(
       await fn();
       done++;
     } catch (err) {
-      failures.push({ op: name, startedAt, error: err instanceof Error ? err.message : String(err) });
+      const cause = (err as { cause?: { code?: string } }).cause?.code;
+      const message = err instanceof Error ? err.message : String(err);
+      failures.push({ op: name, startedAt, error: cause ? `${message} (${cause})` : message });
     }
   };
   await Promise.all(
@@ -258,8 +261,9 @@ async function scenario(t: { diagnostic: (message: string) => void }, storageEnv
       );
       if (running.rows.length > 0) {
         heldJobs = running.rows.map((r) => r.id);
-        killedAt = Date.now();
         await cluster.kill(victim);
+        // The process is gone: what started before this moment may have been in flight on it.
+        killedAt = Date.now();
       }
     }
     assert.ok(killedAt > 0, `${victimName} never ran a thumbnail job`);

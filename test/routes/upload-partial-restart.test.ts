@@ -8,7 +8,9 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { it } from 'node:test';
+import { ManualClock } from '../../src/lib/clock.js';
 import { newId } from '../../src/lib/ids.js';
+import { STALE_BUSY_MS } from '../../src/services/partial-upload-assembly.js';
 import { forEachDatabase, startTestServer, withSharedState, type TestServer } from '../support/server.js';
 import { appendTempFiles, partialSessionCount } from '../support/stored.js';
 import { sendChunk, uploadAndVerify, waitForAssembly } from '../support/partial-uploads.js';
@@ -193,6 +195,30 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
       } finally {
         await a.close();
         await b.close();
+      }
+    });
+  });
+
+  it('a session left receiving or assembling by a process that died is discarded by the idle sweep after two minutes', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 26));
+    await withSharedState(engine, async ({ dataDir, databaseUrl }) => {
+      const server = await startTestServer({ engine, dataDir, databaseUrl, clock });
+      try {
+        const admin = await server.setup();
+        const file = randomBytes(3000);
+        const first = await sendChunk(server, admin.token, { file, start: 0, end: 999 });
+        assert.equal(first.status, 200);
+        // As a process killed mid-chunk leaves it: receiving, and no heartbeat any more.
+        await server.ctx.db.updateTable('partial_uploads').set({ state: 'receiving', token_hash: null }).execute();
+        clock.advance(STALE_BUSY_MS - 1000);
+        await server.chute.jobs.runNow('discard-idle-partial-uploads');
+        assert.equal(await partialSessionCount(server), 1, 'a busy session with a recent heartbeat stays');
+        clock.advance(2000);
+        await server.chute.jobs.runNow('discard-idle-partial-uploads');
+        assert.equal(await partialSessionCount(server), 0, 'without a heartbeat for two minutes it is discarded');
+        assert.deepEqual(await appendTempFiles(dataDir), [], 'with its temp data');
+      } finally {
+        await server.close();
       }
     });
   });

@@ -13,6 +13,8 @@ export interface Cluster {
   instances: ChuteProcess[];
   /** INSTANCE_ID of each instance. */
   names: string[];
+  /** The balancer's process id (for CPU accounting). */
+  haproxyPid: number;
   /** kill -9 of one instance; HAProxy notices through its health checks. */
   kill(index: number): Promise<void>;
   close(): Promise<void>;
@@ -39,8 +41,9 @@ export async function freePort(): Promise<number> {
 
 /**
  * HAProxy, round robin: a connection refused by a dead instance is retried on another one (the request was never
- * sent, so even a POST is safe to retry); nothing else is retried. Idle server connections are not shared between
- * clients, so that no request is sent over a connection to an instance that died meanwhile.
+ * sent, so even a POST is safe to retry); nothing else is retried. Every request opens its own connection to an
+ * instance (http-server-close), so that no request is sent over an idle connection to an instance that died meanwhile;
+ * health checks allow for a busy machine (5 s each, down after three failures).
  */
 function haproxyConfig(port: number, backends: string[]): string {
   return [
@@ -49,6 +52,7 @@ function haproxyConfig(port: number, backends: string[]): string {
     'defaults',
     '  mode http',
     '  timeout connect 2s',
+    '  timeout check 5s',
     '  timeout client 120s',
     '  timeout server 120s',
     '  retries 3',
@@ -60,10 +64,11 @@ function haproxyConfig(port: number, backends: string[]): string {
     '  default_backend instances',
     'backend instances',
     '  balance roundrobin',
+    '  option http-server-close',
     '  http-reuse never',
     '  option httpchk GET /api/healthcheck',
     '  http-check expect status 200',
-    '  default-server inter 300ms fall 2 rise 2',
+    '  default-server inter 500ms fall 3 rise 2',
     ...backends.map((address, i) => `  server chute${i + 1} ${address} check`),
     '',
   ].join('\n');
@@ -103,7 +108,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
             INSTANCE_ID: name,
             SECRET: 'one secret shared by every instance of the cluster',
             TRUST_PROXY: '127.0.0.1',
-            LOG_LEVEL: 'warn',
             ...options.env,
           },
         }),
@@ -140,6 +144,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       url,
       instances,
       names,
+      haproxyPid: haproxy.pid!,
       async kill(index) {
         await killChuteProcess(instances[index]);
       },

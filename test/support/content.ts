@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { newId, randomString } from '../../src/lib/ids.js';
 import { insertUser, revealToken } from '../../src/services/accounts.js';
 import { setUserQuota } from '../../src/services/quotas.js';
+import { currentMetricData } from '../../src/services/metrics.js';
 import type { TestServer, TestUser } from './server.js';
 
 /** A USER account with its API token. */
@@ -104,4 +105,25 @@ export async function insertTestFolder(
     })
     .execute();
   return id;
+}
+
+/**
+ * `count` statistics snapshots, one per `intervalMs` slot before the current one, written straight into the table
+ * (services/metrics.ts takes them one interval apart): today's figures, each earlier one a file and a view fewer.
+ */
+export async function insertMetricSnapshots(
+  server: TestServer,
+  count: number,
+  intervalMs = 30 * 60_000,
+): Promise<void> {
+  const data = await currentMetricData(server.ctx);
+  const now = Date.now();
+  for (let back = count; back >= 1; back--) {
+    const slot = now - (now % intervalMs) - back * intervalMs;
+    const earlier = { ...data, files: Math.max(0, data.files - back), fileViews: Math.max(0, data.fileViews - back) };
+    await server.ctx.db
+      .insertInto('metrics')
+      .values({ id: newId(), slot, created_at: slot, data: JSON.stringify(earlier) })
+      .execute();
+  }
 }

@@ -4,6 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { DASHBOARD_ENV, describeBrowser, openPage, useBrowser } from '../support/browser.js';
+import { insertMetricSnapshots } from '../support/content.js';
 import { makeFolder, makeTag, makeUrl } from '../support/factory.js';
 import { rgbPng } from '../support/fixtures.js';
 import { useTestServer, type TestUser } from '../support/server.js';
@@ -128,6 +129,8 @@ describeBrowser('accessibility: axe-core finds no WCAG 2.2 A/AA violation', () =
         auth: admin.token,
         body: { username: 'second', password: 'second-password', role: 'USER' },
       });
+      // The admin overview's charts: a few statistics snapshots.
+      await insertMetricSnapshots(s, 4);
       made.folderId = folder.id;
       made.fileId = image.id;
       made.fileName = image.name;
@@ -142,6 +145,16 @@ describeBrowser('accessibility: axe-core finds no WCAG 2.2 A/AA violation', () =
           await expectNoAxeViolations(page, `${path} [${scheme}, with content]`);
         });
       }
+    }
+
+    for (const scheme of SCHEMES) {
+      it(`/dashboard/admin [${scheme}, statistics charts]`, async () => {
+        const page = await signedIn(scheme);
+        await openDashboard(page, '/dashboard/admin');
+        await page.locator('main figure svg').first().waitFor();
+        await settle(page);
+        await expectNoAxeViolations(page, `/dashboard/admin [${scheme}, statistics charts]`);
+      });
     }
 
     /** Dialogs, each opened the way a person opens it, from the page it belongs to. */

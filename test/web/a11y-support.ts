@@ -23,6 +23,7 @@ export const DASHBOARD_PAGES = [
   '/dashboard/settings?tab=linked',
   '/dashboard/settings?tab=token',
   '/dashboard/settings?tab=uploaders',
+  '/dashboard/settings?tab=export',
   '/dashboard/admin',
   '/dashboard/admin/users',
   '/dashboard/admin/invites',

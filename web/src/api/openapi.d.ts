@@ -951,6 +951,52 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/server/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Every record of the instance as JSON in Zipline v4's export format (no file bytes)
+     * @description A download (chute_export_<ms>.json), streamed. ?counts=true answers how many records of each kind instead. ?nometrics is accepted (Chute keeps no metrics records: the list is always empty). 1023 when the settings record is missing; 3015 for an ADMIN.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description "true": only the number of records of each kind */
+          counts?: string;
+          /** @description leave out the metrics (Zipline's option) */
+          nometrics?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Export4'] | components['schemas']['ExportCounts'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/server/folder/{id}': {
     parameters: {
       query?: never;
@@ -987,6 +1033,101 @@ export interface paths {
     };
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/server/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import an instance export: Chute's own (GET /api/server/export) or Zipline v4's
+     * @description The body is the export itself, or Zipline's {export4, config}. Users, quotas, sign-in providers, passkeys, folders, files' records, tags, short URLs and invites are made in one transaction (an error leaves nothing behind); records that clash with existing ones are skipped and listed. Files keep their storage key (Zipline's: the file name), so copying Zipline's uploads folder into UPLOADS_DIR makes /raw/<name> serve them (docs/moving-from-zipline.md). 3015 for an ADMIN.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json':
+            | {
+                config?: components['schemas']['ImportConfig'];
+                export4: components['schemas']['Export4'];
+              }
+            | components['schemas']['Export4'];
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ImportResult'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/server/import/v4': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Zipline's name for POST /api/server/import, with its body {export4, config} */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            config?: components['schemas']['ImportConfig'];
+            export4: components['schemas']['Export4'];
+          };
+        };
+      };
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['ImportResult'];
+          };
+        };
+      };
+    };
     delete?: never;
     options?: never;
     head?: never;
@@ -1441,6 +1582,54 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The statistics snapshots taken every metricsInterval, newest first
+     * @description Snapshots between from (default: 7 days ago) and to (default: now), or every one with all=true. 3001 when metricsEnabled is off; 3000 for non-admins when metricsAdminOnly is on; 1058 when from is after to; 1059 when from is in the future. Only admins see other users' names and figures (filesUsers, urlsUsers).
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description true: every snapshot, whatever from and to */
+          all?: 'true' | 'false';
+          /** @description start of the range (a date) */
+          from?: string;
+          /** @description end of the range (a date) */
+          to?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Metric'][];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/upload': {
     parameters: {
       query?: never;
@@ -1680,6 +1869,107 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/user/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your exports (newest first), or with ?id= the zip of one
+     * @description With ?id=: the zip (application/zip); 1024 while it is not completed, 9002 for no such export.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description the export to download (GET) or delete (DELETE) */
+          id?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['Export'][];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Start an export: a zip of all your files and a JSON of your records, made in the background
+     * @description Answers at once; the export appears in GET /api/user/export and can be downloaded once completed. It is kept for 7 days. 1025 when you have no files.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              export: components['schemas']['Export'];
+              /** @enum {boolean} */
+              running: true;
+            };
+          };
+        };
+      };
+    };
+    /** Delete an export and its zip (1029 without ?id=, 9002 for no such export) */
+    delete: {
+      parameters: {
+        query?: {
+          /** @description the export to download (GET) or delete (DELETE) */
+          id?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+            };
+          };
+        };
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;
@@ -4443,6 +4733,210 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    Export: {
+      /** @description true once the zip can be downloaded (GET /api/user/export?id=) */
+      completed: boolean;
+      /** Format: date-time */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @description when the export is removed
+       */
+      expiresAt: string;
+      /** @description how many files the zip holds */
+      files: number;
+      id: string;
+      /** @description the zip's file name */
+      path: string;
+      /** @description bytes of the zip, as a string (as Zipline); "0" until completed */
+      size: string;
+      /** Format: date-time */
+      updatedAt: string;
+    };
+    /** @description Zipline v4's instance export (versions.export "4"), as Chute writes and reads it */
+    Export4: {
+      chute?: {
+        /** @constant */
+        format: 1;
+        version: string;
+      } & {
+        [key: string]: unknown;
+      };
+      data: {
+        files: ({
+          createdAt: string;
+          deletesAt?: string | null;
+          favorite: boolean;
+          folderId?: string | null;
+          id: string;
+          maxViews?: number | null;
+          name: string;
+          originalName?: string | null;
+          password?: string | null;
+          private?: boolean;
+          size: number;
+          storageKey?: string;
+          thumbnailKey?: string | null;
+          type: string;
+          userId: string | null;
+          views: number;
+        } & {
+          [key: string]: unknown;
+        })[];
+        folders: ({
+          allowUploads?: boolean;
+          createdAt: string;
+          files: string[];
+          id: string;
+          name: string;
+          parentId?: string | null;
+          public: boolean;
+          userId: string;
+        } & {
+          [key: string]: unknown;
+        })[];
+        invites: ({
+          code: string;
+          createdAt: string;
+          expiresAt?: string | null;
+          id: string;
+          inviterId: string;
+          maxUses?: number | null;
+          uses: number;
+        } & {
+          [key: string]: unknown;
+        })[];
+        metrics: ({
+          createdAt: string;
+          data: {
+            [key: string]: unknown;
+          };
+          id: string;
+        } & {
+          [key: string]: unknown;
+        })[];
+        settings: {
+          [key: string]: unknown;
+        } | null;
+        thumbnails: ({
+          createdAt: string;
+          fileId: string;
+          id: string;
+          path: string;
+        } & {
+          [key: string]: unknown;
+        })[];
+        urls: ({
+          code: string;
+          createdAt: string;
+          destination: string;
+          enabled: boolean;
+          id: string;
+          maxViews?: number | null;
+          password?: string | null;
+          userId?: string | null;
+          vanity?: string | null;
+          views: number;
+        } & {
+          [key: string]: unknown;
+        })[];
+        userOauthProviders: ({
+          accessToken: string;
+          createdAt: string;
+          id: string;
+          oauthId?: string | null;
+          /** @enum {string} */
+          provider: 'DISCORD' | 'GOOGLE' | 'GITHUB' | 'OIDC';
+          refreshToken?: string | null;
+          userId: string;
+          username: string;
+        } & {
+          [key: string]: unknown;
+        })[];
+        userPasskeys: ({
+          createdAt: string;
+          id: string;
+          lastUsed?: string | null;
+          name: string;
+          reg: {
+            [key: string]: unknown;
+          };
+          userId: string;
+        } & {
+          [key: string]: unknown;
+        })[];
+        userQuotas: ({
+          createdAt: string;
+          /** @enum {string} */
+          filesQuota: 'BY_BYTES' | 'BY_FILES';
+          id: string;
+          maxBytes?: string | number | null;
+          maxFiles?: number | null;
+          maxUrls?: number | null;
+          userId?: string | null;
+        } & {
+          [key: string]: unknown;
+        })[];
+        users: ({
+          avatar?: string | null;
+          createdAt: string;
+          id: string;
+          password?: string | null;
+          /** @enum {string} */
+          role: 'USER' | 'ADMIN' | 'SUPERADMIN';
+          totpSecret?: string | null;
+          username: string;
+          view: {
+            [key: string]: unknown;
+          };
+        } & {
+          [key: string]: unknown;
+        })[];
+        userTags: ({
+          color?: string | null;
+          createdAt: string;
+          files: string[];
+          id: string;
+          name: string;
+          userId: string;
+        } & {
+          [key: string]: unknown;
+        })[];
+      } & {
+        [key: string]: unknown;
+      };
+      request: {
+        date: string;
+        env: {
+          [key: string]: string;
+        };
+        os: {
+          [key: string]: unknown;
+        };
+        user: string;
+      } & {
+        [key: string]: unknown;
+      };
+      versions: {
+        /** @constant */
+        export: '4';
+        node: string;
+        zipline: string;
+      } & {
+        [key: string]: unknown;
+      };
+    } & {
+      [key: string]: unknown;
+    };
+    ExportCounts: {
+      files: number;
+      folders: number;
+      invites: number;
+      metrics: number;
+      thumbnails: number;
+      urls: number;
+      users: number;
+    };
     File: {
       /** Format: date-time */
       createdAt: string;
@@ -4554,6 +5048,35 @@ export interface components {
       updatedAt: string;
       userId: string;
     };
+    ImportConfig: {
+      /** @description the id of an exported user whose content goes to you (the caller) instead of a new account */
+      mergeCurrentUser?: string | null;
+      /** @description also take the export's settings (Chute's own exports only; env-locked keys are left as they are) */
+      settings?: boolean;
+    };
+    ImportResult: {
+      /** @description records made, by kind (Zipline's answer) */
+      imported: {
+        files: number;
+        folders: number;
+        invites: number;
+        metrics: number;
+        oauthProviders: number;
+        passkeys: number;
+        quotas: number;
+        tags: number;
+        urls: number;
+        users: number;
+      };
+      /** @description whether the settings were taken */
+      settings: boolean;
+      /** @description records left out, each with why (a taken username, file name or short code ...) */
+      skipped: {
+        id: string;
+        kind: string;
+        reason: string;
+      }[];
+    };
     IncompleteFile: {
       /** @description chunks durable in the finished file (all of them once COMPLETE) */
       chunksComplete: number;
@@ -4613,6 +5136,40 @@ export interface components {
       runAfter: string;
       /** @enum {string} */
       state: 'queued' | 'running' | 'done' | 'failed';
+      updatedAt: string;
+    };
+    Metric: {
+      /** @description when the snapshot was taken (ISO 8601) */
+      createdAt: string;
+      data: {
+        files: number;
+        /** @description the 100 users with the most files (sum), their bytes and views; empty for non-admins */
+        filesUsers: {
+          storage: number;
+          sum: number;
+          username: string;
+          views: number;
+        }[];
+        fileViews: number;
+        /** @description bytes of every stored file */
+        storage: number;
+        /** @description files by media type, the 100 most common */
+        types: {
+          sum: number;
+          type: string;
+        }[];
+        urls: number;
+        /** @description the 100 users with the most short URLs (sum) and their views; empty for non-admins */
+        urlsUsers: {
+          sum: number;
+          username: string;
+          views: number;
+        }[];
+        urlViews: number;
+        users: number;
+      };
+      id: string;
+      /** @description the same as createdAt (snapshots never change) */
       updatedAt: string;
     };
     OAuthProvider: {
@@ -4788,6 +5345,14 @@ export interface components {
       invitesCodeLength: number;
       /** @description Registration with an invite code (environment: INVITES_ENABLED) */
       invitesEnabled: boolean;
+      /** @description Only admins may read GET /api/stats (other users get 3000) (environment: METRICS_ADMIN_ONLY) */
+      metricsAdminOnly: boolean;
+      /** @description Keep a snapshot of the instance statistics every metricsInterval, answered by GET /api/stats and drawn on the admin overview; off: no snapshots, and GET /api/stats answers 3001 (environment: METRICS_ENABLED) */
+      metricsEnabled: boolean;
+      /** @description How often a statistics snapshot is kept (a duration between 1m and 7d); one instance takes each one (environment: METRICS_INTERVAL) */
+      metricsInterval: string;
+      /** @description Bearer token that Prometheus sends to scrape /metrics (Authorization: Bearer <token>); null: /metrics is off (404) (environment: METRICS_TOKEN) */
+      metricsToken: string | null;
       /** @description Users may register passkeys (WebAuthn) and sign in with them; off turns every passkey route and passkey login off (environment: MFA_PASSKEYS) */
       mfaPasskeys: boolean;
       /** @description Users may turn on TOTP codes (authenticator apps) as a second step of their password login; off answers 1054 on /api/user/mfa/totp, and accounts that already have TOTP keep being asked for their code (environment: MFA_TOTP_ENABLED) */
@@ -4921,6 +5486,10 @@ export interface components {
         | 'featuresVersionChecking'
         | 'mfaTotpEnabled'
         | 'mfaPasskeys'
+        | 'metricsEnabled'
+        | 'metricsAdminOnly'
+        | 'metricsInterval'
+        | 'metricsToken'
       )[];
       settings: components['schemas']['ServerSettings'];
     };

@@ -15,6 +15,8 @@ const MESSAGES: Record<number, Sentence> = {
   1009: 'That file name is not allowed.',
   1014: 'A file with that name already exists.',
   1021: 'That is the session you are using now. Sign out instead.',
+  1024: 'That export is not ready yet. Wait until it is complete.',
+  1025: 'You have no files to export yet.',
   1027: 'Nothing was deleted: those files were already gone.',
   1028: 'Nothing needed changing.',
   1031: 'That session has already ended.',
@@ -37,6 +39,8 @@ const MESSAGES: Record<number, Sentence> = {
   1052: 'That passkey is not one this server knows for your account.',
   1053: 'Two-step sign-in with codes is not turned on.',
   1054: 'Two-step sign-in with codes is turned off on this server.',
+  1058: 'The start of the range must come before its end.',
+  1059: 'The start of the range must be in the past.',
   1060: 'That passkey was added by an older version and cannot be used. Remove it and add it again.',
   1061: 'The upload was interrupted before the file arrived. Try again.',
   1062: 'No file was sent.',
@@ -46,6 +50,7 @@ const MESSAGES: Record<number, Sentence> = {
   2001: 'That API token is not valid.',
   2002: 'Please sign in to continue.',
   3000: 'Only administrators can do that.',
+  3001: 'Statistics are turned off on this server (the metricsEnabled setting).',
   3006: 'That folder does not exist (or is not yours).',
   3007: (_detail, text) =>
     /last SUPERADMIN/i.test(text)

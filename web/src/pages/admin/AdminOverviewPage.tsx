@@ -1,6 +1,7 @@
 // Server overview (admins only): totals from GET /api/server/stats (users, files, bytes stored, views, short URLs,
-// invites), the most common file types and the users storing the most, with the way to the other admin pages; and,
-// when the update check is on (featuresVersionChecking), a note that a newer release is out.
+// invites), the most common file types and the users storing the most, with the way to the other admin pages; the
+// statistics snapshots over time as charts (StatsCharts, GET /api/stats); and, when the update check is on
+// (featuresVersionChecking), a note that a newer release is out.
 import {
   Alert,
   Anchor,
@@ -31,7 +32,11 @@ import { PageHeader } from '../../components/PageHeader';
 import { formatBytes } from '../../lib/format';
 import { useApi } from '../../lib/use-api';
 import { Link } from '../../router';
+import { lazy, Suspense } from 'react';
 import { serverStats, serverVersion, type ServerStats } from './admin-api';
+
+// The charting library is large: the totals show before it arrives.
+const StatsCharts = lazy(() => import('./StatsCharts').then((m) => ({ default: m.StatsCharts })));
 
 const count = (n: number) => n.toLocaleString();
 
@@ -252,6 +257,9 @@ export function AdminOverviewPage() {
           {data ? <TopUsers stats={data} /> : <Skeleton h={160} />}
         </Card>
       </SimpleGrid>
+      <Suspense fallback={<Skeleton h={260} />}>
+        <StatsCharts />
+      </Suspense>
     </Stack>
   );
 }

@@ -6,6 +6,8 @@ import type { components } from '../../api/openapi';
 
 export type UserUsage = ApiAnswer<'/api/server/stats/users', 'get'>['usage'][number];
 export type ServerStats = components['schemas']['ServerStats'];
+/** One statistics snapshot (GET /api/stats), in Zipline's Metric shape. */
+export type Metric = components['schemas']['Metric'];
 /** A quota as an admin writes it: NONE limits no files (maxUrls may still be set). */
 export type QuotaInput = components['schemas']['QuotaWrite'];
 export type UserInput = ApiBody<'/api/users/{id}', 'patch'>;
@@ -38,6 +40,10 @@ export const serverStats = (signal?: AbortSignal) => request('get', '/api/server
 
 /** The running version and, when the update check is on, the latest release (6001 when the check failed). */
 export const serverVersion = (signal?: AbortSignal) => request('get', '/api/version', { signal });
+
+/** The statistics snapshots since `from` (an ISO date), or all of them; newest first. */
+export const statsSeries = (from: string | null, signal?: AbortSignal) =>
+  request('get', '/api/stats', { query: from === null ? { all: 'true' } : { from }, signal });
 
 export const serverSettings = (signal?: AbortSignal) => request('get', '/api/server/settings', { signal });
 

@@ -62,6 +62,14 @@ const KNOWN_GROUPS: Array<{ id: string; title: string; description: string; pref
     description: 'Second steps and passwordless sign-in users may turn on for their accounts.',
     prefixes: ['mfa'],
   },
+  {
+    id: 'metrics',
+    title: 'Statistics and metrics',
+    description:
+      "Snapshots of the server's statistics for the overview's charts (GET /api/stats), and the Prometheus endpoint " +
+      '/metrics, which answers only scrapes that send its token (Authorization: Bearer <token>).',
+    prefixes: ['metrics'],
+  },
 ];
 
 /** Labels for the keys Chute has today; other keys are labelled from their name. */
@@ -102,6 +110,10 @@ const LABELS: Record<string, string> = {
   featuresVersionChecking: 'Check for updates',
   mfaTotpEnabled: 'Authenticator apps (TOTP codes)',
   mfaPasskeys: 'Passkeys',
+  metricsEnabled: 'Keep statistics snapshots',
+  metricsAdminOnly: 'Only administrators see the statistics',
+  metricsInterval: 'Snapshot every',
+  metricsToken: 'Prometheus token (empty: /metrics is off)',
 };
 
 function providerLabels(key: string, name = key): Record<string, string> {

@@ -1,6 +1,6 @@
 // The user's own settings, one tab each (the tab is kept in ?tab= so that a reload or a shared link opens it):
 // profile, view and embed settings, sign-in security (authenticator app, passkeys), sessions, linked sign-in
-// providers, the API token and scoped tokens, and uploader configurations to download.
+// providers, the API token and scoped tokens, uploader configurations to download, and exports of the account.
 import { Stack, Tabs } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import {
@@ -8,6 +8,7 @@ import {
   IconDevices,
   IconDownload,
   IconLink,
+  IconPackageExport,
   IconPhotoCog,
   IconShieldLock,
   IconUser,
@@ -15,6 +16,7 @@ import {
 import { PageHeader } from '../../components/PageHeader';
 import { setSearch, useLocation } from '../../router';
 import { ApiTokensSection } from './ApiTokensSection';
+import { ExportsSection } from './ExportsSection';
 import { LinkedAccountsSection } from './LinkedAccountsSection';
 import { PasskeysSection } from './PasskeysSection';
 import { ProfileSection } from './ProfileSection';
@@ -52,6 +54,7 @@ const TABS = [
     ),
   },
   { value: 'uploaders', label: 'Uploaders', icon: <IconDownload size={16} />, panel: <UploadersSection /> },
+  { value: 'export', label: 'Export', icon: <IconPackageExport size={16} />, panel: <ExportsSection /> },
 ] as const;
 
 export function SettingsPage() {
@@ -65,7 +68,7 @@ export function SettingsPage() {
     <Stack gap={0} maw={1200}>
       <PageHeader
         title="Settings"
-        description="Your profile, how your links look, where and how you sign in, and your uploaders."
+        description="Your profile, how your links look, where and how you sign in, your uploaders, and a copy of your account."
       />
       <Tabs
         variant={phone ? 'pills' : 'default'}

@@ -25,3 +25,21 @@ export function regenerateToken() {
 export function unlinkProvider(provider: ApiBody<'/api/auth/oauth', 'delete'>['provider']) {
   return request('delete', '/api/auth/oauth', { body: { provider } });
 }
+
+export function listExports(signal: AbortSignal) {
+  return request('get', '/api/user/export', { signal });
+}
+
+/** Starts an export of the account (a zip made in the background). */
+export function startExport() {
+  return request('post', '/api/user/export');
+}
+
+export function deleteExport(id: string) {
+  return request('delete', '/api/user/export', { query: { id } });
+}
+
+/** Where the browser downloads a completed export (the session cookie goes along). */
+export function exportDownloadUrl(id: string): string {
+  return `/api/user/export?id=${encodeURIComponent(id)}`;
+}
