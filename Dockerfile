@@ -40,12 +40,15 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --uid 1000 --user-group --home-dir /data --no-create-home --shell /usr/sbin/nologin chute \
  && mkdir -p /data \
- && chown chute:chute /data
+ && chown chute:chute /data \
+ && ln -s /app/bin/chute.mjs /usr/local/bin/chute
 WORKDIR /app
 # package.json marks the installation's root: Chute finds its dashboard at web/dist next to it.
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+# The chute command (docs/operations.md): `docker exec <container> chute doctor`; it runs the build (dist).
+COPY --from=build /app/bin ./bin
 COPY --from=build /app/web/dist ./web/dist
 ENV NODE_ENV=production \
     DATA_DIR=/data \

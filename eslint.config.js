@@ -1,13 +1,14 @@
 // Lint for the server (src), the dashboard (web/src), the tests and the benchmarks. The import rules below hold the
 // layers of docs/development.md in place: routes -> services -> (db, storage, lib); http/ and pages/ are adapters
-// that only routes (and the app) use; lib/ is pure and imports no other layer.
+// that only routes (and the app) use; src/cli (the chute command) is an adapter beside the routes; lib/ is pure and
+// imports no other layer.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const adapters = ['**/http/**', '**/routes/**', '**/pages/**'];
+const adapters = ['**/http/**', '**/routes/**', '**/pages/**', '**/cli/**'];
 const layerRule = (groups, message) => ({
   '@typescript-eslint/no-restricted-imports': ['error', { patterns: [{ group: groups, message }] }],
 });
@@ -45,6 +46,12 @@ export default tseslint.config(
       [...adapters, '**/services/**', '**/db/**', '**/storage/**', '**/context.js', '**/config.js'],
       'lib/ holds pure helpers: it imports nothing from the other layers.',
     ),
+  },
+  {
+    // The chute command is an adapter beside the routes: it calls services (and reads upload options as an upload
+    // request's headers would give them), never a route.
+    files: ['src/cli/**/*.ts'],
+    rules: layerRule(['**/routes/**', '**/pages/**'], 'The chute command calls services, never routes or pages.'),
   },
   {
     files: ['src/pages/**/*.ts', 'src/http/**/*.ts'],

@@ -26,7 +26,9 @@ Chute is configured in two layers:
 
 - **Environment variables** ([below](#environment-variables)): everything is configured with environment variables,
   read and checked once at start-up: a bad value stops the server with one line naming the variable and what is
-  wrong. An empty value (\`FOO=\` in an env file) counts as unset.
+  wrong. An empty value (\`FOO=\` in an env file) counts as unset. The server and the \`chute\` command also read a
+  \`.env\` file in the folder they are started in (or the file \`CHUTE_ENV_FILE\` names); a variable set in the
+  environment wins over the file.
 - **Server settings** ([further below](#server-settings)) live in the database, and admins change them at run time in
   the dashboard ([Administration -> Server settings](dashboard.md#administration-in-the-dashboard)) or with
   \`PATCH /api/server/settings\` ([api.md](api.md#server-settings)); every instance picks a change up within 5

@@ -247,6 +247,11 @@ check_run() {
     -f image2pipe -c:v png - >"$work/frame.png" || fail "$label: ffmpeg does not run in the container"
   [ "$(head -c 4 "$work/frame.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ] || fail "$label: ffmpeg made no PNG"
 
+  # The chute command runs in the container with its configuration, and writes nothing outside /data either.
+  [ "$(docker exec "$name" chute user list)" = "admin SUPERADMIN" ] || fail "$label: chute user list is wrong"
+  docker exec "$name" chute doctor >"$work/doctor.txt" || fail "$label: chute doctor failed: $(cat "$work/doctor.txt")"
+  grep -q '^ok    storage: ' "$work/doctor.txt" || fail "$label: chute doctor did not check the storage"
+
   changed=$(docker diff "$name")
   [ -z "$changed" ] || fail "$label: files written outside /data: $changed"
   log "$label: /data holds: $listing; nothing written outside it; node runs as uid $uid; dashboard served; ffmpeg makes a frame: ok"

@@ -24,6 +24,7 @@ import { fileServingRoutes } from './routes/files.js';
 import { fileShareRoutes } from './routes/file-shares.js';
 import { folderRoutes } from './routes/folders.js';
 import { healthcheckRoutes } from './routes/healthcheck.js';
+import { readinessRoutes } from './routes/readiness.js';
 import { incompleteFilesRoutes } from './routes/incomplete-files.js';
 import { invitesRoutes } from './routes/invites.js';
 import { publicFolderRoutes } from './routes/public-folders.js';
@@ -58,6 +59,7 @@ import { versionRoutes } from './routes/version.js';
 const ROUTES: RouteModule[] = [
   // server and accounts
   healthcheckRoutes,
+  readinessRoutes,
   versionRoutes,
   setupRoutes,
   authRoutes,

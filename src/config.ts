@@ -1,6 +1,9 @@
 // Reads the environment into one typed, validated configuration object.
 // Every bad value is reported with its variable name; nothing else in the code reads process.env.
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import path from 'node:path';
+import { parseEnv } from 'node:util';
 import { z } from 'zod';
 import { parseByteSize } from './lib/sizes.js';
 
@@ -143,6 +146,12 @@ export const ENV_VARIABLES = {
       'Seconds a stopping Chute (SIGTERM, SIGINT) lets requests in progress finish before it cuts them and exits; ' +
       'at most 25, within the 30 s that Docker and systemd wait before they kill. An upload cut off leaves nothing',
   }),
+  SHUTDOWN_DRAIN_DELAY: env(z.coerce.number().int().min(0).max(24).default(0), {
+    description:
+      'Seconds a stopping Chute keeps serving with its readiness answer (`/api/readyz`) at 503 before it stops ' +
+      'accepting, so that a load balancer checking readiness takes it out of rotation first; part of ' +
+      '`SHUTDOWN_TIMEOUT`, and less than it. `0` stops accepting at once (one instance, no load balancer)',
+  }),
   REDIS_URL: env(z.string().url().optional(), {
     description: 'Keep rate-limit counters in Redis so that limits hold across several instances',
     unset: 'in memory',
@@ -248,6 +257,13 @@ export const ENV_VARIABLES = {
 };
 
 const envSchema = z.object(ENV_VARIABLES).superRefine((env, ctx) => {
+  if (env.SHUTDOWN_DRAIN_DELAY >= env.SHUTDOWN_TIMEOUT) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['SHUTDOWN_DRAIN_DELAY'],
+      message: `must be less than SHUTDOWN_TIMEOUT (${env.SHUTDOWN_TIMEOUT}): requests in progress need time to finish`,
+    });
+  }
   if (env.DATASOURCE !== 's3') return;
   if (!env.S3_BUCKET) ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'is required when DATASOURCE=s3' });
   if (!env.S3_ACCESS_KEY_ID !== !env.S3_SECRET_ACCESS_KEY) {
@@ -290,4 +306,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   return { ...result.data, env };
+}
+
+/**
+ * The environment a Chute process reads its configuration from: the process environment over the variables of a
+ * `.env` file in the working folder (or the file `CHUTE_ENV_FILE` names), so that the server and the `chute` command
+ * started in one folder see one configuration. A variable set in the environment wins over the file.
+ */
+export function environmentWithEnvFile(
+  env: Record<string, string | undefined> = process.env,
+  cwd: string = process.cwd(),
+): Record<string, string | undefined> {
+  const file = env.CHUTE_ENV_FILE ? path.resolve(cwd, env.CHUTE_ENV_FILE) : path.join(cwd, '.env');
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && !env.CHUTE_ENV_FILE) return env;
+    throw new ConfigError([`CHUTE_ENV_FILE=${JSON.stringify(file)}: cannot be read (${code ?? String(err)})`]);
+  }
+  return { ...parseEnv(text), ...env };
 }

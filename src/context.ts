@@ -9,6 +9,7 @@ import type { Clock } from './lib/clock.js';
 import type { ProcessMetrics } from './lib/process-metrics.js';
 import type { Secrets } from './lib/secrets.js';
 import type { SettingsService } from './services/settings.js';
+import type { Lifecycle } from './services/readiness.js';
 import type { PendingViews } from './services/view-counts.js';
 import type { Datasource } from './storage/datasource.js';
 
@@ -31,6 +32,8 @@ export interface AppContext {
   smallFiles: ByteCache;
   /** Views counted on this instance and not yet stored (services/view-counts.ts). */
   views: PendingViews;
+  /** Serving or draining (the readiness answer, services/readiness.ts). */
+  lifecycle: Lifecycle;
   /** This process's Prometheus counters (lib/process-metrics.ts), scraped at /metrics. */
   metrics: ProcessMetrics;
   log: FastifyBaseLogger;

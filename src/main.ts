@@ -1,5 +1,5 @@
 // Entry point: read the configuration, start Chute, listen, and shut down cleanly on SIGINT/SIGTERM.
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, environmentWithEnvFile, loadConfig } from './config.js';
 import { createChute } from './server.js';
 
 async function main(): Promise<void> {
@@ -8,7 +8,7 @@ async function main(): Promise<void> {
   process.umask(process.umask() | 0o077);
   let config;
   try {
-    config = loadConfig();
+    config = loadConfig(environmentWithEnvFile());
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);

@@ -1,24 +1,20 @@
 // Assembles a running Chute from a configuration: data folder, secret, database (migrated), settings, the app
 // and its background jobs. main.ts and the tests both start Chute through here.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openChangeFeed, type ChangeFeed } from './db/change-feed.js';
 import { GroupCommit } from './db/group-commit.js';
-import { openDatabase, type DatabaseHandle } from './db/index.js';
-import { migrateToLatest } from './db/migrate.js';
+import type { DatabaseHandle } from './db/index.js';
+import { migrateDatabase, openInstanceBase } from './instance.js';
 import { checkTrigramSearch } from './db/search-index.js';
 import type { App } from './http/types.js';
 import { ByteCache } from './lib/byte-cache.js';
 import { ProcessMetrics } from './lib/process-metrics.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { loadOrCreateDataDirValue } from './lib/data-dir-values.js';
-import { randomString } from './lib/ids.js';
-import { loadOrCreateSecret, Secrets } from './lib/secrets.js';
 import { deleteExpiredFiles } from './services/files.js';
 import { JobWorker } from './services/job-worker.js';
 import { Jobs, purgeDoneJobs } from './services/jobs.js';
@@ -34,10 +30,10 @@ import {
 import { deliverDiscordWebhook, deliverWebhook, DISCORD_WEBHOOK_JOB, WEBHOOK_JOB } from './services/webhooks.js';
 import { METRICS_TICK_MS, takeMetricsSnapshot } from './services/metrics.js';
 import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/partial-upload-assembly.js';
-import { sealLegacyInviteCodes } from './services/invites.js';
 import { removeUnrecordedObjects } from './services/pending-objects.js';
 import { purgeExpiredSessions } from './services/sessions.js';
 import { SettingsService, settingsFromEnv } from './services/settings.js';
+import { Lifecycle } from './services/readiness.js';
 import { checkStorageIdentity, unsharedStorageMessage } from './services/storage-identity.js';
 import { flushViews, PendingViews, VIEW_FLUSH_INTERVAL_MS } from './services/view-counts.js';
 import type { Datasource } from './storage/datasource.js';
@@ -66,7 +62,6 @@ export interface StartOptions {
 /** How long handlers of requests cut off at the shutdown deadline get to clean up before the database closes. */
 const HANDLER_SETTLE_MS = 3_000;
 
-const INSTANCE_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 /** Files up to this size are served from memory after their first read, ... */
 const SMALL_FILE_BYTES = 256 * 1024;
 /** ... within this much memory (least recently served out first). */
@@ -77,27 +72,13 @@ const DONE_JOBS_KEPT_MS = 24 * 3_600_000;
 const SHUTDOWN_GRACE_MS = 5_000;
 
 export async function createChute(config: Config, options: StartOptions = {}): Promise<Chute> {
-  const dataDir = path.resolve(config.DATA_DIR);
-  mkdirSync(dataDir, { recursive: true });
-  const secrets = new Secrets(loadOrCreateSecret(dataDir, config.SECRET));
-  const instanceId =
-    config.INSTANCE_ID ??
-    loadOrCreateDataDirValue(
-      dataDir,
-      'instance-id',
-      () => randomString(12, INSTANCE_ID_ALPHABET),
-      (v) => /^[a-z0-9]{12}$/.test(v),
-    );
   const lockedSettings = settingsFromEnv(config.env);
-  const database = openDatabase({ databaseUrl: config.DATABASE_URL, sqlitePath: path.join(dataDir, 'chute.db') });
+  const { dataDir, secrets, instanceId, database } = openInstanceBase(config);
   let storage: Datasource | undefined;
   let feed: ChangeFeed | undefined;
   try {
     storage = await createDatasource({ ...config, DATA_DIR: dataDir }, { instanceId });
-    await database.withMigrationLock(async () => {
-      await migrateToLatest(database.db);
-      await sealLegacyInviteCodes(database.db, secrets);
-    });
+    await migrateDatabase({ database, secrets });
     const clock = options.clock ?? systemClock;
     const settings = new SettingsService(database.db, clock, lockedSettings);
     await settings.refresh();
@@ -114,6 +95,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         storage,
         storageShared: identity.shared,
         views: new PendingViews(),
+        lifecycle: new Lifecycle(),
         smallFiles: new ByteCache(SMALL_FILE_BYTES, SMALL_FILES_CACHE_BYTES),
         commits: new GroupCommit(database.db, database.engine),
         metrics: new ProcessMetrics(),
@@ -179,16 +161,30 @@ export async function createChute(config: Config, options: StartOptions = {}): P
       worker,
       database,
       async close() {
+        // Readiness turns false first, so that a load balancer takes this instance out of rotation; with
+        // SHUTDOWN_DRAIN_DELAY it keeps serving meanwhile. The whole stop keeps to SHUTDOWN_TIMEOUT from here.
+        const deadlineAt = Date.now() + config.SHUTDOWN_TIMEOUT * 1000;
+        ctx.lifecycle.drain(clock.now());
+        if (config.SHUTDOWN_DRAIN_DELAY > 0 && app.server.listening) {
+          app.log.info({ seconds: config.SHUTDOWN_DRAIN_DELAY }, 'draining: readiness is false, still serving');
+          await sleep(config.SHUTDOWN_DRAIN_DELAY * 1000);
+        }
         // Queue jobs finish within the grace period or go back to the queue for another instance or the next start;
         // meanwhile the requests in progress finish too (both within the shutdown deadline).
         const workerStopped = worker.stop(options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
         await jobs.stop();
-        // Stop accepting; requests in progress get SHUTDOWN_TIMEOUT to finish, then their connections are cut. Their
-        // handlers then clean up (an upload cut off removes its temp file) before the database closes.
-        const deadline = setTimeout(() => {
-          app.log.warn({ requests: app.inFlightHandlers.size }, 'shutdown deadline: cutting the requests in progress');
-          app.server.closeAllConnections();
-        }, config.SHUTDOWN_TIMEOUT * 1000);
+        // Stop accepting; requests in progress get what is left of SHUTDOWN_TIMEOUT to finish, then their connections
+        // are cut. Their handlers then clean up (an upload cut off removes its temp file) before the database closes.
+        const deadline = setTimeout(
+          () => {
+            app.log.warn(
+              { requests: app.inFlightHandlers.size },
+              'shutdown deadline: cutting the requests in progress',
+            );
+            app.server.closeAllConnections();
+          },
+          Math.max(0, deadlineAt - Date.now()),
+        );
         try {
           await app.close();
         } finally {

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError, loadConfig } from '../src/config.js';
+import { ConfigError, environmentWithEnvFile, loadConfig } from '../src/config.js';
 import { settingsFromEnv } from '../src/services/settings.js';
 
 describe('loadConfig', () => {
@@ -106,5 +109,39 @@ describe('settings from the environment', () => {
         return true;
       },
     );
+  });
+});
+
+describe('SHUTDOWN_DRAIN_DELAY', () => {
+  it('defaults to 0 and must stay below SHUTDOWN_TIMEOUT', () => {
+    assert.equal(loadConfig({}).SHUTDOWN_DRAIN_DELAY, 0);
+    assert.equal(loadConfig({ SHUTDOWN_DRAIN_DELAY: '5', SHUTDOWN_TIMEOUT: '20' }).SHUTDOWN_DRAIN_DELAY, 5);
+    assert.throws(
+      () => loadConfig({ SHUTDOWN_DRAIN_DELAY: '20', SHUTDOWN_TIMEOUT: '20' }),
+      (err: unknown) =>
+        err instanceof ConfigError && /SHUTDOWN_DRAIN_DELAY="20": must be less than SHUTDOWN_TIMEOUT/.test(err.message),
+    );
+  });
+});
+
+describe('environmentWithEnvFile', () => {
+  it('reads .env in the folder, the environment winning; CHUTE_ENV_FILE names another file', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'chute-env-'));
+    try {
+      assert.deepEqual(environmentWithEnvFile({ PORT: '1' }, dir), { PORT: '1' });
+      await writeFile(path.join(dir, '.env'), '# comment\nPORT=2\nDATA_DIR="/srv/chute data"\n');
+      assert.deepEqual(environmentWithEnvFile({ PORT: '1' }, dir), { PORT: '1', DATA_DIR: '/srv/chute data' });
+      await writeFile(path.join(dir, 'other.env'), 'LOG_LEVEL=warn\n');
+      assert.deepEqual(environmentWithEnvFile({ CHUTE_ENV_FILE: 'other.env' }, dir), {
+        CHUTE_ENV_FILE: 'other.env',
+        LOG_LEVEL: 'warn',
+      });
+      assert.throws(
+        () => environmentWithEnvFile({ CHUTE_ENV_FILE: 'missing.env' }, dir),
+        (err: unknown) => err instanceof ConfigError && /CHUTE_ENV_FILE=.*missing\.env.*ENOENT/.test(err.message),
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

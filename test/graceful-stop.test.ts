@@ -101,3 +101,51 @@ forEachDatabase('graceful stop', (engine) => {
     });
   });
 });
+
+forEachDatabase('graceful stop behind a load balancer', (engine) => {
+  it('SIGTERM: readiness turns 503 first while requests are still served, a stalled upload is cut, exit 0', async () => {
+    await withSharedState(engine, async ({ dataDir, databaseUrl }) => {
+      let chute: ChuteProcess | undefined;
+      try {
+        chute = await startChuteProcess({
+          dataDir,
+          databaseUrl,
+          env: { SHUTDOWN_TIMEOUT: '4', SHUTDOWN_DRAIN_DELAY: '2', REQUEST_IDLE_TIMEOUT: '600' },
+        });
+        const setup = await fetch(`${chute.url}/api/setup`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ username: 'drainer', password: 'drainer-password' }),
+        });
+        assert.equal(setup.status, 200);
+        const cookie = setup.headers.getSetCookie()[0]!.split(';')[0]!;
+        const me = (await (await fetch(`${chute.url}/api/user`, { headers: { cookie } })).json()) as { token: string };
+        assert.equal((await fetch(`${chute.url}/api/readyz`)).status, 200);
+
+        // A client that sends part of its body and then nothing.
+        const stalled = openUpload(chute.url, me.token, 1_000_000);
+        stalled.socket.write(Buffer.alloc(1000, 1));
+        await sleep(300);
+
+        chute.child.kill('SIGTERM');
+        // Readiness goes false while the instance still answers: the load balancer stops sending first.
+        let readiness = 200;
+        while (readiness === 200) {
+          readiness = (await fetch(`${chute.url}/api/readyz`, { headers: { connection: 'close' } })).status;
+        }
+        assert.equal(readiness, 503);
+        const health = await fetch(`${chute.url}/api/healthcheck`, { headers: { connection: 'close' } });
+        assert.equal(health.status, 200, 'still serving while draining');
+        assert.match(chute.log(), /draining: readiness is false/);
+
+        const exit = await Promise.race([chute.exited, sleep(30_000).then(() => 'still running' as const)]);
+        assert.deepEqual(exit, { code: 0, signal: null });
+        await stalled.answer; // its connection was cut at the deadline
+        assert.deepEqual(await filesUnder(path.join(dataDir, 'tmp')), []);
+        assert.deepEqual(await filesUnder(path.join(dataDir, 'uploads')), []);
+      } finally {
+        await killChuteProcess(chute);
+      }
+    });
+  });
+});

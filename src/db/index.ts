@@ -27,6 +27,8 @@ export interface OpenDatabaseOptions {
   sqlitePath: string;
   /** Largest number of pooled PostgreSQL connections. */
   poolSize?: number;
+  /** How long a PostgreSQL connection attempt may take (default: no bound but the network's). */
+  connectTimeoutMs?: number;
 }
 
 // int8 (bigint) and numeric counts come back as numbers: every bigint we store (sizes, epoch ms) is far below 2^53.
@@ -42,6 +44,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     const pool = new pg.Pool({
       connectionString: options.databaseUrl,
       max: options.poolSize ?? 10,
+      ...(options.connectTimeoutMs !== undefined ? { connectionTimeoutMillis: options.connectTimeoutMs } : {}),
       types: pgTypes as pg.CustomTypesConfig,
     });
     // An idle connection that fails (database restart, network, DROP DATABASE in tests) is dropped by the pool and

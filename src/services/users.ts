@@ -14,7 +14,15 @@ import { hashPassword } from '../lib/passwords.js';
 import { canonicalUsername } from '../lib/usernames.js';
 import type { QuotaInput, UserDto } from '../schemas/user.js';
 import { managesRole } from '../lib/roles.js';
-import { freshTokenColumns, insertUser, loadUserDto, loadUserDtos, parseAvatar, usernameColumns } from './accounts.js';
+import {
+  findUserByName,
+  freshTokenColumns,
+  insertUser,
+  loadUserDto,
+  loadUserDtos,
+  parseAvatar,
+  usernameColumns,
+} from './accounts.js';
 import { deleteStoredBytes } from './files.js';
 import { releasePartialUploadData } from './partial-upload-assembly.js';
 import { resolveQuotaInput, setUserQuota, type QuotaLimits } from './quotas.js';
@@ -233,4 +241,84 @@ export async function deleteUser(
     await Promise.all(result.storageKeys.slice(i, i + 16).map((key) => deleteStoredBytes(ctx, key)));
   }
   return { user: result.user, deletedFiles: result.storageKeys.length, deletedUrls: result.deletedUrls };
+}
+
+// The operator: whoever runs the `chute` command on the server, with its configuration. They stand above the role
+// rules (resetting a SUPERADMIN's lost password is what they are for), but the last SUPERADMIN still stays one.
+
+/** One account as `chute user list` shows it. */
+export interface AccountSummary {
+  username: string;
+  role: Role;
+  createdAt: number;
+}
+
+/** Every account, oldest first. */
+export async function listAccounts(ctx: Pick<AppContext, 'db'>): Promise<AccountSummary[]> {
+  const rows = await ctx.db
+    .selectFrom('users')
+    .select(['username', 'role', 'created_at'])
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({ username: r.username, role: r.role, createdAt: r.created_at }));
+}
+
+/** The account a name designates (exactly, else as a reader would match it); unknown -> 4009. */
+async function accountNamed(ctx: AppContext, username: string): Promise<UserRow> {
+  const user = await findUserByName(ctx.db, username);
+  if (!user) throw new ApiError(4009, username);
+  return user;
+}
+
+/**
+ * `chute user create`: a taken username -> 1040. A SUPERADMIN made this way also ends first-time setup (in the same
+ * transaction), so that nobody can claim the instance through the setup page afterwards.
+ */
+export async function createUserAsOperator(
+  ctx: AppContext,
+  input: { username: string; password: string; role: Role },
+): Promise<UserRow> {
+  canonicalUsername(input.username, 'username');
+  const passwordHash = await hashPassword(input.password);
+  return ctx.db.transaction().execute(async (trx) => {
+    const user = await insertUser(ctx, trx, { username: input.username, passwordHash, role: input.role }, 1040);
+    if (input.role === 'SUPERADMIN') {
+      await trx
+        .updateTable('settings')
+        .set({ first_setup: 0, updated_at: ctx.clock.now() })
+        .where('id', '=', 1)
+        .execute();
+    }
+    return user;
+  });
+}
+
+/**
+ * `chute user reset-password`: a new password, a new API token, and every session of the account ends (whoever had
+ * the old credentials has nothing now). Unknown user -> 4009.
+ */
+export async function resetPasswordAsOperator(ctx: AppContext, username: string, password: string): Promise<UserRow> {
+  const user = await accountNamed(ctx, username);
+  const changes = { password: await hashPassword(password), ...freshTokenColumns(ctx), updated_at: ctx.clock.now() };
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.updateTable('users').set(changes).where('id', '=', user.id).execute();
+    await trx.deleteFrom('sessions').where('user_id', '=', user.id).execute();
+  });
+  return { ...user, ...changes };
+}
+
+/** `chute user set-role`: unknown user -> 4009; the last SUPERADMIN giving up the role -> 3007. */
+export async function setRoleAsOperator(ctx: AppContext, username: string, role: Role): Promise<UserRow> {
+  const { id } = await accountNamed(ctx, username);
+  return ctx.db.transaction().execute(async (trx) => {
+    const superadmins = await lockSuperadmins(ctx, trx);
+    const target = await lockUser(ctx, trx, id);
+    if (target.role === role) return target;
+    if (target.role === 'SUPERADMIN' && superadmins <= 1) {
+      throw new ApiError(3007, 'the last SUPERADMIN cannot give up the role');
+    }
+    await trx.updateTable('users').set({ role, updated_at: ctx.clock.now() }).where('id', '=', id).execute();
+    return { ...target, role };
+  });
 }

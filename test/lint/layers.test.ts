@@ -34,6 +34,13 @@ test('adapters never import routes', async () => {
   assert.equal((await layerErrors('src/pages/example.ts', uses('../routes/files.js'))).length, 1);
 });
 
+test('the chute command (src/cli) calls services, never routes or pages; services never import it', async () => {
+  assert.equal((await layerErrors('src/cli/example.ts', uses('../routes/files.js'))).length, 1);
+  assert.equal((await layerErrors('src/cli/example.ts', uses('../pages/view-page.js'))).length, 1);
+  assert.deepEqual(await layerErrors('src/cli/example.ts', uses('../services/users.js')), []);
+  assert.equal((await layerErrors('src/services/example.ts', uses('../cli/context.js'))).length, 1);
+});
+
 test('the downward imports pass', async () => {
   assert.deepEqual(await layerErrors('src/services/example.ts', uses('../lib/errors.js')), []);
   assert.deepEqual(await layerErrors('src/services/example.ts', uses('../db/types.js')), []);

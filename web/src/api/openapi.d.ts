@@ -887,6 +887,70 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/readyz': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Whether this instance should be sent requests (for load balancers)
+     * @description 200 {ready: true} while the instance serves; 503 {ready: false, reason} while it drains before stopping (SIGTERM) or when its database does not answer. Liveness is /api/healthcheck.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              ready: boolean;
+              /**
+               * @description draining: the instance is shutting down; database: the database does not answer
+               * @enum {string}
+               */
+              reason?: 'draining' | 'database';
+            };
+          };
+        };
+        /** @description Default Response */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              ready: boolean;
+              /**
+               * @description draining: the instance is shutting down; database: the database does not answer
+               * @enum {string}
+               */
+              reason?: 'draining' | 'database';
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/server/clear_temp': {
     parameters: {
       query?: never;
