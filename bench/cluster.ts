@@ -1,6 +1,6 @@
 // Throughput of 1, 2 and 3 instances behind HAProxy (round robin) on one PostgreSQL, one Redis and one storage:
-// `npx tsx bench/cluster.ts [--instances 1,2,3] [--seconds 10] [--s3]` (PostgreSQL from TEST_DATABASE_URL or
-// postgres://postgres@127.0.0.1:5432/test; Redis from TEST_REDIS_URL; --s3 uses the Ceph gateway of
+// `TEST_DATABASE_URL=postgres://... npx tsx bench/cluster.ts [--instances 1,2,3] [--seconds 10] [--s3]` (each run
+// makes its own database there; Redis from TEST_REDIS_URL; --s3 uses the Ceph gateway of
 // scripts/ceph-rgw.sh, otherwise a shared local folder). For each count: redirects/s and 64 KiB reads/s with wrk
 // (-c32), 4 KiB uploads/s from 32 Node clients, each through the balancer, with p50/p99 and the CPU time the Chute
 // processes, HAProxy and the whole machine used meanwhile. On a machine with few cores it cannot scale linearly:
@@ -25,7 +25,6 @@ function option(name: string, fallback: string): string {
 const counts = option('--instances', '1,2,3').split(',').map(Number);
 const seconds = Number(option('--seconds', '10'));
 const useS3 = process.argv.includes('--s3');
-process.env.TEST_DATABASE_URL ??= 'postgres://postgres@127.0.0.1:5432/test';
 
 /** CPU seconds (user + system) a process has used, from /proc. */
 async function cpuSeconds(pid: number): Promise<number> {
@@ -72,7 +71,7 @@ for (const count of counts) {
     root,
     env: {
       ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
-      RATELIMIT_MAX: '100000000',
+      RATELIMIT_ENABLED: 'false',
       ...(s3 ? s3.env : { UPLOADS_DIR: path.join(root, 'uploads') }),
     },
   });
