@@ -33,13 +33,7 @@ export function isTempName(name: unknown, kind: TempKind): name is string {
  * the upload records' job). Call it once at start-up, before accepting uploads. Returns the names removed.
  */
 export async function sweepTempFiles(tmpDir: string, owner?: string): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(tmpDir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
+  const names = await namesIn(tmpDir);
   const removed: string[] = [];
   for (const name of names) {
     if (!isTempName(name, 'put')) continue;
@@ -49,6 +43,16 @@ export async function sweepTempFiles(tmpDir: string, owner?: string): Promise<st
     removed.push(name);
   }
   return removed;
+}
+
+/** The entries of a folder, none when it does not exist. */
+async function namesIn(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
 }
 
 /**
@@ -61,13 +65,7 @@ export async function clearStaleTempFiles(
   tmpDir: string,
   options: { staleBefore: number; inUse: (name: string) => boolean },
 ): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(tmpDir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
+  const names = await namesIn(tmpDir);
   const removed: string[] = [];
   for (const name of names) {
     if (!TEMP_NAME.test(name) || options.inUse(name)) continue;
