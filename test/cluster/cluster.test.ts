@@ -14,7 +14,7 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { httpClientOf } from '../support/chute-process.js';
-import { chunkHeaders } from '../support/partial-uploads.js';
+import { sendChunk } from '../support/partial-uploads.js';
 import { s3TestEnv } from '../support/s3.js';
 import { createPostgresDatabase, readJsonResponse, type TestServer } from '../support/server.js';
 
@@ -37,25 +37,6 @@ interface Failure {
   op: string;
   startedAt: number;
   error: string;
-}
-
-/** One chunk of a chunked upload through the balancer. */
-async function sendChunk(
-  client: TestServer,
-  token: string,
-  file: Buffer,
-  start: number,
-  end: number,
-  partialToken?: string,
-) {
-  const form = new FormData();
-  form.append('file', new Blob([file.subarray(start, end + 1)]), 'hop.bin');
-  const res = await client.fetch('/api/upload/partial', {
-    method: 'POST',
-    headers: { authorization: token, ...chunkHeaders({ file, start, end, token: partialToken, fileName: 'hop.bin' }) },
-    body: form,
-  });
-  return readJsonResponse(res);
 }
 
 /** Waits until the chunked upload's file is COMPLETE. */
@@ -84,7 +65,7 @@ async function chunkedUpload(
   const takenBy: string[] = [];
   for (let start = 0; start < file.length; start += size) {
     const end = Math.min(file.length, start + size) - 1;
-    const res = await sendChunk(client, token, file, start, end, partialToken);
+    const res = await sendChunk(client, token, { file, start, end, token: partialToken, fileName: 'hop.bin' });
     if (res.status !== 200) throw new Error(`chunk ${start}-${end}: ${res.status} ${JSON.stringify(res.body)}`);
     if (db) {
       const row = await db.query<{ instance_id: string }>(

@@ -8,51 +8,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { it } from 'node:test';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { loadConfig } from '../../src/config.js';
 import type { Engine } from '../../src/db/index.js';
 import { createChute } from '../../src/server.js';
-import { DASHBOARD_ENV, describeBrowser, openPage, signIn, useBrowser } from '../support/browser.js';
+import { describeBrowser, openPage, signIn, useBrowser } from '../support/browser.js';
 import { authHeaders, forEachDatabase, startTestServer, TestServer, withSharedState } from '../support/server.js';
 import { appendTempFiles } from '../support/stored.js';
+import { row, throttleUploads, UPLOAD_ENV, waitForStatus } from '../support/upload-page.js';
 
 const KB = 1024;
 const MB = 1024 * KB;
-
-/** Files over 1 MiB go by tus in 1 MiB chunks, as in upload.test.ts. */
-const UPLOAD_ENV = { ...DASHBOARD_ENV, CHUNKS_THRESHOLD: '1mb', CHUNKS_SIZE: '1mb' };
-
-function row(page: Page, name: string): Locator {
-  return page.getByRole('listitem', { name, exact: true });
-}
-
-async function waitForStatus(page: Page, name: string, status: string): Promise<void> {
-  await row(page, name)
-    .getByTestId('upload-status')
-    .filter({ hasText: new RegExp(`^${status}$`) })
-    .waitFor();
-}
-
-/** Slows this page's uploads down (Chromium's network emulation); returns the function that lifts the limit. */
-async function throttleUploads(
-  context: BrowserContext,
-  page: Page,
-  bytesPerSecond: number,
-): Promise<() => Promise<void>> {
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Network.enable');
-  const limit = (upload: number) =>
-    cdp.send('Network.emulateNetworkConditions', {
-      offline: false,
-      latency: 0,
-      downloadThroughput: -1,
-      uploadThroughput: upload,
-    });
-  await limit(bytesPerSecond);
-  return async () => {
-    await limit(-1);
-  };
-}
 
 /**
  * The same Chute again on the data folder and database of a closed one, listening on the port it had (the page's

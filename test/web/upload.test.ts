@@ -7,37 +7,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { before, it } from 'node:test';
-import type { BrowserContext, Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { FileDto } from '../../src/schemas/file.js';
-import {
-  DASHBOARD_ENV,
-  describeBrowser,
-  DESKTOP,
-  openPage,
-  PHONE,
-  screenshot,
-  signIn,
-  useBrowser,
-} from '../support/browser.js';
+import { describeBrowser, DESKTOP, openPage, PHONE, screenshot, signIn, useBrowser } from '../support/browser.js';
 import { useTestServer, type TestServer, type TestUser } from '../support/server.js';
 import { appendTempFiles } from '../support/stored.js';
+import { row, throttleUploads, UPLOAD_ENV, waitForStatus } from '../support/upload-page.js';
 
 const KB = 1024;
 const MB = 1024 * KB;
-
-/** Files over 1 MiB go by tus in 1 MiB chunks: a 4 MiB file takes a creation and five PATCHes. */
-const UPLOAD_ENV = { ...DASHBOARD_ENV, CHUNKS_THRESHOLD: '1mb', CHUNKS_SIZE: '1mb' };
-
-function row(page: Page, name: string): Locator {
-  return page.getByRole('listitem', { name, exact: true });
-}
-
-async function waitForStatus(page: Page, name: string, status: string): Promise<void> {
-  await row(page, name)
-    .getByTestId('upload-status')
-    .filter({ hasText: new RegExp(`^${status}$`) })
-    .waitFor();
-}
 
 async function linkOf(page: Page, name: string): Promise<string> {
   const text = await row(page, name).getByTestId('upload-link').textContent();
@@ -108,30 +86,6 @@ async function paste(
     if (what.text) data.setData('text/plain', what.text);
     document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
   })()`);
-}
-
-/**
- * Slows this page's uploads down (Chromium's network emulation), so that a cancel lands mid-upload and the speed can
- * be seen; returns the function that lifts the limit.
- */
-async function throttleUploads(
-  context: BrowserContext,
-  page: Page,
-  bytesPerSecond: number,
-): Promise<() => Promise<void>> {
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Network.enable');
-  const limit = (upload: number) =>
-    cdp.send('Network.emulateNetworkConditions', {
-      offline: false,
-      latency: 0,
-      downloadThroughput: -1,
-      uploadThroughput: upload,
-    });
-  await limit(bytesPerSecond);
-  return async () => {
-    await limit(-1);
-  };
 }
 
 describeBrowser('dashboard: upload', () => {
