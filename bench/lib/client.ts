@@ -1,7 +1,5 @@
-// Node HTTP client pieces: small JSON calls, a streaming multipart upload of a byte range of a file (used for both
-// sides of the chunked comparison), a bounded concurrent loop of small uploads, and a hashing download.
+// Node HTTP client pieces: small JSON calls, a bounded concurrent loop of small uploads, and a hashing download.
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import http from 'node:http';
 
 export interface HttpResult {
@@ -72,75 +70,6 @@ export function multipartEnvelope(filename: string, contentType = 'application/o
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return { head, tail, contentType: `multipart/form-data; boundary=${boundary}` };
-}
-
-function drainedOrClosed(req: http.ClientRequest): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      req.off('drain', done);
-      req.off('close', done);
-      resolve();
-    };
-    req.on('drain', done);
-    req.on('close', done);
-  });
-}
-
-/**
- * POSTs bytes [start, end] (inclusive) of `path` as the multipart part `file`, streamed from disk with
- * backpressure. Resolves with the answer; an early answer (e.g. 413) stops the sending.
- */
-export function uploadFileRange(
-  url: string,
-  path: string,
-  range: { start: number; end: number },
-  options: { headers?: Record<string, string>; filename: string; agent?: http.Agent; timeoutMs: number },
-): Promise<HttpResult> {
-  const { head, tail, contentType } = multipartEnvelope(options.filename);
-  const length = range.end - range.start + 1;
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const req = http.request(url, {
-      method: 'POST',
-      agent: options.agent,
-      headers: {
-        ...options.headers,
-        'content-type': contentType,
-        'content-length': String(head.length + length + tail.length),
-      },
-    });
-    const timer = setTimeout(
-      () => req.destroy(new Error(`upload timed out after ${options.timeoutMs} ms`)),
-      options.timeoutMs,
-    );
-    req.once('response', (res) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.once('end', () => {
-        clearTimeout(timer);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
-      });
-      res.once('error', reject);
-    });
-    req.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    void (async () => {
-      req.write(head);
-      const file = createReadStream(path, { start: range.start, end: range.end, highWaterMark: 1024 * 1024 });
-      try {
-        for await (const chunk of file) {
-          if (answered || req.destroyed) break;
-          if (!req.write(chunk)) await drainedOrClosed(req);
-        }
-      } finally {
-        file.destroy();
-      }
-      if (!answered && !req.destroyed) req.end(tail);
-    })().catch((err: unknown) => req.destroy(err instanceof Error ? err : new Error(String(err))));
-  });
 }
 
 /** GETs `url` and returns the SHA-256 (hex) and length of the body, streamed. */
