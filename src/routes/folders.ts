@@ -39,7 +39,7 @@ export async function sendFolderZip(
   folder: FolderRow,
   audience: 'owner' | 'public',
 ) {
-  const stream = await folderZipStream(ctx, folder, { audience });
+  const stream = folderZipStream(ctx, folder, { audience });
   return reply
     .header('content-type', 'application/zip')
     .header('content-disposition', contentDisposition('attachment', `${folder.name}.zip`))
