@@ -8,6 +8,7 @@ import { toIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { FolderDto } from '../schemas/folder.js';
 import { deleteStoredBytes, isAdmin, managesFilesOf } from './files.js';
+import { decodeListCursor, encodeListCursor, listKey, type ListPosition } from './list-pages.js';
 
 /** Folder trees deeper than this are refused (and a cycle, were one ever stored, cannot loop forever). */
 export const MAX_FOLDER_DEPTH = 64;
@@ -55,17 +56,34 @@ const withCounts = (
   child_count: Number(row.child_count ?? 0),
 });
 
-/** The caller's folders by name: all of them (`parentId` undefined), the top level (null) or one folder's children. */
+/**
+ * The caller's folders by name: all of them (`parentId` undefined), the top level (null) or one folder's children; an
+ * answer as long as the list. Read in order from folders_user_name_id or folders_user_parent_name; each folder's
+ * counts from files_folder_created and folders_parent.
+ */
 export async function listFolders(
   ctx: AppContext,
   userId: string,
   parentId?: string | null,
 ): Promise<FolderWithCounts[]> {
-  let query = foldersWithCounts(ctx.db).where('folders.user_id', '=', userId);
+  const rows = await folderList(ctx.db, userId, parentId).execute();
+  return rows.map(withCounts);
+}
+
+function folderList(db: Db, userId: string, parentId: string | null | undefined) {
+  let query = foldersWithCounts(db).where('folders.user_id', '=', userId);
   if (parentId === null) query = query.where('folders.parent_id', 'is', null);
   else if (parentId !== undefined) query = query.where('folders.parent_id', '=', parentId);
-  const rows = await query.orderBy('folders.name').orderBy('folders.id').execute();
-  return rows.map(withCounts);
+  return query.orderBy('folders.name').orderBy('folders.id');
+}
+
+/** The statements of listFolders, compiled (for the tests of their query plans). */
+export function folderListStatements(ctx: AppContext, userId: string) {
+  return {
+    all: folderList(ctx.db, userId, undefined).compile(),
+    top: folderList(ctx.db, userId, null).compile(),
+    children: folderList(ctx.db, userId, 'm').compile(),
+  };
 }
 
 /**
@@ -392,21 +410,28 @@ export interface PublicFolderView {
   parent: { id: string; name: string } | null;
   files: FileRow[];
   children: Array<{ id: string; name: string }>;
+  /** With a page size: the cursor of the page of older files, null when there is none. */
+  nextCursor: string | null;
 }
 
-/** A folder as anonymous visitors see it: missing -> 4001, not public -> 3002. Expired files are left out. */
-export async function getPublicFolder(ctx: AppContext, id: string): Promise<PublicFolderView> {
+/** One page of a public folder's files: at most `size`, after `cursor` (the nextCursor of the page before). */
+export interface PublicFolderPage {
+  size: number;
+  cursor?: string | undefined;
+}
+
+/**
+ * A folder as anonymous visitors see it: missing -> 4001, not public -> 3002. Expired files are left out. Files are
+ * newest first (ties by id), read in that order from files_folder_created: all of them (an answer as long as the
+ * folder), or one page.
+ */
+export async function getPublicFolder(ctx: AppContext, id: string, page?: PublicFolderPage): Promise<PublicFolderView> {
   const folder = await findPublicFolder(ctx, id);
-  const [files, children, parent] = await Promise.all([
-    ctx.db
-      .selectFrom('files')
-      .selectAll()
-      .where('folder_id', '=', id)
-      // Private files are reached only through their share links, never from a public folder.
-      .where('private', '=', 0)
-      .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', ctx.clock.now())]))
-      .orderBy('created_at', 'desc')
-      .orderBy('id')
+  const key = listKey(['public-folder', id]);
+  const after = page?.cursor === undefined ? undefined : decodeListCursor(ctx, key, page.cursor, 'number');
+  const [found, children, parent] = await Promise.all([
+    publicFolderFiles(ctx, id, after)
+      .$if(page !== undefined, (q) => q.limit(page!.size + 1))
       .execute(),
     ctx.db
       .selectFrom('folders')
@@ -424,8 +449,33 @@ export async function getPublicFolder(ctx: AppContext, id: string): Promise<Publ
           .where('public', '=', 1)
           .executeTakeFirst(),
   ]);
-  return { folder, parent: parent ?? null, files, children };
+  const files = page === undefined ? found : found.slice(0, page.size);
+  const last = files.at(-1);
+  const nextCursor =
+    found.length > files.length && last ? encodeListCursor(ctx, key, { value: last.created_at, id: last.id }) : null;
+  return { folder, parent: parent ?? null, files, children, nextCursor };
 }
+
+function publicFolderFiles(ctx: AppContext, id: string, after: ListPosition | undefined) {
+  return (
+    ctx.db
+      .selectFrom('files')
+      .selectAll()
+      .where('folder_id', '=', id)
+      // Private files are reached only through their share links, never from a public folder.
+      .where('private', '=', 0)
+      .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', ctx.clock.now())]))
+      .$if(after !== undefined, (q) =>
+        q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(Number(after!.value), after!.id))),
+      )
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+  );
+}
+
+/** A page of a public folder's files after a position, compiled (for the test of its query plan). */
+export const publicFolderStatement = (ctx: AppContext, id: string) =>
+  publicFolderFiles(ctx, id, { value: 1, id: 'm' }).limit(100).compile();
 
 export async function findPublicFolder(ctx: AppContext, id: string): Promise<FolderRow> {
   const folder = await ctx.db.selectFrom('folders').selectAll().where('id', '=', id).executeTakeFirst();

@@ -42,10 +42,17 @@ const withNumber = (row: TagRow & { files: number | string | null }): TagWithCou
   files: Number(row.files ?? 0),
 });
 
+/** The user's tags by name (an answer as long as the list), each counted through file_tags_tag_file. */
 export async function listTags(ctx: AppContext, userId: string): Promise<TagWithCount[]> {
-  const rows = await tagsWithCounts(ctx.db, userId).orderBy('tags.name').orderBy('tags.id').execute();
+  const rows = await tagList(ctx.db, userId).execute();
   return rows.map(withNumber);
 }
+
+// By name alone: names are unique per user (tags_user_name), so the order is read from that index on both engines.
+const tagList = (db: Db, userId: string) => tagsWithCounts(db, userId).orderBy('tags.name');
+
+/** The statement of listTags, compiled (for the test of its query plan). */
+export const tagListStatement = (ctx: AppContext, userId: string) => tagList(ctx.db, userId).compile();
 
 /** The caller's tag; another user's is answered exactly like a missing one. */
 export async function getOwnTag(ctx: AppContext, userId: string, id: string): Promise<TagWithCount> {
