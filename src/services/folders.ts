@@ -2,7 +2,7 @@
 // its files and child folders, and the public view of a folder its owner opened to anonymous visitors.
 import type { AppContext } from '../context.js';
 import { lockUser } from '../db/locks.js';
-import type { Db, FileRow, FolderRow, UserRow } from '../db/types.js';
+import type { Db, FileRow, FolderRow, NewFolder, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { toIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
@@ -13,7 +13,7 @@ import { decodeListCursor, encodeListCursor, listKey, type ListPosition } from '
 /** Folder trees deeper than this are refused (and a cycle, were one ever stored, cannot loop forever). */
 export const MAX_FOLDER_DEPTH = 64;
 
-export type FolderWithCounts = FolderRow & { file_count: number; child_count: number };
+export type FolderWithCounts = FolderRow & { child_count: number };
 
 export function toFolderDto(row: FolderWithCounts): FolderDto {
   return {
@@ -30,16 +30,12 @@ export function toFolderDto(row: FolderWithCounts): FolderDto {
   };
 }
 
+/** Folders with their stored file count (db/list-counters.ts) and their children counted from folders_parent. */
 function foldersWithCounts(db: Db) {
   return db
     .selectFrom('folders')
     .selectAll('folders')
     .select((eb) => [
-      eb
-        .selectFrom('files')
-        .select((e) => e.fn.countAll<number | string>().as('n'))
-        .whereRef('files.folder_id', '=', 'folders.id')
-        .as('file_count'),
       eb
         .selectFrom('folders as child')
         .select((e) => e.fn.countAll<number | string>().as('n'))
@@ -48,18 +44,16 @@ function foldersWithCounts(db: Db) {
     ]);
 }
 
-const withCounts = (
-  row: FolderRow & { file_count: number | string | null; child_count: number | string | null },
-): FolderWithCounts => ({
+const withCounts = (row: FolderRow & { child_count: number | string | null }): FolderWithCounts => ({
   ...row,
-  file_count: Number(row.file_count ?? 0),
+  file_count: Number(row.file_count),
   child_count: Number(row.child_count ?? 0),
 });
 
 /**
  * The caller's folders by name: all of them (`parentId` undefined), the top level (null) or one folder's children; an
  * answer as long as the list. Read in order from folders_user_name_id or folders_user_parent_name; each folder's
- * counts from files_folder_created and folders_parent.
+ * file count stored, its children counted from folders_parent.
  */
 export async function listFolders(
   ctx: AppContext,
@@ -195,7 +189,7 @@ export interface FolderInput {
 
 export async function createFolder(ctx: AppContext, userId: string, input: FolderInput): Promise<FolderWithCounts> {
   const now = ctx.clock.now();
-  const row: FolderRow = {
+  const row: NewFolder = {
     id: newId(),
     user_id: userId,
     parent_id: input.parentId ?? null,
