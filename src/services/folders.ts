@@ -8,7 +8,14 @@ import { toIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { FolderDto } from '../schemas/folder.js';
 import { deleteStoredBytes, isAdmin, managesFilesOf } from './files.js';
-import { decodeListCursor, encodeListCursor, listKey, type ListPosition } from './list-pages.js';
+import {
+  decodeListCursor,
+  encodeListCursor,
+  listKey,
+  rowsOfPage,
+  type ListPosition,
+  type ReadRows,
+} from './list-pages.js';
 
 /** Folder trees deeper than this are refused (and a cycle, were one ever stored, cannot loop forever). */
 export const MAX_FOLDER_DEPTH = 64;
@@ -71,12 +78,88 @@ function folderList(db: Db, userId: string, parentId: string | null | undefined)
   return query.orderBy('folders.name').orderBy('folders.id');
 }
 
-/** The statements of listFolders, compiled (for the tests of their query plans). */
+export interface FolderPageQuery {
+  page: number;
+  perPage: number;
+  /** A `nextCursor` of an earlier page of the same listing: the page after it (then `page` is not used). */
+  cursor?: string | undefined;
+}
+
+/**
+ * One page of the folders listFolders would answer, the number of them and the cursor of the next page: by number
+ * from the nearer end of the order's index, or after a cursor's position (name, id).
+ */
+export async function listFolderPage(
+  ctx: AppContext,
+  userId: string,
+  parentId: string | null | undefined,
+  query: FolderPageQuery,
+): Promise<{ rows: FolderWithCounts[]; total: number; nextCursor: string | null }> {
+  const key = listKey(['folders', userId, parentId === undefined ? 'all' : parentId]);
+  const after = query.cursor === undefined ? undefined : decodeListCursor(ctx, key, query.cursor, 'string');
+  const { total } = await folderScope(ctx.db, userId, parentId)
+    .select((eb) => eb.fn.countAll<number | string>().as('total'))
+    .executeTakeFirstOrThrow();
+  const count = Number(total);
+  let rows: Array<FolderRow & { child_count: number | string | null }>;
+  let hasNext: boolean;
+  if (after) {
+    const read = await folderPageRead(ctx.db, userId, parentId, 'forward', after)
+      .limit(query.perPage + 1)
+      .execute();
+    hasNext = read.length > query.perPage;
+    rows = read.slice(0, query.perPage);
+  } else {
+    const read: ReadRows<FolderRow & { child_count: number | string | null }> = (direction, offset, limit) =>
+      folderPageRead(ctx.db, userId, parentId, direction, undefined).limit(limit).offset(offset).execute();
+    rows = await rowsOfPage(read, query.page, query.perPage, count);
+    hasNext = (query.page - 1) * query.perPage + rows.length < count && rows.length === query.perPage;
+  }
+  const last = rows.at(-1);
+  const nextCursor = hasNext && last ? encodeListCursor(ctx, key, { value: last.name, id: last.id }) : null;
+  return { rows: rows.map(withCounts), total: count, nextCursor };
+}
+
+/** The user's folders: all, the top level (null) or one folder's children. */
+function folderScope(db: Db, userId: string, parentId: string | null | undefined) {
+  let query = db.selectFrom('folders').where('folders.user_id', '=', userId);
+  if (parentId === null) query = query.where('folders.parent_id', 'is', null);
+  else if (parentId !== undefined) query = query.where('folders.parent_id', '=', parentId);
+  return query;
+}
+
+function folderPageRead(
+  db: Db,
+  userId: string,
+  parentId: string | null | undefined,
+  direction: 'forward' | 'backward',
+  after: ListPosition | undefined,
+) {
+  const order = direction === 'forward' ? 'asc' : 'desc';
+  return foldersWithCounts(db)
+    .where('folders.user_id', '=', userId)
+    .$if(parentId === null, (q) => q.where('folders.parent_id', 'is', null))
+    .$if(typeof parentId === 'string', (q) => q.where('folders.parent_id', '=', parentId!))
+    .$if(after !== undefined, (q) =>
+      q.where((eb) => eb(eb.refTuple('folders.name', 'folders.id'), '>', eb.tuple(String(after!.value), after!.id))),
+    )
+    .orderBy('folders.name', order)
+    .orderBy('folders.id', order);
+}
+
+/** The statements of listFolders and listFolderPage, compiled (for the tests of their query plans). */
 export function folderListStatements(ctx: AppContext, userId: string) {
+  const after = { value: 'm', id: 'm' };
   return {
     all: folderList(ctx.db, userId, undefined).compile(),
     top: folderList(ctx.db, userId, null).compile(),
     children: folderList(ctx.db, userId, 'm').compile(),
+    allBackward: folderPageRead(ctx.db, userId, undefined, 'backward', undefined).limit(50).compile(),
+    allAfter: folderPageRead(ctx.db, userId, undefined, 'forward', after).limit(50).compile(),
+    childrenAfter: folderPageRead(ctx.db, userId, 'm', 'forward', after).limit(50).compile(),
+    count: folderScope(ctx.db, userId, undefined)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .compile(),
   };
 }
 
@@ -90,12 +173,28 @@ export async function listFoldersOf(
   ownerId: string,
   parentId?: string | null,
 ): Promise<FolderWithCounts[]> {
+  await assertFoldersReadable(ctx, caller, ownerId);
+  return listFolders(ctx, ownerId, parentId);
+}
+
+/** listFolderPage of another user's folders, for an admin who manages that user (as listFoldersOf). */
+export async function listFolderPageOf(
+  ctx: AppContext,
+  caller: Pick<UserRow, 'id' | 'role'>,
+  ownerId: string,
+  parentId: string | null | undefined,
+  query: FolderPageQuery,
+): Promise<{ rows: FolderWithCounts[]; total: number; nextCursor: string | null }> {
+  await assertFoldersReadable(ctx, caller, ownerId);
+  return listFolderPage(ctx, ownerId, parentId, query);
+}
+
+async function assertFoldersReadable(ctx: AppContext, caller: Pick<UserRow, 'id' | 'role'>, ownerId: string) {
   if (ownerId !== caller.id && isAdmin(caller)) {
     const owner = await ctx.db.selectFrom('users').select('id').where('id', '=', ownerId).executeTakeFirst();
     if (!owner) throw new ApiError(4009, ownerId);
   }
   if (!(await managesFilesOf(ctx, caller, [ownerId]))) throw new ApiError(3000);
-  return listFolders(ctx, ownerId, parentId);
 }
 
 /** The caller's folder; another user's is answered exactly like a missing one (4001). */

@@ -41,7 +41,12 @@ forEachDatabase('list query plans and paging', (engine) => {
     }
     const folders = folderListStatements(ctx, user.id);
     assertReadsInOrder(await planOf(ctx, folders.all, true), 'folders_user_name_id', 'all folders');
+    assertReadsInOrder(await planOf(ctx, folders.allBackward, true), 'folders_user_name_id', 'all folders, backwards');
+    assertReadsInOrder(await planOf(ctx, folders.allAfter, true), 'folders_user_name_id', 'all folders, cursor');
     assertReadsInOrder(await planOf(ctx, folders.children, true), 'folders_user_parent_name', 'children');
+    assertReadsInOrder(await planOf(ctx, folders.childrenAfter, true), 'folders_user_parent_name', 'children, cursor');
+    const folderCount = await planOf(ctx, folders.count, true);
+    assert.match(folderCount, engine === 'sqlite' ? /COVERING INDEX folders_user_/ : /folders_user_/, folderCount);
     // The top level (parent_id is null): PostgreSQL, with no rows to judge by, may as well filter the user's folders
     // read by name; either way in order.
     const top = await planOf(ctx, folders.top, true);
@@ -127,6 +132,39 @@ forEachDatabase('list query plans and paging', (engine) => {
     );
     assertError(await list(`cursor=${encodeURIComponent(searched.body.nextCursor)}`), 400, 1000);
     assertError(await list('cursor=nonsense'), 400, 1000);
+  });
+
+  it('pages folders by number and by cursor exactly as the whole list', async () => {
+    const owner = await createTestUser(server(), 'folder-pager');
+    const parent = await makeFolder(server(), owner, { name: 'parent' });
+    // Names that repeat: the id breaks the ties.
+    for (let i = 0; i < 11; i++) await makeFolder(server(), owner, { name: `f${i % 4}`, parentId: parent.id });
+    for (let i = 0; i < 5; i++) await makeFolder(server(), owner, { name: `g${i % 2}` });
+    const list = (query: string) => server().json('GET', `/api/user/folders?${query}`, { auth: owner.token });
+    for (const scope of ['', `parentId=${parent.id}&`, 'parentId=root&']) {
+      const whole = ((await list(scope)).body as Array<{ id: string }>).map((f) => f.id);
+      for (const perpage of [1, 3, 4, 50]) {
+        const pages = Math.ceil(whole.length / perpage);
+        const byNumber: string[] = [];
+        for (let page = 1; page <= pages + 1; page++) {
+          const res = await list(`${scope}page=${page}&perpage=${perpage}`);
+          assert.equal(res.body.total, whole.length);
+          assert.equal(res.body.pages, pages);
+          byNumber.push(...res.body.page.map((f: { id: string }) => f.id));
+        }
+        assert.deepEqual(byNumber, whole, `${scope} by number, ${perpage} per page`);
+        const byCursor: string[] = [];
+        let res = await list(`${scope}page=1&perpage=${perpage}`);
+        for (;;) {
+          byCursor.push(...res.body.page.map((f: { id: string }) => f.id));
+          if (res.body.nextCursor === null) break;
+          res = await list(`${scope}perpage=${perpage}&cursor=${encodeURIComponent(res.body.nextCursor)}`);
+        }
+        assert.deepEqual(byCursor, whole, `${scope} by cursor, ${perpage} per page`);
+      }
+    }
+    const cursor = (await list('page=1&perpage=1')).body.nextCursor as string;
+    assertError(await list(`parentId=root&cursor=${encodeURIComponent(cursor)}`), 400, 1000);
   });
 
   it('pages users by number from either end exactly as the whole list', async () => {
