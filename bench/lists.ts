@@ -150,8 +150,16 @@ export async function runListsBench(argv: string[], buildChute: () => Promise<st
       if (database.engine === 'postgres') await sql`vacuum analyze`.execute(database.db);
       log(`seeded ${JSON.stringify(size)} in ${((Date.now() - started) / 1000).toFixed(1)} s; measuring`);
       results.push(await measure(base, token, options.samples, { folderId, parent: topFolders[0]! }));
+      log('downloading the folder zip');
       zips.push(await zipDownload(`${base}/api/user/folders/${folderId}/zip`, token, child.pid!));
     }
+  } catch (err) {
+    const chuteLog = readFileSync(path.join(root, 'logs', 'chute.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(-15);
+    console.error(`--- last lines of Chute's log:\n${chuteLog.join('\n')}`);
+    throw err;
   } finally {
     await database.close();
     await stopProcess(child, 30_000);
@@ -280,6 +288,7 @@ async function measure(
   };
   const json = async (route: string) => JSON.parse(await get(route)) as Record<string, unknown>;
   const time = async (label: string, route: string, authorised = true) => {
+    log(`timing ${label}`);
     await get(route, authorised); // warm
     const ms: number[] = [];
     for (let i = 0; i < samples; i++) {

@@ -6,6 +6,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import yazl from 'yazl';
 import type { AppContext } from '../context.js';
 import type { FolderRow } from '../db/types.js';
+import { compactEntryList } from './zip-entry-list.js';
 
 export interface FolderZipOptions {
   /**
@@ -110,35 +111,6 @@ export function folderZipStatement(ctx: AppContext, folderId: string, audience: 
 /** How many entries with bytes storedZipStream takes from its source before the zip has reached them. */
 const ENTRIES_AHEAD = 64;
 
-/**
- * Keeps yazl's list of entries short while the zip is written. yazl (3.x) looks for the next entry to write from the
- * start of its list at every step, which makes a zip of n entries cost n^2 steps (a minute of CPU at 100,000 files).
- * Entries already written are moved aside (`setAside`, when yazl starts the next file: every entry before it is
- * written) and put back in their order before the end (`restore`), when yazl writes the central directory from the
- * whole list. Does nothing if yazl's list is not where 3.x keeps it.
- */
-function writtenEntries(zip: yazl.ZipFile): { setAside(): void; restore(): void } {
-  const internal = zip as unknown as { entries?: Array<{ state: number }> };
-  const done: Array<{ state: number }> = [];
-  let restored = false;
-  return {
-    setAside() {
-      if (restored || !Array.isArray(internal.entries)) return;
-      // The entry being started is the first one yazl has not finished; every one before it is written.
-      const current = internal.entries.findIndex((e) => e.state < WRITTEN_STATE);
-      if (current > 0) for (const entry of internal.entries.splice(0, current)) done.push(entry);
-    },
-    restore() {
-      if (restored || !Array.isArray(internal.entries)) return;
-      restored = true;
-      internal.entries = done.concat(internal.entries);
-    },
-  };
-}
-
-/** yazl's Entry.FILE_DATA_DONE (not exported). */
-const WRITTEN_STATE = 3;
-
 /** One entry of a zip made by storedZipStream. */
 export type ZipEntry =
   /** The bytes of a stored object (read from the datasource when the zip reaches the entry). */
@@ -161,7 +133,7 @@ export function storedZipStream(
   logFields: Record<string, unknown>,
 ): Readable {
   const zip = new yazl.ZipFile();
-  const written = writtenEntries(zip);
+  const written = compactEntryList(zip);
   const zipped = zip.outputStream as Readable;
   const output = new PassThrough();
   /** The stored object being read into the zip right now (one at a time). */
