@@ -281,8 +281,10 @@ async function measure(
   ids: { folderId: string; parent: string },
 ): Promise<Map<string, Timing>> {
   const timings = new Map<string, Timing>();
+  // A fresh keep-alive pool per size: a connection left idle while seeding has been closed by the server.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const get = async (route: string, authorised = true) => {
-    const res = await request(`${base}${route}`, { headers: authorised ? { authorization: token } : {} });
+    const res = await request(`${base}${route}`, { headers: authorised ? { authorization: token } : {}, agent });
     if (res.status !== 200) throw new Error(`GET ${route} answered ${res.status}: ${res.text.slice(0, 200)}`);
     return res.text;
   };
@@ -310,6 +312,20 @@ async function measure(
     if (typeof cursor === 'string')
       await time(`${label} cursor middle`, `${route}${sep}cursor=${encodeURIComponent(cursor)}&${size}`);
   };
+  try {
+    await measureAll(paged, time, get, ids);
+  } finally {
+    agent.destroy();
+  }
+  return timings;
+}
+
+async function measureAll(
+  paged: (label: string, route: string, size: string) => Promise<void>,
+  time: (label: string, route: string, authorised?: boolean) => Promise<void>,
+  get: (route: string, authorised?: boolean) => Promise<string>,
+  ids: { folderId: string; parent: string },
+): Promise<void> {
   await paged('urls', '/api/user/urls', 'perPage=50');
   await paged('users', '/api/users', 'perpage=20');
   await paged('folders', '/api/user/folders', 'perpage=50');
@@ -320,7 +336,6 @@ async function measure(
   await time('public folder page', `/folder/${ids.folderId}`, false);
   const older = /href="\/folder\/[^"?]+\?after=([^"]+)">Older files/.exec(await get(`/folder/${ids.folderId}`, false));
   if (older) await time('public folder page, older', `/folder/${ids.folderId}?after=${older[1]}`, false);
-  return timings;
 }
 
 /** The process's RSS and peak RSS (VmHWM) in MB. */
@@ -346,7 +361,7 @@ async function zipDownload(url: string, token: string, pid: number): Promise<Zip
   try {
     const { bytes, entries } = await new Promise<{ bytes: number; entries: number }>((resolve, reject) => {
       http
-        .get(url, { headers: { authorization: token } }, (res) => {
+        .get(url, { headers: { authorization: token }, agent: false }, (res) => {
           if (res.statusCode !== 200) return reject(new Error(`GET ${url} answered ${res.statusCode}`));
           let total = 0;
           let tail = Buffer.alloc(0);
