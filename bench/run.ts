@@ -45,6 +45,7 @@ import {
 } from './lib/procs.js';
 import { summariseProfile } from './lib/profile.js';
 import { runListingBench } from './listing.js';
+import { runListsBench } from './lists.js';
 import { assertWrkAvailable, exactGets, runWrk, type WrkResult } from './lib/wrk.js';
 import SqliteDatabase from 'better-sqlite3';
 
@@ -1060,8 +1061,12 @@ async function main(): Promise<void> {
   }
 }
 
-// `npm run bench -- listing ...`: the file list at scale (bench/listing.ts).
-const run = process.argv[2] === 'listing' ? () => runListingBench(process.argv.slice(3), buildChute) : main;
+// `npm run bench -- listing ...`: the file list at scale (bench/listing.ts); `lists ...`: the other lists (bench/lists.ts).
+const modes: Record<string, () => Promise<void>> = {
+  listing: () => runListingBench(process.argv.slice(3), buildChute),
+  lists: () => runListsBench(process.argv.slice(3), buildChute),
+};
+const run = modes[process.argv[2] ?? ''] ?? main;
 run()
   .catch((err: unknown) => {
     console.error(`\nbenchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

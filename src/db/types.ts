@@ -170,6 +170,8 @@ export interface FoldersTable {
   allow_uploads: Flag;
   created_at: Millis;
   updated_at: Millis;
+  /** The files in it, kept by triggers (db/list-counters.ts); never written by the code. */
+  file_count: ColumnType<number, never, never>;
 }
 
 export interface FilesTable {
@@ -217,6 +219,8 @@ export interface TagsTable {
   color: string;
   created_at: Millis;
   updated_at: Millis;
+  /** The files carrying it, kept by triggers (db/list-counters.ts); never written by the code. */
+  file_count: ColumnType<number, never, never>;
 }
 
 export interface FileTagsTable {
@@ -418,6 +422,9 @@ export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type FileShareRow = Selectable<FileSharesTable>;
 export type ExportRow = Selectable<ExportsTable>;
 export type NewUser = Insertable<UsersTable>;
+/** A folder's or tag's columns as written (their file counts are the triggers'). */
+export type NewFolder = Omit<FolderRow, 'file_count'>;
+export type NewTag = Omit<TagRow, 'file_count'>;
 export type UserUpdate = Updateable<UsersTable>;
 // Re-exported so that table files need only this module.
 export type { ColumnType, Generated };

@@ -30,6 +30,10 @@ export interface FolderPageInput {
   files: FolderPageFile[];
   /** How many files the visitor has just uploaded (after the upload form's redirect). */
   uploaded?: number | undefined;
+  /** The cursor of the page of older files (`?after=`), when there are more than this page shows. */
+  olderPage?: string | null | undefined;
+  /** Whether this page is one of older files (a link back to the newest). */
+  newerPages?: boolean | undefined;
 }
 
 const folderPath = (id: string) => `/folder/${encodeURIComponent(id)}`;
@@ -58,15 +62,16 @@ export function renderFolderPage(input: FolderPageInput): RenderedPage {
   const parent = input.parent
     ? html`<a class="crumb" href="${folderPath(input.parent.id)}">${icon('back', 16)}${input.parent.name}</a>`
     : '';
+  const paged = Boolean(input.olderPage) || Boolean(input.newerPages);
   const counts =
-    files.length === 0 && children.length === 0
+    files.length === 0 && children.length === 0 && !paged
       ? 'Empty'
       : [
-          plural(files.length, 'file', 'files'),
+          paged ? `${files.length} files on this page` : plural(files.length, 'file', 'files'),
           ...(children.length > 0 ? [plural(children.length, 'folder', 'folders')] : []),
         ].join(' · ');
   const zip =
-    files.length > 0 || children.length > 0
+    files.length > 0 || children.length > 0 || paged
       ? html`<a class="button" href="/api/folders/${encodeURIComponent(folder.id)}/zip">${icon('download', 18)}Download all (.zip)</a>`
       : '';
   const notice =
@@ -81,6 +86,9 @@ export function renderFolderPage(input: FolderPageInput): RenderedPage {
     files.length > 0
       ? html`<ul class="grid" aria-label="Files">${joinHtml(files.map(fileTile))}</ul>`
       : html`<p class="empty">This folder has no files${folder.allowUploads ? ' yet: be the first to add one below' : ''}.</p>`;
+  const pager = paged
+    ? html`<nav class="pager" aria-label="More files">${input.newerPages ? html`<a class="button" href="${folderPath(folder.id)}">Newest files</a>` : ''}${input.olderPage ? html`<a class="button" href="${folderPath(folder.id)}?after=${encodeURIComponent(input.olderPage)}">Older files</a>` : ''}</nav>`
+    : '';
   const upload = folder.allowUploads
     ? html`<section class="card upload" aria-labelledby="upload-title">
 <h2 id="upload-title">Add files to this folder</h2>
@@ -95,6 +103,7 @@ export function renderFolderPage(input: FolderPageInput): RenderedPage {
 ${notice}
 ${childList}
 ${grid}
+${pager}
 ${upload}`;
   return renderPage({ title: `${folder.name} - ${input.siteTitle}`, siteTitle: input.siteTitle, body });
 }

@@ -70,6 +70,7 @@ form .button{margin-top:6px;width:100%}
 .children li{max-width:100%}.children a{max-width:100%;display:inline-flex;align-items:center;gap:8px;min-height:40px;padding:8px 14px;border:1px solid var(--border);border-radius:8px;background:var(--surface);color:var(--text);text-decoration:none;overflow-wrap:anywhere}
 .children a:hover{border-color:var(--accent)}.children svg,.crumb svg,.tile svg{flex:none}
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(180px,1fr));gap:14px;margin:0;padding:0;list-style:none}
+.pager{display:flex;gap:10px;justify-content:center;flex-wrap:wrap}
 .tile{min-width:0}
 .tile>a{display:flex;flex-direction:column;height:100%;border:1px solid var(--border);border-radius:10px;background:var(--surface);color:var(--text);text-decoration:none;overflow:hidden;box-shadow:var(--shadow)}
 .tile>a:hover{border-color:var(--accent)}

@@ -19,6 +19,8 @@ import {
   type FolderDeleteOptions,
   getFolderDetail,
   getOwnFolder,
+  listFolderPage,
+  listFolderPageOf,
   listFolders,
   listFoldersOf,
   removeFileFromFolder,
@@ -39,7 +41,7 @@ export async function sendFolderZip(
   folder: FolderRow,
   audience: 'owner' | 'public',
 ) {
-  const stream = await folderZipStream(ctx, folder, { audience });
+  const stream = folderZipStream(ctx, folder, { audience });
   return reply
     .header('content-type', 'application/zip')
     .header('content-disposition', contentDisposition('attachment', `${folder.name}.zip`))
@@ -86,7 +88,9 @@ export const folderRoutes: RouteModule = (app, ctx) => {
   app.get(
     '/api/user/folders',
     guarded({
-      summary: "The caller's folders by name: all, the top level (parentId=root) or one folder's children",
+      summary:
+        "The caller's folders by name: all, the top level (parentId=root) or one folder's children; with page or " +
+        'cursor, one page object',
       description:
         "Zipline's root=true is parentId=root; noincl is accepted (folders are listed without their files: " +
         'each has fileCount; GET /api/user/folders/:id has the files).',
@@ -95,13 +99,46 @@ export const folderRoutes: RouteModule = (app, ctx) => {
         root: z.enum(['true', 'false']).optional().describe("Zipline's: true lists the top level only"),
         noincl: z.string().max(10).optional().describe("Zipline's: accepted; folders never list their files here"),
         user: Id.optional().describe("Zipline's, admins: another user's folders (4009 unknown, 3000 not managed)"),
+        page: z.coerce.number().int().min(1).optional().describe('asks for a page object instead of an array'),
+        cursor: z
+          .string()
+          .max(2000)
+          .optional()
+          .describe("the previous page's nextCursor: the page after it (a page object; page is then not used)"),
+        perpage: z.coerce.number().int().min(1).max(500).default(50),
       }),
-      response: { 200: z.array(FolderSchema) },
+      response: {
+        200: z.union([
+          z.array(FolderSchema).describe('without page and cursor: every folder asked for (as long as the list)'),
+          z.object({
+            page: z.array(FolderSchema),
+            total: z.number().int(),
+            pages: z.number().int(),
+            nextCursor: z
+              .string()
+              .nullable()
+              .describe('pass as ?cursor= for the next page (keyset: nothing skipped or repeated); null on the last'),
+          }),
+        ]),
+      },
     }),
     async (request) => {
-      const { parentId, root, user } = request.query;
+      const { parentId, root, user, page, cursor, perpage } = request.query;
       const parent = parentId === 'root' || (parentId === undefined && root === 'true') ? null : parentId;
       const me = caller(request).user;
+      if (page !== undefined || cursor !== undefined) {
+        const query = { page: page ?? 1, perPage: perpage, cursor };
+        const listed =
+          user === undefined
+            ? await listFolderPage(ctx, me.id, parent, query)
+            : await listFolderPageOf(ctx, me, user, parent, query);
+        return {
+          page: listed.rows.map(toFolderDto),
+          total: listed.total,
+          pages: Math.ceil(listed.total / perpage),
+          nextCursor: listed.nextCursor,
+        };
+      }
       const rows =
         user === undefined ? await listFolders(ctx, me.id, parent) : await listFoldersOf(ctx, me, user, parent);
       return rows.map(toFolderDto);

@@ -25,6 +25,8 @@ import { sendFolderZip } from './folders.js';
 
 const tags = ['folders'];
 const FolderIdParams = z.object({ id: Id });
+/** Files on one page of a public folder (the older ones on the next, through a cursor). */
+const FOLDER_PAGE_FILES = 120;
 /** Most files in one anonymous upload request. */
 const MAX_ANONYMOUS_FILES = 20;
 
@@ -133,12 +135,16 @@ export const publicFolderRoutes: RouteModule = (app, ctx) => {
         params: FolderIdParams,
         querystring: z.object({
           uploaded: z.string().max(10).optional().describe('files just uploaded from the page (a notice)'),
+          after: z.string().max(2000).optional().describe('the link to older files: the page of files after these'),
         }),
       },
       errorHandler: pageErrorHandler(ctx),
     },
     async (request, reply) => {
-      const view = await getPublicFolder(ctx, request.params.id);
+      const view = await getPublicFolder(ctx, request.params.id, {
+        size: FOLDER_PAGE_FILES,
+        cursor: request.query.after,
+      });
       const uploaded = Number.parseInt(request.query.uploaded ?? '', 10);
       const page = renderFolderPage({
         siteTitle: ctx.settings.get().siteTitle,
@@ -163,6 +169,8 @@ export const publicFolderRoutes: RouteModule = (app, ctx) => {
                   : null,
         })),
         uploaded: Number.isFinite(uploaded) ? uploaded : undefined,
+        olderPage: view.nextCursor,
+        newerPages: request.query.after !== undefined,
       });
       return sendPage(reply, page, 200, 'private, no-cache');
     },

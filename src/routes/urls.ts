@@ -85,27 +85,41 @@ export const urlRoutes: RouteModule = (app, ctx) => {
         searchQuery: z.string().max(1000).optional(),
         searchField: z.enum(['destination', 'vanity', 'code']).optional(),
         page: z.coerce.number().int().min(1).optional().describe('asks for a page object instead of an array'),
+        cursor: z
+          .string()
+          .max(2000)
+          .optional()
+          .describe("the previous page's nextCursor: the page after it (a page object; page is then not used)"),
         perPage: z.coerce.number().int().min(1).max(500).default(50),
       }),
       response: {
         200: z.union([
-          z.object({ page: z.array(UrlSchema), total: z.number().int(), pages: z.number().int() }),
-          z.array(UrlSchema),
+          z.object({
+            page: z.array(UrlSchema),
+            total: z.number().int(),
+            pages: z.number().int(),
+            nextCursor: z
+              .string()
+              .nullable()
+              .describe('pass as ?cursor= for the next page (keyset: nothing skipped or repeated); null on the last'),
+          }),
+          z.array(UrlSchema).describe('without page and cursor: every URL (an answer as long as the list)'),
         ]),
       },
     }),
     async (request) => {
-      const { page, ...query } = request.query;
+      const { page, cursor, ...query } = request.query;
       const userId = caller(request).user.id;
-      if (page === undefined) {
+      if (page === undefined && cursor === undefined) {
         const { rows } = await listUrls(ctx, userId, { ...query, page: 1, perPage: null });
         return rows.map((row) => dtoFor(request, row));
       }
-      const { rows, total } = await listUrls(ctx, userId, { ...query, page });
+      const { rows, total, nextCursor } = await listUrls(ctx, userId, { ...query, page: page ?? 1, cursor });
       return {
         page: rows.map((row) => dtoFor(request, row)),
         total,
         pages: Math.ceil(total / query.perPage),
+        nextCursor,
       };
     },
   );

@@ -182,14 +182,18 @@ export { FILE_SEARCH_FIELDS, FILE_SORT_FIELDS } from '../lib/file-list.js';
 
 /** The newest `take` files of the caller. */
 export function recentFiles(ctx: AppContext, caller: Caller, take: number): Promise<FileRow[]> {
+  return recentFilesQuery(ctx, caller, take).execute();
+}
+
+/** The newest files through files_user_created_id (read backwards: no sort). Exported for the plan tests. */
+export function recentFilesQuery(ctx: AppContext, caller: Pick<Caller, 'id'>, take: number) {
   return ctx.db
     .selectFrom('files')
     .selectAll()
     .where('user_id', '=', caller.id)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
-    .limit(take)
-    .execute();
+    .limit(take);
 }
 
 export interface FileStats {

@@ -5,7 +5,8 @@ import { createReadStream } from 'node:fs';
 import { PassThrough, type Readable } from 'node:stream';
 import yazl from 'yazl';
 import type { AppContext } from '../context.js';
-import type { FileRow, FolderRow } from '../db/types.js';
+import type { FolderRow } from '../db/types.js';
+import { compactEntryList } from './zip-entry-list.js';
 
 export interface FolderZipOptions {
   /**
@@ -13,11 +14,6 @@ export interface FolderZipOptions {
    * with max views (a zip counts no view).
    */
   audience: 'owner' | 'public';
-}
-
-interface ZipFileEntry {
-  path: string;
-  file: Pick<FileRow, 'storage_key' | 'created_at'>;
 }
 
 /**
@@ -44,47 +40,76 @@ function uniqueIn(taken: Set<string>, name: string): string {
   return candidate;
 }
 
-/** Every file to put in the zip with its path, and the folders (paths ending in /) that hold nothing. */
-async function collectEntries(
-  ctx: AppContext,
-  root: FolderRow,
-  options: FolderZipOptions,
-): Promise<{ files: ZipFileEntry[]; emptyFolders: string[] }> {
-  const files: ZipFileEntry[] = [];
-  const emptyFolders: string[] = [];
+/** Files of one folder read per statement: each read is short, and the zip asks for the next batch as it goes. */
+const FILE_BATCH = 500;
+
+/**
+ * Every entry of the zip, produced as the zip is written: the folders breadth first, each folder's child folders,
+ * then its files by date in keyset batches (files_folder_created), and a folder holding nothing as an empty entry.
+ */
+async function* folderEntries(ctx: AppContext, root: FolderRow, options: FolderZipOptions): AsyncGenerator<ZipEntry> {
   let level: Array<{ id: string; prefix: string }> = [{ id: root.id, prefix: '' }];
   const now = ctx.clock.now();
   for (let depth = 0; level.length > 0 && depth <= 64; depth++) {
-    const ids = level.map((l) => l.id);
-    let fileQuery = ctx.db
-      .selectFrom('files')
-      .select(['folder_id', 'name', 'original_name', 'storage_key', 'created_at'])
-      .where('folder_id', 'in', ids)
-      .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', now)]));
-    if (options.audience === 'public')
-      fileQuery = fileQuery.where('password', 'is', null).where('max_views', 'is', null).where('private', '=', 0);
-    let childQuery = ctx.db.selectFrom('folders').select(['id', 'name', 'parent_id']).where('parent_id', 'in', ids);
-    if (options.audience === 'public') childQuery = childQuery.where('public', '=', 1);
-    const [levelFiles, children] = await Promise.all([
-      fileQuery.orderBy('created_at').orderBy('id').execute(),
-      childQuery.orderBy('name').orderBy('id').execute(),
-    ]);
     const next: typeof level = [];
     for (const folder of level) {
+      // Entry names taken in this folder (its zip path), lower-cased: the only state that grows with its files.
       const taken = new Set<string>();
-      const mine = levelFiles.filter((f) => f.folder_id === folder.id);
-      const subfolders = children.filter((c) => c.parent_id === folder.id);
+      let childQuery = ctx.db.selectFrom('folders').select(['id', 'name']).where('parent_id', '=', folder.id);
+      if (options.audience === 'public') childQuery = childQuery.where('public', '=', 1);
+      const subfolders = await childQuery.orderBy('name').orderBy('id').execute();
       for (const sub of subfolders)
         next.push({ id: sub.id, prefix: `${folder.prefix}${uniqueIn(taken, zipSegment(sub.name))}/` });
-      for (const file of mine) {
-        files.push({ path: folder.prefix + uniqueIn(taken, zipSegment(file.original_name ?? file.name)), file });
+      let files = 0;
+      for await (const file of folderFiles(ctx, folder.id, options, now)) {
+        files += 1;
+        const path = folder.prefix + uniqueIn(taken, zipSegment(file.original_name ?? file.name));
+        yield { path, storageKey: file.storage_key, mtime: new Date(file.created_at) };
       }
-      if (folder.prefix !== '' && mine.length === 0 && subfolders.length === 0) emptyFolders.push(folder.prefix);
+      if (folder.prefix !== '' && files === 0 && subfolders.length === 0)
+        yield { path: folder.prefix, directory: true, mtime: new Date(root.updated_at) };
     }
     level = next;
   }
-  return { files, emptyFolders };
 }
+
+/** The files of one folder that go in the zip, oldest first (ties by id), FILE_BATCH per statement. */
+async function* folderFiles(ctx: AppContext, folderId: string, options: FolderZipOptions, now: number) {
+  let after: { created_at: number; id: string } | undefined;
+  for (;;) {
+    const batch = await folderFileBatch(ctx, folderId, options, now, after).execute();
+    yield* batch;
+    if (batch.length < FILE_BATCH) return;
+    after = batch.at(-1)!;
+  }
+}
+
+function folderFileBatch(
+  ctx: AppContext,
+  folderId: string,
+  options: FolderZipOptions,
+  now: number,
+  after: { created_at: number; id: string } | undefined,
+) {
+  let query = ctx.db
+    .selectFrom('files')
+    .select(['id', 'name', 'original_name', 'storage_key', 'created_at'])
+    .where('folder_id', '=', folderId)
+    .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', now)]));
+  if (options.audience === 'public')
+    query = query.where('password', 'is', null).where('max_views', 'is', null).where('private', '=', 0);
+  if (after)
+    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.created_at, after.id)));
+  return query.orderBy('created_at').orderBy('id').limit(FILE_BATCH);
+}
+
+/** A batch of a folder's zip after a position, compiled (for the tests of its query plan). */
+export function folderZipStatement(ctx: AppContext, folderId: string, audience: FolderZipOptions['audience']) {
+  return folderFileBatch(ctx, folderId, { audience }, 0, { created_at: 1, id: 'm' }).compile();
+}
+
+/** How many entries with bytes storedZipStream takes from its source before the zip has reached them. */
+const ENTRIES_AHEAD = 64;
 
 /** One entry of a zip made by storedZipStream. */
 export type ZipEntry =
@@ -108,6 +133,7 @@ export function storedZipStream(
   logFields: Record<string, unknown>,
 ): Readable {
   const zip = new yazl.ZipFile();
+  const written = compactEntryList(zip);
   const zipped = zip.outputStream as Readable;
   const output = new PassThrough();
   /** The stored object being read into the zip right now (one at a time). */
@@ -122,11 +148,26 @@ export function storedZipStream(
     reading?.destroy();
     zipped.destroy();
   });
+  // Entries are taken from `entries` only a little ahead of the entry being written, so that a lazy source (pages of
+  // database rows) is read as the zip goes rather than all at once.
+  let added = 0;
+  let reached = 0;
+  let wake: (() => void) | undefined;
+  const nudge = () => {
+    const resume = wake;
+    wake = undefined;
+    resume?.();
+  };
+  output.on('close', nudge);
   const open = (entry: { storageKey: string } | { localFile: string }) =>
     'storageKey' in entry ? ctx.storage.get(entry.storageKey) : Promise.resolve(createReadStream(entry.localFile));
   const add = (entry: ZipEntry) => {
     if ('directory' in entry) return zip.addEmptyDirectory(entry.path, { mtime: entry.mtime });
+    added += 1;
     zip.addReadStreamLazy(entry.path, { compress: false, mtime: entry.mtime }, (callback) => {
+      reached += 1;
+      written.setAside();
+      nudge();
       open(entry).then(
         (stream) => {
           if (output.destroyed) return void stream.destroy();
@@ -139,9 +180,12 @@ export function storedZipStream(
   };
   void (async () => {
     for await (const entry of entries) {
+      while (added - reached >= ENTRIES_AHEAD && !output.destroyed)
+        await new Promise<void>((resolve) => (wake = resolve));
       if (output.destroyed) return;
       add(entry);
     }
+    written.restore();
     zip.end();
   })().catch((err: unknown) => {
     ctx.log.error({ err, ...logFields }, 'zip entries could not be listed');
@@ -152,15 +196,6 @@ export function storedZipStream(
 }
 
 /** The zip of `folder` as a stream. A storage failure mid-way destroys the stream (the client sees a cut download). */
-export async function folderZipStream(
-  ctx: AppContext,
-  folder: FolderRow,
-  options: FolderZipOptions,
-): Promise<Readable> {
-  const { files, emptyFolders } = await collectEntries(ctx, folder, options);
-  const entries: ZipEntry[] = [
-    ...files.map(({ path, file }) => ({ path, storageKey: file.storage_key, mtime: new Date(file.created_at) })),
-    ...emptyFolders.map((path) => ({ path, directory: true as const, mtime: new Date(folder.updated_at) })),
-  ];
-  return storedZipStream(ctx, entries, { folderId: folder.id });
+export function folderZipStream(ctx: AppContext, folder: FolderRow, options: FolderZipOptions): Readable {
+  return storedZipStream(ctx, folderEntries(ctx, folder, options), { folderId: folder.id });
 }

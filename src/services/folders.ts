@@ -2,17 +2,25 @@
 // its files and child folders, and the public view of a folder its owner opened to anonymous visitors.
 import type { AppContext } from '../context.js';
 import { lockUser } from '../db/locks.js';
-import type { Db, FileRow, FolderRow, UserRow } from '../db/types.js';
+import type { Db, FileRow, FolderRow, NewFolder, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { toIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { FolderDto } from '../schemas/folder.js';
 import { deleteStoredBytes, isAdmin, managesFilesOf } from './files.js';
+import {
+  decodeListCursor,
+  encodeListCursor,
+  listKey,
+  rowsOfPage,
+  type ListPosition,
+  type ReadRows,
+} from './list-pages.js';
 
 /** Folder trees deeper than this are refused (and a cycle, were one ever stored, cannot loop forever). */
 export const MAX_FOLDER_DEPTH = 64;
 
-export type FolderWithCounts = FolderRow & { file_count: number; child_count: number };
+export type FolderWithCounts = FolderRow & { child_count: number };
 
 export function toFolderDto(row: FolderWithCounts): FolderDto {
   return {
@@ -29,16 +37,12 @@ export function toFolderDto(row: FolderWithCounts): FolderDto {
   };
 }
 
+/** Folders with their stored file count (db/list-counters.ts) and their children counted from folders_parent. */
 function foldersWithCounts(db: Db) {
   return db
     .selectFrom('folders')
     .selectAll('folders')
     .select((eb) => [
-      eb
-        .selectFrom('files')
-        .select((e) => e.fn.countAll<number | string>().as('n'))
-        .whereRef('files.folder_id', '=', 'folders.id')
-        .as('file_count'),
       eb
         .selectFrom('folders as child')
         .select((e) => e.fn.countAll<number | string>().as('n'))
@@ -47,25 +51,116 @@ function foldersWithCounts(db: Db) {
     ]);
 }
 
-const withCounts = (
-  row: FolderRow & { file_count: number | string | null; child_count: number | string | null },
-): FolderWithCounts => ({
+const withCounts = (row: FolderRow & { child_count: number | string | null }): FolderWithCounts => ({
   ...row,
-  file_count: Number(row.file_count ?? 0),
+  file_count: Number(row.file_count),
   child_count: Number(row.child_count ?? 0),
 });
 
-/** The caller's folders by name: all of them (`parentId` undefined), the top level (null) or one folder's children. */
+/**
+ * The caller's folders by name: all of them (`parentId` undefined), the top level (null) or one folder's children; an
+ * answer as long as the list. Read in order from folders_user_name_id or folders_user_parent_name; each folder's
+ * file count stored, its children counted from folders_parent.
+ */
 export async function listFolders(
   ctx: AppContext,
   userId: string,
   parentId?: string | null,
 ): Promise<FolderWithCounts[]> {
-  let query = foldersWithCounts(ctx.db).where('folders.user_id', '=', userId);
+  const rows = await folderList(ctx.db, userId, parentId).execute();
+  return rows.map(withCounts);
+}
+
+function folderList(db: Db, userId: string, parentId: string | null | undefined) {
+  let query = foldersWithCounts(db).where('folders.user_id', '=', userId);
   if (parentId === null) query = query.where('folders.parent_id', 'is', null);
   else if (parentId !== undefined) query = query.where('folders.parent_id', '=', parentId);
-  const rows = await query.orderBy('folders.name').orderBy('folders.id').execute();
-  return rows.map(withCounts);
+  return query.orderBy('folders.name').orderBy('folders.id');
+}
+
+export interface FolderPageQuery {
+  page: number;
+  perPage: number;
+  /** A `nextCursor` of an earlier page of the same listing: the page after it (then `page` is not used). */
+  cursor?: string | undefined;
+}
+
+/**
+ * One page of the folders listFolders would answer, the number of them and the cursor of the next page: by number
+ * from the nearer end of the order's index, or after a cursor's position (name, id).
+ */
+export async function listFolderPage(
+  ctx: AppContext,
+  userId: string,
+  parentId: string | null | undefined,
+  query: FolderPageQuery,
+): Promise<{ rows: FolderWithCounts[]; total: number; nextCursor: string | null }> {
+  const key = listKey(['folders', userId, parentId === undefined ? 'all' : parentId]);
+  const after = query.cursor === undefined ? undefined : decodeListCursor(ctx, key, query.cursor, 'string');
+  const { total } = await folderScope(ctx.db, userId, parentId)
+    .select((eb) => eb.fn.countAll<number | string>().as('total'))
+    .executeTakeFirstOrThrow();
+  const count = Number(total);
+  let rows: Array<FolderRow & { child_count: number | string | null }>;
+  let hasNext: boolean;
+  if (after) {
+    const read = await folderPageRead(ctx.db, userId, parentId, 'forward', after)
+      .limit(query.perPage + 1)
+      .execute();
+    hasNext = read.length > query.perPage;
+    rows = read.slice(0, query.perPage);
+  } else {
+    const read: ReadRows<FolderRow & { child_count: number | string | null }> = (direction, offset, limit) =>
+      folderPageRead(ctx.db, userId, parentId, direction, undefined).limit(limit).offset(offset).execute();
+    rows = await rowsOfPage(read, query.page, query.perPage, count);
+    hasNext = (query.page - 1) * query.perPage + rows.length < count && rows.length === query.perPage;
+  }
+  const last = rows.at(-1);
+  const nextCursor = hasNext && last ? encodeListCursor(ctx, key, { value: last.name, id: last.id }) : null;
+  return { rows: rows.map(withCounts), total: count, nextCursor };
+}
+
+/** The user's folders: all, the top level (null) or one folder's children. */
+function folderScope(db: Db, userId: string, parentId: string | null | undefined) {
+  let query = db.selectFrom('folders').where('folders.user_id', '=', userId);
+  if (parentId === null) query = query.where('folders.parent_id', 'is', null);
+  else if (parentId !== undefined) query = query.where('folders.parent_id', '=', parentId);
+  return query;
+}
+
+function folderPageRead(
+  db: Db,
+  userId: string,
+  parentId: string | null | undefined,
+  direction: 'forward' | 'backward',
+  after: ListPosition | undefined,
+) {
+  const order = direction === 'forward' ? 'asc' : 'desc';
+  return foldersWithCounts(db)
+    .where('folders.user_id', '=', userId)
+    .$if(parentId === null, (q) => q.where('folders.parent_id', 'is', null))
+    .$if(typeof parentId === 'string', (q) => q.where('folders.parent_id', '=', parentId!))
+    .$if(after !== undefined, (q) =>
+      q.where((eb) => eb(eb.refTuple('folders.name', 'folders.id'), '>', eb.tuple(String(after!.value), after!.id))),
+    )
+    .orderBy('folders.name', order)
+    .orderBy('folders.id', order);
+}
+
+/** The statements of listFolders and listFolderPage, compiled (for the tests of their query plans). */
+export function folderListStatements(ctx: AppContext, userId: string) {
+  const after = { value: 'm', id: 'm' };
+  return {
+    all: folderList(ctx.db, userId, undefined).compile(),
+    top: folderList(ctx.db, userId, null).compile(),
+    children: folderList(ctx.db, userId, 'm').compile(),
+    allBackward: folderPageRead(ctx.db, userId, undefined, 'backward', undefined).limit(50).compile(),
+    allAfter: folderPageRead(ctx.db, userId, undefined, 'forward', after).limit(50).compile(),
+    childrenAfter: folderPageRead(ctx.db, userId, 'm', 'forward', after).limit(50).compile(),
+    count: folderScope(ctx.db, userId, undefined)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .compile(),
+  };
 }
 
 /**
@@ -78,12 +173,28 @@ export async function listFoldersOf(
   ownerId: string,
   parentId?: string | null,
 ): Promise<FolderWithCounts[]> {
+  await assertFoldersReadable(ctx, caller, ownerId);
+  return listFolders(ctx, ownerId, parentId);
+}
+
+/** listFolderPage of another user's folders, for an admin who manages that user (as listFoldersOf). */
+export async function listFolderPageOf(
+  ctx: AppContext,
+  caller: Pick<UserRow, 'id' | 'role'>,
+  ownerId: string,
+  parentId: string | null | undefined,
+  query: FolderPageQuery,
+): Promise<{ rows: FolderWithCounts[]; total: number; nextCursor: string | null }> {
+  await assertFoldersReadable(ctx, caller, ownerId);
+  return listFolderPage(ctx, ownerId, parentId, query);
+}
+
+async function assertFoldersReadable(ctx: AppContext, caller: Pick<UserRow, 'id' | 'role'>, ownerId: string) {
   if (ownerId !== caller.id && isAdmin(caller)) {
     const owner = await ctx.db.selectFrom('users').select('id').where('id', '=', ownerId).executeTakeFirst();
     if (!owner) throw new ApiError(4009, ownerId);
   }
   if (!(await managesFilesOf(ctx, caller, [ownerId]))) throw new ApiError(3000);
-  return listFolders(ctx, ownerId, parentId);
 }
 
 /** The caller's folder; another user's is answered exactly like a missing one (4001). */
@@ -177,7 +288,7 @@ export interface FolderInput {
 
 export async function createFolder(ctx: AppContext, userId: string, input: FolderInput): Promise<FolderWithCounts> {
   const now = ctx.clock.now();
-  const row: FolderRow = {
+  const row: NewFolder = {
     id: newId(),
     user_id: userId,
     parent_id: input.parentId ?? null,
@@ -392,21 +503,28 @@ export interface PublicFolderView {
   parent: { id: string; name: string } | null;
   files: FileRow[];
   children: Array<{ id: string; name: string }>;
+  /** With a page size: the cursor of the page of older files, null when there is none. */
+  nextCursor: string | null;
 }
 
-/** A folder as anonymous visitors see it: missing -> 4001, not public -> 3002. Expired files are left out. */
-export async function getPublicFolder(ctx: AppContext, id: string): Promise<PublicFolderView> {
+/** One page of a public folder's files: at most `size`, after `cursor` (the nextCursor of the page before). */
+export interface PublicFolderPage {
+  size: number;
+  cursor?: string | undefined;
+}
+
+/**
+ * A folder as anonymous visitors see it: missing -> 4001, not public -> 3002. Expired files are left out. Files are
+ * newest first (ties by id), read in that order from files_folder_created: all of them (an answer as long as the
+ * folder), or one page.
+ */
+export async function getPublicFolder(ctx: AppContext, id: string, page?: PublicFolderPage): Promise<PublicFolderView> {
   const folder = await findPublicFolder(ctx, id);
-  const [files, children, parent] = await Promise.all([
-    ctx.db
-      .selectFrom('files')
-      .selectAll()
-      .where('folder_id', '=', id)
-      // Private files are reached only through their share links, never from a public folder.
-      .where('private', '=', 0)
-      .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', ctx.clock.now())]))
-      .orderBy('created_at', 'desc')
-      .orderBy('id')
+  const key = listKey(['public-folder', id]);
+  const after = page?.cursor === undefined ? undefined : decodeListCursor(ctx, key, page.cursor, 'number');
+  const [found, children, parent] = await Promise.all([
+    publicFolderFiles(ctx, id, after)
+      .$if(page !== undefined, (q) => q.limit(page!.size + 1))
       .execute(),
     ctx.db
       .selectFrom('folders')
@@ -424,8 +542,33 @@ export async function getPublicFolder(ctx: AppContext, id: string): Promise<Publ
           .where('public', '=', 1)
           .executeTakeFirst(),
   ]);
-  return { folder, parent: parent ?? null, files, children };
+  const files = page === undefined ? found : found.slice(0, page.size);
+  const last = files.at(-1);
+  const nextCursor =
+    found.length > files.length && last ? encodeListCursor(ctx, key, { value: last.created_at, id: last.id }) : null;
+  return { folder, parent: parent ?? null, files, children, nextCursor };
 }
+
+function publicFolderFiles(ctx: AppContext, id: string, after: ListPosition | undefined) {
+  return (
+    ctx.db
+      .selectFrom('files')
+      .selectAll()
+      .where('folder_id', '=', id)
+      // Private files are reached only through their share links, never from a public folder.
+      .where('private', '=', 0)
+      .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', ctx.clock.now())]))
+      .$if(after !== undefined, (q) =>
+        q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(Number(after!.value), after!.id))),
+      )
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+  );
+}
+
+/** A page of a public folder's files after a position, compiled (for the test of its query plan). */
+export const publicFolderStatement = (ctx: AppContext, id: string) =>
+  publicFolderFiles(ctx, id, { value: 1, id: 'm' }).limit(100).compile();
 
 export async function findPublicFolder(ctx: AppContext, id: string): Promise<FolderRow> {
   const folder = await ctx.db.selectFrom('folders').selectAll().where('id', '=', id).executeTakeFirst();

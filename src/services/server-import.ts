@@ -11,7 +11,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
-import type { Db, FileRow, FolderRow, UserRow } from '../db/types.js';
+import type { Db, FileRow, NewFolder, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { newId, newSecretToken } from '../lib/ids.js';
 import { parseByteSize } from '../lib/sizes.js';
@@ -366,8 +366,8 @@ class ImportRun {
 
     const wanted = ordered.map((f) => f.id);
     const ids = await this.ids('folders', wanted);
-    const rows: FolderRow[] = [];
-    const made = new Map<string, FolderRow>();
+    const rows: NewFolder[] = [];
+    const made = new Map<string, NewFolder>();
     ordered.forEach((folder, i) => {
       const userId = this.owner('folder', folder.id, folder.userId);
       if (userId === undefined) return;
@@ -376,7 +376,7 @@ class ImportRun {
       const createdAt = millis(folder.createdAt);
       const id = ids[i]!;
       this.folders.set(folder.id, id);
-      const row: FolderRow = {
+      const row: NewFolder = {
         id,
         user_id: userId,
         // A parent of another owner cannot hold it (merged accounts): it goes to the top.

@@ -1,7 +1,7 @@
 // Tags: a user's own labels (name unique per user, a colour), and which of the user's files carry them.
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
-import type { Db, TagRow } from '../db/types.js';
+import type { Db, NewTag, TagRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { toIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
@@ -23,29 +23,24 @@ export function toTagDto(row: TagWithCount): TagDto {
   };
 }
 
+/** The user's tags, each with its stored file count (db/list-counters.ts). */
 function tagsWithCounts(db: Db, userId: string) {
-  return db
-    .selectFrom('tags')
-    .selectAll('tags')
-    .select((eb) =>
-      eb
-        .selectFrom('file_tags')
-        .select((e) => e.fn.countAll<number | string>().as('n'))
-        .whereRef('file_tags.tag_id', '=', 'tags.id')
-        .as('files'),
-    )
-    .where('tags.user_id', '=', userId);
+  return db.selectFrom('tags').selectAll('tags').where('tags.user_id', '=', userId);
 }
 
-const withNumber = (row: TagRow & { files: number | string | null }): TagWithCount => ({
-  ...row,
-  files: Number(row.files ?? 0),
-});
+const withNumber = (row: TagRow): TagWithCount => ({ ...row, files: Number(row.file_count) });
 
+/** The user's tags by name (an answer as long as the list), with their stored file counts. */
 export async function listTags(ctx: AppContext, userId: string): Promise<TagWithCount[]> {
-  const rows = await tagsWithCounts(ctx.db, userId).orderBy('tags.name').orderBy('tags.id').execute();
+  const rows = await tagList(ctx.db, userId).execute();
   return rows.map(withNumber);
 }
+
+// By name alone: names are unique per user (tags_user_name), so the order is read from that index on both engines.
+const tagList = (db: Db, userId: string) => tagsWithCounts(db, userId).orderBy('tags.name');
+
+/** The statement of listTags, compiled (for the test of its query plan). */
+export const tagListStatement = (ctx: AppContext, userId: string) => tagList(ctx.db, userId).compile();
 
 /** The caller's tag; another user's is answered exactly like a missing one. */
 export async function getOwnTag(ctx: AppContext, userId: string, id: string): Promise<TagWithCount> {
@@ -60,7 +55,7 @@ export async function createTag(
   input: { name: string; color?: string | undefined },
 ): Promise<TagWithCount> {
   const now = ctx.clock.now();
-  const row: TagRow = {
+  const row: NewTag = {
     id: newId(),
     user_id: userId,
     name: input.name,
@@ -74,7 +69,7 @@ export async function createTag(
     if (isUniqueViolation(err)) throw new ApiError(1033, input.name);
     throw err;
   }
-  return { ...row, files: 0 };
+  return { ...row, file_count: 0, files: 0 };
 }
 
 export async function updateTag(

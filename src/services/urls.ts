@@ -11,7 +11,16 @@ import { newId, randomString } from '../lib/ids.js';
 import { hashPassword, passwordVersion, verifyPassword } from '../lib/passwords.js';
 import type { UrlDto } from '../schemas/url.js';
 import { urlLink } from '../lib/links.js';
+import {
+  decodeListCursor,
+  encodeListCursor,
+  listKey,
+  rowsOfPage,
+  type ListPosition,
+  type ReadRows,
+} from './list-pages.js';
 import { assertUrlQuota } from './quotas.js';
+import { usageOfOne } from './usage.js';
 import { queueWebhooks, webhooksWanted } from './webhooks.js';
 
 /** How long the token handed out for a right password lets its holder follow the link. */
@@ -159,16 +168,58 @@ export interface UrlListQuery {
   searchQuery?: string | undefined;
   searchField?: UrlSearchField | undefined;
   page: number;
-  /** null: every match at once (Zipline's Url[] answer). */
+  /** null: every match at once (Zipline's Url[] answer; as long as the list). */
   perPage: number | null;
+  /** A `nextCursor` of an earlier page of the same listing: the page after it (then `page` is not used). */
+  cursor?: string | undefined;
 }
 
-/** The caller's URLs, newest first, optionally filtered by a case-insensitive substring of one or all fields. */
-export async function listUrls(
-  ctx: AppContext,
-  userId: string,
-  query: UrlListQuery,
-): Promise<{ rows: UrlRow[]; total: number }> {
+export interface UrlListPage {
+  rows: UrlRow[];
+  total: number;
+  nextCursor: string | null;
+}
+
+/**
+ * The caller's URLs, newest first (ties by id), optionally filtered by a case-insensitive substring of one or all
+ * fields. Read from urls_user_created_id: a page by number from the nearer end, a cursor's page after its position;
+ * the unfiltered total from the stored counters. (A search scans the caller's URLs.)
+ */
+export async function listUrls(ctx: AppContext, userId: string, query: UrlListQuery): Promise<UrlListPage> {
+  const listing = urlListing(ctx, userId, query);
+  if (query.perPage === null) {
+    const rows = await listing.base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'asc').execute();
+    return { rows, total: rows.length, nextCursor: null };
+  }
+  const perPage = query.perPage;
+  const after = query.cursor === undefined ? undefined : decodeListCursor(ctx, listing.key, query.cursor, 'number');
+  const total = query.searchQuery
+    ? Number(
+        (await listing.base.select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow())
+          .count,
+      )
+    : (await usageOfOne(ctx.db, userId)).urls;
+  let rows: UrlRow[];
+  let hasNext: boolean;
+  if (after) {
+    const read = await listing
+      .after(after)
+      .limit(perPage + 1)
+      .execute();
+    hasNext = read.length > perPage;
+    rows = read.slice(0, perPage);
+  } else {
+    rows = await rowsOfPage(listing.read, query.page, perPage, total);
+    hasNext = (query.page - 1) * perPage + rows.length < total && rows.length === perPage;
+  }
+  const last = rows.at(-1);
+  const nextCursor =
+    hasNext && last ? encodeListCursor(ctx, listing.key, { value: last.created_at, id: last.id }) : null;
+  return { rows, total, nextCursor };
+}
+
+/** The statements of a listing of URLs: the filtered rows, a page by number in either direction, a cursor's page. */
+function urlListing(ctx: AppContext, userId: string, query: Pick<UrlListQuery, 'searchQuery' | 'searchField'>) {
   let base = ctx.db.selectFrom('urls').where('user_id', '=', userId);
   if (query.searchQuery) {
     const pattern = `%${query.searchQuery.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -177,16 +228,33 @@ export async function listUrls(
       eb.or(fields.map((f) => eb(sql`lower(${sql.ref(f)})`, 'like', sql`lower(${pattern}) escape '\\'`))),
     );
   }
-  const [rows, counted] = await Promise.all([
+  const page = (direction: 'forward' | 'backward', offset: number, limit: number) =>
     base
       .selectAll()
+      .orderBy('created_at', direction === 'forward' ? 'desc' : 'asc')
+      .orderBy('id', direction === 'forward' ? 'asc' : 'desc')
+      .limit(limit)
+      .offset(offset);
+  // Newest first, ties by id: the rows after (v, i) are older, or as old with a greater id.
+  const after = (position: ListPosition) =>
+    base
+      .selectAll()
+      .where('created_at', '<=', Number(position.value))
+      .where((eb) => eb.or([eb('created_at', '<', Number(position.value)), eb('id', '>', position.id)]))
       .orderBy('created_at', 'desc')
-      .orderBy('id')
-      .$if(query.perPage !== null, (q) => q.limit(query.perPage!).offset((query.page - 1) * query.perPage!))
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(counted.count) };
+      .orderBy('id', 'asc');
+  const key = listKey(['urls', userId, query.searchQuery ? [query.searchField ?? null, query.searchQuery] : null]);
+  return { base, page, after, read: ((d, o, l) => page(d, o, l).execute()) as ReadRows<UrlRow>, key };
+}
+
+/** The statements a listing of URLs runs, compiled (for the tests of their query plans). */
+export function urlListStatements(ctx: AppContext, userId: string) {
+  const listing = urlListing(ctx, userId, {});
+  return {
+    forward: listing.page('forward', 0, 50).compile(),
+    backward: listing.page('backward', 0, 50).compile(),
+    after: listing.after({ value: 1, id: 'm' }).limit(50).compile(),
+  };
 }
 
 /** The caller's URL; another user's is answered exactly like a missing one. */

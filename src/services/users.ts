@@ -24,6 +24,7 @@ import {
   usernameColumns,
 } from './accounts.js';
 import { deleteStoredBytes } from './files.js';
+import { rowsOfPage } from './list-pages.js';
 import { releasePartialUploadData } from './partial-upload-assembly.js';
 import { resolveQuotaInput, setUserQuota, type QuotaLimits } from './quotas.js';
 
@@ -61,7 +62,7 @@ async function lockSuperadmins(ctx: AppContext, trx: Db): Promise<number> {
 
 export interface UserListQuery {
   page: number;
-  /** null: every match on one page (Zipline's User[] answer). */
+  /** null: every match on one page (Zipline's User[] answer; as long as the list). */
   perpage: number | null;
   /** Leave this account out (Zipline's noincl: the caller). */
   excludeId?: string | undefined;
@@ -78,8 +79,26 @@ export interface UserList {
   pages: number;
 }
 
-/** One page of users, oldest first. */
+/** One page of users, oldest first (ties by id), read from users_created_id from the page's nearer end. */
 export async function listUsers(ctx: AppContext, query: UserListQuery): Promise<UserList> {
+  const listing = userListing(ctx, query);
+  const [{ total }, all] = await Promise.all([
+    listing.base.select(sql<number | string>`count(*)`.as('total')).executeTakeFirstOrThrow(),
+    query.perpage === null ? listing.page('forward', 0, null).execute() : undefined,
+  ]);
+  const count = Number(total);
+  const perpage = query.perpage ?? Math.max(count, 1);
+  const rows = all ?? (await rowsOfPage((d, o, l) => listing.page(d, o, l).execute(), query.page, perpage, count));
+  return {
+    users: await loadUserDtos(ctx, ctx.db, rows),
+    page: query.page,
+    perpage,
+    total: count,
+    pages: Math.ceil(count / perpage),
+  };
+}
+
+function userListing(ctx: AppContext, query: Omit<UserListQuery, 'page' | 'perpage'>) {
   let base = ctx.db.selectFrom('users');
   if (query.search) {
     const pattern = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -87,23 +106,20 @@ export async function listUsers(ctx: AppContext, query: UserListQuery): Promise<
   }
   if (query.role) base = base.where('role', '=', query.role);
   if (query.excludeId) base = base.where('id', '!=', query.excludeId);
-  const [{ total }, rows] = await Promise.all([
-    base.select(sql<number | string>`count(*)`.as('total')).executeTakeFirstOrThrow(),
-    base
-      .selectAll()
-      .orderBy('created_at')
-      .orderBy('id')
-      .$if(query.perpage !== null, (q) => q.limit(query.perpage!).offset((query.page - 1) * query.perpage!))
-      .execute(),
-  ]);
-  const count = Number(total);
-  const perpage = query.perpage ?? Math.max(count, 1);
+  const page = (direction: 'forward' | 'backward', offset: number, limit: number | null) => {
+    const order = direction === 'forward' ? 'asc' : 'desc';
+    const q = base.selectAll().orderBy('created_at', order).orderBy('id', order);
+    return limit === null ? q : q.limit(limit).offset(offset);
+  };
+  return { base, page };
+}
+
+/** The statements of a page of users, compiled (for the tests of their query plans). */
+export function userListStatements(ctx: AppContext, query: Omit<UserListQuery, 'page' | 'perpage'>) {
+  const listing = userListing(ctx, query);
   return {
-    users: await loadUserDtos(ctx, ctx.db, rows),
-    page: query.page,
-    perpage,
-    total: count,
-    pages: Math.ceil(count / perpage),
+    forward: listing.page('forward', 20, 20).compile(),
+    backward: listing.page('backward', 20, 20).compile(),
   };
 }
 

@@ -6,12 +6,12 @@
 // and tags, with enough rows and fresh statistics that the index is the cheap way.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { CompiledQuery, sql } from 'kysely';
-import type { AppContext } from '../../src/context.js';
+import { sql } from 'kysely';
 import { FILE_SORT_FIELDS, type FileSortField } from '../../src/lib/file-list.js';
 import { listingStatements, type FileListQuery } from '../../src/services/file-listing.js';
 import { createTestUser } from '../support/content.js';
 import { makeFolder, makeTag } from '../support/factory.js';
+import { assertReadsInOrder, planOf } from '../support/query-plans.js';
 import { forEachDatabase, useTestServer } from '../support/server.js';
 
 const SORT_INDEX: Record<FileSortField, string> = {
@@ -29,31 +29,6 @@ const SORT_INDEX: Record<FileSortField, string> = {
 
 type ListingQuery = Omit<FileListQuery, 'page' | 'perPage'>;
 const BASE: ListingQuery = { sortBy: 'createdAt', order: 'desc', searchField: 'name' };
-
-async function planOf(ctx: AppContext, query: CompiledQuery, priceOut: boolean): Promise<string> {
-  if (ctx.engine === 'sqlite') {
-    const plan = await ctx.db.executeQuery<{ detail: string }>(
-      CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]),
-    );
-    return plan.rows.map((r) => r.detail).join(' | ');
-  }
-  return ctx.db.transaction().execute(async (trx) => {
-    if (priceOut) {
-      for (const setting of ['enable_seqscan', 'enable_sort', 'enable_incremental_sort'])
-        await sql`select set_config(${setting}, 'off', true)`.execute(trx);
-    }
-    const plan = await trx.executeQuery<{ 'QUERY PLAN': string }>(
-      CompiledQuery.raw(`explain ${query.sql}`, [...query.parameters]),
-    );
-    return plan.rows.map((r) => r['QUERY PLAN'].trim()).join(' | ');
-  });
-}
-
-/** The plan uses `index` and sorts nothing itself. */
-function assertReadsInOrder(plan: string, index: string, what: string): void {
-  assert.match(plan, new RegExp(`\\b${index}\\b`), `${what}: ${plan}`);
-  assert.doesNotMatch(plan, /TEMP B-TREE|Sort Key/, `${what} sorts: ${plan}`);
-}
 
 forEachDatabase('file list query plans', (engine) => {
   const server = useTestServer({ engine });

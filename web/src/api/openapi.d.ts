@@ -3060,16 +3060,21 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The caller's folders by name: all, the top level (parentId=root) or one folder's children
+     * The caller's folders by name: all, the top level (parentId=root) or one folder's children; with page or cursor, one page object
      * @description Zipline's root=true is parentId=root; noincl is accepted (folders are listed without their files: each has fileCount; GET /api/user/folders/:id has the files).
      */
     get: {
       parameters: {
         query?: {
+          /** @description the previous page's nextCursor: the page after it (a page object; page is then not used) */
+          cursor?: string;
           /** @description Zipline's: accepted; folders never list their files here */
           noincl?: string;
+          /** @description asks for a page object instead of an array */
+          page?: number;
           /** @description a folder id, or "root" */
           parentId?: string;
+          perpage?: number;
           /** @description Zipline's: true lists the top level only */
           root?: 'true' | 'false';
           /** @description Zipline's, admins: another user's folders (4009 unknown, 3000 not managed) */
@@ -3089,7 +3094,15 @@ export interface paths {
             [name: string]: unknown;
           };
           content: {
-            'application/json': components['schemas']['Folder'][];
+            'application/json':
+              | components['schemas']['Folder'][]
+              | {
+                  /** @description pass as ?cursor= for the next page (keyset: nothing skipped or repeated); null on the last */
+                  nextCursor: string | null;
+                  page: components['schemas']['Folder'][];
+                  pages: number;
+                  total: number;
+                };
           };
         };
       };
@@ -4348,6 +4361,8 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description the previous page's nextCursor: the page after it (a page object; page is then not used) */
+          cursor?: string;
           /** @description asks for a page object instead of an array */
           page?: number;
           perPage?: number;
@@ -4370,6 +4385,8 @@ export interface paths {
           content: {
             'application/json':
               | {
+                  /** @description pass as ?cursor= for the next page (keyset: nothing skipped or repeated); null on the last */
+                  nextCursor: string | null;
                   page: components['schemas']['Url'][];
                   pages: number;
                   total: number;

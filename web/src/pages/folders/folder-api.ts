@@ -8,8 +8,11 @@ export type FolderInput = ApiBody<'/api/user/folders/{id}', 'patch'>;
 export type FolderDeleteResult = Extract<ApiAnswer<'/api/user/folders/{id}', 'delete'>, { keptFiles: number }>;
 
 /** Top-level folders (parentId "root"), or every folder (for names of the folders files are in). */
-export function listFolders(scope: 'root' | 'all', signal?: AbortSignal): Promise<Folder[]> {
-  return request('get', '/api/user/folders', { signal, query: { parentId: scope === 'root' ? 'root' : undefined } });
+export async function listFolders(scope: 'root' | 'all', signal?: AbortSignal): Promise<Folder[]> {
+  const query = { parentId: scope === 'root' ? 'root' : undefined };
+  // Without page or cursor the answer is every folder, an array (the page object's form is for long lists).
+  const answer = await request('get', '/api/user/folders', { signal, query });
+  return Array.isArray(answer) ? answer : answer.page;
 }
 
 export function getFolder(id: string, signal?: AbortSignal): Promise<FolderDetail> {

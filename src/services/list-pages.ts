@@ -1,0 +1,69 @@
+// Paging of the lists other than files (short URLs, users, folders: issue 23, item 5), each read in one order from an
+// index with the id as tie-breaker. A page by number is read from whichever end of the order is nearer, so the last
+// page costs what the first does (pages in the middle of a long list still skip index entries); a cursor (keyset)
+// starts right after the last row of the previous page, at the same cost at any depth.
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { ApiError } from '../lib/errors.js';
+
+/** Reads `limit` rows after skipping `offset`, in the list's order (`forward`) or its reverse (`backward`). */
+export type ReadRows<Row> = (direction: 'forward' | 'backward', offset: number, limit: number) => Promise<Row[]>;
+
+/** The rows of page `page` (from 1) of a list of `total` rows, in the list's order. */
+export async function rowsOfPage<Row>(
+  read: ReadRows<Row>,
+  page: number,
+  perPage: number,
+  total: number,
+): Promise<Row[]> {
+  const skip = (page - 1) * perPage;
+  if (skip >= total) return [];
+  const fromEnd = total - skip - perPage;
+  if (fromEnd >= skip) return read('forward', skip, perPage);
+  const rows = await read('backward', Math.max(0, fromEnd), Math.min(perPage, total - skip));
+  return rows.reverse();
+}
+
+/** Where a page ended: the sort value and the id of its last row. */
+export interface ListPosition {
+  value: number | string;
+  id: string;
+}
+
+/** What binds a cursor to one listing: a short hash of the list's name, owner and filters. */
+export function listKey(parts: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 16);
+}
+
+const CursorPayload = z.object({ k: z.string(), v: z.union([z.number(), z.string()]), i: z.string() });
+
+/**
+ * A `nextCursor`: the position, bound to one listing by `key` (the list, its owner and its filters), encrypted with the
+ * instance's key (opaque, and a changed one does not decrypt).
+ */
+export function encodeListCursor(ctx: AppContext, key: string, position: ListPosition): string {
+  return ctx.secrets.encrypt(JSON.stringify({ k: key, v: position.value, i: position.id }));
+}
+
+/** The position of a cursor of this listing; anything else -> 1000, the same words whatever was wrong. */
+export function decodeListCursor(
+  ctx: AppContext,
+  key: string,
+  cursor: string,
+  valueType: 'number' | 'string',
+): ListPosition {
+  let payload: z.infer<typeof CursorPayload> | undefined;
+  try {
+    payload = CursorPayload.parse(JSON.parse(ctx.secrets.decrypt(cursor)));
+  } catch {
+    payload = undefined;
+  }
+  if (!payload || payload.k !== key || typeof payload.v !== valueType) {
+    const message = 'not a cursor of this listing';
+    throw new ApiError(1000, `querystring.cursor: ${message}`, {
+      extra: { issues: [{ path: 'querystring.cursor', message }] },
+    });
+  }
+  return { value: payload.v, id: payload.i };
+}
