@@ -45,6 +45,8 @@ import {
 } from './lib/procs.js';
 import { summariseProfile } from './lib/profile.js';
 import { runListingBench } from './listing.js';
+import { runMigrationBench } from './migrations.js';
+import { runWritesBench } from './writes.js';
 import { assertWrkAvailable, exactGets, runWrk, type WrkResult } from './lib/wrk.js';
 import SqliteDatabase from 'better-sqlite3';
 
@@ -1050,8 +1052,14 @@ async function main(): Promise<void> {
   }
 }
 
-// `npm run bench -- listing ...`: the file list at scale (bench/listing.ts).
-const run = process.argv[2] === 'listing' ? () => runListingBench(process.argv.slice(3), buildChute) : main;
+// `npm run bench -- listing ...`: the file list at scale (bench/listing.ts); `writes ...`: uploads into a full
+// account (bench/writes.ts); `migrations ...`: migrations over many files (bench/migrations.ts).
+const modes: Record<string, () => Promise<void>> = {
+  listing: () => runListingBench(process.argv.slice(3), buildChute),
+  writes: () => runWritesBench(process.argv.slice(3), buildChute),
+  migrations: () => runMigrationBench(process.argv.slice(3)),
+};
+const run = modes[process.argv[2] ?? ''] ?? main;
 run()
   .catch((err: unknown) => {
     console.error(`\nbenchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

@@ -16,19 +16,35 @@ export const isPostgres = (db: Executor): boolean => db.getExecutor().adapter in
 
 const trigramIndexName = (column: string) => `files_${column}_trgm`;
 
+/** How a long fill says how far it is (a migration's MigrationStepReport). */
+export type FillReport = (message: string, count?: { done: number; total: number }) => void;
+
+/** Files indexed per statement when the SQLite search index is filled. */
+const FILL_SLICE = 100_000;
+
 /**
  * SQLite: `file_search` gives every file a stable integer (the FTS5 rowid; the rowid of `files` itself may change on
  * VACUUM), `files_fts` holds the trigrams only (contentless, rows deletable). Fills both from the existing files.
  */
-export async function createSqliteSearchIndex(db: Executor): Promise<void> {
-  // SQLite migrations run outside a transaction: a run stopped half-way starts over.
+export async function createSqliteSearchIndex(db: Executor, report: FillReport = () => undefined): Promise<void> {
+  // Whatever an earlier run left (a database migrated outside a transaction by an earlier version) starts over.
   await dropSqliteSearchIndex(db);
   await sql`create table file_search (seq integer primary key, file_id text not null unique)`.execute(db);
   await sql`create virtual table files_fts using fts5(${sql.raw(SEARCHABLE_COLUMNS.join(', '))}, content='',
     contentless_delete=1, tokenize='trigram case_sensitive 0')`.execute(db);
   await sql`insert into file_search (file_id) select id from files order by rowid`.execute(db);
-  await sql`insert into files_fts (rowid, name, original_name, type)
-    select s.seq, f.name, f.original_name, f.type from file_search s join files f on f.id = s.file_id`.execute(db);
+  const total = Number(
+    (await sql<{ n: number }>`select coalesce(max(seq), 0) as n from file_search`.execute(db)).rows[0]!.n,
+  );
+  report('search index: trigrams of the files', { done: 0, total });
+  // In slices of the sequence, each followed by a progress report (1,000,000 files take tens of seconds).
+  for (let from = 1; from <= total; from += FILL_SLICE) {
+    const to = Math.min(total, from + FILL_SLICE - 1);
+    await sql`insert into files_fts (rowid, name, original_name, type)
+      select s.seq, f.name, f.original_name, f.type from file_search s join files f on f.id = s.file_id
+      where s.seq between ${from} and ${to}`.execute(db);
+    report('search index: trigrams of the files', { done: to, total });
+  }
   const seqOf = (row: 'new' | 'old') => `(select seq from file_search where file_id = ${row}.id)`;
   await sql`create trigger files_search_insert after insert on files begin
     insert into file_search (file_id) values (new.id);
@@ -66,11 +82,16 @@ export async function hasTrigramIndexes(db: Executor): Promise<boolean> {
  * when `db` is a transaction, so that a refused CREATE EXTENSION does not abort the migration around it. Returns
  * why it could not, or null.
  */
-export async function createTrigramIndexes(db: Executor, inTransaction: boolean): Promise<string | null> {
+export async function createTrigramIndexes(
+  db: Executor,
+  inTransaction: boolean,
+  report: FillReport = () => undefined,
+): Promise<string | null> {
   if (inTransaction) await sql`savepoint chute_trigram`.execute(db);
   try {
     await sql`create extension if not exists pg_trgm`.execute(db);
-    for (const column of SEARCHABLE_COLUMNS) {
+    for (const [i, column] of SEARCHABLE_COLUMNS.entries()) {
+      report(`search index: trigram index of ${column}`, { done: i, total: SEARCHABLE_COLUMNS.length });
       await sql`create index if not exists ${sql.id(trigramIndexName(column))} on files
         using gin (${sql.id(column)} gin_trgm_ops)`.execute(db);
     }
