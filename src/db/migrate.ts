@@ -3,7 +3,8 @@
 // transaction (a run killed mid-way leaves nothing behind). SQLite migrates statement by statement: a migration
 // stopped half-way is not recorded and runs again from its start on the next start, so each one must be safe to
 // rerun over its own remains. Each migration's start and end, and the progress of long ones, are reported.
-import { Migrator, type Kysely, type Migration } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import { isPostgres } from './search-index.js';
 import type { Db } from './types.js';
 import * as m0001 from './migrations/0001_core.js';
 import * as m0002 from './migrations/0002_file_indexes.js';
@@ -79,6 +80,9 @@ function reporting(progress: MigrationProgress): Record<string, Migration> {
       const up = async (db: Kysely<unknown>) => {
         const started = performance.now();
         progress({ migration: name, message: 'started' });
+        // Index builds over a million files sort in memory instead of in temporary files (PostgreSQL's default is
+        // 64 MB); for the migrations' transaction only.
+        if (isPostgres(db)) await sql`set local maintenance_work_mem = '256MB'`.execute(db);
         await (migration as { up: ReportingUp }).up(db, (message, count) =>
           progress({ migration: name, message, ...count }),
         );

@@ -21,6 +21,9 @@ export type FillReport = (message: string, count?: { done: number; total: number
 
 /** Files indexed per statement when the SQLite search index is filled. */
 const FILL_SLICE = 100_000;
+/** FTS5's buffer of pending trigrams (its `hashsize`): while filling, and its default. */
+const FILL_HASH_BYTES = 64 * 1024 * 1024;
+const DEFAULT_HASH_BYTES = 1024 * 1024;
 
 /**
  * SQLite: `file_search` gives every file a stable integer (the FTS5 rowid; the rowid of `files` itself may change on
@@ -32,19 +35,28 @@ export async function createSqliteSearchIndex(db: Executor, report: FillReport =
   await sql`create table file_search (seq integer primary key, file_id text not null unique)`.execute(db);
   await sql`create virtual table files_fts using fts5(${sql.raw(SEARCHABLE_COLUMNS.join(', '))}, content='',
     contentless_delete=1, tokenize='trigram case_sensitive 0')`.execute(db);
-  await sql`insert into file_search (file_id) select id from files order by rowid`.execute(db);
-  const total = Number(
-    (await sql<{ n: number }>`select coalesce(max(seq), 0) as n from file_search`.execute(db)).rows[0]!.n,
-  );
+  // Each existing file's number is its rowid now, so the trigrams are read from `files` in rowid slices, without a
+  // look-up per file; files added later are numbered after them.
+  await sql`insert into file_search (seq, file_id) select rowid, id from files`.execute(db);
+  const total = Number((await sql<{ n: number }>`select count(*) as n from file_search`.execute(db)).rows[0]!.n);
   report('search index: trigrams of the files', { done: 0, total });
-  // In slices of the sequence, each followed by a progress report (1,000,000 files take tens of seconds).
-  for (let from = 1; from <= total; from += FILL_SLICE) {
-    const to = Math.min(total, from + FILL_SLICE - 1);
-    await sql`insert into files_fts (rowid, name, original_name, type)
-      select s.seq, f.name, f.original_name, f.type from file_search s join files f on f.id = s.file_id
-      where s.seq between ${from} and ${to}`.execute(db);
-    report('search index: trigrams of the files', { done: to, total });
+  // A larger buffer of pending trigrams while filling (fewer segments to merge), the default again afterwards.
+  await sql`insert into files_fts (files_fts, rank) values ('hashsize', ${sql.lit(FILL_HASH_BYTES)})`.execute(db);
+  // In slices of FILL_SLICE files in rowid order, each followed by a progress report (a million files take tens of
+  // seconds).
+  let done = 0;
+  for (let after = 0; done < total;) {
+    const end = await sql<{ rowid: number }>`select rowid from files where rowid > ${after} order by rowid
+      limit 1 offset ${FILL_SLICE - 1}`.execute(db);
+    const upTo = end.rows[0]?.rowid ?? Number.MAX_SAFE_INTEGER;
+    const inserted = await sql`insert into files_fts (rowid, name, original_name, type)
+      select rowid, name, original_name, type from files where rowid > ${after} and rowid <= ${upTo}`.execute(db);
+    done += Number(inserted.numAffectedRows ?? 0);
+    report('search index: trigrams of the files', { done, total });
+    if (end.rows.length === 0) break;
+    after = upTo;
   }
+  await sql`insert into files_fts (files_fts, rank) values ('hashsize', ${sql.lit(DEFAULT_HASH_BYTES)})`.execute(db);
   const seqOf = (row: 'new' | 'old') => `(select seq from file_search where file_id = ${row}.id)`;
   await sql`create trigger files_search_insert after insert on files begin
     insert into file_search (file_id) values (new.id);
