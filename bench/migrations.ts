@@ -3,11 +3,12 @@
 // first of issue 23's: indexes, the search index, the usage counters), seeds it with N files straight through src/db
 // (bench/lib/seed.ts), then runs every later migration as a server start does, printing
 // each one's progress lines as they come and a table of their durations. Not recorded in bench/RESULTS.md.
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Migrator, sql, type Kysely } from 'kysely';
-import { openDatabase } from '../src/db/index.js';
+import { openDatabase, type DatabaseHandle } from '../src/db/index.js';
 import {
   describeMigrationProgress,
   migrateToLatest,
@@ -62,23 +63,32 @@ export async function runMigrationBench(argv: string[]): Promise<void> {
     await seed(database.db, options.files);
     if (database.engine === 'postgres') await sql`vacuum analyze`.execute(database.db);
     log(`seeded in ${((performance.now() - seedStarted) / 1000).toFixed(1)} s; migrating`);
+    const bytesBefore = await databaseBytes(database, root);
 
     const finished: MigrationProgressEvent[] = [];
+    let peakWal = 0;
     const started = performance.now();
     const applied = await database.withMigrationLock(() =>
       migrateToLatest(database.db, (event) => {
+        peakWal = Math.max(peakWal, walBytes(root));
         log(`${((performance.now() - started) / 1000).toFixed(1).padStart(6)} s  ${describeMigrationProgress(event)}`);
         if (event.ms !== undefined) finished.push(event);
       }),
     );
     const total = performance.now() - started;
+    const bytesAfter = await databaseBytes(database, root);
     console.log(
       `\nMigrations after ${options.from} on ${options.engine}, ${options.files.toLocaleString('en')} files ` +
         `(${applied.length} applied):\n\n| migration | seconds |\n|---|---|`,
     );
     for (const event of finished) console.log(`| ${event.migration} | ${(event.ms! / 1000).toFixed(2)} |`);
     console.log(`| all (with the migrator's own work) | ${(total / 1000).toFixed(2)} |`);
-    console.log(`\ngoal (issue 23): under 60 s at 1,000,000 files: ${total < 60_000 ? 'yes' : 'NO'}`);
+    const mb = (bytes: number) => `${(bytes / 1e6).toFixed(0)} MB`;
+    console.log(
+      `\ndatabase: ${mb(bytesBefore)} before, ${mb(bytesAfter)} after` +
+        (database.engine === 'sqlite' ? ` (${mb(peakWal)} write-ahead log at the end of the run)` : ''),
+    );
+    console.log(`goal (issue 23): under 60 s at 1,000,000 files: ${total < 60_000 ? 'yes' : 'NO'}`);
   } finally {
     await database.close();
     await rm(root, { recursive: true, force: true });
@@ -127,4 +137,19 @@ async function seed(db: Kysely<Database>, files: number): Promise<void> {
     to: files,
     progress: (n) => log(`seeded ${n.toLocaleString('en')} files`),
   });
+}
+
+/** The database's size: SQLite's file and its write-ahead log, or PostgreSQL's pg_database_size. */
+async function databaseBytes(database: DatabaseHandle, root: string): Promise<number> {
+  if (database.engine === 'postgres') {
+    const size = await sql<{ bytes: string | number }>`select pg_database_size(current_database()) as bytes`.execute(
+      database.db,
+    );
+    return Number(size.rows[0]!.bytes);
+  }
+  return statSync(path.join(root, 'chute.db')).size + walBytes(root);
+}
+
+function walBytes(root: string): number {
+  return existsSync(path.join(root, 'chute.db-wal')) ? statSync(path.join(root, 'chute.db-wal')).size : 0;
 }

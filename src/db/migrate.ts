@@ -102,5 +102,9 @@ export async function migrateToLatest(db: Db, progress: MigrationProgress = () =
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
   }
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  // SQLite: the run went through the write-ahead log in one transaction (as large as the indexes it built); give the
+  // disk space back now rather than keep a log of that size for as long as the process runs.
+  if (applied.length > 0 && !isPostgres(db)) await sql`pragma wal_checkpoint(truncate)`.execute(db);
+  return applied;
 }
