@@ -21,9 +21,6 @@ export type FillReport = (message: string, count?: { done: number; total: number
 
 /** Files indexed per statement when the SQLite search index is filled. */
 const FILL_SLICE = 100_000;
-/** FTS5's buffer of pending trigrams (its `hashsize`): while filling, and its default. */
-const FILL_HASH_BYTES = 64 * 1024 * 1024;
-const DEFAULT_HASH_BYTES = 1024 * 1024;
 
 /**
  * SQLite: `file_search` gives every file a stable integer (the FTS5 rowid; the rowid of `files` itself may change on
@@ -40,8 +37,6 @@ export async function createSqliteSearchIndex(db: Executor, report: FillReport =
   await sql`insert into file_search (seq, file_id) select rowid, id from files`.execute(db);
   const total = Number((await sql<{ n: number }>`select count(*) as n from file_search`.execute(db)).rows[0]!.n);
   report('search index: trigrams of the files', { done: 0, total });
-  // A larger buffer of pending trigrams while filling (fewer segments to merge), the default again afterwards.
-  await sql`insert into files_fts (files_fts, rank) values ('hashsize', ${sql.lit(FILL_HASH_BYTES)})`.execute(db);
   // In slices of FILL_SLICE files in rowid order, each followed by a progress report (a million files take tens of
   // seconds).
   let done = 0;
@@ -56,7 +51,6 @@ export async function createSqliteSearchIndex(db: Executor, report: FillReport =
     if (end.rows.length === 0) break;
     after = upTo;
   }
-  await sql`insert into files_fts (files_fts, rank) values ('hashsize', ${sql.lit(DEFAULT_HASH_BYTES)})`.execute(db);
   const seqOf = (row: 'new' | 'old') => `(select seq from file_search where file_id = ${row}.id)`;
   await sql`create trigger files_search_insert after insert on files begin
     insert into file_search (file_id) values (new.id);
