@@ -16,6 +16,7 @@ import pg from 'pg';
 import { foldCase } from '../lib/file-list.js';
 import { allowSynchronousReads } from './precompiled.js';
 import type { Database, Db } from './types.js';
+import { WalSync } from './wal-sync.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -27,6 +28,8 @@ export interface DatabaseHandle {
    * on PostgreSQL by itself, but on SQLite its lock only covers one connection.
    */
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
+  /** SQLite: flushes of its write-ahead log off the event loop, for group commit (db/wal-sync.ts). */
+  walSync?: WalSync;
   close(): Promise<void>;
 }
 
@@ -80,11 +83,16 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   allowSynchronousReads(db, (text, parameters) =>
     sqlite.inTransaction ? undefined : (statements.prepare(text).all(parameters) as unknown[]),
   );
+  const walSync = new WalSync(`${path.resolve(options.sqlitePath)}-wal`);
   return {
     db,
     engine: 'sqlite',
     withMigrationLock: (fn) => withSqliteFileLock(`${options.sqlitePath}.migrate-lock`, fn),
-    close: () => db.destroy(),
+    walSync,
+    close: async () => {
+      await walSync.close();
+      await db.destroy();
+    },
   };
 }
 
