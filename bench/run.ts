@@ -46,6 +46,8 @@ import {
 import { summariseProfile } from './lib/profile.js';
 import { runListingBench } from './listing.js';
 import { runListsBench } from './lists.js';
+import { runMigrationBench } from './migrations.js';
+import { runWritesBench } from './writes.js';
 import { assertWrkAvailable, exactGets, runWrk, type WrkResult } from './lib/wrk.js';
 import SqliteDatabase from 'better-sqlite3';
 
@@ -1060,11 +1062,14 @@ async function main(): Promise<void> {
     log('not recorded in bench/RESULTS.md (quick/profile run or --no-record)');
   }
 }
-
-// `npm run bench -- listing ...`: the file list at scale (bench/listing.ts); `lists ...`: the other lists (bench/lists.ts).
+// `npm run bench -- listing ...`: the file list at scale (bench/listing.ts); `lists ...`: the other lists
+// (bench/lists.ts); `writes ...`: uploads into a full account (bench/writes.ts); `migrations ...`: migrations over many
+// files (bench/migrations.ts).
 const modes: Record<string, () => Promise<void>> = {
   listing: () => runListingBench(process.argv.slice(3), buildChute),
   lists: () => runListsBench(process.argv.slice(3), buildChute),
+  writes: () => runWritesBench(process.argv.slice(3), buildChute),
+  migrations: () => runMigrationBench(process.argv.slice(3)),
 };
 const run = modes[process.argv[2] ?? ''] ?? main;
 run()

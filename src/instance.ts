@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/index.js';
-import { migrateToLatest } from './db/migrate.js';
+import { migrateToLatest, type MigrationProgress } from './db/migrate.js';
 import { loadOrCreateDataDirValue } from './lib/data-dir-values.js';
 import { randomString } from './lib/ids.js';
 import { loadOrCreateSecret, Secrets } from './lib/secrets.js';
@@ -48,11 +48,15 @@ export function openInstanceBase(config: Config, options: { connectTimeoutMs?: n
 
 /**
  * Brings the database to this version's schema (what `chute migrate` and every start do), under the lock that keeps
- * several processes from migrating at once. Returns the names of the migrations applied.
+ * several processes from migrating at once. Returns the names of the migrations applied; `progress` hears each
+ * migration's start, the steps of long ones (with counts) and its end.
  */
-export async function migrateDatabase(base: Pick<InstanceBase, 'database' | 'secrets'>): Promise<string[]> {
+export async function migrateDatabase(
+  base: Pick<InstanceBase, 'database' | 'secrets'>,
+  progress?: MigrationProgress,
+): Promise<string[]> {
   return base.database.withMigrationLock(async () => {
-    const applied = await migrateToLatest(base.database.db);
+    const applied = await migrateToLatest(base.database.db, progress);
     await sealLegacyInviteCodes(base.database.db, base.secrets);
     return applied;
   });

@@ -2,7 +2,7 @@
 // and its background jobs. main.ts and the tests both start Chute through here.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.js';
 import { installFastPath } from './http/fast-path.js';
 import type { Config } from './config.js';
@@ -10,6 +10,7 @@ import type { AppContext } from './context.js';
 import { openChangeFeed, type ChangeFeed } from './db/change-feed.js';
 import { GroupCommit } from './db/group-commit.js';
 import type { DatabaseHandle } from './db/index.js';
+import { describeMigrationProgress } from './db/migrate.js';
 import { migrateDatabase, openInstanceBase } from './instance.js';
 import { checkTrigramSearch } from './db/search-index.js';
 import type { App } from './http/types.js';
@@ -79,7 +80,15 @@ export async function createChute(config: Config, options: StartOptions = {}): P
   let feed: ChangeFeed | undefined;
   try {
     storage = await createDatasource({ ...config, DATA_DIR: dataDir }, { instanceId });
-    await migrateDatabase({ database, secrets });
+    // Before the app (and its log) exists: a log with the app's settings for the migrations' progress, written at
+    // once (process.stdout is synchronous for files and pipes): a SQLite migration holds the event loop until it ends,
+    // so the app's asynchronous log would print its progress only afterwards.
+    const startLog = Fastify({ logger: options.logger ?? { level: config.LOG_LEVEL, stream: process.stdout } }).log;
+    await migrateDatabase({ database, secrets }, (event) => {
+      const line = `migration ${describeMigrationProgress(event)}`;
+      if (event.message === 'started') startLog.debug(event, line);
+      else startLog.info(event, line);
+    });
     const clock = options.clock ?? systemClock;
     const settings = new SettingsService(database.db, clock, lockedSettings);
     await settings.refresh();

@@ -3,7 +3,15 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase as SqliteDialectDatabase } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+  sql,
+  type DialectAdapter,
+  type SqliteDatabase as SqliteDialectDatabase,
+} from 'kysely';
 import pg from 'pg';
 import { foldCase } from '../lib/file-list.js';
 import { allowSynchronousReads } from './precompiled.js';
@@ -70,7 +78,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     typeof text === 'string' ? foldCase(text) : null,
   );
   const statements = withStatementCache(sqlite);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+  const db = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: statements }) });
   // Outside a transaction, a read cannot see anything uncommitted: it may skip Kysely's lock (db/precompiled.ts).
   allowSynchronousReads(db, (text, parameters) =>
     sqlite.inTransaction ? undefined : (statements.prepare(text).all(parameters) as unknown[]),
@@ -86,6 +94,24 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
       await db.destroy();
     },
   };
+}
+
+/**
+ * SQLite runs schema changes inside transactions, but Kysely's adapter says it does not, so its migrator would run
+ * SQLite's migrations statement by statement: a migration killed half-way (a long index build, the search index of a
+ * million files) would leave half of its work behind. Saying so makes the migrator run the pending migrations and
+ * their records in one transaction, as on PostgreSQL: a killed run leaves nothing, and the next start runs it again.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class TransactionalDdlSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
 }
 
 /** How many prepared SQLite statements are kept (each distinct SQL text of the application is one). */

@@ -1,6 +1,9 @@
 // Runs the migrations in src/db/migrations in name order. Kysely's migrator records what ran, takes a lock
-// (so several instances starting at once migrate once) and wraps the pending migrations in a transaction.
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+// (so several instances starting at once migrate once) and wraps the pending migrations and their records in one
+// transaction, on SQLite too (db/index.ts): a run killed mid-way leaves nothing behind, and the next start runs it
+// again from the beginning. Each migration's start and end, and the steps of long ones, are reported as they happen.
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import { isPostgres } from './search-index.js';
 import type { Db } from './types.js';
 import * as m0001 from './migrations/0001_core.js';
 import * as m0002 from './migrations/0002_file_indexes.js';
@@ -45,14 +48,64 @@ export const migrations: Record<string, Migration> = {
   '0028_list_indexes': m0028,
 };
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
+/**
+ * What a migration may say while it runs: a step of its work, with a count when it has one. A migration's `up` gets
+ * it as its second argument: `up(db: Kysely<unknown>, report: MigrationStepReport)`.
+ */
+export type MigrationStepReport = (message: string, count?: { done: number; total: number }) => void;
 
-export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db, provider });
+type ReportingUp = (db: Kysely<unknown>, report: MigrationStepReport) => Promise<void>;
+
+/** One line of a migration run: `ms` is set on the line that ends a migration. */
+export interface MigrationProgressEvent {
+  migration: string;
+  message: string;
+  done?: number;
+  total?: number;
+  ms?: number;
+}
+
+export type MigrationProgress = (event: MigrationProgressEvent) => void;
+
+/** An event as a line: `0012_file_list_scale: search index: trigrams of the files (100000 of 1000000)`. */
+export function describeMigrationProgress({ migration, message, done, total, ms }: MigrationProgressEvent): string {
+  const count = total !== undefined ? ` (${done} of ${total})` : '';
+  const took = ms !== undefined ? ` in ${(ms / 1000).toFixed(1)} s` : '';
+  return `${migration}: ${message}${count}${took}`;
+}
+
+/** The migrations, each wrapped so that it reports its start, its own steps and its end (with its duration). */
+function reporting(progress: MigrationProgress): Record<string, Migration> {
+  return Object.fromEntries(
+    Object.entries(migrations).map(([name, migration]) => {
+      const up = async (db: Kysely<unknown>) => {
+        const started = performance.now();
+        progress({ migration: name, message: 'started' });
+        // Index builds over a million files sort in memory instead of in temporary files (PostgreSQL's default is
+        // 64 MB); for the migrations' transaction only.
+        if (isPostgres(db)) await sql`set local maintenance_work_mem = '256MB'`.execute(db);
+        await (migration as { up: ReportingUp }).up(db, (message, count) =>
+          progress({ migration: name, message, ...count }),
+        );
+        progress({ migration: name, message: 'done', ms: Math.round(performance.now() - started) });
+      };
+      return [name, { up, ...(migration.down ? { down: migration.down } : {}) }];
+    }),
+  );
+}
+
+/** Runs the migrations the database has not run yet; returns their names. `progress` hears what each one does. */
+export async function migrateToLatest(db: Db, progress: MigrationProgress = () => undefined): Promise<string[]> {
+  const wrapped = reporting(progress);
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => wrapped } });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String(error)}`, { cause: error });
   }
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  // SQLite: the run went through the write-ahead log in one transaction (as large as the indexes it built); give the
+  // disk space back now rather than keep a log of that size for as long as the process runs.
+  if (applied.length > 0 && !isPostgres(db)) await sql`pragma wal_checkpoint(truncate)`.execute(db);
+  return applied;
 }

@@ -16,19 +16,41 @@ export const isPostgres = (db: Executor): boolean => db.getExecutor().adapter in
 
 const trigramIndexName = (column: string) => `files_${column}_trgm`;
 
+/** How a long fill says how far it is (a migration's MigrationStepReport). */
+export type FillReport = (message: string, count?: { done: number; total: number }) => void;
+
+/** Files indexed per statement when the SQLite search index is filled. */
+const FILL_SLICE = 100_000;
+
 /**
  * SQLite: `file_search` gives every file a stable integer (the FTS5 rowid; the rowid of `files` itself may change on
  * VACUUM), `files_fts` holds the trigrams only (contentless, rows deletable). Fills both from the existing files.
  */
-export async function createSqliteSearchIndex(db: Executor): Promise<void> {
-  // SQLite migrations run outside a transaction: a run stopped half-way starts over.
+export async function createSqliteSearchIndex(db: Executor, report: FillReport = () => undefined): Promise<void> {
+  // Whatever an earlier run left (a database migrated outside a transaction by an earlier version) starts over.
   await dropSqliteSearchIndex(db);
   await sql`create table file_search (seq integer primary key, file_id text not null unique)`.execute(db);
   await sql`create virtual table files_fts using fts5(${sql.raw(SEARCHABLE_COLUMNS.join(', '))}, content='',
     contentless_delete=1, tokenize='trigram case_sensitive 0')`.execute(db);
-  await sql`insert into file_search (file_id) select id from files order by rowid`.execute(db);
-  await sql`insert into files_fts (rowid, name, original_name, type)
-    select s.seq, f.name, f.original_name, f.type from file_search s join files f on f.id = s.file_id`.execute(db);
+  // Each existing file's number is its rowid now, so the trigrams are read from `files` in rowid slices, without a
+  // look-up per file; files added later are numbered after them.
+  await sql`insert into file_search (seq, file_id) select rowid, id from files`.execute(db);
+  const total = Number((await sql<{ n: number }>`select count(*) as n from file_search`.execute(db)).rows[0]!.n);
+  report('search index: trigrams of the files', { done: 0, total });
+  // In slices of FILL_SLICE files in rowid order, each followed by a progress report (a million files take tens of
+  // seconds).
+  let done = 0;
+  for (let after = 0; done < total;) {
+    const end = await sql<{ rowid: number }>`select rowid from files where rowid > ${after} order by rowid
+      limit 1 offset ${FILL_SLICE - 1}`.execute(db);
+    const upTo = end.rows[0]?.rowid ?? Number.MAX_SAFE_INTEGER;
+    const inserted = await sql`insert into files_fts (rowid, name, original_name, type)
+      select rowid, name, original_name, type from files where rowid > ${after} and rowid <= ${upTo}`.execute(db);
+    done += Number(inserted.numAffectedRows ?? 0);
+    report('search index: trigrams of the files', { done, total });
+    if (end.rows.length === 0) break;
+    after = upTo;
+  }
   const seqOf = (row: 'new' | 'old') => `(select seq from file_search where file_id = ${row}.id)`;
   await sql`create trigger files_search_insert after insert on files begin
     insert into file_search (file_id) values (new.id);
@@ -66,11 +88,16 @@ export async function hasTrigramIndexes(db: Executor): Promise<boolean> {
  * when `db` is a transaction, so that a refused CREATE EXTENSION does not abort the migration around it. Returns
  * why it could not, or null.
  */
-export async function createTrigramIndexes(db: Executor, inTransaction: boolean): Promise<string | null> {
+export async function createTrigramIndexes(
+  db: Executor,
+  inTransaction: boolean,
+  report: FillReport = () => undefined,
+): Promise<string | null> {
   if (inTransaction) await sql`savepoint chute_trigram`.execute(db);
   try {
     await sql`create extension if not exists pg_trgm`.execute(db);
-    for (const column of SEARCHABLE_COLUMNS) {
+    for (const [i, column] of SEARCHABLE_COLUMNS.entries()) {
+      report(`search index: trigram index of ${column}`, { done: i, total: SEARCHABLE_COLUMNS.length });
       await sql`create index if not exists ${sql.id(trigramIndexName(column))} on files
         using gin (${sql.id(column)} gin_trgm_ops)`.execute(db);
     }

@@ -12,11 +12,21 @@ export interface ChuteProcess {
   log(): string;
 }
 
-export async function startChuteProcess(options: {
+/** The process as it starts: before it listens (during its migrations, say). */
+export interface StartingChuteProcess {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  log(): string;
+  /** Resolves with the match once the log shows `pattern`; rejects if the process exits first. */
+  waitForLog(pattern: RegExp): Promise<RegExpExecArray>;
+}
+
+/** Spawns Chute (src/main.ts) and returns at once. */
+export function spawnChuteProcess(options: {
   dataDir: string;
   databaseUrl?: string | undefined;
   env?: Record<string, string>;
-}): Promise<ChuteProcess> {
+}): StartingChuteProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: {
       ...process.env,
@@ -34,15 +44,32 @@ export async function startChuteProcess(options: {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  const url = await new Promise<string>((resolve, reject) => {
-    const look = () => {
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(seen);
-      if (match) resolve(match[1]!);
-    };
-    child.stdout!.on('data', look);
-    void exited.then(({ code }) => reject(new Error(`chute exited with ${code} before listening: ${seen}`)));
-  });
-  return { url, child, exited, log: () => seen };
+  const waitForLog = (pattern: RegExp) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const look = () => {
+        const match = pattern.exec(seen);
+        if (!match) return false;
+        child.stdout!.off('data', look);
+        resolve(match);
+        return true;
+      };
+      if (look()) return;
+      child.stdout!.on('data', look);
+      void exited.then(({ code, signal }) =>
+        reject(new Error(`chute exited (${code ?? signal}) before logging ${pattern}: ${seen}`)),
+      );
+    });
+  return { child, exited, log: () => seen, waitForLog };
+}
+
+export async function startChuteProcess(options: {
+  dataDir: string;
+  databaseUrl?: string | undefined;
+  env?: Record<string, string>;
+}): Promise<ChuteProcess> {
+  const starting = spawnChuteProcess(options);
+  const url = (await starting.waitForLog(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
+  return { url, child: starting.child, exited: starting.exited, log: starting.log };
 }
 
 /** Stops the process if it still runs (SIGKILL), for test clean-up. */

@@ -11,18 +11,29 @@ import { migrations } from '../../src/db/migrate.js';
 import type { Database } from '../../src/db/types.js';
 import { createPostgresDatabase, startTestServer, type TestServer } from './server.js';
 
+/** A database made by makeDatabaseBefore: its data folder, its PostgreSQL URL (or none: SQLite), and its removal. */
+export interface OldDatabase {
+  engine: 'sqlite' | 'postgres';
+  dataDir: string;
+  databaseUrl: string | undefined;
+  remove(): Promise<void>;
+}
+
 /**
  * Migrates a new database (SQLite in a temporary folder, or a new PostgreSQL database) up to the migrations named
- * before `before`, lets `seed` write into it, then starts a server on it for `check`; everything is removed after.
+ * before `before` and lets `seed` write into it. The caller starts what it needs on it and removes it.
  */
-export async function withDatabaseBefore(
+export async function makeDatabaseBefore(
   engine: 'sqlite' | 'postgres',
   before: string,
   seed: (db: Kysely<Database>) => Promise<void>,
-  check: (server: TestServer) => Promise<void>,
-): Promise<void> {
+): Promise<OldDatabase> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), `chute-before-${before}-`));
   const pgDatabase = engine === 'postgres' ? await createPostgresDatabase() : undefined;
+  const remove = async () => {
+    await pgDatabase?.drop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
   try {
     const old = openDatabase({ databaseUrl: pgDatabase?.url, sqlitePath: path.join(dataDir, 'chute.db') });
     try {
@@ -36,15 +47,34 @@ export async function withDatabaseBefore(
     } finally {
       await old.close();
     }
-    const server = await startTestServer({ engine, dataDir, ...(pgDatabase ? { databaseUrl: pgDatabase.url } : {}) });
+  } catch (err) {
+    await remove();
+    throw err;
+  }
+  return { engine, dataDir, databaseUrl: pgDatabase?.url, remove };
+}
+
+/** makeDatabaseBefore, then a server started on it for `check`; everything is removed after. */
+export async function withDatabaseBefore(
+  engine: 'sqlite' | 'postgres',
+  before: string,
+  seed: (db: Kysely<Database>) => Promise<void>,
+  check: (server: TestServer) => Promise<void>,
+): Promise<void> {
+  const old = await makeDatabaseBefore(engine, before, seed);
+  try {
+    const server = await startTestServer({
+      engine,
+      dataDir: old.dataDir,
+      ...(old.databaseUrl ? { databaseUrl: old.databaseUrl } : {}),
+    });
     try {
       await check(server);
     } finally {
       await server.close();
     }
   } finally {
-    await pgDatabase?.drop();
-    await rm(dataDir, { recursive: true, force: true });
+    await old.remove();
   }
 }
 

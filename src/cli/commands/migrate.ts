@@ -1,11 +1,13 @@
 // chute migrate: brings the database to this version's schema, as a server start does, and says what it ran.
+import { describeMigrationProgress } from '../../db/migrate.js';
 import { migrateDatabase, openInstanceBase } from '../../instance.js';
 import { readConfig } from '../context.js';
 
 export const MIGRATE_HELP = `Usage: chute migrate
 
 Runs the database migrations this version has and the database has not (a server start runs them too), under
-the lock that keeps several processes from migrating at once. Back up first (docs/operations.md).
+the lock that keeps several processes from migrating at once, and says on stderr what each one does and how long
+it took. Back up first (docs/operations.md).
 `;
 
 export async function migrateCommand(argv: string[]): Promise<void> {
@@ -15,7 +17,9 @@ export async function migrateCommand(argv: string[]): Promise<void> {
   }
   const base = openInstanceBase(readConfig());
   try {
-    const applied = await migrateDatabase(base);
+    const applied = await migrateDatabase(base, (event) => {
+      if (event.message !== 'started') process.stderr.write(`${describeMigrationProgress(event)}\n`);
+    });
     if (applied.length === 0) process.stdout.write('the database is up to date\n');
     else for (const name of applied) process.stdout.write(`applied ${name}\n`);
   } finally {

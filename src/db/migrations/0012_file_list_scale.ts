@@ -2,6 +2,7 @@
 // the id as tie-breaker (keyset paging walks these), a folder's files by date, tags looked up from the tag side,
 // and the substring-search index (db/search-index.ts), filled from the files already there.
 import type { Kysely } from 'kysely';
+import type { MigrationStepReport } from '../migrate.js';
 import {
   createSqliteSearchIndex,
   createTrigramIndexes,
@@ -25,13 +26,15 @@ const REPLACED: Array<[string, string, string[]]> = [
   ['file_tags_tag', 'file_tags', ['tag_id']],
 ];
 
-export async function up(db: Kysely<unknown>): Promise<void> {
-  for (const [name, table, columns] of NEW_INDEXES)
+export async function up(db: Kysely<unknown>, report: MigrationStepReport = () => undefined): Promise<void> {
+  for (const [i, [name, table, columns]] of NEW_INDEXES.entries()) {
+    report(`index ${name}`, { done: i, total: NEW_INDEXES.length });
     await db.schema.createIndex(name).ifNotExists().on(table).columns(columns).execute();
+  }
   for (const [name] of REPLACED) await db.schema.dropIndex(name).ifExists().execute();
   // Without pg_trgm (a role that may not create it) searches scan; the server says so at start-up (server.ts).
-  if (isPostgres(db)) await createTrigramIndexes(db, true);
-  else await createSqliteSearchIndex(db);
+  if (isPostgres(db)) await createTrigramIndexes(db, true, report);
+  else await createSqliteSearchIndex(db, report);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

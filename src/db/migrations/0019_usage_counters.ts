@@ -1,6 +1,7 @@
 // Stored usage counters (issue 23, item 4): tables, the triggers that keep them, and their first values, counted
 // from the files and URLs already there (one grouped pass over each table). See db/usage-counters.ts.
 import type { Kysely } from 'kysely';
+import type { MigrationStepReport } from '../migrate.js';
 import {
   createCounterTables,
   createCounterTriggers,
@@ -9,12 +10,13 @@ import {
   fillCounters,
 } from '../usage-counters.js';
 
-export async function up(db: Kysely<unknown>): Promise<void> {
-  // A run stopped half-way (SQLite migrates outside a transaction) starts over.
+export async function up(db: Kysely<unknown>, report: MigrationStepReport = () => undefined): Promise<void> {
+  // What a run stopped half-way left (earlier versions migrated SQLite outside a transaction) starts over.
   await dropCounterTriggers(db);
   await dropCounterTables(db);
   await createCounterTables(db);
   await createCounterTriggers(db);
+  report('counting the files and short URLs of every owner');
   await fillCounters(db);
 }
 
