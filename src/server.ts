@@ -16,6 +16,7 @@ import { ByteCache } from './lib/byte-cache.js';
 import { ProcessMetrics } from './lib/process-metrics.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { deleteExpiredFiles } from './services/files.js';
+import { deletionsSettled, resumeDeletions } from './services/deletions.js';
 import { JobWorker } from './services/job-worker.js';
 import { Jobs, purgeDoneJobs } from './services/jobs.js';
 import { makeThumbnail, THUMBNAIL_JOB } from './services/thumbnails.js';
@@ -126,6 +127,9 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     await removeUnrecordedObjects(ctx);
     if (database.engine === 'postgres') await checkTrigramSearch(database.db, app.log);
     jobs.every('delete-expired-files', 60_000, () => deleteExpiredFiles(ctx), { exclusive: true });
+    // Deletions a crash or a stop cut off (users, bulk deletes, the bytes of deleted files): continued at start and
+    // then every minute, by one instance at a time (a lease inside).
+    jobs.every('resume-deletions', 60_000, () => resumeDeletions(ctx, { atStart: false }));
     jobs.every('flush-views', VIEW_FLUSH_INTERVAL_MS, () => flushViews(ctx));
     jobs.every('purge-done-jobs', 3_600_000, () => purgeDoneJobs(ctx.db, clock.now() - DONE_JOBS_KEPT_MS), {
       exclusive: true,
@@ -153,6 +157,9 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     if (options.startJobs ?? true) {
       jobs.start();
       if (config.JOBS_CONCURRENCY > 0) worker.start();
+      void resumeDeletions(ctx, { atStart: true }).catch((err: unknown) =>
+        app.log.error({ err }, 'continuing the deletions left from before failed; the job tries again'),
+      );
     }
     return {
       app,
@@ -173,6 +180,8 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         // meanwhile the requests in progress finish too (both within the shutdown deadline).
         const workerStopped = worker.stop(options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
         await jobs.stop();
+        // A background deletion stops after its current batch (readiness is false); the next start continues it.
+        await deletionsSettled(ctx);
         // Stop accepting; requests in progress get what is left of SHUTDOWN_TIMEOUT to finish, then their connections
         // are cut. Their handlers then clean up (an upload cut off removes its temp file) before the database closes.
         const deadline = setTimeout(

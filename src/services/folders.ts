@@ -7,7 +7,9 @@ import { ApiError } from '../lib/errors.js';
 import { toIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { FolderDto } from '../schemas/folder.js';
-import { deleteStoredBytes, isAdmin, managesFilesOf } from './files.js';
+import { isAdmin, managesFilesOf } from './files.js';
+import { removeBlobs } from './blob-deletions.js';
+import { userNotDeleted } from './deletions.js';
 
 /** Folder trees deeper than this are refused (and a cycle, were one ever stored, cannot loop forever). */
 export const MAX_FOLDER_DEPTH = 64;
@@ -79,7 +81,12 @@ export async function listFoldersOf(
   parentId?: string | null,
 ): Promise<FolderWithCounts[]> {
   if (ownerId !== caller.id && isAdmin(caller)) {
-    const owner = await ctx.db.selectFrom('users').select('id').where('id', '=', ownerId).executeTakeFirst();
+    const owner = await ctx.db
+      .selectFrom('users')
+      .select('id')
+      .where('id', '=', ownerId)
+      .where(userNotDeleted('users.id'))
+      .executeTakeFirst();
     if (!owner) throw new ApiError(4009, ownerId);
   }
   if (!(await managesFilesOf(ctx, caller, [ownerId]))) throw new ApiError(3000);
@@ -382,8 +389,8 @@ export async function deleteFolder(
     if (Number(gone.numDeletedRows) !== 1) throw new ApiError(4003);
     return { result: { folders: doomed.length, deletedFiles: storageKeys.length, keptFiles }, storageKeys };
   });
-  // The records are gone; now the bytes (a failure leaves an orphan, logged, never a record without bytes).
-  await Promise.all(storageKeys.map((key) => deleteStoredBytes(ctx, key)));
+  // The records are gone (their bytes noted in the same commit); now the bytes.
+  await removeBlobs(ctx, storageKeys);
   return result;
 }
 
