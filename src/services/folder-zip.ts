@@ -44,6 +44,40 @@ function uniqueIn(taken: Set<string>, name: string): string {
   return candidate;
 }
 
+type ZipFileRow = Pick<FileRow, 'folder_id' | 'name' | 'original_name' | 'storage_key' | 'created_at' | 'id'>;
+
+/** Files read per statement, so that a folder of 100,000 files never holds up other requests for long. */
+const FILES_PAGE = 1000;
+
+/** The files of one folder to put in its zip, oldest first, read in pages of files_folder_created. */
+async function filesOfFolder(
+  ctx: AppContext,
+  folderId: string,
+  options: FolderZipOptions,
+  now: number,
+): Promise<ZipFileRow[]> {
+  const rows: ZipFileRow[] = [];
+  let last: ZipFileRow | undefined;
+  for (;;) {
+    let query = ctx.db
+      .selectFrom('files')
+      .select(['folder_id', 'name', 'original_name', 'storage_key', 'created_at', 'id'])
+      .where('folder_id', '=', folderId)
+      .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', now)]));
+    if (options.audience === 'public')
+      query = query.where('password', 'is', null).where('max_views', 'is', null).where('private', '=', 0);
+    if (last) {
+      const after = last;
+      query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.created_at, after.id)));
+    }
+    const page = await query.orderBy('created_at').orderBy('id').limit(FILES_PAGE).execute();
+    rows.push(...page);
+    if (page.length < FILES_PAGE) return rows;
+    last = page.at(-1);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 /** Every file to put in the zip with its path, and the folders (paths ending in /) that hold nothing. */
 async function collectEntries(
   ctx: AppContext,
@@ -56,19 +90,11 @@ async function collectEntries(
   const now = ctx.clock.now();
   for (let depth = 0; level.length > 0 && depth <= 64; depth++) {
     const ids = level.map((l) => l.id);
-    let fileQuery = ctx.db
-      .selectFrom('files')
-      .select(['folder_id', 'name', 'original_name', 'storage_key', 'created_at'])
-      .where('folder_id', 'in', ids)
-      .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', now)]));
-    if (options.audience === 'public')
-      fileQuery = fileQuery.where('password', 'is', null).where('max_views', 'is', null).where('private', '=', 0);
     let childQuery = ctx.db.selectFrom('folders').select(['id', 'name', 'parent_id']).where('parent_id', 'in', ids);
     if (options.audience === 'public') childQuery = childQuery.where('public', '=', 1);
-    const [levelFiles, children] = await Promise.all([
-      fileQuery.orderBy('created_at').orderBy('id').execute(),
-      childQuery.orderBy('name').orderBy('id').execute(),
-    ]);
+    const children = await childQuery.orderBy('name').orderBy('id').execute();
+    const levelFiles: ZipFileRow[] = [];
+    for (const id of ids) levelFiles.push(...(await filesOfFolder(ctx, id, options, now)));
     const next: typeof level = [];
     for (const folder of level) {
       const taken = new Set<string>();
