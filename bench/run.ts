@@ -44,6 +44,7 @@ import {
   waitForHttp,
 } from './lib/procs.js';
 import { summariseProfile } from './lib/profile.js';
+import { runHeavyBench } from './heavy.js';
 import { runListingBench } from './listing.js';
 import { assertWrkAvailable, exactGets, runWrk, type WrkResult } from './lib/wrk.js';
 import SqliteDatabase from 'better-sqlite3';
@@ -1050,8 +1051,12 @@ async function main(): Promise<void> {
   }
 }
 
-// `npm run bench -- listing ...`: the file list at scale (bench/listing.ts).
-const run = process.argv[2] === 'listing' ? () => runListingBench(process.argv.slice(3), buildChute) : main;
+// `npm run bench -- listing ...`: the file list at scale (bench/listing.ts); `heavy ...`: bench/heavy.ts.
+const modes: Record<string, () => Promise<void>> = {
+  listing: () => runListingBench(process.argv.slice(3), buildChute),
+  heavy: () => runHeavyBench(process.argv.slice(3), buildChute),
+};
+const run = modes[process.argv[2] ?? ''] ?? main;
 run()
   .catch((err: unknown) => {
     console.error(`\nbenchmark failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);

@@ -7,6 +7,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openChangeFeed, type ChangeFeed } from './db/change-feed.js';
+import type { BatchWriter } from './db/batch-writer.js';
 import { GroupCommit } from './db/group-commit.js';
 import type { DatabaseHandle } from './db/index.js';
 import { migrateDatabase, openInstanceBase } from './instance.js';
@@ -77,6 +78,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
   const { dataDir, secrets, instanceId, database } = openInstanceBase(config);
   let storage: Datasource | undefined;
   let feed: ChangeFeed | undefined;
+  let batches: BatchWriter | undefined;
   try {
     storage = await createDatasource({ ...config, DATA_DIR: dataDir }, { instanceId });
     await migrateDatabase({ database, secrets });
@@ -99,6 +101,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         lifecycle: new Lifecycle(),
         smallFiles: new ByteCache(SMALL_FILE_BYTES, SMALL_FILES_CACHE_BYTES),
         commits: new GroupCommit(database.db, database.engine),
+        batches: (batches = database.batchWriter()),
         metrics: new ProcessMetrics(),
       },
       { logger: options.logger ?? { level: config.LOG_LEVEL } },
@@ -207,11 +210,13 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         await flushViews(ctx).catch((err: unknown) => app.log.error({ err }, 'the last view counts were not stored'));
         await changes.close();
         await storage?.close();
+        await ctx.batches.close();
         await database.close();
       },
     };
   } catch (err) {
     await feed?.close().catch(() => undefined);
+    await batches?.close().catch(() => undefined);
     await storage?.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw err;

@@ -37,11 +37,16 @@ export async function removeBlobs(ctx: AppContext, keys: readonly string[]): Pro
     const done = chunk.filter((key, j) => {
       const result = results[j]!;
       if (result.status === 'rejected') {
-        ctx.log.error({ err: result.reason, key }, 'could not delete the stored bytes of a deleted file; retried later');
+        ctx.log.error(
+          { err: result.reason, key },
+          'could not delete the stored bytes of a deleted file; retried later',
+        );
       }
       return result.status === 'fulfilled';
     });
-    if (done.length > 0) await ctx.db.deleteFrom('blob_deletions').where('storage_key', 'in', done).execute();
+    // Off the main thread on SQLite, as the deletions that wrote the notes (db/batch-writer.ts).
+    if (done.length > 0)
+      await ctx.batches.execute(ctx.db.deleteFrom('blob_deletions').where('storage_key', 'in', done));
     removed += done.length;
   }
   return removed;

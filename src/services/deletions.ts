@@ -20,10 +20,8 @@ import { releasePartialUploadData } from './partial-upload-assembly.js';
 import { drainBlobDeletions, removeBlobs } from './blob-deletions.js';
 import { releaseLease, takeLease } from './leases.js';
 
-/** What one batch statement should take: about what a concurrent request may have to wait for it. */
-const BATCH_TARGET_MS = 3;
 const FIRST_BATCH = 100;
-const MIN_BATCH = 10;
+const MIN_BATCH = 50;
 const MAX_BATCH = 2000;
 /** A bulk delete of an other instance's request is taken over when its note is this old (the request died). */
 const ORPHANED_TASK_MS = 10 * 60_000;
@@ -38,10 +36,15 @@ const HOLDER = `deletions:${randomBytes(6).toString('hex')}`;
 export const yieldToRequests = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * Runs `step` with a batch size until it handles fewer rows than asked, yielding between steps, and adapts the size
- * so that each step takes about BATCH_TARGET_MS. Returns the number of rows handled.
+ * Runs `step` with a batch size until it handles fewer rows than asked, and adapts the size so that each step takes
+ * about `targetMs` (the batch writer's). After each step, `between` (not timed: removing bytes, renewing a lease),
+ * then a turn of the event loop. Returns the number of rows handled.
  */
-export async function inBatches(step: (size: number) => Promise<number>, onBatch?: () => Promise<void>): Promise<number> {
+export async function inBatches(
+  ctx: Pick<AppContext, 'batches'>,
+  step: (size: number) => Promise<number>,
+  between?: () => Promise<void>,
+): Promise<number> {
   let size = FIRST_BATCH;
   let total = 0;
   for (;;) {
@@ -49,27 +52,51 @@ export async function inBatches(step: (size: number) => Promise<number>, onBatch
     const handled = await step(size);
     const elapsed = performance.now() - started;
     total += handled;
+    await between?.();
     if (handled < size) return total;
-    const scaled = Math.round((size * BATCH_TARGET_MS) / Math.max(elapsed, 0.1));
+    const scaled = Math.round((size * ctx.batches.batchTargetMs) / Math.max(elapsed, 0.1));
     size = Math.min(MAX_BATCH, Math.max(MIN_BATCH, Math.min(scaled, size * 2)));
-    await onBatch?.();
     await yieldToRequests();
   }
 }
 
-/** Deletes the files of `ids` that still exist, in batches; returns the storage keys of the ones this call deleted. */
-async function deleteFileRowsByIds(ctx: AppContext, ids: readonly string[], onKeys: (keys: string[]) => Promise<void>) {
+/** Storage keys of deleted records, whose bytes `between` of inBatches removes after each batch. */
+class DeletedKeys {
+  private keys: string[] = [];
+  constructor(private readonly ctx: AppContext) {}
+  add(rows: Array<{ storage_key: string }>): number {
+    for (const row of rows) this.keys.push(row.storage_key);
+    return rows.length;
+  }
+  async remove(): Promise<void> {
+    const keys = this.keys;
+    this.keys = [];
+    await removeBlobs(this.ctx, keys);
+  }
+}
+
+/** Deletes the files of `ids` that still exist, in batches, and their bytes; returns how many this call deleted. */
+async function deleteFileRowsByIds(ctx: AppContext, ids: readonly string[], between?: () => Promise<void>) {
   let offset = 0;
+  const keys = new DeletedKeys(ctx);
   let deleted = 0;
-  await inBatches(async (size) => {
-    const slice = ids.slice(offset, offset + size);
-    offset += slice.length;
-    if (slice.length === 0) return 0;
-    const rows = await ctx.db.deleteFrom('files').where('id', 'in', slice).returning('storage_key').execute();
-    deleted += rows.length;
-    await onKeys(rows.map((r) => r.storage_key));
-    return slice.length;
-  });
+  await inBatches(
+    ctx,
+    async (size) => {
+      const slice = ids.slice(offset, offset + size);
+      offset += slice.length;
+      if (slice.length === 0) return 0;
+      const { rows } = await ctx.batches.execute(
+        ctx.db.deleteFrom('files').where('id', 'in', slice).returning('storage_key'),
+      );
+      deleted += keys.add(rows);
+      return slice.length;
+    },
+    async () => {
+      await keys.remove();
+      await between?.();
+    },
+  );
   return deleted;
 }
 
@@ -92,21 +119,33 @@ export async function deleteFilesById(ctx: AppContext, ids: readonly string[]): 
     .insertInto('file_deletions')
     .values({ id: taskId, file_ids: JSON.stringify(ids), instance_id: ctx.instanceId, created_at: ctx.clock.now() })
     .execute();
-  const keys: string[] = [];
-  const deleted = await deleteFileRowsByIds(ctx, ids, async (batch) => void keys.push(...batch));
+  const deleted = await deleteFileRowsByIds(ctx, ids);
   await ctx.db.deleteFrom('file_deletions').where('id', '=', taskId).execute();
-  await removeBlobs(ctx, keys);
   return deleted;
 }
 
-/** Deletes the files that `ids` selects (one statement), then their bytes. Returns how many records went. */
-export async function deleteSelectedFiles(ctx: AppContext, ids: FileIdQuery): Promise<number> {
-  const rows = await ctx.db.deleteFrom('files').where('id', 'in', ids).returning('storage_key').execute();
-  await removeBlobs(
+/**
+ * Deletes, in batches, the files that `select` names (ids, limited to the batch size it is given), and their bytes.
+ * For deletions whose condition is itself durable (expiry, a user being deleted). Returns how many went.
+ */
+export async function deleteFilesWhere(
+  ctx: AppContext,
+  select: (size: number) => FileIdQuery,
+  between?: () => Promise<void>,
+): Promise<number> {
+  const keys = new DeletedKeys(ctx);
+  return inBatches(
     ctx,
-    rows.map((r) => r.storage_key),
+    async (size) =>
+      keys.add(
+        (await ctx.batches.execute(ctx.db.deleteFrom('files').where('id', 'in', select(size)).returning('storage_key')))
+          .rows,
+      ),
+    async () => {
+      await keys.remove();
+      await between?.();
+    },
   );
-  return rows.length;
 }
 
 /** A selection of file ids (limited to a batch). */
@@ -119,12 +158,7 @@ export type FileIdQuery = SelectQueryBuilder<Database, 'files', { id: string }>;
  * the user cannot sign in (their sessions go here; every look-up of a user skips those being deleted) and, with their
  * content, their files and short URLs are no longer served or listed.
  */
-export async function beginUserDeletion(
-  ctx: AppContext,
-  trx: Db,
-  userId: string,
-  withContent: boolean,
-): Promise<void> {
+export async function beginUserDeletion(ctx: AppContext, trx: Db, userId: string, withContent: boolean): Promise<void> {
   await trx
     .insertInto('user_deletions')
     .values({ user_id: userId, with_content: withContent ? 1 : 0, created_at: ctx.clock.now() })
@@ -145,8 +179,10 @@ export function userNotDeleted(column: 'users.id') {
 
 /** Whether `userId` is being deleted. */
 export async function isBeingDeleted(db: Db, userId: string): Promise<boolean> {
-  return (await db.selectFrom('user_deletions').select('user_id').where('user_id', '=', userId).executeTakeFirst()) !==
-    undefined;
+  return (
+    (await db.selectFrom('user_deletions').select('user_id').where('user_id', '=', userId).executeTakeFirst()) !==
+    undefined
+  );
 }
 
 /**
@@ -159,36 +195,51 @@ export async function continueUserDeletion(ctx: AppContext, userId: string, onBa
   if (!task) return 0;
   let files = 0;
   if (task.with_content === 1) {
-    files = await inBatches(
-      (size) =>
-        deleteSelectedFiles(ctx, ctx.db.selectFrom('files').select('id').where('user_id', '=', userId).limit(size)),
+    files = await deleteFilesWhere(
+      ctx,
+      (size) => ctx.db.selectFrom('files').select('id').where('user_id', '=', userId).limit(size),
       onBatch,
     );
-    await inBatches(async (size) => {
-      const result = await ctx.db
-        .deleteFrom('urls')
-        .where('id', 'in', (eb) => eb.selectFrom('urls').select('id').where('user_id', '=', userId).limit(size))
-        .executeTakeFirst();
-      return Number(result.numDeletedRows);
-    }, onBatch);
+    await inBatches(
+      ctx,
+      async (size) =>
+        (
+          await ctx.batches.execute(
+            ctx.db
+              .deleteFrom('urls')
+              .where('id', 'in', (eb) => eb.selectFrom('urls').select('id').where('user_id', '=', userId).limit(size)),
+          )
+        ).numAffectedRows,
+      onBatch,
+    );
   } else {
     // What the foreign keys would do to every row at once when the user row goes (owner and folder set null).
-    await inBatches(async (size) => {
-      const result = await ctx.db
-        .updateTable('files')
-        .set({ user_id: null, folder_id: null })
-        .where('id', 'in', (eb) => eb.selectFrom('files').select('id').where('user_id', '=', userId).limit(size))
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows);
-    }, onBatch);
-    await inBatches(async (size) => {
-      const result = await ctx.db
-        .updateTable('urls')
-        .set({ user_id: null })
-        .where('id', 'in', (eb) => eb.selectFrom('urls').select('id').where('user_id', '=', userId).limit(size))
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows);
-    }, onBatch);
+    await inBatches(
+      ctx,
+      async (size) =>
+        (
+          await ctx.batches.execute(
+            ctx.db
+              .updateTable('files')
+              .set({ user_id: null, folder_id: null })
+              .where('id', 'in', (eb) => eb.selectFrom('files').select('id').where('user_id', '=', userId).limit(size)),
+          )
+        ).numAffectedRows,
+      onBatch,
+    );
+    await inBatches(
+      ctx,
+      async (size) =>
+        (
+          await ctx.batches.execute(
+            ctx.db
+              .updateTable('urls')
+              .set({ user_id: null })
+              .where('id', 'in', (eb) => eb.selectFrom('urls').select('id').where('user_id', '=', userId).limit(size)),
+          )
+        ).numAffectedRows,
+      onBatch,
+    );
   }
   // Their unfinished chunked uploads go with them (the rows by cascade); their bytes are released after the commit.
   const partialUploads = await ctx.db.transaction().execute(async (trx) => {
@@ -253,10 +304,7 @@ async function resumeOnce(ctx: AppContext, atStart: boolean): Promise<void> {
       .execute();
     for (const task of tasks) {
       const ids = JSON.parse(task.file_ids) as string[];
-      const deleted = await deleteFileRowsByIds(ctx, ids, async (keys) => {
-        await removeBlobs(ctx, keys);
-        await renew();
-      });
+      const deleted = await deleteFileRowsByIds(ctx, ids, renew);
       await ctx.db.deleteFrom('file_deletions').where('id', '=', task.id).execute();
       ctx.log.info({ files: deleted }, 'finished a bulk delete of files that a previous process left unfinished');
     }

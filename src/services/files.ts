@@ -14,7 +14,7 @@ import { toIso } from '../lib/clock.js';
 import { typeCounts, usageOfOne } from './usage.js';
 import { publicThumbnailName, thumbnailKeyOf } from './thumbnails.js';
 import { flushViews } from './view-counts.js';
-import { deleteFilesById, deleteSelectedFiles, inBatches, yieldToRequests } from './deletions.js';
+import { deleteFilesById, deleteFilesWhere, yieldToRequests } from './deletions.js';
 import { mimeEssence } from '../lib/media-types.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { FileDto } from '../schemas/file.js';
@@ -127,8 +127,8 @@ export async function deleteFiles(ctx: AppContext, rows: Array<Pick<FileRow, 'id
 /** Deletes every file whose deletesAt has passed (the periodic sweep), in short batches. Returns how many went. */
 export async function deleteExpiredFiles(ctx: AppContext): Promise<number> {
   const now = ctx.clock.now();
-  return inBatches((size) =>
-    deleteSelectedFiles(ctx, ctx.db.selectFrom('files').select('id').where('deletes_at', '<=', now).limit(size)),
+  return deleteFilesWhere(ctx, (size) =>
+    ctx.db.selectFrom('files').select('id').where('deletes_at', '<=', now).limit(size),
   );
 }
 

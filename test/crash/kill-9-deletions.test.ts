@@ -71,7 +71,9 @@ async function restartAndFinish(shared: Shared, db: DatabaseHandle['db']): Promi
     await until(
       'the restarted server finished the deletions',
       async () =>
-        (await count(db, 'user_deletions')) + (await count(db, 'file_deletions')) + (await count(db, 'blob_deletions')) ===
+        (await count(db, 'user_deletions')) +
+          (await count(db, 'file_deletions')) +
+          (await count(db, 'blob_deletions')) ===
         0,
     );
   } finally {
@@ -123,7 +125,10 @@ async function scenario(
     } finally {
       await seeder.chute.close();
     }
-    const database = openDatabase({ databaseUrl: shared.databaseUrl, sqlitePath: path.join(shared.dataDir, 'chute.db') });
+    const database = openDatabase({
+      databaseUrl: shared.databaseUrl,
+      sqlitePath: path.join(shared.dataDir, 'chute.db'),
+    });
     let chute: ChuteProcess | undefined;
     try {
       chute = await startChuteProcess({ ...shared, env: { RATELIMIT_ENABLED: 'false' } });
@@ -207,7 +212,11 @@ forEachDatabase('kill -9 during heavy deletions', (engine) => {
         assert.ok((await filesOf(db, seeded.admin.id)) > 50, 'killed before the bulk delete finished');
       },
       async (server, seeded) => {
-        const left = await server.ctx.db.selectFrom('files').select('id').where('user_id', '=', seeded.admin.id).execute();
+        const left = await server.ctx.db
+          .selectFrom('files')
+          .select('id')
+          .where('user_id', '=', seeded.admin.id)
+          .execute();
         assert.deepEqual(
           left.map((r) => r.id).sort(),
           seeded.keptFiles.map((f) => f.id).sort(),
