@@ -9,7 +9,7 @@ import { newId } from '../lib/ids.js';
 import type { FolderDto } from '../schemas/folder.js';
 import { isAdmin, managesFilesOf } from './files.js';
 import { removeBlobs } from './blob-deletions.js';
-import { userNotDeleted } from './deletions.js';
+import { ownerNotDeleted, userNotDeleted } from './deletions.js';
 
 /** Folder trees deeper than this are refused (and a cycle, were one ever stored, cannot loop forever). */
 export const MAX_FOLDER_DEPTH = 64;
@@ -435,7 +435,13 @@ export async function getPublicFolder(ctx: AppContext, id: string): Promise<Publ
 }
 
 export async function findPublicFolder(ctx: AppContext, id: string): Promise<FolderRow> {
-  const folder = await ctx.db.selectFrom('folders').selectAll().where('id', '=', id).executeTakeFirst();
+  // The folders of a user being deleted with their content are gone already (services/deletions.ts).
+  const folder = await ctx.db
+    .selectFrom('folders')
+    .selectAll()
+    .where('id', '=', id)
+    .where(ownerNotDeleted('folders.user_id'))
+    .executeTakeFirst();
   if (!folder) throw new ApiError(4001);
   if (folder.public !== 1) throw new ApiError(3002);
   return folder;
@@ -450,6 +456,7 @@ export async function findUploadFolder(ctx: AppContext, id: string): Promise<Pic
     .selectFrom('folders')
     .select(['id', 'user_id', 'allow_uploads', 'public'])
     .where('id', '=', id)
+    .where(ownerNotDeleted('folders.user_id'))
     .executeTakeFirst();
   if (!folder) throw new ApiError(4001);
   if (folder.public !== 1 || folder.allow_uploads !== 1) throw new ApiError(3002, 'the folder does not accept uploads');
