@@ -1,7 +1,8 @@
 // Deleting many rows without stalling the server (issue 23, item 6). better-sqlite3 runs one statement at a time for
 // the whole process, so a statement deleting 10,000 files (each with its indexes, search trigrams and counters) would
-// hold up every request for its duration. Here every statement is short: rows go in batches sized to take a few
-// milliseconds each, and the event loop serves waiting requests between two batches.
+// hold up every request for its duration. Here every statement is short: rows go in batches sized as they go to take
+// about the batch writer's target (db/batch-writer.ts: on SQLite a worker thread's own connection, so that readers on
+// the main thread are not held up at all), with a turn of the event loop between two batches.
 //
 // Each batch is one statement, so each file goes at once: its record, its search trigrams, its counters and the note
 // of its bytes to remove (blob_deletions, services/blob-deletions.ts) in one commit. What a batch cannot make atomic
