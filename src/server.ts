@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.js';
+import { installFastPath } from './http/fast-path.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openChangeFeed, type ChangeFeed } from './db/change-feed.js';
@@ -106,6 +107,8 @@ export async function createChute(config: Config, options: StartOptions = {}): P
       },
       { logger: options.logger ?? { level: config.LOG_LEVEL } },
     );
+    // Plain redirects and small public files are answered before Fastify's routing (http/fast-path.ts).
+    installFastPath(app, ctx);
     // Names this process among the instances of the database (instances may share an INSTANCE_ID's data folder).
     const processId = `${instanceId}:${randomBytes(6).toString('hex')}`;
     if (!identity.shared) app.log.error(unsharedStorageMessage(storage, identity.marker));

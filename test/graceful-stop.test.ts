@@ -136,6 +136,8 @@ forEachDatabase('graceful stop behind a load balancer', (engine) => {
         assert.equal(readiness, 503);
         const health = await fetch(`${chute.url}/api/healthcheck`, { headers: { connection: 'close' } });
         assert.equal(health.status, 200, 'still serving while draining');
+        // The log line is written (asynchronously) right after readiness turned.
+        for (let i = 0; i < 50 && !/draining: readiness is false/.test(chute.log()); i++) await sleep(20);
         assert.match(chute.log(), /draining: readiness is false/);
 
         const exit = await Promise.race([chute.exited, sleep(30_000).then(() => 'still running' as const)]);

@@ -6,6 +6,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql, type SqliteDatabase as SqliteDialectDatabase } from 'kysely';
 import pg from 'pg';
 import { foldCase } from '../lib/file-list.js';
+import { allowSynchronousReads } from './precompiled.js';
 import type { Database, Db } from './types.js';
 import { sameConnectionWriter, sqliteWorkerWriter, type BatchWriter } from './batch-writer.js';
 
@@ -74,7 +75,12 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   sqlite.function('chute_fold', { deterministic: true }, (text: unknown) =>
     typeof text === 'string' ? foldCase(text) : null,
   );
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const statements = withStatementCache(sqlite);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements }) });
+  // Outside a transaction, a read cannot see anything uncommitted: it may skip Kysely's lock (db/precompiled.ts).
+  allowSynchronousReads(db, (text, parameters) =>
+    sqlite.inTransaction ? undefined : (statements.prepare(text).all(parameters) as unknown[]),
+  );
   return {
     db,
     engine: 'sqlite',

@@ -6,21 +6,60 @@ import type { Db } from './types.js';
 /** Stands for the key while the query is compiled; it never reaches the database. */
 const KEY = '\u0000chute-precompiled-key\u0000';
 
+/** Runs a compiled read at once (SQLite, outside a transaction), or answers undefined when it cannot now. */
+type SynchronousReader = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
+
+const synchronousReaders = new WeakMap<Db, SynchronousReader>();
+
+/**
+ * Lets the precompiled queries of `db` run synchronously (db/index.ts, for SQLite: better-sqlite3 runs a statement
+ * synchronously anyway; this skips Kysely's connection lock and its promises, which cost a redirect more than the
+ * query). The reader must refuse while a transaction is open on the connection: a read then would see its uncommitted
+ * rows.
+ */
+export function allowSynchronousReads(db: Db, reader: SynchronousReader): void {
+  synchronousReaders.set(db, reader);
+}
+
+/** What a precompiled query's `now` answers when it cannot run synchronously. */
+export const NOT_NOW: unique symbol = Symbol('not now');
+
+export interface PrecompiledQuery<R> {
+  (db: Db, key: string): Promise<R | undefined>;
+  /** The same query run synchronously when the database allows it now; NOT_NOW otherwise (use the call). */
+  now(db: Db, key: string): R | undefined | typeof NOT_NOW;
+}
+
 /**
  * A one-parameter query (found by `key`), compiled on its first use per database and then run with each key. `build`
  * must pass the key as a bound parameter (as where(column, '=', key) does), never inline it into the SQL.
  */
-export function precompiledByKey<R>(build: (db: Db, key: string) => Compilable<R>) {
+export function precompiledByKey<R>(build: (db: Db, key: string) => Compilable<R>): PrecompiledQuery<R> {
   const compiled = new WeakMap<Db, CompiledQuery<R>>();
-  return async (db: Db, key: string): Promise<R | undefined> => {
+  const compile = (db: Db): CompiledQuery<R> => {
     let query = compiled.get(db);
     if (!query) {
       query = build(db, KEY).compile();
       if (!query.parameters.includes(KEY)) throw new Error('a precompiled query must bind its key as a parameter');
       compiled.set(db, query);
     }
+    return query;
+  };
+  const run = async (db: Db, key: string): Promise<R | undefined> => {
+    const query = compile(db);
     const parameters = query.parameters.map((p) => (p === KEY ? key : p));
     const { rows } = await db.executeQuery<R>({ ...query, parameters });
     return rows[0];
   };
+  run.now = (db: Db, key: string): R | undefined | typeof NOT_NOW => {
+    const reader = synchronousReaders.get(db);
+    if (reader === undefined) return NOT_NOW;
+    const query = compile(db);
+    const rows = reader(
+      query.sql,
+      query.parameters.map((p) => (p === KEY ? key : p)),
+    );
+    return rows === undefined ? NOT_NOW : (rows[0] as R | undefined);
+  };
+  return run;
 }

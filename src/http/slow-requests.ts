@@ -6,6 +6,7 @@
 //   within REQUEST_BODY_TIMEOUT seconds, however it trickles.
 // Either way the client gets 408 in the spec's shape when nothing was answered yet, and the connection is closed.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError } from '../lib/errors.js';
 
@@ -23,7 +24,8 @@ function isUploadBody(request: FastifyRequest): boolean {
   return type.startsWith('multipart/') || type.startsWith('application/offset+octet-stream');
 }
 
-function hasBody(request: FastifyRequest): boolean {
+/** Whether a request says it has a body (a length above 0, or chunks). */
+export function hasBody(request: { headers: IncomingHttpHeaders }): boolean {
   const length = request.headers['content-length'];
   return (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined;
 }

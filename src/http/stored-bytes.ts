@@ -39,25 +39,35 @@ export interface StoredBytesAnswer {
   opened?(span: ByteSpan | undefined): Promise<(() => Promise<void>) | undefined>;
 }
 
+/** The strong ETag of a stored file's answers (its bytes never change under its id). */
+export function storedFileEtag(file: Pick<StoredFile, 'id' | 'size'>): string {
+  return `"${file.id}-${file.size.toString(36)}"`;
+}
+
+/** The headers that describe a stored file in every answer with it (200, 206, 304, 416), but its content type. */
+export function storedFileHeaders(file: StoredFile, cacheControl: string, download: boolean): Record<string, string> {
+  const attachment = download || !servingPolicy(file.type).inline;
+  return {
+    'accept-ranges': 'bytes',
+    etag: storedFileEtag(file),
+    'last-modified': httpDate(file.created_at),
+    'cache-control': cacheControl,
+    'content-disposition': contentDisposition(attachment ? 'attachment' : 'inline', file.original_name ?? file.name),
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': UPLOADED_BYTES_CSP,
+  };
+}
+
 export async function sendStoredBytes(
   request: FastifyRequest,
   reply: FastifyReply,
   file: StoredFile,
   answer: StoredBytesAnswer,
 ): Promise<FastifyReply> {
-  const etag = `"${file.id}-${file.size.toString(36)}"`;
+  const etag = storedFileEtag(file);
   const policy = servingPolicy(file.type);
-  const attachment = answer.download || !policy.inline;
   // Set only once the answer is decided, so that an error answer does not carry them.
-  const representationHeaders = {
-    'accept-ranges': 'bytes',
-    etag,
-    'last-modified': httpDate(file.created_at),
-    'cache-control': answer.cacheControl,
-    'content-disposition': contentDisposition(attachment ? 'attachment' : 'inline', file.original_name ?? file.name),
-    'x-content-type-options': 'nosniff',
-    'content-security-policy': UPLOADED_BYTES_CSP,
-  };
+  const representationHeaders = storedFileHeaders(file, answer.cacheControl, answer.download);
   const conditions = {
     'if-none-match': request.headers['if-none-match'],
     'if-modified-since': request.headers['if-modified-since'],

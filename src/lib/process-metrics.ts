@@ -81,12 +81,21 @@ export class ProcessMetrics {
   private defaultMetrics = false;
 
   private readonly requestCells: RequestCell[] = [];
+  /** One recorder per route pattern, whoever asks for it (the route's hook and the fast path share its series). */
+  private readonly recorders = new Map<string, RouteRecorder>();
 
   /** Bytes of uploaded files (and chunks) received, whether kept or refused. */
   readonly uploadedBytes = plainCounter(
     this.registry,
     'chute_uploaded_bytes_total',
     'Bytes of uploaded files (and chunks) received by this process, whether kept or refused',
+  );
+
+  /** Answers given by the fast path (http/fast-path.ts) instead of the routes. */
+  readonly fastPathAnswers = plainCounter(
+    this.registry,
+    'chute_fast_path_answers_total',
+    'Plain redirects and small public files answered by the fast path of this process (also counted by route)',
   );
 
   /** Bytes of stored files sent whole. */
@@ -158,10 +167,15 @@ export class ProcessMetrics {
     );
   }
 
-  /** A recorder for one route pattern; the cells it uses (one per method and status) are made once and kept. */
+  /**
+   * The recorder of one route pattern (the same one for every caller); the cells it uses (one per method and status)
+   * are made once and kept.
+   */
   routeRecorder(route: string): RouteRecorder {
+    const known = this.recorders.get(route);
+    if (known) return known;
     const cells = new Map<string, Map<number, RequestCell>>();
-    return (method, statusCode, elapsedMs) => {
+    const recorder: RouteRecorder = (method, statusCode, elapsedMs) => {
       let byStatus = cells.get(method);
       if (byStatus === undefined) {
         byStatus = new Map();
@@ -175,6 +189,8 @@ export class ProcessMetrics {
       }
       cell.add(elapsedMs / 1000);
     };
+    this.recorders.set(route, recorder);
+    return recorder;
   }
 
   /** The text exposition of every metric; the process's default metrics (CPU, memory, event loop) from the first. */

@@ -31,6 +31,7 @@ import {
   findServedFile,
   isUnlocked,
   openFileBytes,
+  servedCacheControl,
   ownerViewSettings,
   unlockFile,
   viewPageContent,
@@ -49,13 +50,6 @@ const querystring = z.object({
 });
 /** A request to one of these routes, its query already validated. */
 type ServeRequest = FastifyRequest & { query: z.infer<typeof querystring> };
-
-function cacheControl(file: ServedFile): string {
-  // Views of these must reach us to be counted or checked; a private file's answer is for its owner alone.
-  return file.password !== null || file.max_views !== null || file.private === 1
-    ? 'private, no-store'
-    : 'public, max-age=3600';
-}
 
 /**
  * The file served under `name`, as this caller may see it: a private file only to its owner (signed in with the
@@ -85,7 +79,7 @@ function sendFileBytes(
 ): Promise<FastifyReply> {
   assertUnlocked(ctx, file, request.query.token);
   return sendStoredBytes(request, reply, file, {
-    cacheControl: cacheControl(file),
+    cacheControl: servedCacheControl(file),
     download: request.query.download !== undefined,
     open: (span) => openFileBytes(ctx, file, span),
     opened: (span) => countBytesView(ctx, file, span),

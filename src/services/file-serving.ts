@@ -4,7 +4,7 @@
 import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { AppContext } from '../context.js';
-import { precompiledByKey } from '../db/precompiled.js';
+import { NOT_NOW, precompiledByKey } from '../db/precompiled.js';
 import type { FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { mediaKind } from '../lib/media-types.js';
@@ -61,6 +61,50 @@ const SERVED_COLUMNS = [
 const servedFileByName = precompiledByKey((db, name) =>
   db.selectFrom('files').select(SERVED_COLUMNS).where('name', '=', name).where(ownerNotDeleted('files.user_id')),
 );
+
+/** Cache-Control of a file's bytes under its public links. */
+export function servedCacheControl(file: Pick<ServedFile, 'password' | 'max_views' | 'private'>): string {
+  // Views of these must reach us to be counted or checked; a private file's answer is for its owner alone.
+  return file.password !== null || file.max_views !== null || file.private === 1
+    ? 'private, no-store'
+    : 'public, max-age=3600';
+}
+
+/** A file that serving needs nothing but its record and its bytes in memory for. */
+export interface PlainPublicFile {
+  file: ServedFile;
+  bytes: Buffer;
+  /** Counts the view as countView() counts one of a file without a view limit. */
+  countView(): void;
+}
+
+/**
+ * For the fast path (http/fast-path.ts): the file served under `name` with its bytes, when serving it needs nothing
+ * but them: not expired, public, no password, no view limit, small and already in memory. Otherwise undefined (the
+ * route then answers; nothing was counted). Synchronous when the database can answer at once (SQLite).
+ */
+export function plainPublicFile(
+  ctx: AppContext,
+  name: string,
+): PlainPublicFile | undefined | Promise<PlainPublicFile | undefined> {
+  const plain = (file: ServedFile | undefined): PlainPublicFile | undefined => {
+    if (
+      file === undefined ||
+      (file.deletes_at !== null && file.deletes_at <= ctx.clock.now()) ||
+      file.private !== 0 ||
+      file.password !== null ||
+      file.max_views !== null ||
+      file.size === 0 ||
+      file.size > ctx.smallFiles.maxEntryBytes
+    )
+      return undefined;
+    const bytes = ctx.smallFiles.get(file.storage_key);
+    if (bytes === undefined || bytes.length !== file.size) return undefined;
+    return { file, bytes, countView: () => ctx.views.add('files', file.id) };
+  };
+  const now = servedFileByName.now(ctx.db, name);
+  return now === NOT_NOW ? servedFileByName(ctx.db, name).then(plain) : plain(now);
+}
 
 type ExpiredStatus = { expiredStatus?: 404 | 410 };
 

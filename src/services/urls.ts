@@ -2,7 +2,7 @@
 // (/go/<code or vanity>): views counted in memory (a conditional UPDATE under a view limit), max views, passwords unlocked by signed tokens.
 import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
-import { precompiledByKey } from '../db/precompiled.js';
+import { NOT_NOW, precompiledByKey } from '../db/precompiled.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Database, Db, UrlRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
@@ -290,6 +290,29 @@ export async function followShortUrl(ctx: AppContext, slug: string, unlockToken?
     .where('views', '>=', (eb) => eb.ref('max_views'))
     .execute();
   return { kind: 'missing' };
+}
+
+/** A short URL that following needs nothing but its look-up for: where it leads, and how to count the view. */
+export interface PlainRedirect {
+  destination: string;
+  countView(): void;
+}
+
+/**
+ * For the fast path (http/fast-path.ts): /go/<slug> when following it needs nothing but the look-up (enabled, no
+ * password, no view limit); its view is counted, as followShortUrl counts it, once the redirect is sent. Otherwise
+ * undefined (the route then answers). Synchronous when the database can answer at once (SQLite).
+ */
+export function plainRedirect(
+  ctx: AppContext,
+  slug: string,
+): PlainRedirect | undefined | Promise<PlainRedirect | undefined> {
+  const plain = (url: Awaited<ReturnType<typeof findUrlBySlug>>): PlainRedirect | undefined =>
+    !url || url.enabled !== 1 || url.password !== null || url.max_views !== null
+      ? undefined
+      : { destination: url.destination, countView: () => ctx.views.add('urls', url.id) };
+  const now = findUrlBySlug.now(ctx.db, slug);
+  return now === NOT_NOW ? findUrlBySlug(ctx.db, slug).then(plain) : plain(now);
 }
 
 /** What following /go/<slug> would answer, without counting a view: for HEAD requests (link checkers, previews). */

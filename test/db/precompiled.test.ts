@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { sql } from 'kysely';
-import { precompiledByKey } from '../../src/db/precompiled.js';
+import { NOT_NOW, precompiledByKey } from '../../src/db/precompiled.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { uploadOne } from '../support/uploads.js';
 
@@ -32,5 +32,32 @@ forEachDatabase('precompiled queries', (engine) => {
         .where('name', '=', sql.lit(name) as never),
     );
     await assert.rejects(inlined(server().ctx.db, 'x'), /must bind its key/);
+  });
+
+  it('run at once on SQLite outside a transaction, and never inside one (its rows are not committed)', async () => {
+    const byName = precompiledByKey((db, name) =>
+      db.selectFrom('files').select(['id', 'size']).where('name', '=', name),
+    );
+    const a = await uploadOne(server(), user.token, 'cc');
+    const { db } = server().ctx;
+    if (engine === 'sqlite') {
+      assert.deepEqual(byName.now(db, a.name), { id: a.id, size: 2 });
+      assert.equal(byName.now(db, 'no-such-name'), undefined);
+    } else {
+      // PostgreSQL answers over the network: never at once.
+      assert.equal(byName.now(db, a.name), NOT_NOW);
+    }
+    await db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.updateTable('files').set({ size: 99 }).where('id', '=', a.id).execute();
+        // Inside the open transaction a synchronous read would see size 99 before it is committed.
+        assert.equal(byName.now(db, a.name), NOT_NOW);
+        throw new Error('rolled back');
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof Error) || err.message !== 'rolled back') throw err;
+      });
+    assert.deepEqual(await byName(db, a.name), { id: a.id, size: 2 });
   });
 });
