@@ -98,7 +98,7 @@ async function idsByKey<R extends { id: string }>(
   const out = new Map<string, string[]>();
   for (const key of keys) {
     const ids: string[] = [];
-    for (let last: R | undefined; ; ) {
+    for (let last: R | undefined; ;) {
       const page = await read(key, last);
       for (const row of page) ids.push(row.id);
       if (page.length < PAGE) break;
@@ -109,7 +109,6 @@ async function idsByKey<R extends { id: string }>(
   }
   return out;
 }
-
 
 /**
  * Checks that the export can be made (no settings record -> 1023) and returns its text as a stream of pieces. The
