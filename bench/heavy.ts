@@ -114,6 +114,12 @@ export async function runHeavyBench(argv: string[], buildChute: () => Promise<st
     log(`seeded in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
     const results: Array<[string, Latency]> = [];
+    // Each result as soon as it is there (a later failure keeps the earlier ones).
+    const push = results.push.bind(results);
+    results.push = (...entries) => {
+      for (const [label, t] of entries) log(`  ${label}: p50 ${t.p50.toFixed(2)} ms, p99 ${t.p99.toFixed(2)} ms`);
+      return push(...entries);
+    };
     const redirect = `${base}/go/${code}`;
     log('at rest');
     results.push(['at rest', await measureWhile(redirect, sleep(REST_MS))]);
@@ -293,7 +299,7 @@ async function measureWhile(url: string, work: Promise<unknown>): Promise<Latenc
     samples: ms.length,
     p50: percentile(ms, 50),
     p99: percentile(ms, 99),
-    max: Math.max(...ms),
+    max: ms.reduce((a, b) => Math.max(a, b), 0),
     ms: performance.now() - started,
   };
 }
