@@ -101,7 +101,14 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         views: new PendingViews(),
         lifecycle: new Lifecycle(),
         smallFiles: new ByteCache(SMALL_FILE_BYTES, SMALL_FILES_CACHE_BYTES),
-        commits: new GroupCommit(database.db, database.engine),
+        commits: new GroupCommit(database.db, database.engine, {
+          ...(database.walSync ? { walSync: database.walSync } : {}),
+          // A failed flush leaves unknown what is on disk: stop at once; the next start recovers from the log.
+          onSyncFailure: (err) => {
+            console.error('flushing the database log failed; stopping:', err);
+            process.exit(1);
+          },
+        }),
         batches: (batches = database.batchWriter()),
         metrics: new ProcessMetrics(),
       },

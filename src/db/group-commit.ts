@@ -1,16 +1,23 @@
-// Group commit: the small write transactions of concurrent uploads share one durable commit. On SQLite every COMMIT
-// waits for an fsync of the write-ahead log (synchronous = FULL), and better-sqlite3 makes that wait on the event
-// loop: 32 clients uploading small files at once would pay 32 fsyncs one after another. Here a transaction asked for
-// while another batch is committing waits for it, and all that waited then run in one transaction, each inside a
-// savepoint of its own, and share its one commit. Nothing is delayed to form a batch: a lone request commits at once.
+// Group commit: the small write transactions of concurrent uploads share durable commits. On SQLite with
+// synchronous = FULL every COMMIT waits for an fsync of the write-ahead log, and better-sqlite3 makes that wait on the
+// event loop: 32 clients uploading small files at once would pay 32 fsyncs one after another, and nothing else would
+// run meanwhile. Here:
+// - a transaction asked for while another batch is committing waits for it, and all that waited then run in one
+//   transaction, each inside a savepoint of its own, and share its one commit. Nothing is delayed to form a batch: a
+//   lone request commits at once;
+// - with a WalSync (db/wal-sync.ts), the commit itself does not flush the log (synchronous = NORMAL for that commit
+//   alone): the log is flushed by libuv's thread pool afterwards, one flush for every commit made before it began, and
+//   the event loop goes on with the next batch meanwhile.
 // Each one's outcome is its own: one that throws is rolled back to its savepoint (the others go on) and gets its error;
-// a failed COMMIT fails them all. Every one is acknowledged only after the commit that holds it: as durable as alone.
+// a failed COMMIT fails them all. Every one is acknowledged only once the commit that holds it is on disk: as durable
+// as alone. A failed flush leaves the log's state unknown: onSyncFailure decides (the server stops, as PostgreSQL does).
 //
 // PostgreSQL commits concurrent transactions on their own connections, and its WAL writer already flushes the commits
 // that arrive together with one write: there, run() is a plain transaction.
 import { sql } from 'kysely';
 import type { Engine } from './index.js';
 import type { Db } from './types.js';
+import type { WalSync } from './wal-sync.js';
 
 /** Most transactions in one commit (a bound on how long one batch holds the database). */
 const MAX_BATCH = 64;
@@ -21,6 +28,15 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
+export interface GroupCommitOptions {
+  /** Flushes SQLite's log after commits made without flushing it (SQLite only). */
+  walSync?: WalSync;
+  /** Called when a flush of the log failed (the commits it covered were answered with the error). */
+  onSyncFailure?: (err: unknown) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
+
 export class GroupCommit {
   private readonly waiting: Waiting[] = [];
   private flushing = false;
@@ -30,6 +46,7 @@ export class GroupCommit {
   constructor(
     private readonly db: Db,
     private readonly engine: Engine,
+    private readonly options: GroupCommitOptions = {},
   ) {}
 
   /**
@@ -54,28 +71,58 @@ export class GroupCommit {
     try {
       while (this.waiting.length > 0) {
         const batch = this.waiting.splice(0, MAX_BATCH);
-        if (batch.length === 1) await this.runAlone(batch[0]!);
-        else await this.runTogether(batch);
+        const outcomes = batch.length === 1 ? await this.runAlone(batch[0]!) : await this.runTogether(batch);
+        if (outcomes === undefined) continue;
+        this.stats.commits++;
+        this.stats.transactions += batch.length;
+        // Answered once the commit is on disk; meanwhile the next batch may commit (the next flush covers it).
+        void this.durable().then(
+          () => settle(batch, outcomes),
+          (err: unknown) => {
+            for (const item of batch) item.reject(err);
+            this.options.onSyncFailure?.(err);
+          },
+        );
       }
     } finally {
       this.flushing = false;
     }
   }
 
-  private async runAlone(item: Waiting): Promise<void> {
-    this.stats.commits++;
-    this.stats.transactions++;
+  /** Resolves once the commits made so far are on disk. */
+  private durable(): Promise<void> {
+    return this.options.walSync ? this.options.walSync.sync() : Promise.resolve();
+  }
+
+  /**
+   * A transaction whose COMMIT, when a WalSync flushes the log afterwards, does not flush it itself. The connection is
+   * held throughout, so that no other transaction commits under the lower setting.
+   */
+  private transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
+    if (!this.options.walSync) return this.db.transaction().execute(fn);
+    return this.db.connection().execute(async (connection) => {
+      await sql`pragma synchronous = NORMAL`.execute(connection);
+      try {
+        return await connection.transaction().execute(fn);
+      } finally {
+        await sql`pragma synchronous = FULL`.execute(connection);
+      }
+    });
+  }
+
+  /** Runs one transaction; its outcome, or undefined when it was answered already (its commit failed). */
+  private async runAlone(item: Waiting): Promise<Outcome[] | undefined> {
     try {
-      item.resolve(await this.db.transaction().execute(item.fn));
+      return [{ ok: true, value: await this.transaction(item.fn) }];
     } catch (err) {
-      item.reject(err);
+      return [{ ok: false, err }];
     }
   }
 
-  private async runTogether(batch: Waiting[]): Promise<void> {
-    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; err: unknown }> = [];
+  private async runTogether(batch: Waiting[]): Promise<Outcome[] | undefined> {
+    const outcomes: Outcome[] = [];
     try {
-      await this.db.transaction().execute(async (trx) => {
+      await this.transaction(async (trx) => {
         for (const [i, item] of batch.entries()) {
           const savepoint = sql.raw(`group_${i}`);
           await sql`savepoint ${savepoint}`.execute(trx);
@@ -93,14 +140,16 @@ export class GroupCommit {
     } catch (err) {
       // The commit (or the transaction itself) failed: nothing of the batch is stored.
       for (const item of batch) item.reject(err);
-      return;
+      return undefined;
     }
-    this.stats.commits++;
-    this.stats.transactions += batch.length;
-    batch.forEach((item, i) => {
-      const outcome = outcomes[i]!;
-      if (outcome.ok) item.resolve(outcome.value);
-      else item.reject(outcome.err);
-    });
+    return outcomes;
   }
+}
+
+function settle(batch: Waiting[], outcomes: Outcome[]): void {
+  batch.forEach((item, i) => {
+    const outcome = outcomes[i]!;
+    if (outcome.ok) item.resolve(outcome.value);
+    else item.reject(outcome.err);
+  });
 }

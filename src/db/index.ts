@@ -9,6 +9,7 @@ import { foldCase } from '../lib/file-list.js';
 import { allowSynchronousReads } from './precompiled.js';
 import type { Database, Db } from './types.js';
 import { sameConnectionWriter, sqliteWorkerWriter, type BatchWriter } from './batch-writer.js';
+import { WalSync } from './wal-sync.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -22,6 +23,8 @@ export interface DatabaseHandle {
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
   /** Where the statements of long deletions run: a worker thread's own connection on SQLite (db/batch-writer.ts). */
   batchWriter(): BatchWriter;
+  /** SQLite: flushes of its write-ahead log off the event loop, for group commit (db/wal-sync.ts). */
+  walSync?: WalSync;
   close(): Promise<void>;
 }
 
@@ -81,12 +84,17 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   allowSynchronousReads(db, (text, parameters) =>
     sqlite.inTransaction ? undefined : (statements.prepare(text).all(parameters) as unknown[]),
   );
+  const walSync = new WalSync(`${path.resolve(options.sqlitePath)}-wal`);
   return {
     db,
     engine: 'sqlite',
     withMigrationLock: (fn) => withSqliteFileLock(`${options.sqlitePath}.migrate-lock`, fn),
     batchWriter: () => sqliteWorkerWriter(options.sqlitePath),
-    close: () => db.destroy(),
+    walSync,
+    close: async () => {
+      await walSync.close();
+      await db.destroy();
+    },
   };
 }
 

@@ -185,7 +185,7 @@ export async function receiveFirstChunk(ctx: AppContext, input: FirstChunkInput)
     updated_at: now,
   };
   try {
-    await ctx.db.insertInto('partial_uploads').values(session).execute();
+    await ctx.commits.run((trx) => trx.insertInto('partial_uploads').values(session).execute());
   } catch (err) {
     stream.resume();
     await ctx.storage.abortAppend(appendState).catch((e: unknown) => ctx.log.error({ err: e }, 'abortAppend failed'));
@@ -194,7 +194,6 @@ export async function receiveFirstChunk(ctx: AppContext, input: FirstChunkInput)
   return storeChunk(ctx, session, stream, input);
 }
 
-/** True when `token` is the current, unexpired token of one of the user's open sessions. */
 /** The open session that `token` continues, if it is the user's and not used or expired. */
 export function findOpenSession(ctx: AppContext, userId: string, token: string): Promise<PartialUploadRow | undefined> {
   return ctx.db
@@ -226,16 +225,25 @@ export async function receiveNextChunk(ctx: AppContext, input: NextChunkInput): 
   }
   const stream = await input.body.filePart();
   const now = ctx.clock.now();
-  const consumed = await ctx.db
-    .updateTable('partial_uploads')
-    // The instance taking the chunk now holds the upload (its temp data, and its assembly after the last chunk).
-    .set({ token_hash: null, token_expires_at: null, state: 'receiving', instance_id: ctx.instanceId, updated_at: now })
-    .where('id', '=', session.id)
-    .where('token_hash', '=', session.token_hash)
-    .where('state', '=', 'open')
-    .where('token_expires_at', '>', now)
-    .returningAll()
-    .executeTakeFirst();
+  // Committed with the concurrent uploads' transactions, its log flush off the event loop (group commit).
+  const consumed = await ctx.commits.run((trx) =>
+    trx
+      .updateTable('partial_uploads')
+      // The instance taking the chunk now holds the upload (its temp data, and its assembly after the last chunk).
+      .set({
+        token_hash: null,
+        token_expires_at: null,
+        state: 'receiving',
+        instance_id: ctx.instanceId,
+        updated_at: now,
+      })
+      .where('id', '=', session.id)
+      .where('token_hash', '=', session.token_hash)
+      .where('state', '=', 'open')
+      .where('token_expires_at', '>', now)
+      .returningAll()
+      .executeTakeFirst(),
+  );
   if (!consumed) {
     stream.resume();
     throw new ApiError(1003, `the token was used by another request: ${RESTART}`);
@@ -278,20 +286,22 @@ async function receiveInto(
     }
     const now = ctx.clock.now();
     const next = newToken(ctx, now);
-    const moved = await ctx.db
-      .updateTable('partial_uploads')
-      .set({
-        state: 'open',
-        token_hash: next.hash,
-        token_expires_at: next.expiresAt,
-        append_state: JSON.stringify(state),
-        received: position.end + 1,
-        chunks: session.chunks + 1,
-        updated_at: now,
-      })
-      .where('id', '=', session.id)
-      .where('state', '=', 'receiving')
-      .executeTakeFirst();
+    const moved = await ctx.commits.run((trx) =>
+      trx
+        .updateTable('partial_uploads')
+        .set({
+          state: 'open',
+          token_hash: next.hash,
+          token_expires_at: next.expiresAt,
+          append_state: JSON.stringify(state),
+          received: position.end + 1,
+          chunks: session.chunks + 1,
+          updated_at: now,
+        })
+        .where('id', '=', session.id)
+        .where('state', '=', 'receiving')
+        .executeTakeFirst(),
+    );
     if (Number(moved.numUpdatedRows) !== 1) throw new ApiError(1003, `the upload was discarded meanwhile: ${RESTART}`);
     return { kind: 'partial', partialToken: next.token, noJson };
   } catch (err) {

@@ -150,25 +150,29 @@ async function storeStream(
   pipeline(body, counter, () => undefined);
   const key = newStorageKey();
   ctx.metrics.uploadsInFlight.inc();
+  // Until the file is recorded the bytes are pending: a crash before that leaves a mark for the next start. The mark
+  // is committed while the bytes are written, and before they become visible under the key (put()'s `ready`).
+  const marked = markPendingObject(ctx, key);
+  // Handled here too, so that a failure before put() waits for it is not an unhandled rejection.
+  marked.catch(() => undefined);
   try {
-    // Until the file is recorded the bytes are pending: a crash before that leaves a mark for the next start.
-    await markPendingObject(ctx, key);
     if (wantsImageProcessing(description.type, processing)) {
       const { info, outcome } = await putProcessedImage(
         storageTempDir(ctx.config),
         counter,
         description.type,
         processing!,
-        (bytes, contentType) => ctx.storage.put(key, bytes, { contentType }),
+        (bytes, contentType) => ctx.storage.put(key, bytes, { contentType, ready: marked }),
       );
       const { type = description.type, extension = description.extension, ...said } = outcome;
       return { ...description, type, extension, key, size: info.size, processing: said };
     }
-    const info = await ctx.storage.put(key, counter, { contentType: description.type });
+    const info = await ctx.storage.put(key, counter, { contentType: description.type, ready: marked });
     return { ...description, key, size: info.size };
   } catch (err) {
     counter.destroy();
-    // put() left nothing behind.
+    // put() left nothing behind; the mark goes once it is there (a mark that failed left nothing either).
+    await marked.catch(() => undefined);
     await clearPendingObjects(ctx.db, [key]);
     if (err instanceof ByteLimitExceededError || counter.bytes > limit) {
       if (counter.bytes > limits.maxFileSize) {

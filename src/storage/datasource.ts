@@ -26,6 +26,16 @@ export interface AppendInfo {
   durable?: boolean;
 }
 
+/** What put() is told besides the bytes. */
+export interface PutInfo {
+  contentType: string;
+  /**
+   * The object may become visible under its key only once this has resolved (the bytes are written meanwhile); when
+   * it rejects, put() rejects with its error and leaves nothing behind.
+   */
+  ready?: Promise<unknown>;
+}
+
 export interface Datasource {
   readonly kind: 'local' | 's3';
   /** The folders of this datasource's temp files (temp.ts names them): puts, and appends where they differ. */
@@ -36,7 +46,7 @@ export interface Datasource {
    * into place, directory fsynced; S3: the upload completed). If `body` errors or is destroyed (size limit cut-off,
    * client gone), rejects with that error and leaves nothing behind: no object, no temp data.
    */
-  put(key: string, body: Readable, info: { contentType: string }): Promise<ObjectInfo>;
+  put(key: string, body: Readable, info: PutInfo): Promise<ObjectInfo>;
 
   /**
    * A stream of the object's bytes, or of one inclusive range of them. Rejects with StorageNotFoundError when there

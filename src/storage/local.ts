@@ -12,6 +12,7 @@ import {
   type ByteRange,
   type Datasource,
   type ObjectInfo,
+  type PutInfo,
 } from './datasource.js';
 import { FileWriter } from './file-writer.js';
 import { assertValidKey, assertValidRange, unsatisfiableRange } from './keys.js';
@@ -72,7 +73,7 @@ export class LocalDatasource implements Datasource {
     if (this.appendDir !== this.tmpDir) await ensureDirectory(this.appendDir, this.fsync);
   }
 
-  async put(key: string, body: Readable, _info: { contentType: string }): Promise<ObjectInfo> {
+  async put(key: string, body: Readable, info: PutInfo): Promise<ObjectInfo> {
     const target = this.pathOf(key);
     const temp = path.join(this.tmpDir, newTempName('put', this.owner));
     // The temp file is opened before any byte flows: with a lazily opened stream, a body that fails at once could be
@@ -88,6 +89,7 @@ export class LocalDatasource implements Datasource {
       // The writer owns the handle. With fsync on, it fsyncs the file before it finishes; pipeline resolves after that.
       const out = new FileWriter(handle, { flushEarly: this.fsync, fsyncAtEnd: this.fsync });
       await pipeline(body, out);
+      await info.ready;
       await this.publish(temp, target);
       return { size: out.bytesWritten };
     } catch (err) {

@@ -31,6 +31,7 @@ import {
   type ByteRange,
   type Datasource,
   type ObjectInfo,
+  type PutInfo,
 } from './datasource.js';
 import { assertValidKey, assertValidRange, MAX_KEY_LENGTH, RESERVED_SEGMENT, unsatisfiableRange } from './keys.js';
 import { isTempName, newTempName, unlinkIfPresent } from './temp.js';
@@ -140,8 +141,15 @@ export class S3Datasource implements Datasource {
     );
   }
 
-  async put(key: string, body: Readable, info: { contentType: string }): Promise<ObjectInfo> {
+  async put(key: string, body: Readable, info: PutInfo): Promise<ObjectInfo> {
     const objectKey = this.objectKey(key);
+    // An upload becomes visible when it completes: what must come first comes before it begins.
+    try {
+      await info.ready;
+    } catch (err) {
+      body.destroy();
+      throw err;
+    }
     let size = 0;
     let bodyError: unknown;
     const counted = new Transform({

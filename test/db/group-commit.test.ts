@@ -2,7 +2,10 @@
 // keeps its own outcome (one that fails is rolled back alone), and what resolved is stored.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import path from 'node:path';
+import { sql } from 'kysely';
 import { GroupCommit } from '../../src/db/group-commit.js';
+import { WalSync } from '../../src/db/wal-sync.js';
 import { forEachDatabase, useTestServer } from '../support/server.js';
 
 forEachDatabase('group commit', (engine) => {
@@ -75,5 +78,68 @@ forEachDatabase('group commit', (engine) => {
     assert.equal(res.status, 200);
     // The pending mark and the record: two transactions of the upload went through the group commit.
     assert.ok(ctx.commits.stats.transactions >= before.transactions + 2);
+  });
+
+  it('on SQLite, answers each transaction only after a flush of the log that began after its commit', async (t) => {
+    if (engine !== 'sqlite') return t.skip('PostgreSQL flushes its own WAL at each commit');
+    const { ctx } = server();
+    /** A real flush of the real log, held back until the test opens the gate. */
+    class GatedWalSync extends WalSync {
+      open: () => void = () => undefined;
+      private readonly gate = new Promise<void>((resolve) => (this.open = resolve));
+      override async sync(): Promise<void> {
+        await this.gate;
+        return super.sync();
+      }
+    }
+    const walSync = new GatedWalSync(path.join(server().dataDir, 'chute.db-wal'));
+    const commits = new GroupCommit(ctx.db, ctx.engine, { walSync });
+    const now = ctx.clock.now();
+    let answered = 0;
+    const runs = Array.from({ length: 20 }, (_, i) =>
+      commits
+        .run((trx) =>
+          trx
+            .insertInto('pending_objects')
+            .values({ storage_key: `wal-${i}`, instance_id: 'test', created_at: now })
+            .execute(),
+        )
+        .then(() => answered++),
+    );
+    // Committed (visible to the connection) but not flushed: nobody is answered yet.
+    for (let i = 0; i < 50 && commits.stats.transactions < 20; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(commits.stats.transactions, 20);
+    const visible = await ctx.db
+      .selectFrom('pending_objects')
+      .select('storage_key')
+      .where('storage_key', 'like', 'wal-%')
+      .execute();
+    assert.equal(visible.length, 20);
+    assert.equal(answered, 0, 'no transaction answered before the log was flushed');
+    walSync.open();
+    await Promise.all(runs);
+    assert.equal(answered, 20);
+    assert.ok(walSync.flushes >= 1 && walSync.flushes < 20, `${walSync.flushes} flushes for 20 transactions`);
+    // Transactions outside the group commit flush the log themselves again (synchronous = FULL).
+    const level = await sql<{ synchronous: number }>`pragma synchronous`.execute(ctx.db);
+    assert.equal(level.rows[0]!.synchronous, 2);
+    await walSync.close();
+    await ctx.db.deleteFrom('pending_objects').where('storage_key', 'like', 'wal-%').execute();
+  });
+
+  it('on SQLite, the server answers an upload only after a flush of the log', async (t) => {
+    if (engine !== 'sqlite') return t.skip('PostgreSQL flushes its own WAL at each commit');
+    const admin = server().superadmin ?? (await server().setup());
+    const walSync = server().chute.database.walSync!;
+    const before = walSync.flushes;
+    const form = new FormData();
+    form.append('file', new Blob(['flushed']), 'f.txt');
+    const res = await server().fetch('/api/upload', {
+      method: 'POST',
+      headers: { authorization: admin.token },
+      body: form,
+    });
+    assert.equal(res.status, 200);
+    assert.ok(walSync.flushes > before, 'the log was flushed before the answer');
   });
 });

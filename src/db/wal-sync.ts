@@ -1,0 +1,56 @@
+// Shared fsyncs of SQLite's write-ahead log, off the event loop. With synchronous = FULL every COMMIT fsyncs the log
+// inside better-sqlite3, on the event loop: nothing else runs meanwhile, and 32 concurrent uploads pay 32 fsyncs one
+// after another. Group commit (db/group-commit.ts) instead commits with synchronous = NORMAL (the frames are written to
+// the log, not yet flushed) and then asks this class for an fdatasync of the log file, made by libuv's thread pool:
+// while one is running, the commits that follow wait for the next one, which covers them all. A commit is
+// acknowledged only after a flush that began after it: as durable as with FULL. (Linux flushes a file's dirty pages
+// whichever descriptor wrote them.)
+import { open, stat, type FileHandle } from 'node:fs/promises';
+
+export class WalSync {
+  private handle: FileHandle | undefined;
+  private inode = -1;
+  /** The flush running now, and whether another must follow it (for commits made after it began). */
+  private running: Promise<void> | undefined;
+  private next: Promise<void> | undefined;
+  /** Flushes made (for tests and benchmarks). */
+  flushes = 0;
+
+  constructor(private readonly walPath: string) {}
+
+  /** Resolves once everything written to the log before this call is on disk. */
+  sync(): Promise<void> {
+    if (this.running === undefined) {
+      this.running = this.flush().finally(() => (this.running = undefined));
+      return this.running;
+    }
+    // A flush is running, but it may have begun before the caller's frames were written: the next one covers them.
+    this.next ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.next = undefined;
+        return this.sync();
+      });
+    return this.next;
+  }
+
+  private async flush(): Promise<void> {
+    // The log file can be replaced (deleted when the last connection closes, made anew by the next write): the
+    // descriptor must name the file at this path now.
+    const current = await stat(this.walPath);
+    if (this.handle === undefined || current.ino !== this.inode) {
+      await this.handle?.close().catch(() => undefined);
+      this.handle = await open(this.walPath, 'r');
+      this.inode = (await this.handle.stat()).ino;
+    }
+    await this.handle.datasync();
+    this.flushes++;
+  }
+
+  async close(): Promise<void> {
+    await this.running?.catch(() => undefined);
+    await this.next?.catch(() => undefined);
+    await this.handle?.close().catch(() => undefined);
+    this.handle = undefined;
+  }
+}
