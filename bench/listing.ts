@@ -140,7 +140,10 @@ export async function runListingBench(argv: string[], buildChute: () => Promise<
   printResults(sizes, results, bytesPerFile, options);
 }
 
-/** File n of the seed: dates in order, sizes and views spread, 10% favourites, 20% expiring, 1 in 50 in a folder. */
+/**
+ * File n of the seed: dates in order, sizes and views spread, 10% favourites, 20% expiring, 1 in 50 in a folder. Also
+ * the rows of bench/heavy.ts.
+ */
 export function fileRow(userId: string, folderId: string, n: number): Insertable<FilesTable> {
   const id = `b${n.toString(36).padStart(8, '0')}${randomBytes(4).toString('hex')}`;
   const created = 1_600_000_000_000 + n * 1000;

@@ -44,6 +44,7 @@ import {
   waitForHttp,
 } from './lib/procs.js';
 import { summariseProfile } from './lib/profile.js';
+import { runHeavyBench } from './heavy.js';
 import { runListingBench } from './listing.js';
 import { runListsBench } from './lists.js';
 import { runMigrationBench } from './migrations.js';
@@ -1064,12 +1065,13 @@ async function main(): Promise<void> {
 }
 // `npm run bench -- listing ...`: the file list at scale (bench/listing.ts); `lists ...`: the other lists
 // (bench/lists.ts); `writes ...`: uploads into a full account (bench/writes.ts); `migrations ...`: migrations over many
-// files (bench/migrations.ts).
+// files (bench/migrations.ts); `heavy ...`: redirects while heavy work runs (bench/heavy.ts).
 const modes: Record<string, () => Promise<void>> = {
   listing: () => runListingBench(process.argv.slice(3), buildChute),
   lists: () => runListsBench(process.argv.slice(3), buildChute),
   writes: () => runWritesBench(process.argv.slice(3), buildChute),
   migrations: () => runMigrationBench(process.argv.slice(3)),
+  heavy: () => runHeavyBench(process.argv.slice(3), buildChute),
 };
 const run = modes[process.argv[2] ?? ''] ?? main;
 run()

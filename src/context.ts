@@ -1,6 +1,7 @@
 // What every service needs from the outside world, built once in buildApp and passed as the first argument.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
+import type { BatchWriter } from './db/batch-writer.js';
 import type { GroupCommit } from './db/group-commit.js';
 import type { Engine } from './db/index.js';
 import type { Db } from './db/types.js';
@@ -23,6 +24,8 @@ export interface AppContext {
   secrets: Secrets;
   /** Small write transactions of concurrent requests share one durable commit (db/group-commit.ts). */
   commits: GroupCommit;
+  /** Where the statements of long deletions run, off the main thread on SQLite (db/batch-writer.ts). */
+  batches: BatchWriter;
   settings: SettingsService;
   /** Where file bytes live (local folder or S3), see src/storage. */
   storage: Datasource;

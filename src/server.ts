@@ -8,6 +8,7 @@ import { installFastPath } from './http/fast-path.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openChangeFeed, type ChangeFeed } from './db/change-feed.js';
+import type { BatchWriter } from './db/batch-writer.js';
 import { GroupCommit } from './db/group-commit.js';
 import type { DatabaseHandle } from './db/index.js';
 import { describeMigrationProgress } from './db/migrate.js';
@@ -18,6 +19,7 @@ import { ByteCache } from './lib/byte-cache.js';
 import { ProcessMetrics } from './lib/process-metrics.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { deleteExpiredFiles } from './services/files.js';
+import { deletionsSettled, resumeDeletions } from './services/deletions.js';
 import { JobWorker } from './services/job-worker.js';
 import { Jobs, purgeDoneJobs } from './services/jobs.js';
 import { makeThumbnail, THUMBNAIL_JOB } from './services/thumbnails.js';
@@ -78,6 +80,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
   const { dataDir, secrets, instanceId, database } = openInstanceBase(config);
   let storage: Datasource | undefined;
   let feed: ChangeFeed | undefined;
+  let batches: BatchWriter | undefined;
   try {
     storage = await createDatasource({ ...config, DATA_DIR: dataDir }, { instanceId });
     // Before the app (and its log) exists: a log with the app's settings for the migrations' progress, written at
@@ -115,6 +118,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
             process.exit(1);
           },
         }),
+        batches: (batches = database.batchWriter()),
         metrics: new ProcessMetrics(),
       },
       { logger: options.logger ?? { level: config.LOG_LEVEL } },
@@ -145,6 +149,9 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     await removeUnrecordedObjects(ctx);
     if (database.engine === 'postgres') await checkTrigramSearch(database.db, app.log);
     jobs.every('delete-expired-files', 60_000, () => deleteExpiredFiles(ctx), { exclusive: true });
+    // Deletions a crash or a stop cut off (users, bulk deletes, the bytes of deleted files): continued at start and
+    // then every minute, by one instance at a time (a lease inside).
+    jobs.every('resume-deletions', 60_000, () => resumeDeletions(ctx, { atStart: false }));
     jobs.every('flush-views', VIEW_FLUSH_INTERVAL_MS, () => flushViews(ctx));
     jobs.every('purge-done-jobs', 3_600_000, () => purgeDoneJobs(ctx.db, clock.now() - DONE_JOBS_KEPT_MS), {
       exclusive: true,
@@ -172,6 +179,9 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     if (options.startJobs ?? true) {
       jobs.start();
       if (config.JOBS_CONCURRENCY > 0) worker.start();
+      void resumeDeletions(ctx, { atStart: true }).catch((err: unknown) =>
+        app.log.error({ err }, 'continuing the deletions left from before failed; the job tries again'),
+      );
     }
     return {
       app,
@@ -192,6 +202,8 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         // meanwhile the requests in progress finish too (both within the shutdown deadline).
         const workerStopped = worker.stop(options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS);
         await jobs.stop();
+        // A background deletion stops after its current batch (readiness is false); the next start continues it.
+        await deletionsSettled(ctx);
         // Stop accepting; requests in progress get what is left of SHUTDOWN_TIMEOUT to finish, then their connections
         // are cut. Their handlers then clean up (an upload cut off removes its temp file) before the database closes.
         const deadline = setTimeout(
@@ -217,11 +229,13 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         await flushViews(ctx).catch((err: unknown) => app.log.error({ err }, 'the last view counts were not stored'));
         await changes.close();
         await storage?.close();
+        await ctx.batches.close();
         await database.close();
       },
     };
   } catch (err) {
     await feed?.close().catch(() => undefined);
+    await batches?.close().catch(() => undefined);
     await storage?.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw err;

@@ -16,6 +16,7 @@ import pg from 'pg';
 import { foldCase } from '../lib/file-list.js';
 import { allowSynchronousReads } from './precompiled.js';
 import type { Database, Db } from './types.js';
+import { sameConnectionWriter, sqliteWorkerWriter, type BatchWriter } from './batch-writer.js';
 import { WalSync } from './wal-sync.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -28,6 +29,8 @@ export interface DatabaseHandle {
    * on PostgreSQL by itself, but on SQLite its lock only covers one connection.
    */
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
+  /** Where the statements of long deletions run: a worker thread's own connection on SQLite (db/batch-writer.ts). */
+  batchWriter(): BatchWriter;
   /** SQLite: flushes of its write-ahead log off the event loop, for group commit (db/wal-sync.ts). */
   walSync?: WalSync;
   close(): Promise<void>;
@@ -63,7 +66,13 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     // replaced on the next query; without a listener its 'error' event would crash the process.
     pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, engine: 'postgres', withMigrationLock: (fn) => fn(), close: () => db.destroy() };
+    return {
+      db,
+      engine: 'postgres',
+      withMigrationLock: (fn) => fn(),
+      batchWriter: () => sameConnectionWriter(db),
+      close: () => db.destroy(),
+    };
   }
 
   mkdirSync(path.dirname(path.resolve(options.sqlitePath)), { recursive: true });
@@ -88,6 +97,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     db,
     engine: 'sqlite',
     withMigrationLock: (fn) => withSqliteFileLock(`${options.sqlitePath}.migrate-lock`, fn),
+    batchWriter: () => sqliteWorkerWriter(options.sqlitePath),
     walSync,
     close: async () => {
       await walSync.close();

@@ -23,6 +23,7 @@ import * as m0022 from './migrations/0022_exports.js';
 import * as m0023 from './migrations/0023_tus_uploads.js';
 import * as m0024 from './migrations/0024_files_user_id.js';
 import * as m0026 from './migrations/0026_cluster.js';
+import * as m0027 from './migrations/0027_heavy_deletions.js';
 import * as m0028 from './migrations/0028_list_indexes.js';
 
 /** Every migration, by name. A new one is added here and sorts after the others. */
@@ -45,6 +46,7 @@ export const migrations: Record<string, Migration> = {
   '0023_tus_uploads': m0023,
   '0024_files_user_id': m0024,
   '0026_cluster': m0026,
+  '0027_heavy_deletions': m0027,
   '0028_list_indexes': m0028,
 };
 

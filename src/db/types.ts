@@ -357,6 +357,29 @@ export interface ServerValuesTable {
   value: string;
 }
 
+/** Bytes of deleted file records still to be removed from storage (migration 0027, services/blob-deletions.ts). */
+export interface BlobDeletionsTable {
+  storage_key: string;
+  created_at: Millis;
+}
+
+/** A user being deleted: hidden at once, their rows removed in batches (services/deletions.ts). */
+export interface UserDeletionsTable {
+  user_id: string;
+  /** 1: their files and short URLs go too; 0: they stay, without an owner. */
+  with_content: number;
+  created_at: Millis;
+}
+
+/** A bulk delete of files in progress (a JSON array of file ids), resumed after a crash (services/deletions.ts). */
+export interface FileDeletionsTable {
+  id: string;
+  file_ids: string;
+  /** The instance whose request runs it: its next start resumes it (others' after a while). */
+  instance_id: string;
+  created_at: Millis;
+}
+
 export interface LeasesTable {
   name: string;
   holder: string;
@@ -400,6 +423,9 @@ export interface Database {
   exports: ExportsTable;
   server_values: ServerValuesTable;
   leases: LeasesTable;
+  blob_deletions: BlobDeletionsTable;
+  user_deletions: UserDeletionsTable;
+  file_deletions: FileDeletionsTable;
   metrics: MetricsTable;
 }
 

@@ -145,6 +145,8 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
   );
 
   const bulkFiles = z.array(Id).min(1).max(1000);
+  // Deletes go in short batches (services/deletions.ts), so one request may name more.
+  const bulkDeletedFiles = z.array(Id).min(1).max(10_000);
 
   app.patch(
     '/api/user/files/transaction',
@@ -163,7 +165,7 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
       description:
         "Zipline's delete_datasourceFiles is accepted; Chute removes the bytes with the records whatever its value " +
         '(a record is never left without its bytes, nor bytes without a record).',
-      body: z.object({ files: bulkFiles, delete_datasourceFiles: z.boolean().optional() }),
+      body: z.object({ files: bulkDeletedFiles, delete_datasourceFiles: z.boolean().optional() }),
       response: { 200: z.object({ count: z.number().int() }) },
     }),
     async (request) => deleteFilesInBulk(ctx, caller(request).user, request.body.files),

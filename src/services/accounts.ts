@@ -15,6 +15,7 @@ import { parseView, toUserDto } from './mappers.js';
 import { listSessionsOf, revokeOtherSessions } from './sessions.js';
 import { acceptSecondFactorCode } from './totp.js';
 import { hasPasskeys, verifyPasskeyAssertion, type RelyingParty } from './passkeys.js';
+import { userNotDeleted } from './deletions.js';
 
 /** Largest avatar accepted, decoded. */
 export const AVATAR_MAX_BYTES = 1024 * 1024;
@@ -31,12 +32,17 @@ export function parseAvatar(base64: string): string {
 }
 
 export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('users').selectAll().where('id', '=', id).where(userNotDeleted('users.id')).executeTakeFirst();
 }
 
 /** The user an API token belongs to, or undefined. */
 export async function findUserByToken(ctx: AppContext, token: string): Promise<UserRow | undefined> {
-  return ctx.db.selectFrom('users').selectAll().where('token_hash', '=', ctx.secrets.hash(token)).executeTakeFirst();
+  return ctx.db
+    .selectFrom('users')
+    .selectAll()
+    .where('token_hash', '=', ctx.secrets.hash(token))
+    .where(userNotDeleted('users.id'))
+    .executeTakeFirst();
 }
 
 /** The full User resource: the row with its sessions, OAuth links, passkeys and quota. */
@@ -185,9 +191,10 @@ export async function loginWithPassword(
  * when two older names share a key (migration 0014).
  */
 export async function findUserByName(db: Db, typed: string): Promise<UserRow | undefined> {
-  const exact = await db.selectFrom('users').selectAll().where('username', '=', typed).executeTakeFirst();
+  const live = db.selectFrom('users').selectAll().where(userNotDeleted('users.id'));
+  const exact = await live.where('username', '=', typed).executeTakeFirst();
   if (exact) return exact;
-  return db.selectFrom('users').selectAll().where('username_key', '=', usernameKey(typed)).executeTakeFirst();
+  return live.where('username_key', '=', usernameKey(typed)).executeTakeFirst();
 }
 
 /** The columns of a username change (canonical form and key); a name lib/usernames.ts refuses -> 1000. */

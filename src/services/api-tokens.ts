@@ -7,6 +7,7 @@ import { toIso } from '../lib/clock.js';
 import { ApiError } from '../lib/errors.js';
 import { newId, newSecretToken } from '../lib/ids.js';
 import { parseScopes, TOKEN_SCOPES, type TokenScope } from '../lib/token-scopes.js';
+import { userNotDeleted } from './deletions.js';
 
 /** Every scoped token starts so, which tells it from the main API token without a second look-up. */
 export const SCOPED_TOKEN_PREFIX = 'chute_';
@@ -121,7 +122,12 @@ export async function findApiToken(
   if (!token) return undefined;
   const now = ctx.clock.now();
   if (token.expires_at !== null && token.expires_at <= now) throw new ApiError(2001, 'the API token has expired');
-  const user = await ctx.db.selectFrom('users').selectAll().where('id', '=', token.user_id).executeTakeFirst();
+  const user = await ctx.db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', token.user_id)
+    .where(userNotDeleted('users.id'))
+    .executeTakeFirst();
   if (!user) throw new ApiError(2001);
   if (token.last_used_at === null || now - token.last_used_at >= LAST_USED_INTERVAL_MS) {
     // Conditional, so that instances answering the same token at once write it once.

@@ -20,6 +20,7 @@ import {
 import { isAdmin, managesFilesOf } from './files.js';
 import { usageOfOne } from './usage.js';
 import { flushViews } from './view-counts.js';
+import { userNotDeleted } from './deletions.js';
 
 type Caller = Pick<UserRow, 'id' | 'role'>;
 type FilesQuery = SelectQueryBuilder<Database, 'files', object>;
@@ -112,7 +113,12 @@ export async function listFiles(ctx: AppContext, caller: Caller, query: FileList
   const ownerId = query.userId ?? caller.id;
   // An admin asking for an unknown user: 4009, as Zipline (a non-admin learns nothing: 3000 below).
   if (ownerId !== caller.id && isAdmin(caller)) {
-    const owner = await ctx.db.selectFrom('users').select('id').where('id', '=', ownerId).executeTakeFirst();
+    const owner = await ctx.db
+      .selectFrom('users')
+      .select('id')
+      .where('id', '=', ownerId)
+      .where(userNotDeleted('users.id'))
+      .executeTakeFirst();
     if (!owner) throw new ApiError(4009, ownerId);
   }
   if (!(await managesFilesOf(ctx, caller, [ownerId]))) throw new ApiError(3000);

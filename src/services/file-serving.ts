@@ -12,7 +12,9 @@ import { passwordVersion, verifyPassword } from '../lib/passwords.js';
 import { StorageNotFoundError } from '../storage/datasource.js';
 import { parseView } from './mappers.js';
 import type { UserViewSettings } from '../schemas/user.js';
-import { deleteFiles, deleteStoredBytes, fileByIdOrName, managesFilesOf } from './files.js';
+import { deleteFiles, fileByIdOrName, managesFilesOf } from './files.js';
+import { removeBlobs } from './blob-deletions.js';
+import { ownerNotDeleted } from './deletions.js';
 
 /** How long a token handed out for a right password opens the file. */
 export const FILE_ACCESS_TOKEN_TTL_MS = 30 * 60_000;
@@ -57,7 +59,7 @@ const SERVED_COLUMNS = [
 
 /** The look-up of every /raw, /u and /view request: the files.name index. */
 const servedFileByName = precompiledByKey((db, name) =>
-  db.selectFrom('files').select(SERVED_COLUMNS).where('name', '=', name),
+  db.selectFrom('files').select(SERVED_COLUMNS).where('name', '=', name).where(ownerNotDeleted('files.user_id')),
 );
 
 /** Cache-Control of a file's bytes under its public links. */
@@ -116,7 +118,12 @@ export async function findServedFile(ctx: AppContext, name: string, options: Exp
 
 /** The same by id (a share link's file); missing or expired -> 4000. */
 export async function findServedFileById(ctx: AppContext, id: string): Promise<ServedFile> {
-  const row = await ctx.db.selectFrom('files').select(SERVED_COLUMNS).where('id', '=', id).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('files')
+    .select(SERVED_COLUMNS)
+    .where('id', '=', id)
+    .where(ownerNotDeleted('files.user_id'))
+    .executeTakeFirst();
   return liveFile(ctx, row);
 }
 
@@ -219,7 +226,7 @@ export async function countView(ctx: AppContext, file: ServedFile): Promise<View
       .where('id', '=', file.id)
       .where((eb) => eb('views', '>=', eb.ref('max_views')))
       .executeTakeFirst();
-    if (Number(removed.numDeletedRows) > 0) await deleteStoredBytes(ctx, file.storage_key);
+    if (Number(removed.numDeletedRows) > 0) await removeBlobs(ctx, [file.storage_key]);
     throw new ApiError(4000);
   }
   const last = counted.max_views !== null && counted.views >= counted.max_views;
@@ -279,8 +286,8 @@ async function streamFileBytes(
 }
 
 /** After the last allowed view was sent (or failed): its bytes go. */
-export function finishLastView(ctx: AppContext, file: Pick<ServedFile, 'storage_key'>): Promise<void> {
-  return deleteStoredBytes(ctx, file.storage_key);
+export async function finishLastView(ctx: AppContext, file: Pick<ServedFile, 'storage_key'>): Promise<void> {
+  await removeBlobs(ctx, [file.storage_key]);
 }
 
 /** The owner's view settings (for /u/<name> in browsers and the view page). */

@@ -14,11 +14,15 @@ import { toIso } from '../lib/clock.js';
 import { typeCounts, usageOfOne } from './usage.js';
 import { publicThumbnailName, thumbnailKeyOf } from './thumbnails.js';
 import { flushViews } from './view-counts.js';
+import { deleteFilesById, deleteFilesWhere, yieldToRequests } from './deletions.js';
 import { mimeEssence } from '../lib/media-types.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { FileDto } from '../schemas/file.js';
 
 type Caller = Pick<UserRow, 'id' | 'role'>;
+
+/** How many files of a bulk request one statement reads. */
+const BULK_READ = 500;
 type FileTag = FileDto['tags'][number];
 
 export const isAdmin = (user: Pick<UserRow, 'role'>): boolean => user.role === 'ADMIN' || user.role === 'SUPERADMIN';
@@ -91,12 +95,11 @@ export async function toFileDtos(ctx: AppContext, baseUrl: string, rows: FileRow
 }
 
 /**
- * Removes stored bytes and their thumbnail; a failure is logged, not thrown (the record is already gone, the bytes are
- * an orphan).
+ * Removes stored bytes that no record refers to (an upload that failed before its record), with their thumbnail; a
+ * failure is logged, not thrown. Bytes of deleted records go through services/blob-deletions.ts instead.
  */
 export async function deleteStoredBytes(ctx: AppContext, key: string): Promise<void> {
   ctx.smallFiles.delete(key);
-  // The thumbnail lives next to the bytes under a name made from their key, so it goes wherever they go.
   const keys = [key, thumbnailKeyOf(key)];
   await Promise.all(
     keys.map(async (k) => {
@@ -109,37 +112,24 @@ export async function deleteStoredBytes(ctx: AppContext, key: string): Promise<v
   );
 }
 
-/** Deletes file records, then their bytes. Returns how many records this call deleted. */
-export async function deleteFiles(ctx: AppContext, rows: Array<Pick<FileRow, 'id' | 'storage_key'>>): Promise<number> {
-  if (rows.length === 0) return 0;
-  // Only the bytes of the records this statement removed: a record that is still there (or that another request
-  // deleted, and whose bytes that request removes) is not this call's to touch.
-  const deleted = await ctx.db
-    .deleteFrom('files')
-    .where(
-      'id',
-      'in',
-      rows.map((r) => r.id),
-    )
-    .returning('storage_key')
-    .execute();
-  await Promise.all(deleted.map((r) => deleteStoredBytes(ctx, r.storage_key)));
-  return deleted.length;
+/**
+ * Deletes file records, then their bytes: in short batches when there are many (services/deletions.ts), each record
+ * with the note of its bytes (removed after the commit, or after a crash on the next start). Returns how many records
+ * this call deleted: a record that another request deleted meanwhile is that request's.
+ */
+export async function deleteFiles(ctx: AppContext, rows: Array<Pick<FileRow, 'id'>>): Promise<number> {
+  return deleteFilesById(
+    ctx,
+    rows.map((r) => r.id),
+  );
 }
 
-/** Deletes every file whose deletesAt has passed (the periodic sweep), in batches. Returns how many went. */
-export async function deleteExpiredFiles(ctx: AppContext, batchSize = 500): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const expired = await ctx.db
-      .selectFrom('files')
-      .select(['id', 'storage_key'])
-      .where('deletes_at', '<=', ctx.clock.now())
-      .limit(batchSize)
-      .execute();
-    total += await deleteFiles(ctx, expired);
-    if (expired.length < batchSize) return total;
-  }
+/** Deletes every file whose deletesAt has passed (the periodic sweep), in short batches. Returns how many went. */
+export async function deleteExpiredFiles(ctx: AppContext): Promise<number> {
+  const now = ctx.clock.now();
+  return deleteFilesWhere(ctx, (size) =>
+    ctx.db.selectFrom('files').select('id').where('deletes_at', '<=', now).limit(size),
+  );
 }
 
 /** A file by id or by served name (the API takes either), or undefined. */
@@ -308,10 +298,20 @@ async function filesForBulk(
   caller: Caller,
   ids: string[],
   forbidden: 3013 | 3014,
-): Promise<FileRow[]> {
+): Promise<Array<Pick<FileRow, 'id' | 'user_id'>>> {
   const unique = [...new Set(ids)];
-  const rows =
-    unique.length === 0 ? [] : await ctx.db.selectFrom('files').selectAll().where('id', 'in', unique).execute();
+  // In short reads with a turn of the event loop between them: a request may name 10,000 files.
+  const rows: Array<Pick<FileRow, 'id' | 'user_id'>> = [];
+  for (let i = 0; i < unique.length; i += BULK_READ) {
+    if (i > 0) await yieldToRequests();
+    rows.push(
+      ...(await ctx.db
+        .selectFrom('files')
+        .select(['id', 'user_id'])
+        .where('id', 'in', unique.slice(i, i + BULK_READ))
+        .execute()),
+    );
+  }
   if (rows.length === 0) throw new ApiError(1026);
   if (
     !(await managesFilesOf(

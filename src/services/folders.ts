@@ -7,7 +7,7 @@ import { ApiError } from '../lib/errors.js';
 import { toIso } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { FolderDto } from '../schemas/folder.js';
-import { deleteStoredBytes, isAdmin, managesFilesOf } from './files.js';
+import { isAdmin, managesFilesOf } from './files.js';
 import {
   decodeListCursor,
   encodeListCursor,
@@ -16,6 +16,8 @@ import {
   type ListPosition,
   type ReadRows,
 } from './list-pages.js';
+import { removeBlobs } from './blob-deletions.js';
+import { ownerNotDeleted, userNotDeleted } from './deletions.js';
 
 /** Folder trees deeper than this are refused (and a cycle, were one ever stored, cannot loop forever). */
 export const MAX_FOLDER_DEPTH = 64;
@@ -191,7 +193,12 @@ export async function listFolderPageOf(
 
 async function assertFoldersReadable(ctx: AppContext, caller: Pick<UserRow, 'id' | 'role'>, ownerId: string) {
   if (ownerId !== caller.id && isAdmin(caller)) {
-    const owner = await ctx.db.selectFrom('users').select('id').where('id', '=', ownerId).executeTakeFirst();
+    const owner = await ctx.db
+      .selectFrom('users')
+      .select('id')
+      .where('id', '=', ownerId)
+      .where(userNotDeleted('users.id'))
+      .executeTakeFirst();
     if (!owner) throw new ApiError(4009, ownerId);
   }
   if (!(await managesFilesOf(ctx, caller, [ownerId]))) throw new ApiError(3000);
@@ -493,8 +500,8 @@ export async function deleteFolder(
     if (Number(gone.numDeletedRows) !== 1) throw new ApiError(4003);
     return { result: { folders: doomed.length, deletedFiles: storageKeys.length, keptFiles }, storageKeys };
   });
-  // The records are gone; now the bytes (a failure leaves an orphan, logged, never a record without bytes).
-  await Promise.all(storageKeys.map((key) => deleteStoredBytes(ctx, key)));
+  // The records are gone (their bytes noted in the same commit); now the bytes.
+  await removeBlobs(ctx, storageKeys);
   return result;
 }
 
@@ -571,7 +578,13 @@ export const publicFolderStatement = (ctx: AppContext, id: string) =>
   publicFolderFiles(ctx, id, { value: 1, id: 'm' }).limit(100).compile();
 
 export async function findPublicFolder(ctx: AppContext, id: string): Promise<FolderRow> {
-  const folder = await ctx.db.selectFrom('folders').selectAll().where('id', '=', id).executeTakeFirst();
+  // The folders of a user being deleted with their content are gone already (services/deletions.ts).
+  const folder = await ctx.db
+    .selectFrom('folders')
+    .selectAll()
+    .where('id', '=', id)
+    .where(ownerNotDeleted('folders.user_id'))
+    .executeTakeFirst();
   if (!folder) throw new ApiError(4001);
   if (folder.public !== 1) throw new ApiError(3002);
   return folder;
@@ -586,6 +599,7 @@ export async function findUploadFolder(ctx: AppContext, id: string): Promise<Pic
     .selectFrom('folders')
     .select(['id', 'user_id', 'allow_uploads', 'public'])
     .where('id', '=', id)
+    .where(ownerNotDeleted('folders.user_id'))
     .executeTakeFirst();
   if (!folder) throw new ApiError(4001);
   if (folder.public !== 1 || folder.allow_uploads !== 1) throw new ApiError(3002, 'the folder does not accept uploads');

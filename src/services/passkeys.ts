@@ -18,6 +18,7 @@ import type { PasskeyRow, UserRow, WebauthnPurpose } from '../db/types.js';
 import { isUniqueViolation } from '../db/errors.js';
 import { ApiError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
+import { userNotDeleted } from './deletions.js';
 
 /** How long a challenge (and so a registration or login ceremony) lives. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -280,7 +281,12 @@ export async function verifyPasskeyAssertion(
     .where('reg', '=', passkey.reg)
     .executeTakeFirst();
   if (Number(updated.numUpdatedRows) !== 1) throw new ApiError(1051, 'the passkey was used at the same time');
-  const user = await ctx.db.selectFrom('users').selectAll().where('id', '=', passkey.user_id).executeTakeFirst();
+  const user = await ctx.db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', passkey.user_id)
+    .where(userNotDeleted('users.id'))
+    .executeTakeFirst();
   if (!user) throw new ApiError(1052);
   return user;
 }

@@ -87,13 +87,25 @@ async function* jsonArray<R>(
 }
 
 /** Ids grouped by a key, for the `files` lists of tags and folders. */
-function groupIds(rows: Array<{ key: string | null; id: string }>): Map<string, string[]> {
+/**
+ * The ids under each key (a folder's files, a tag's), read by `read` in pages of PAGE rows after the last row of the
+ * page before (undefined: the first page), a turn of the event loop between pages.
+ */
+async function idsByKey<R extends { id: string }>(
+  keys: string[],
+  read: (key: string, last: R | undefined) => Promise<R[]>,
+): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
-  for (const row of rows) {
-    if (row.key === null) continue;
-    const list = out.get(row.key) ?? [];
-    list.push(row.id);
-    out.set(row.key, list);
+  for (const key of keys) {
+    const ids: string[] = [];
+    for (let last: R | undefined; ;) {
+      const page = await read(key, last);
+      for (const row of page) ids.push(row.id);
+      if (page.length < PAGE) break;
+      last = page.at(-1)!;
+      await nextTurn();
+    }
+    if (ids.length > 0) out.set(key, ids);
   }
   return out;
 }
@@ -203,17 +215,19 @@ async function* exportText(
     })),
   );
   yield* jsonArray('userTags', pages(ctx, 'tags'), async (rows) => {
-    const links = await db
-      .selectFrom('file_tags')
-      .select(['tag_id as key', 'file_id as id'])
-      .where(
-        'tag_id',
-        'in',
-        rows.map((t) => t.id),
-      )
-      .orderBy('file_id')
-      .execute();
-    const files = groupIds(links);
+    // Tag by tag in pages (file_tags_tag_file), so that a tag on 100,000 files is not one long statement.
+    const files = await idsByKey(
+      rows.map((t) => t.id),
+      (tagId, last) =>
+        db
+          .selectFrom('file_tags')
+          .select('file_id as id')
+          .where('tag_id', '=', tagId)
+          .where('file_id', '>', last?.id ?? '')
+          .orderBy('file_id')
+          .limit(PAGE)
+          .execute(),
+    );
     return rows.map((t) => ({
       id: t.id,
       createdAt: toIso(t.created_at),
@@ -242,17 +256,23 @@ async function* exportText(
     }),
   );
   yield* jsonArray('folders', pages(ctx, 'folders'), async (rows) => {
-    const members = await db
-      .selectFrom('files')
-      .select(['folder_id as key', 'id'])
-      .where(
-        'folder_id',
-        'in',
-        rows.map((f) => f.id),
-      )
-      .orderBy('id')
-      .execute();
-    const files = groupIds(members);
+    // Folder by folder in pages of files_folder_created (oldest first), so that a folder of 100,000 files is not one
+    // long statement.
+    const files = await idsByKey(
+      rows.map((f) => f.id),
+      (folderId, last: { id: string; created_at: number } | undefined) =>
+        db
+          .selectFrom('files')
+          .select(['id', 'created_at'])
+          .where('folder_id', '=', folderId)
+          .$if(last !== undefined, (q) =>
+            q.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(last!.created_at, last!.id))),
+          )
+          .orderBy('created_at')
+          .orderBy('id')
+          .limit(PAGE)
+          .execute(),
+    );
     return rows.map((f) => ({
       id: f.id,
       createdAt: toIso(f.created_at),

@@ -4,6 +4,7 @@ import type { Db, SessionRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { newId, newSecretToken } from '../lib/ids.js';
 import { describeUserAgent } from '../lib/user-agent.js';
+import { userNotDeleted } from './deletions.js';
 
 /** A session lives this long after its last use. */
 export const SESSION_TTL_MS = 30 * 24 * 3_600_000;
@@ -52,7 +53,12 @@ export async function findSession(
     .where('expires_at', '>', now)
     .executeTakeFirst();
   if (!session) return undefined;
-  const user = await ctx.db.selectFrom('users').selectAll().where('id', '=', session.user_id).executeTakeFirst();
+  const user = await ctx.db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', session.user_id)
+    .where(userNotDeleted('users.id'))
+    .executeTakeFirst();
   if (!user) return undefined;
   if (now - session.last_seen_at > TOUCH_INTERVAL_MS) {
     await ctx.db

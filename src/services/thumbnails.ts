@@ -12,6 +12,7 @@ import { ApiError } from '../lib/errors.js';
 import { storageTempDir } from '../storage/index.js';
 import { enqueueJobs, PermanentJobError } from './jobs.js';
 import { ffmpegAvailable, imageThumbnail, MediaToolError, videoFrame } from './media.js';
+import { ownerNotDeleted } from './deletions.js';
 
 export const THUMBNAIL_JOB = 'thumbnail';
 
@@ -188,6 +189,7 @@ export async function openPublicThumbnail(ctx: AppContext, fileId: string): Prom
     .selectFrom('files')
     .select(['thumbnail_key', 'password', 'private', 'deletes_at'])
     .where('id', '=', fileId)
+    .where(ownerNotDeleted('files.user_id'))
     .executeTakeFirst();
   // A private file's thumbnail is as private as the file: only its owner sees it (through the owner's route).
   if (

@@ -22,6 +22,7 @@ import {
 import { assertUrlQuota } from './quotas.js';
 import { usageOfOne } from './usage.js';
 import { queueWebhooks, webhooksWanted } from './webhooks.js';
+import { ownerNotDeleted } from './deletions.js';
 
 /** How long the token handed out for a right password lets its holder follow the link. */
 export const UNLOCK_TOKEN_TTL_MS = 5 * 60_000;
@@ -426,7 +427,8 @@ export function urlBySlug(db: Db, slug: string) {
     .selectFrom('url_slugs')
     .innerJoin('urls', 'urls.id', 'url_slugs.url_id')
     .select(['urls.id', 'urls.destination', 'urls.enabled', 'urls.password', 'urls.max_views', 'urls.views'])
-    .where('url_slugs.slug', '=', slug);
+    .where('url_slugs.slug', '=', slug)
+    .where(ownerNotDeleted('urls.user_id'));
 }
 
 const findUrlBySlug = precompiledByKey(urlBySlug);

@@ -23,9 +23,9 @@ import {
   parseAvatar,
   usernameColumns,
 } from './accounts.js';
-import { deleteStoredBytes } from './files.js';
 import { rowsOfPage } from './list-pages.js';
-import { releasePartialUploadData } from './partial-upload-assembly.js';
+import { beginUserDeletion, continueUserDeletion, resumeDeletions, userNotDeleted } from './deletions.js';
+import { usageOfOne } from './usage.js';
 import { resolveQuotaInput, setUserQuota, type QuotaLimits } from './quotas.js';
 
 /** Whether `actor` may edit or delete `target` (acting on oneself is checked by the operation). */
@@ -42,7 +42,7 @@ function assertCanGrant(actor: UserRow, role: Role, adminCode: ErrorCode): void 
 
 /** Reads a user inside a transaction, locked on PostgreSQL until it ends (SQLite transactions are serial). */
 async function lockUser(ctx: AppContext, trx: Db, id: string): Promise<UserRow> {
-  let query = trx.selectFrom('users').selectAll().where('id', '=', id);
+  let query = trx.selectFrom('users').selectAll().where('id', '=', id).where(userNotDeleted('users.id'));
   if (ctx.engine === 'postgres') query = query.forUpdate();
   const user = await query.executeTakeFirst();
   if (!user) throw new ApiError(4009);
@@ -99,7 +99,7 @@ export async function listUsers(ctx: AppContext, query: UserListQuery): Promise<
 }
 
 function userListing(ctx: AppContext, query: Omit<UserListQuery, 'page' | 'perpage'>) {
-  let base = ctx.db.selectFrom('users');
+  let base = ctx.db.selectFrom('users').where(userNotDeleted('users.id'));
   if (query.search) {
     const pattern = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     base = base.where(sql<boolean>`lower(username) like lower(${pattern}) escape '\\'`);
@@ -130,7 +130,12 @@ export async function getUser(ctx: AppContext, actor: UserRow, id: string): Prom
 
 /** The account `actor` may read (a SUPERADMIN: any; others: themselves and those they manage): unknown -> 4009, another -> 3019. */
 export async function readableUser(ctx: AppContext, actor: UserRow, id: string): Promise<UserRow> {
-  const user = await ctx.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  const user = await ctx.db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', '=', id)
+    .where(userNotDeleted('users.id'))
+    .executeTakeFirst();
   if (!user) throw new ApiError(4009);
   if (actor.role !== 'SUPERADMIN' && !canManage(actor, user)) {
     throw new ApiError(3019, `a ${actor.role} cannot read a ${user.role}`);
@@ -220,10 +225,16 @@ export async function updateUser(ctx: AppContext, actor: UserRow, id: string, ed
   });
 }
 
+/** A user holding up to this many files and short URLs is deleted before the answer; a larger one after it. */
+const AWAITED_DELETION_ROWS = 10_000;
+
 /**
  * DELETE /api/users/:id. Unknown user -> 4009, oneself -> 3010, a user the actor does not manage -> 3009 (so a
  * SUPERADMIN is never deleted, and the last one stays). With `withContent` the user's files and short URLs go too,
  * their bytes removed from storage once the database no longer refers to them; without it they stay, owner-less.
+ * One short transaction makes the user (and with `withContent` their files and links) gone at once; their rows follow
+ * in short batches (services/deletions.ts): before the answer for up to AWAITED_DELETION_ROWS of them, after it for
+ * more (resumed on the next start after a crash).
  */
 export async function deleteUser(
   ctx: AppContext,
@@ -236,27 +247,23 @@ export async function deleteUser(
     if (target.id === actor.id) throw new ApiError(3010);
     if (!canManage(actor, target)) throw new ApiError(3009, `a ${actor.role} cannot delete a ${target.role}`);
     const user = await loadUserDto(ctx, target, trx);
-    let storageKeys: string[] = [];
-    let deletedUrls = 0;
-    if (options.withContent) {
-      const files = await trx.deleteFrom('files').where('user_id', '=', id).returning('storage_key').execute();
-      storageKeys = files.map((f) => f.storage_key);
-      deletedUrls = Number((await trx.deleteFrom('urls').where('user_id', '=', id).executeTakeFirst()).numDeletedRows);
-    } else {
-      // Files keep working without an owner (the foreign key sets it null); short URLs would cascade, so keep them too.
-      await trx.updateTable('urls').set({ user_id: null }).where('user_id', '=', id).execute();
-    }
-    // Their unfinished chunked uploads go with them (the rows by cascade); their bytes are released after the commit.
-    const partialUploads = await trx.selectFrom('partial_uploads').selectAll().where('user_id', '=', id).execute();
-    await trx.deleteFrom('users').where('id', '=', id).execute();
-    return { user, storageKeys, deletedUrls, partialUploads };
+    const usage = await usageOfOne(trx, id);
+    await beginUserDeletion(ctx, trx, id, options.withContent);
+    return { user, usage };
   });
-  for (const session of result.partialUploads) await releasePartialUploadData(ctx, session);
-  // After the commit: a failure here leaves unreferenced bytes behind (logged), never a file row without its bytes.
-  for (let i = 0; i < result.storageKeys.length; i += 16) {
-    await Promise.all(result.storageKeys.slice(i, i + 16).map((key) => deleteStoredBytes(ctx, key)));
+  const { files, urls } = result.usage;
+  if (files + urls <= AWAITED_DELETION_ROWS) {
+    await continueUserDeletion(ctx, id);
+  } else {
+    void resumeDeletions(ctx, { atStart: false }).catch((err: unknown) =>
+      ctx.log.error({ err, userId: id }, 'deleting a user stopped; the next run of the job continues it'),
+    );
   }
-  return { user: result.user, deletedFiles: result.storageKeys.length, deletedUrls: result.deletedUrls };
+  return {
+    user: result.user,
+    deletedFiles: options.withContent ? files : 0,
+    deletedUrls: options.withContent ? urls : 0,
+  };
 }
 
 // The operator: whoever runs the `chute` command on the server, with its configuration. They stand above the role
