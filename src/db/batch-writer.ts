@@ -63,44 +63,91 @@ parentPort.on('message', ({ id, sql, parameters }) => {
 type Reply =
   { id: number; rows: unknown[]; changes: number } | { id: number; error: { message: string; code?: string } };
 
-/** The statements on a worker thread with its own connection to the SQLite file at `sqlitePath`. */
-export function sqliteWorkerWriter(sqlitePath: string): BatchWriter {
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    workerData: { path: sqlitePath, module: createRequire(import.meta.url).resolve('better-sqlite3') },
-  });
-  const pending = new Map<number, { resolve: (reply: Reply) => void; reject: (err: Error) => void }>();
+interface WorkerState {
+  worker: Worker;
+  pending: Map<number, { resolve: (reply: Reply) => void; reject: (err: Error) => void }>;
+}
+
+/** A worker left without statements this long ends (its thread and connection cost memory); the next one starts it. */
+const WORKER_IDLE_MS = 30_000;
+
+/**
+ * The statements on a worker thread with its own connection to the SQLite file at `sqlitePath`. The thread starts
+ * with the first statement and ends when it has had none for `idleMs` (default WORKER_IDLE_MS).
+ */
+export function sqliteWorkerWriter(
+  sqlitePath: string,
+  options: { idleMs?: number } = {},
+): BatchWriter & { readonly threadsStarted: number; readonly running: boolean } {
+  const idleMs = options.idleMs ?? WORKER_IDLE_MS;
   let next = 0;
-  let failure: Error | undefined;
-  worker.on('message', (reply: Reply) => {
-    pending.get(reply.id)?.resolve(reply);
-    pending.delete(reply.id);
-  });
-  const failAll = (err: Error) => {
-    failure = err;
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
+  let threadsStarted = 0;
+  let current: WorkerState | undefined;
+  let idleTimer: NodeJS.Timeout | undefined;
+
+  const start = () => {
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { path: sqlitePath, module: createRequire(import.meta.url).resolve('better-sqlite3') },
+    });
+    threadsStarted++;
+    const state: WorkerState = { worker, pending: new Map() };
+    // A thread that failed or ended takes only its own statements with it.
+    const failAll = (err: Error) => {
+      for (const p of state.pending.values()) p.reject(err);
+      state.pending.clear();
+      if (current === state) current = undefined;
+    };
+    worker.on('message', (reply: Reply) => {
+      state.pending.get(reply.id)?.resolve(reply);
+      state.pending.delete(reply.id);
+      // Kept alive only while it has statements to answer: an idle thread holds no process open.
+      if (state.pending.size === 0) worker.unref();
+    });
+    worker.on('error', failAll);
+    worker.on('exit', () => failAll(new Error('the batch writer thread has stopped')));
+    worker.unref();
+    return state;
   };
-  worker.on('error', failAll);
-  worker.on('exit', () => failAll(new Error('the batch writer thread has stopped')));
-  worker.unref();
+
+  const stopWhenIdle = () => {
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => {
+      if (current === undefined || current.pending.size > 0) return;
+      const { worker } = current;
+      current = undefined;
+      void worker.terminate();
+    }, idleMs);
+    idleTimer.unref();
+  };
+
   return {
+    get threadsStarted() {
+      return threadsStarted;
+    },
+    get running() {
+      return current !== undefined;
+    },
     // Includes the commit's fsync, which holds up no request here; a writer on the main connection waits this long at
     // most.
     batchTargetMs: 20,
     async execute<R>(query: Compilable<R>) {
-      if (failure) throw failure;
+      const state = (current ??= start());
       const compiled: CompiledQuery = query.compile();
       const id = next++;
       const reply = await new Promise<Reply>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
-        worker.postMessage({ id, sql: compiled.sql, parameters: compiled.parameters });
-      });
+        state.pending.set(id, { resolve, reject });
+        state.worker.ref();
+        state.worker.postMessage({ id, sql: compiled.sql, parameters: compiled.parameters });
+      }).finally(stopWhenIdle);
       if ('error' in reply) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
       return { rows: reply.rows as R[], numAffectedRows: reply.changes };
     },
     async close() {
-      await worker.terminate();
+      clearTimeout(idleTimer);
+      const state = current;
+      current = undefined;
+      if (state) await state.worker.terminate();
     },
   };
 }
