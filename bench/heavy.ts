@@ -15,8 +15,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Insertable } from 'kysely';
 import { openDatabase } from '../src/db/index.js';
 import type { FilesTable } from '../src/db/types.js';
-import { parseJson, percentile, request } from './lib/client.js';
-import { freePort, removeAtExit, startProcess, stopProcess, waitForHttp } from './lib/procs.js';
+import { percentile, request } from './lib/client.js';
+import { startChuteWithUser } from './lib/chute.js';
+import { removeAtExit, stopProcess } from './lib/procs.js';
 import { fileRow } from './listing.js';
 
 const BULK_FILES = 10_000;
@@ -42,28 +43,10 @@ export async function runHeavyBench(argv: string[], buildChute: () => Promise<st
   const mainJs = await buildChute();
   const root = await mkdtemp(path.join(os.tmpdir(), 'chute-bench-heavy-'));
   removeAtExit(root);
-  const dataDir = path.join(root, 'data');
-  await mkdir(path.join(root, 'logs'), { recursive: true });
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = startProcess('chute', process.execPath, [mainJs], {
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      SECRET: randomBytes(32).toString('hex'),
-      RATELIMIT_ENABLED: 'false',
-    },
-    cwd: root,
-    logFile: path.join(root, 'logs', 'chute.log'),
-  });
+  const { base, child, dataDir, userId, token } = await startChuteWithUser(mainJs, root);
   const database = openDatabase({ sqlitePath: path.join(dataDir, 'chute.db') });
   try {
-    await waitForHttp(`${base}/api/healthcheck`, child, 120_000, 'Chute');
-    const api = await signIn(base);
+    const api = apiOf(base, userId, token);
     const victimId = (
       await api.send('POST', '/api/users', { username: 'victim', password: randomBytes(12).toString('hex') })
     ).id as string;
@@ -207,20 +190,8 @@ export async function runHeavyBench(argv: string[], buildChute: () => Promise<st
   }
 }
 
-async function signIn(base: string) {
-  const setup = await request(`${base}/api/setup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'bench', password: randomBytes(16).toString('hex') }),
-  });
-  if (setup.status !== 200) throw new Error(`POST /api/setup answered ${setup.status}: ${setup.text.slice(0, 200)}`);
-  const cookie = ([] as string[])
-    .concat(setup.headers['set-cookie'] ?? [])
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  const userId = (JSON.parse(setup.text) as { user: { id: string } }).user.id;
-  const token = parseJson((await request(`${base}/api/user`, { headers: { cookie } })).text)?.token;
-  if (!token) throw new Error('GET /api/user gave no token');
+/** JSON calls to the API as the first user. */
+function apiOf(base: string, userId: string, token: string) {
   const send = async (method: string, route: string, body: unknown): Promise<Record<string, unknown>> => {
     const text = JSON.stringify(body);
     const res = await request(`${base}${route}`, {

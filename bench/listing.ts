@@ -7,7 +7,7 @@
 // over p95 at the first size; the goal is <= 1.5x + 1 ms) and the database's bytes per file. Not recorded in
 // bench/RESULTS.md.
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql, type Insertable } from 'kysely';
@@ -15,7 +15,8 @@ import { openDatabase } from '../src/db/index.js';
 import type { FilesTable } from '../src/db/types.js';
 import { FILE_SEARCH_FIELDS, FILE_SORT_FIELDS } from '../src/lib/file-list.js';
 import { parseJson, percentile, request } from './lib/client.js';
-import { freePort, removeAtExit, startProcess, stopProcess, waitForHttp } from './lib/procs.js';
+import { startChuteWithUser } from './lib/chute.js';
+import { removeAtExit, stopProcess } from './lib/procs.js';
 
 const STEPS = [10_000, 100_000, 1_000_000];
 const BATCH = 1_000;
@@ -56,40 +57,10 @@ export async function runListingBench(argv: string[], buildChute: () => Promise<
   const mainJs = await buildChute();
   const root = await mkdtemp(path.join(os.tmpdir(), 'chute-bench-listing-'));
   removeAtExit(root);
-  const dataDir = path.join(root, 'data');
-  await mkdir(path.join(root, 'logs'), { recursive: true });
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = startProcess('chute', process.execPath, [mainJs], {
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      SECRET: randomBytes(32).toString('hex'),
-      RATELIMIT_ENABLED: 'false',
-      ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
-    },
-    cwd: root,
-    logFile: path.join(root, 'logs', 'chute.log'),
+  const { base, child, dataDir, userId, token } = await startChuteWithUser(mainJs, root, {
+    databaseUrl: options.databaseUrl,
   });
-  await waitForHttp(`${base}/api/healthcheck`, child, 120_000, 'Chute');
-  const setup = await request(`${base}/api/setup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'bench', password: randomBytes(16).toString('hex') }),
-  });
-  if (setup.status !== 200) throw new Error(`POST /api/setup answered ${setup.status}: ${setup.text.slice(0, 200)}`);
-  const cookie = ([] as string[])
-    .concat(setup.headers['set-cookie'] ?? [])
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  const userId = (JSON.parse(setup.text) as { user: { id: string } }).user.id;
-  const token = (parseJson((await request(`${base}/api/user`, { headers: { cookie } })).text) ?? {}).token;
-  const me = token ? { id: userId, token } : null;
-  if (!me) throw new Error('GET /api/user gave no user');
+  const me = { id: userId, token };
   const auth = { authorization: me.token, 'content-type': 'application/json' };
   const post = async (route: string, body: unknown) =>
     parseJson(

@@ -10,15 +10,16 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql, type Insertable } from 'kysely';
 import { openDatabase } from '../src/db/index.js';
 import type { UrlsTable, UsersTable } from '../src/db/types.js';
 import { parseJson, percentile, request } from './lib/client.js';
+import { startChuteWithUser } from './lib/chute.js';
 import { fileRow } from './listing.js';
-import { freePort, removeAtExit, startProcess, stopProcess, waitForHttp } from './lib/procs.js';
+import { removeAtExit, stopProcess } from './lib/procs.js';
 
 const BATCH = 1_000;
 
@@ -83,38 +84,9 @@ export async function runListsBench(argv: string[], buildChute: () => Promise<st
   const mainJs = await buildChute();
   const root = await mkdtemp(path.join(os.tmpdir(), 'chute-bench-lists-'));
   removeAtExit(root);
-  const dataDir = path.join(root, 'data');
-  await mkdir(path.join(root, 'logs'), { recursive: true });
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = startProcess('chute', process.execPath, [mainJs], {
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      SECRET: randomBytes(32).toString('hex'),
-      RATELIMIT_ENABLED: 'false',
-      ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
-    },
-    cwd: root,
-    logFile: path.join(root, 'logs', 'chute.log'),
+  const { base, child, dataDir, userId, token } = await startChuteWithUser(mainJs, root, {
+    databaseUrl: options.databaseUrl,
   });
-  await waitForHttp(`${base}/api/healthcheck`, child, 120_000, 'Chute');
-  const setup = await request(`${base}/api/setup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'bench', password: randomBytes(16).toString('hex') }),
-  });
-  if (setup.status !== 200) throw new Error(`POST /api/setup answered ${setup.status}: ${setup.text.slice(0, 200)}`);
-  const cookie = ([] as string[])
-    .concat(setup.headers['set-cookie'] ?? [])
-    .map((c) => c.split(';')[0])
-    .join('; ');
-  const userId = (JSON.parse(setup.text) as { user: { id: string } }).user.id;
-  const token = String((parseJson((await request(`${base}/api/user`, { headers: { cookie } })).text) ?? {}).token);
   const auth = { authorization: token, 'content-type': 'application/json' };
   const post = async (route: string, body: unknown) =>
     parseJson(

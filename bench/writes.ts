@@ -14,8 +14,9 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { openDatabase } from '../src/db/index.js';
-import { parseJson, percentile, request, smallUploadLoop, type LoopResult } from './lib/client.js';
-import { freePort, removeAtExit, startProcess, stopProcess, waitForHttp } from './lib/procs.js';
+import { percentile, request, smallUploadLoop, type LoopResult } from './lib/client.js';
+import { startChuteWithUser } from './lib/chute.js';
+import { removeAtExit, stopProcess } from './lib/procs.js';
 import { seedFiles } from './lib/seed.js';
 
 interface WritesOptions {
@@ -112,40 +113,9 @@ async function startChute(
   name: string,
   databaseUrl: string | undefined,
 ): Promise<BenchChute> {
-  const dataDir = path.join(root, name);
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const child = startProcess(`chute (${name})`, process.execPath, [mainJs], {
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      SECRET: randomBytes(32).toString('hex'),
-      RATELIMIT_ENABLED: 'false',
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    },
-    cwd: root,
-    logFile: path.join(root, 'logs', `chute-${name}.log`),
-  });
+  const { base, child, dataDir, userId, token } = await startChuteWithUser(mainJs, root, { name, databaseUrl });
   const stop = () => stopProcess(child, 30_000);
   try {
-    await waitForHttp(`${base}/api/healthcheck`, child, 120_000, 'Chute');
-    const setup = await request(`${base}/api/setup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'bench', password: randomBytes(16).toString('hex') }),
-    });
-    if (setup.status !== 200) throw new Error(`POST /api/setup answered ${setup.status}: ${setup.text.slice(0, 200)}`);
-    const cookie = ([] as string[])
-      .concat(setup.headers['set-cookie'] ?? [])
-      .map((c) => c.split(';')[0])
-      .join('; ');
-    const userId = (JSON.parse(setup.text) as { user: { id: string } }).user.id;
-    const token = parseJson((await request(`${base}/api/user`, { headers: { cookie } })).text)?.token;
-    if (!token) throw new Error('GET /api/user gave no token');
     const folder = await request(`${base}/api/user/folders`, {
       method: 'POST',
       headers: { authorization: token, 'content-type': 'application/json' },
