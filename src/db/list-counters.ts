@@ -7,11 +7,12 @@
 // (old rows subtracted, new rows added, grouped), so that a statement touching many files of one folder writes the
 // folder's row once, not once per file; rows are locked in id order, so that two writers never wait on each other in
 // a cycle. A count of a folder or tag that is being deleted is simply not written (its row is gone).
-import { PostgresAdapter, sql, type QueryExecutorProvider } from 'kysely';
+import { sql, type QueryExecutorProvider } from 'kysely';
+import { createTriggers, dropTriggers, isPostgresExecutor, pgStatementTriggers, type TriggerSet } from './triggers.js';
 
 type Executor = QueryExecutorProvider;
 
-const isPostgres = (db: Executor): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
+const isPostgres = isPostgresExecutor;
 
 const SQLITE_TRIGGERS: Record<string, string> = {
   folders_file_count_insert: `after insert on files when new.folder_id is not null begin
@@ -70,49 +71,19 @@ begin
 end $$;
 `;
 
-const PG_TRIGGERS: Record<string, string> = {
-  folders_file_count_insert: `after insert on files referencing new table as new_rows
-    for each statement execute function chute_folder_file_counts()`,
-  folders_file_count_delete: `after delete on files referencing old table as old_rows
-    for each statement execute function chute_folder_file_counts()`,
-  folders_file_count_update: `after update on files referencing old table as old_rows new table as new_rows
-    for each statement execute function chute_folder_file_counts()`,
-  tags_file_count_insert: `after insert on file_tags referencing new table as new_rows
-    for each statement execute function chute_tag_file_counts()`,
-  tags_file_count_delete: `after delete on file_tags referencing old table as old_rows
-    for each statement execute function chute_tag_file_counts()`,
-  tags_file_count_update: `after update on file_tags referencing old table as old_rows new table as new_rows
-    for each statement execute function chute_tag_file_counts()`,
+const TRIGGERS: TriggerSet = {
+  pgFunctions: PG_FUNCTIONS,
+  pgFunctionNames: ['chute_folder_file_counts', 'chute_tag_file_counts'],
+  pg: {
+    ...pgStatementTriggers('folders_file_count', 'files', 'chute_folder_file_counts'),
+    ...pgStatementTriggers('tags_file_count', 'file_tags', 'chute_tag_file_counts'),
+  },
+  sqlite: SQLITE_TRIGGERS,
 };
 
-const TRIGGER_TABLES: Record<string, string> = {
-  folders_file_count_insert: 'files',
-  folders_file_count_delete: 'files',
-  folders_file_count_update: 'files',
-  tags_file_count_insert: 'file_tags',
-  tags_file_count_delete: 'file_tags',
-  tags_file_count_update: 'file_tags',
-};
+export const createCountTriggers = (db: Executor): Promise<void> => createTriggers(db, TRIGGERS);
 
-export async function createCountTriggers(db: Executor): Promise<void> {
-  if (isPostgres(db)) {
-    await sql.raw(PG_FUNCTIONS).execute(db);
-    for (const [name, body] of Object.entries(PG_TRIGGERS)) await sql.raw(`create trigger ${name} ${body}`).execute(db);
-  } else {
-    for (const [name, body] of Object.entries(SQLITE_TRIGGERS))
-      await sql.raw(`create trigger ${name} ${body}`).execute(db);
-  }
-}
-
-export async function dropCountTriggers(db: Executor): Promise<void> {
-  const pg = isPostgres(db);
-  for (const [name, table] of Object.entries(TRIGGER_TABLES))
-    await sql.raw(`drop trigger if exists ${name}${pg ? ` on ${table}` : ''}`).execute(db);
-  if (pg) {
-    for (const fn of ['chute_folder_file_counts', 'chute_tag_file_counts'])
-      await sql.raw(`drop function if exists ${fn}()`).execute(db);
-  }
-}
+export const dropCountTriggers = (db: Executor): Promise<void> => dropTriggers(db, TRIGGERS);
 
 const FRESH = {
   folders: 'select count(*) from files where files.folder_id = t.id',

@@ -10,7 +10,8 @@
 // Owners: a user's id; OWNERLESS for files whose owner was deleted without them (and URLs without an owner); INSTANCE
 // for the sum of all. Subtractions only ever update an existing row (never create one), so a user's rows removed with
 // the user cannot come back, whatever order the database runs the cascades in.
-import { PostgresAdapter, sql, type QueryExecutorProvider } from 'kysely';
+import { sql, type QueryExecutorProvider } from 'kysely';
+import { createTriggers, dropTriggers, isPostgresExecutor, pgStatementTriggers, type TriggerSet } from './triggers.js';
 
 type Executor = QueryExecutorProvider;
 
@@ -37,7 +38,7 @@ export const COUNTER_COLUMNS = {
   urlViews: 'url_views',
 } as const satisfies Record<keyof UsageCounters, string>;
 
-const isPostgres = (db: Executor): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
+const isPostgres = isPostgresExecutor;
 
 export async function createCounterTables(db: Executor): Promise<void> {
   await sql`create table usage_counters (
@@ -216,52 +217,20 @@ begin
 end $$;
 `;
 
-const PG_TRIGGERS: Record<string, string> = {
-  files_counters_insert: `after insert on files referencing new table as new_rows
-    for each statement execute function chute_files_counters()`,
-  files_counters_delete: `after delete on files referencing old table as old_rows
-    for each statement execute function chute_files_counters()`,
-  files_counters_update: `after update on files referencing old table as old_rows new table as new_rows
-    for each statement execute function chute_files_counters()`,
-  urls_counters_insert: `after insert on urls referencing new table as new_rows
-    for each statement execute function chute_urls_counters()`,
-  urls_counters_delete: `after delete on urls referencing old table as old_rows
-    for each statement execute function chute_urls_counters()`,
-  urls_counters_update: `after update on urls referencing old table as old_rows new table as new_rows
-    for each statement execute function chute_urls_counters()`,
-  users_counters_delete: `after delete on users for each row execute function chute_users_counters()`,
+const TRIGGERS: TriggerSet = {
+  pgFunctions: PG_FUNCTIONS,
+  pgFunctionNames: ['chute_files_counters', 'chute_urls_counters', 'chute_users_counters'],
+  pg: {
+    ...pgStatementTriggers('files_counters', 'files', 'chute_files_counters'),
+    ...pgStatementTriggers('urls_counters', 'urls', 'chute_urls_counters'),
+    users_counters_delete: `after delete on users for each row execute function chute_users_counters()`,
+  },
+  sqlite: SQLITE_TRIGGERS,
 };
 
-const TRIGGER_TABLES: Record<string, string> = {
-  files_counters_insert: 'files',
-  files_counters_delete: 'files',
-  files_counters_update: 'files',
-  urls_counters_insert: 'urls',
-  urls_counters_delete: 'urls',
-  urls_counters_update: 'urls',
-  users_counters_delete: 'users',
-};
+export const createCounterTriggers = (db: Executor): Promise<void> => createTriggers(db, TRIGGERS);
 
-export async function createCounterTriggers(db: Executor): Promise<void> {
-  if (isPostgres(db)) {
-    await sql.raw(PG_FUNCTIONS).execute(db);
-    for (const [name, body] of Object.entries(PG_TRIGGERS)) await sql.raw(`create trigger ${name} ${body}`).execute(db);
-  } else {
-    for (const [name, body] of Object.entries(SQLITE_TRIGGERS))
-      await sql.raw(`create trigger ${name} ${body}`).execute(db);
-  }
-}
-
-export async function dropCounterTriggers(db: Executor): Promise<void> {
-  const pg = isPostgres(db);
-  for (const [name, table] of Object.entries(TRIGGER_TABLES)) {
-    await sql.raw(`drop trigger if exists ${name}${pg ? ` on ${table}` : ''}`).execute(db);
-  }
-  if (pg) {
-    for (const fn of ['chute_files_counters', 'chute_urls_counters', 'chute_users_counters'])
-      await sql.raw(`drop function if exists ${fn}()`).execute(db);
-  }
-}
+export const dropCounterTriggers = (db: Executor): Promise<void> => dropTriggers(db, TRIGGERS);
 
 // --- Filling, checking ----------------------------------------------------------------------------------------------
 

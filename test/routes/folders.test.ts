@@ -403,8 +403,9 @@ forEachDatabase('folders', (engine) => {
     });
     const reader = res.body!.getReader();
     await reader.read();
-    // The first bytes may be the entry's header, sent before its file is opened: wait for the open (bounded).
-    for (let i = 0; i < 100 && (await openFilesUnder(uploads)) === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    // The first bytes may be the entry's header, sent before its file is opened: wait for the open (bounded: 10 s, for
+    // a loaded machine).
+    for (let i = 0; i < 500 && (await openFilesUnder(uploads)) === 0; i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(await openFilesUnder(uploads), 1, 'the first file is being read');
     abort.abort();
     // The server notices the closed connection asynchronously; wait for it (bounded), then check.
