@@ -13,7 +13,7 @@
 //   gone for every look-up (signing in, the user list, their links: services that read users, files and short URLs
 //   skip owners being deleted) while their rows go in batches, resumed after a crash the same way.
 import { randomBytes } from 'node:crypto';
-import { sql, type SelectQueryBuilder } from 'kysely';
+import { sql, type Compilable, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Database, Db } from '../db/types.js';
 import { newId } from '../lib/ids.js';
@@ -178,6 +178,21 @@ export function userNotDeleted(column: 'users.id') {
   return sql<boolean>`not exists (select 1 from user_deletions d where d.user_id = ${sql.ref(column)})`;
 }
 
+/** Runs `statement(size)`, a write of at most `size` rows, on the batch writer until it changes none. */
+function writeInBatches(
+  ctx: Pick<AppContext, 'batches'>,
+  statement: (size: number) => Compilable<unknown>,
+  between?: () => Promise<void>,
+): Promise<number> {
+  return inBatches(ctx, async (size) => (await ctx.batches.execute(statement(size))).numAffectedRows, between);
+}
+
+/** The ids of at most `size` of the user's rows of `table`, as a subquery. */
+function ofUser(table: 'files' | 'urls', userId: string, size: number) {
+  return (eb: ExpressionBuilder<Database, typeof table>) =>
+    eb.selectFrom(table).select('id').where('user_id', '=', userId).limit(size);
+}
+
 /** Whether `userId` is being deleted. */
 export async function isBeingDeleted(db: Db, userId: string): Promise<boolean> {
   return (
@@ -201,44 +216,29 @@ export async function continueUserDeletion(ctx: AppContext, userId: string, onBa
       (size) => ctx.db.selectFrom('files').select('id').where('user_id', '=', userId).limit(size),
       onBatch,
     );
-    await inBatches(
+    await writeInBatches(
       ctx,
-      async (size) =>
-        (
-          await ctx.batches.execute(
-            ctx.db
-              .deleteFrom('urls')
-              .where('id', 'in', (eb) => eb.selectFrom('urls').select('id').where('user_id', '=', userId).limit(size)),
-          )
-        ).numAffectedRows,
+      (size) => ctx.db.deleteFrom('urls').where('id', 'in', ofUser('urls', userId, size)),
       onBatch,
     );
   } else {
     // What the foreign keys would do to every row at once when the user row goes (owner and folder set null).
-    await inBatches(
+    await writeInBatches(
       ctx,
-      async (size) =>
-        (
-          await ctx.batches.execute(
-            ctx.db
-              .updateTable('files')
-              .set({ user_id: null, folder_id: null })
-              .where('id', 'in', (eb) => eb.selectFrom('files').select('id').where('user_id', '=', userId).limit(size)),
-          )
-        ).numAffectedRows,
+      (size) =>
+        ctx.db
+          .updateTable('files')
+          .set({ user_id: null, folder_id: null })
+          .where('id', 'in', ofUser('files', userId, size)),
       onBatch,
     );
-    await inBatches(
+    await writeInBatches(
       ctx,
-      async (size) =>
-        (
-          await ctx.batches.execute(
-            ctx.db
-              .updateTable('urls')
-              .set({ user_id: null })
-              .where('id', 'in', (eb) => eb.selectFrom('urls').select('id').where('user_id', '=', userId).limit(size)),
-          )
-        ).numAffectedRows,
+      (size) =>
+        ctx.db
+          .updateTable('urls')
+          .set({ user_id: null })
+          .where('id', 'in', ofUser('urls', userId, size)),
       onBatch,
     );
   }
