@@ -381,14 +381,19 @@ export async function addFileToFolder(
   folderId: string,
   fileId: string,
 ): Promise<FolderWithCounts> {
-  await getOwnFolder(ctx, userId, folderId);
-  const file = await ownFileInFolder(ctx.db, userId, fileId);
-  if (file.folder_id === folderId) throw new ApiError(1011);
-  await ctx.db
-    .updateTable('files')
-    .set({ folder_id: folderId, updated_at: ctx.clock.now() })
-    .where('id', '=', fileId)
-    .execute();
+  // One transaction under the owner's lock: a folder deleted at the same moment is either gone before the check
+  // (4003) or after the move (the file then goes with it), never in between (a foreign-key failure).
+  await ctx.db.transaction().execute(async (trx) => {
+    await lockUser(trx, ctx.engine, userId);
+    await ownFolderToChange(trx, userId, folderId);
+    const file = await ownFileInFolder(trx, userId, fileId);
+    if (file.folder_id === folderId) throw new ApiError(1011);
+    await trx
+      .updateTable('files')
+      .set({ folder_id: folderId, updated_at: ctx.clock.now() })
+      .where('id', '=', fileId)
+      .execute();
+  });
   return getOwnFolder(ctx, userId, folderId);
 }
 

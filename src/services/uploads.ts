@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream';
 import mime from 'mime';
 import type { AppContext } from '../context.js';
-import type { FileRow, UserRow } from '../db/types.js';
+import type { Db, FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { fileLink, rawLink } from '../lib/links.js';
 import { ByteLimit, ByteLimitExceededError } from '../lib/byte-limit.js';
@@ -122,6 +122,16 @@ export function newStorageKey(): string {
 }
 
 /** Folder of an upload: must exist (4001) and be the uploader's (3011). */
+async function assertUploadFolderIn(trx: Db, userId: string, folderId: string): Promise<void> {
+  const folder = await trx
+    .selectFrom('folders')
+    .select('id')
+    .where('id', '=', folderId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  if (!folder) throw new ApiError(4001, folderId);
+}
+
 export async function assertUploadFolder(ctx: AppContext, userId: string, folderId: string | null): Promise<void> {
   if (folderId !== null) await folderForFiles(ctx, folderId, [{ user_id: userId }]);
 }
@@ -309,6 +319,9 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
     const rows = await ctx.commits.run(async (trx) => {
       const bytes = input.objects.reduce((sum, o) => sum + o.size, 0);
       await assertFileQuota(ctx, trx, input.user.id, { bytes, files: input.objects.length });
+      // Checked again under the owner's lock (taken by the quota check): a folder deleted while the bytes arrived is
+      // the upload's 4001, not a foreign-key failure.
+      if (options.folderId !== null) await assertUploadFolderIn(trx, input.user.id, options.folderId);
       const inserted: FileRow[] = [];
       for (const object of input.objects) {
         const now = ctx.clock.now();

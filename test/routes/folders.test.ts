@@ -240,6 +240,34 @@ forEachDatabase('folders', (engine) => {
     }
   });
 
+  it('files moved into a folder while it is deleted: each move is done before the delete or refused, never a 500', async () => {
+    for (const files of ['keep', 'delete']) {
+      const folder = await create(ann.token, { name: `Racing ${files}` });
+      const moved = [];
+      for (let i = 0; i < 12; i++) moved.push(await insertTestFile(server(), ann.id, { bytes: `r${i}` }));
+      const moves = moved.map((f) =>
+        server().json('POST', `/api/user/folders/${folder.body.id}/files`, { auth: ann.token, body: { id: f.id } }),
+      );
+      const del = server().json('DELETE', `/api/user/folders/${folder.body.id}?files=${files}`, { auth: ann.token });
+      const answers = await Promise.all([...moves, del]);
+      assert.equal(answers.at(-1)!.status, 200, JSON.stringify(answers.at(-1)!.body));
+      for (const res of answers.slice(0, -1))
+        assert.ok(res.status === 200 || (res.status === 404 && res.body.code === 4001), JSON.stringify(res.body));
+      const left = await server()
+        .ctx.db.selectFrom('files')
+        .select(['id', 'folder_id'])
+        .where(
+          'id',
+          'in',
+          moved.map((f) => f.id),
+        )
+        .execute();
+      // Nothing points at the deleted folder; with files=delete, the files moved in before it went with it.
+      assert.ok(left.every((r) => r.folder_id === null));
+      if (files === 'keep') assert.equal(left.length, moved.length);
+    }
+  });
+
   it('delete with files=delete removes the files and their bytes; children=lift keeps child folders', async () => {
     const parent = await create(ann.token, { name: 'Parent' });
     const doomed = await create(ann.token, { name: 'Doomed', parentId: parent.body.id });
@@ -383,6 +411,49 @@ forEachDatabase('folders', (engine) => {
     const zip = await fetchZip(server(), `/api/user/folders/${folder.body.id}/zip`, ann.token);
     assert.deepEqual(zip.names, ['data.bin']);
     assert.equal(zip.contents.get('data.bin'), bytes.toString('utf8'));
+  });
+
+  it('an upload into a folder deleted while its bytes arrive is refused with 4001 and leaves nothing behind', async () => {
+    const folder = await create(ann.token, { name: 'Vanishing' });
+    const boundary = 'vanishing-boundary';
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        const head = `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="late.bin"\r\n`;
+        controller.enqueue(Buffer.from(`${head}content-type: application/octet-stream\r\n\r\n`));
+        controller.enqueue(Buffer.alloc(64 * 1024, 'a'));
+        await held;
+        controller.enqueue(Buffer.from(`\r\n--${boundary}--\r\n`));
+        controller.close();
+      },
+    });
+    const before = await server().ctx.db.selectFrom('files').select('id').where('user_id', '=', ann.id).execute();
+    const up = server().fetch('/api/upload', {
+      method: 'POST',
+      headers: {
+        authorization: ann.token,
+        'x-service-folder': folder.body.id,
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+      },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the folder check at the start has passed
+    const del = await server().json('DELETE', `/api/user/folders/${folder.body.id}`, { auth: ann.token });
+    assert.equal(del.status, 200);
+    release();
+    const res = await up;
+    const answer = await res.json();
+    assert.equal(res.status, 404, JSON.stringify(answer));
+    assert.equal(answer.code, 4001);
+    const after = await server().ctx.db.selectFrom('files').select('id').where('user_id', '=', ann.id).execute();
+    assert.equal(after.length, before.length);
+    assert.deepEqual(
+      await server().ctx.db.selectFrom('pending_objects').selectAll().execute(),
+      [],
+      'no stored bytes left waiting for a record',
+    );
   });
 
   it('a client leaving mid-download releases the stored file being zipped', async () => {
