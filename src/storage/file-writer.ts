@@ -1,7 +1,7 @@
 // The local datasource's way of writing a stream into an open file: chunks are gathered into 1 MiB batches written
 // with one positioned writev each, and, when the file must become durable, its pages are flushed to disk while the
 // rest still arrives (bench/RESULTS.md, 2026-11-24: why both matter on the upload path).
-import type { FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 
 /** Bytes gathered before one writev: a socket delivers about 32 KiB per read, so about 32 reads make one write. */
@@ -16,9 +16,9 @@ export const WRITE_BATCH = 1024 * 1024;
 export const EARLY_FLUSH_EVERY = 8 * 1024 * 1024;
 
 /**
- * A writer that knows where it ends starts no early flush closer to the end than this: the flush would still run
- * when the stream ends and hold up its finish (the answer to a chunk), while the next flush, or the fsync that
- * publishes the file, writes those pages anyway.
+ * A writer that knows where it ends starts no early flush of its own closer to the end than this: the flush would
+ * still run when the stream ends and hold up its finish, while the fsync at the end writes those pages anyway.
+ * (Detached flushes, see BackgroundFlusher, hold up nothing and need no margin.)
  */
 export const EARLY_FLUSH_END_MARGIN = 4 * 1024 * 1024;
 
@@ -31,6 +31,63 @@ export interface FileWriterOptions {
   expectedBytes?: number;
   /** fsync the file before the stream finishes. */
   fsyncAtEnd: boolean;
+  /**
+   * Early flushes go through this (a descriptor of its own) and the stream's finish does not wait for them: for a file
+   * that is not fsynced at the end of this writer but later, by whoever publishes it (a chunked upload's temp file),
+   * so that a chunk's answer never waits for a flush that only prepares the final fsync. Ignored with `fsyncAtEnd`.
+   */
+  flusher?: BackgroundFlusher;
+}
+
+/**
+ * Early flushes of one file that may outlive the writer that started them (each chunk of a chunked upload is its own
+ * writer and request; the flush started near a chunk's end runs on while the next chunk arrives). Each flush opens
+ * the file read-only and fdatasyncs it (Linux flushes the file's pages whichever descriptor asks), so no writer's
+ * descriptor is held past its stream. Linux reports a write-back error to one fsync only: the first failure is kept
+ * for settle(), which the final fsync's caller awaits before it.
+ */
+export class BackgroundFlusher {
+  private running: Promise<void> | null = null;
+  private failure: Error | null = null;
+
+  constructor(private readonly file: string) {}
+
+  /** Whether a flush runs now. */
+  get busy(): boolean {
+    return this.running !== null;
+  }
+
+  /** The first failure of any flush so far, if any. */
+  get failed(): Error | null {
+    return this.failure;
+  }
+
+  /** Starts a flush, unless one runs (it takes the pages written so far that it has not reached yet, the next one the rest). */
+  start(): void {
+    if (this.running) return;
+    this.running = flushFile(this.file)
+      .catch((err: Error) => {
+        this.failure ??= err;
+      })
+      .finally(() => {
+        this.running = null;
+      });
+  }
+
+  /** Waits for the flush in flight, then throws the first failure of any flush. */
+  async settle(): Promise<void> {
+    await this.running;
+    if (this.failure) throw this.failure;
+  }
+}
+
+async function flushFile(file: string): Promise<void> {
+  const handle = await open(file, 'r');
+  try {
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
@@ -46,6 +103,7 @@ export class FileWriter extends Writable {
   private readonly handle: FileHandle;
   private readonly flushEarly: boolean;
   private readonly fsyncAtEnd: boolean;
+  private readonly flusher: BackgroundFlusher | null;
   private position: number;
   private batch: Buffer[] = [];
   private batchBytes = 0;
@@ -67,6 +125,7 @@ export class FileWriter extends Writable {
     this.handle = handle;
     this.flushEarly = options.flushEarly;
     this.fsyncAtEnd = options.fsyncAtEnd;
+    this.flusher = options.fsyncAtEnd ? null : (options.flusher ?? null);
     this.position = options.start ?? 0;
     this.expectedEnd = options.expectedBytes === undefined ? null : this.position + options.expectedBytes;
   }
@@ -127,6 +186,11 @@ export class FileWriter extends Writable {
    * fails the stream at the end.
    */
   private startEarlyFlush(): void {
+    if (this.flusher) {
+      // Detached: the finish does not wait for it, so it may start as close to the end as it likes.
+      this.flusher.start();
+      return;
+    }
     if (this.flushing) return;
     if (this.expectedEnd !== null && this.expectedEnd - this.position < EARLY_FLUSH_END_MARGIN) return;
     this.flushing = this.handle

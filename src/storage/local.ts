@@ -14,7 +14,7 @@ import {
   type ObjectInfo,
   type PutInfo,
 } from './datasource.js';
-import { FileWriter } from './file-writer.js';
+import { BackgroundFlusher, FileWriter } from './file-writer.js';
 import { assertValidKey, assertValidRange, unsatisfiableRange } from './keys.js';
 import { LocalFileStream } from './local-file-stream.js';
 import { DirectorySyncer, ensureDirectory, isTempName, newTempName, unlinkIfPresent } from './temp.js';
@@ -57,6 +57,11 @@ export class LocalDatasource implements Datasource {
   /** Folders that publish() made or found (see there). */
   private readonly knownFolders = new Set<string>();
   private readonly owner: string | undefined;
+  /**
+   * The early flushes of append temp files that may still run after their chunk was answered, or failed (kept until
+   * completeAppend() or abortAppend() asks), by temp file path.
+   */
+  private readonly appendFlushers = new Map<string, BackgroundFlusher>();
 
   constructor(options: LocalDatasourceOptions) {
     this.root = path.resolve(options.root);
@@ -169,15 +174,20 @@ export class LocalDatasource implements Datasource {
       const durable = this.fsync && info?.durable === true;
       // The temp file's own directory entry, made by beginAppend(), must survive too.
       if (durable && current.size === 0) await this.directorySyncs.sync(this.appendDir);
+      // Not durable: the early flushes run detached from this append (its answer does not wait for them), and
+      // completeAppend() waits for the last one before its fsync.
+      const flusher = this.fsync && !durable ? this.appendFlusher(file) : undefined;
       const out = new FileWriter(await open(file, 'r+'), {
         start: current.size,
         flushEarly: this.fsync,
         fsyncAtEnd: durable,
+        ...(flusher ? { flusher } : {}),
         ...(info?.length === undefined ? {} : { expectedBytes: info.length }),
       });
       await pipeline(body, out);
       const size = current.size + out.bytesWritten;
       await truncate(file, size);
+      if (flusher && !flusher.busy && !flusher.failed) this.appendFlushers.delete(file);
       const next: LocalAppendState = { ...current, size };
       return next;
     } catch (err) {
@@ -192,6 +202,7 @@ export class LocalDatasource implements Datasource {
     const current = this.appendStateOf(state);
     const file = path.join(this.appendDir, current.file);
     await this.checkAppendFile(current, file);
+    await this.settleAppendFlusher(file);
     const handle = await open(file, 'r+');
     try {
       await handle.truncate(current.size);
@@ -205,7 +216,29 @@ export class LocalDatasource implements Datasource {
 
   async abortAppend(state: AppendState): Promise<void> {
     const current = this.appendStateOf(state);
-    await unlinkIfPresent(path.join(this.appendDir, current.file));
+    const file = path.join(this.appendDir, current.file);
+    await this.settleAppendFlusher(file).catch(() => undefined);
+    await unlinkIfPresent(file);
+  }
+
+  private appendFlusher(file: string): BackgroundFlusher {
+    let flusher = this.appendFlushers.get(file);
+    if (!flusher) {
+      flusher = new BackgroundFlusher(file);
+      this.appendFlushers.set(file, flusher);
+    }
+    return flusher;
+  }
+
+  /** Waits for an early flush of the temp file still running; throws when one failed (the bytes may not be on disk). */
+  private async settleAppendFlusher(file: string): Promise<void> {
+    const flusher = this.appendFlushers.get(file);
+    if (!flusher) return;
+    try {
+      await flusher.settle();
+    } finally {
+      this.appendFlushers.delete(file);
+    }
   }
 
   async close(): Promise<void> {

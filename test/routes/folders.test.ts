@@ -444,7 +444,7 @@ forEachDatabase('folders', (engine) => {
     assert.equal(del.status, 200);
     release();
     const res = await up;
-    const answer = await res.json();
+    const answer = (await res.json()) as { code: number };
     assert.equal(res.status, 404, JSON.stringify(answer));
     assert.equal(answer.code, 4001);
     const after = await server().ctx.db.selectFrom('files').select('id').where('user_id', '=', ann.id).execute();

@@ -152,7 +152,9 @@ describe('local datasource durability (strace)', { skip: !straceWorks && 'strace
         const earlyFlushes = events.filter((e, i) => i < lastWrite && e.call === 'fdatasync' && e.path === temp);
         assert.ok(earlyFlushes.length >= 1, `${target} is flushed before its last bytes are written`);
       }
-      // An append that says its length starts no flush within 4 MiB of its end (9 MiB: 8 MiB is passed 1 MiB before).
+      // A durable append (its answer waits for its fsync) that says its length starts no flush within 4 MiB of its end
+      // (9 MiB: 8 MiB is passed 1 MiB before): its fsync, then completeAppend's. (A chunk's append is not durable: its
+      // early flushes run detached from it, and its answer waits for none of them.)
       const hinted =
         events[indexOf(events, (e) => e.call === 'rename' && e.to === path.join(dataDir, 'uploads/big/hinted.bin'))]!
           .path;
@@ -162,7 +164,7 @@ describe('local datasource durability (strace)', { skip: !straceWorks && 'strace
       );
       assert.deepEqual(
         events.filter((e) => e.path === hinted && (e.call === 'fsync' || e.call === 'fdatasync')).map((e) => e.call),
-        ['fsync'],
+        ['fsync', 'fsync'],
       );
     } finally {
       await rm(dataDir, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { after, before, describe, it } from 'node:test';
-import { EARLY_FLUSH_EVERY, FileWriter, WRITE_BATCH } from '../../src/storage/file-writer.js';
+import { BackgroundFlusher, EARLY_FLUSH_EVERY, FileWriter, WRITE_BATCH } from '../../src/storage/file-writer.js';
 import { openDescriptorsOf, waitFor } from '../support/open-files.js';
 
 /** `total` bytes of `source` cut into pieces of the given sizes, in turn (the last piece takes what is left). */
@@ -100,6 +100,36 @@ describe('FileWriter', () => {
     assert.equal(quiet.bytesWritten, EARLY_FLUSH_EVERY + 2 * WRITE_BATCH);
     const flushing = new FileWriter(await open('/dev/null', 'w'), { flushEarly: true, fsyncAtEnd: false });
     await assert.rejects(pipeline(source(), flushing), { code: 'EINVAL', syscall: 'fdatasync' });
+  });
+
+  it('with a background flusher, finishes without waiting for its flushes; the flusher keeps their failure', async () => {
+    const source = () => Readable.from(piecesOf(Buffer.alloc(3 * EARLY_FLUSH_EVERY), [64 * 1024]));
+    // /dev/null refuses fdatasync: the detached flushes fail, the stream does not (its finish does not wait for them).
+    const failing = new BackgroundFlusher('/dev/null');
+    const detached = new FileWriter(await open('/dev/null', 'w'), {
+      flushEarly: true,
+      fsyncAtEnd: false,
+      flusher: failing,
+    });
+    await pipeline(source(), detached);
+    assert.equal(detached.bytesWritten, 3 * EARLY_FLUSH_EVERY);
+    await assert.rejects(failing.settle(), { code: 'EINVAL', syscall: 'fdatasync' });
+    assert.equal(failing.failed?.message.includes('EINVAL'), true);
+    // On a real file the flushes succeed and the bytes are exact; with an fsync at the end the flusher is not used.
+    const file = path.join(dir, 'detached.bin');
+    await writeFile(file, '');
+    const bytes = randomBytes(3 * EARLY_FLUSH_EVERY + 5);
+    const flusher = new BackgroundFlusher(file);
+    const writer = new FileWriter(await open(file, 'r+'), { flushEarly: true, fsyncAtEnd: false, flusher });
+    await pipeline(Readable.from(piecesOf(bytes, [64 * 1024])), writer);
+    await flusher.settle();
+    assert.equal(flusher.failed, null);
+    assert.ok((await readFile(file)).equals(bytes));
+    const unused = new BackgroundFlusher('/dev/null');
+    const synced = new FileWriter(await open(file, 'r+'), { flushEarly: true, fsyncAtEnd: true, flusher: unused });
+    await pipeline(Readable.from(piecesOf(bytes, [64 * 1024])), synced);
+    await unused.settle();
+    assert.equal(unused.failed, null, 'the writer flushed through its own descriptor');
   });
 
   it('closes the file when the producer fails midway', async () => {
