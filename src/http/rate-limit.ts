@@ -2,14 +2,16 @@
 // instances behind a load balancer. Routes opt in with `config.rateLimit`; limits answer in the spec's error shape.
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../lib/errors.js';
+import { loadRedis } from '../lib/lazy-modules.js';
 
 export async function registerRateLimit(app: FastifyInstance, ctx: AppContext): Promise<void> {
   let redis: Redis | undefined;
   if (ctx.config.REDIS_URL) {
-    redis = new Redis(ctx.config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false });
+    const Client = await loadRedis();
+    redis = new Client(ctx.config.REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false });
     app.addHook('onClose', async () => {
       await redis?.quit().catch(() => undefined);
     });

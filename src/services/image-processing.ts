@@ -8,7 +8,8 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import sharp, { type FormatEnum, type Sharp } from 'sharp';
+import type { FormatEnum, Sharp } from 'sharp';
+import { loadSharp } from '../lib/lazy-modules.js';
 import type { ObjectInfo } from '../storage/datasource.js';
 import { imageInputOptions, SHARP_TIMEOUT_SECONDS } from './media.js';
 
@@ -88,6 +89,7 @@ export async function putProcessedImage(
     try {
       // Turned as its EXIF orientation said, since that tag goes with the rest of the metadata; the colour profile
       // stays (it is not personal data, and colours would shift without it).
+      const sharp = await loadSharp();
       const image = sharp(original, imageInputOptions()).rotate().keepIccProfile();
       await encoder(image, type, options.compression).timeout({ seconds: SHARP_TIMEOUT_SECONDS }).toFile(processed);
     } catch {

@@ -4,10 +4,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import sharp, { type SharpOptions } from 'sharp';
-
-// Decoded images are not kept between calls: memory follows the images in work, not the history.
-sharp.cache(false);
+import type { SharpOptions } from 'sharp';
+import { loadSharp } from '../lib/lazy-modules.js';
 
 /** Largest image decoded, in pixels (a decompression bomb stops here, before it is decoded). */
 export const MAX_INPUT_PIXELS = 100_000_000;
@@ -29,6 +27,7 @@ export function imageInputOptions(): SharpOptions {
 
 /** A small WebP of an image file (the first frame of an animation), oriented as its EXIF says. */
 export async function imageThumbnail(input: string | Buffer): Promise<Buffer> {
+  const sharp = await loadSharp();
   const made = sharp(input, imageInputOptions())
     .rotate()
     .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })

@@ -2,7 +2,8 @@
 // signed in. OpenID Connect goes through openid-client (discovery, PKCE, state, nonce, full ID token validation);
 // Discord, GitHub and Google through their plain OAuth 2 endpoints (from the settings) with PKCE. Every failure
 // becomes the specification's code (2003, 6004-6008) with the provider's own words kept as its cause for the log.
-import * as oidc from 'openid-client';
+import type * as Oidc from 'openid-client';
+import { loadOpenIdClient } from '../lib/lazy-modules.js';
 import type { OAuthProviderKind } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import type { Settings } from './settings.js';
@@ -115,10 +116,11 @@ function plainProvider(settings: Settings, provider: Exclude<OAuthProviderKind, 
 }
 
 /** The OpenID Connect provider's configuration, read through discovery (2003 unset, 6008 unreachable or invalid). */
-async function discoverOidc(settings: Settings): Promise<oidc.Configuration> {
+async function discoverOidc(settings: Settings): Promise<Oidc.Configuration> {
   const { oauthOidcIssuer: issuer, oauthOidcClientId: clientId, oauthOidcClientSecret: secret } = settings;
   if (!issuer || !clientId || !secret) throw new ApiError(2003, 'OIDC needs an issuer, a client id and a secret');
   const url = new URL(issuer);
+  const oidc = await loadOpenIdClient();
   try {
     return await oidc.discovery(url, clientId, undefined, oidc.ClientSecretBasic(secret), {
       timeout: TIMEOUT_MS / 1000,
@@ -141,6 +143,7 @@ export async function authorizationRequest(
   provider: OAuthProviderKind,
   redirectUri: string,
 ): Promise<{ url: string; secrets: FlowSecrets }> {
+  const oidc = await loadOpenIdClient();
   const codeVerifier = oidc.randomPKCECodeVerifier();
   const params: Record<string, string> = {
     redirect_uri: redirectUri,
@@ -213,7 +216,8 @@ export async function completeAuthorization(
 
 async function completeOidc(settings: Settings, callbackUrl: URL, secrets: FlowSecrets): Promise<ProviderIdentity> {
   const config = await discoverOidc(settings);
-  let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
+  const oidc = await loadOpenIdClient();
+  let tokens: Awaited<ReturnType<typeof Oidc.authorizationCodeGrant>>;
   try {
     tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
       pkceCodeVerifier: secrets.codeVerifier,
@@ -228,7 +232,7 @@ async function completeOidc(settings: Settings, callbackUrl: URL, secrets: FlowS
   }
   const claims = tokens.claims();
   if (!claims) throw new ApiError(6004, 'no ID token in the token answer');
-  let userinfo: oidc.UserInfoResponse;
+  let userinfo: Oidc.UserInfoResponse;
   try {
     userinfo = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
   } catch (err) {

@@ -3,16 +3,15 @@
 // database with an expiry and consumed by the verification that uses it, so that any instance can finish a flow
 // another one started. The relying party (RP ID and origin) comes from the caller: PUBLIC_URL, else the request's
 // own origin.
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import { loadWebAuthn } from '../lib/lazy-modules.js';
 import type { AppContext } from '../context.js';
 import type { PasskeyRow, UserRow, WebauthnPurpose } from '../db/types.js';
 import { isUniqueViolation } from '../db/errors.js';
@@ -104,7 +103,9 @@ export async function registrationOptions(
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   assertPasskeysAllowed(ctx);
   const existing = (await listPasskeys(ctx, user.id)).map(parseRegistration).filter((r) => r !== null);
-  const options = await generateRegistrationOptions({
+  const options = await (
+    await loadWebAuthn()
+  ).generateRegistrationOptions({
     rpName: ctx.settings.get().siteTitle,
     rpID: rp.id,
     userName: user.username,
@@ -134,9 +135,10 @@ export async function registerPasskey(
   const taken = await takeChallenge(ctx, { userId: user.id }, 'register');
   if (!taken) throw new ApiError(1046);
   if (taken.expired) throw new ApiError(1048);
+  const webauthn = await loadWebAuthn();
   let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
-    verification = await verifyRegistrationResponse({
+    verification = await webauthn.verifyRegistrationResponse({
       response: input.response,
       expectedChallenge: taken.challenge,
       expectedOrigin: rp.origin,
@@ -212,7 +214,9 @@ export async function loginOptions(
   rp: RelyingParty,
 ): Promise<{ id: string; options: PublicKeyCredentialRequestOptionsJSON }> {
   assertPasskeysAllowed(ctx);
-  const options = await generateAuthenticationOptions({
+  const options = await (
+    await loadWebAuthn()
+  ).generateAuthenticationOptions({
     rpID: rp.id,
     timeout: CHALLENGE_TTL_MS,
     userVerification: 'preferred',
@@ -250,9 +254,10 @@ export async function verifyPasskeyAssertion(
   if (userHandle && Buffer.from(userHandle, 'base64url').toString('utf8') !== passkey.user_id) {
     throw new ApiError(1052, 'the passkey belongs to another account');
   }
+  const webauthn = await loadWebAuthn();
   let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {
-    verification = await verifyAuthenticationResponse({
+    verification = await webauthn.verifyAuthenticationResponse({
       response: input.response,
       expectedChallenge: taken.challenge,
       expectedOrigin: rp.origin,

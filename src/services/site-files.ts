@@ -1,7 +1,7 @@
 // The site's own files that Zipline serves and its clients and browsers ask for: /robots.txt, the web manifest
 // (/manifest.json) and the icons (/favicon.ico, /favicon-<size>x<size>.png), drawn from the dashboard's icon. The PNGs
 // are rendered once per size with sharp and kept in memory (a few kilobytes).
-import sharp from 'sharp';
+import { loadSharp } from '../lib/lazy-modules.js';
 import type { Settings } from './settings.js';
 
 /** The dashboard's icon (web/public/assets/favicon.svg): the same drawing, kept here so the server needs no build. */
@@ -47,10 +47,12 @@ export function faviconPng(size: FaviconSize): Promise<Buffer> {
   let png = rendered.get(size);
   if (!png) {
     // Drawn at the density that makes the 32-unit drawing `size` pixels wide, so that no pixel is scaled.
-    png = sharp(Buffer.from(FAVICON_SVG), { density: (72 * size) / 32 })
-      .resize(size, size)
-      .png()
-      .toBuffer();
+    png = loadSharp().then((sharp) =>
+      sharp(Buffer.from(FAVICON_SVG), { density: (72 * size) / 32 })
+        .resize(size, size)
+        .png()
+        .toBuffer(),
+    );
     png.catch(() => rendered.delete(size));
     rendered.set(size, png);
   }

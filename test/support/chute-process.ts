@@ -26,8 +26,11 @@ export function spawnChuteProcess(options: {
   dataDir: string;
   databaseUrl?: string | undefined;
   env?: Record<string, string>;
+  /** Modules for node's --import besides tsx (hooks that observe the process). */
+  imports?: string[];
 }): StartingChuteProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const imports = (options.imports ?? []).flatMap((m) => ['--import', m]);
+  const child = spawn(process.execPath, ['--import', 'tsx', ...imports, 'src/main.ts'], {
     env: {
       ...process.env,
       DATA_DIR: options.dataDir,
@@ -66,6 +69,7 @@ export async function startChuteProcess(options: {
   dataDir: string;
   databaseUrl?: string | undefined;
   env?: Record<string, string>;
+  imports?: string[];
 }): Promise<ChuteProcess> {
   const starting = spawnChuteProcess(options);
   const url = (await starting.waitForLog(/Server listening at (http:\/\/127\.0\.0\.1:\d+)/))[1]!;
