@@ -90,7 +90,8 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   const db = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: statements }) });
   // Outside a transaction, a read cannot see anything uncommitted: it may skip Kysely's lock (db/precompiled.ts).
   allowSynchronousReads(db, (text, parameters) =>
-    sqlite.inTransaction ? undefined : (statements.prepare(text).all(parameters) as unknown[]),
+    // get(): the first row only (these queries find one row by a key), without building an array of rows.
+    sqlite.inTransaction ? undefined : ((statements.prepare(text).get(parameters) as unknown) ?? null),
   );
   const walSync = new WalSync(`${path.resolve(options.sqlitePath)}-wal`);
   return {
@@ -133,7 +134,9 @@ const STATEMENT_CACHE_SIZE = 500;
  * A statement is reused only after the previous use has returned (better-sqlite3 runs them synchronously; nothing here
  * streams rows with iterate()).
  */
-function withStatementCache(database: SqliteDatabase.Database): SqliteDialectDatabase {
+function withStatementCache(
+  database: SqliteDatabase.Database,
+): Omit<SqliteDialectDatabase, 'prepare'> & { prepare(sql: string): SqliteDatabase.Statement } {
   const statements = new Map<string, ReturnType<SqliteDatabase.Database['prepare']>>();
   return {
     close: () => database.close(),

@@ -6,8 +6,11 @@ import type { Db } from './types.js';
 /** Stands for the key while the query is compiled; it never reaches the database. */
 const KEY = '\u0000chute-precompiled-key\u0000';
 
-/** Runs a compiled read at once (SQLite, outside a transaction), or answers undefined when it cannot now. */
-type SynchronousReader = (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
+/**
+ * Runs a compiled read at once (SQLite, outside a transaction): its first row, null when there is none, or undefined
+ * when it cannot run now.
+ */
+type SynchronousReader = (sql: string, parameters: readonly unknown[]) => unknown;
 
 const synchronousReaders = new WeakMap<Db, SynchronousReader>();
 
@@ -55,11 +58,11 @@ export function precompiledByKey<R>(build: (db: Db, key: string) => Compilable<R
     const reader = synchronousReaders.get(db);
     if (reader === undefined) return NOT_NOW;
     const query = compile(db);
-    const rows = reader(
+    const row = reader(
       query.sql,
       query.parameters.map((p) => (p === KEY ? key : p)),
     );
-    return rows === undefined ? NOT_NOW : (rows[0] as R | undefined);
+    return row === undefined ? NOT_NOW : row === null ? undefined : (row as R);
   };
   return run;
 }
