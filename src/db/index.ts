@@ -15,6 +15,7 @@ import {
 import pg from 'pg';
 import { foldCase } from '../lib/file-list.js';
 import { allowSynchronousReads } from './precompiled.js';
+import { watchRows } from './row-watch.js';
 import type { Database, Db } from './types.js';
 import { sameConnectionWriter, sqliteWorkerWriter, type BatchWriter } from './batch-writer.js';
 import { WalSync } from './wal-sync.js';
@@ -89,9 +90,16 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   const statements = withStatementCache(sqlite);
   const db = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: statements }) });
   // Outside a transaction, a read cannot see anything uncommitted: it may skip Kysely's lock (db/precompiled.ts).
+  // Rows that the hot path keeps copies of (db/precompiled.ts, cached queries): short URLs as redirects find them.
+  const watch = watchRows(sqlite, [
+    { table: 'urls', columns: ['id', 'user_id', 'destination', 'enabled', 'password', 'max_views'] },
+    { table: 'url_slugs' },
+    { table: 'user_deletions' },
+  ]);
   allowSynchronousReads(db, (text, parameters) =>
     // get(): the first row only (these queries find one row by a key), without building an array of rows.
     sqlite.inTransaction ? undefined : ((statements.prepare(text).get(parameters) as unknown) ?? null),
+    watch,
   );
   const walSync = new WalSync(`${path.resolve(options.sqlitePath)}-wal`);
   return {

@@ -1,6 +1,7 @@
 // Queries of the hot path, built and compiled once: Kysely otherwise builds the operation tree and compiles the same
 // SQL on every request, which cost a redirect about as much CPU as the query itself (bench/RESULTS.md).
 import type { Compilable, CompiledQuery } from 'kysely';
+import type { RowWatch } from './row-watch.js';
 import type { Db } from './types.js';
 
 /** Stands for the key while the query is compiled; it never reaches the database. */
@@ -13,6 +14,7 @@ const KEY = '\u0000chute-precompiled-key\u0000';
 type SynchronousReader = (sql: string, parameters: readonly unknown[]) => unknown;
 
 const synchronousReaders = new WeakMap<Db, SynchronousReader>();
+const rowWatches = new WeakMap<Db, RowWatch>();
 
 /**
  * Lets the precompiled queries of `db` run synchronously (db/index.ts, for SQLite: better-sqlite3 runs a statement
@@ -20,8 +22,9 @@ const synchronousReaders = new WeakMap<Db, SynchronousReader>();
  * query). The reader must refuse while a transaction is open on the connection: a read then would see its uncommitted
  * rows.
  */
-export function allowSynchronousReads(db: Db, reader: SynchronousReader): void {
+export function allowSynchronousReads(db: Db, reader: SynchronousReader, watch?: RowWatch): void {
   synchronousReaders.set(db, reader);
+  if (watch) rowWatches.set(db, watch);
 }
 
 /** What a precompiled query's `now` answers when it cannot run synchronously. */
@@ -33,11 +36,23 @@ export interface PrecompiledQuery<R> {
   now(db: Db, key: string): R | undefined | typeof NOT_NOW;
 }
 
+export interface PrecompiledOptions {
+  /**
+   * Keep the answers of now() in memory, by key (at most `entries`), while no row of `tables` (every table the query
+   * reads) may have changed: on a database that watches them (db/row-watch.ts: SQLite), else never. The rows
+   * answered are then shared between callers: they must not change them.
+   */
+  cache?: { tables: readonly string[]; entries: number };
+}
+
 /**
  * A one-parameter query (found by `key`), compiled on its first use per database and then run with each key. `build`
  * must pass the key as a bound parameter (as where(column, '=', key) does), never inline it into the SQL.
  */
-export function precompiledByKey<R>(build: (db: Db, key: string) => Compilable<R>): PrecompiledQuery<R> {
+export function precompiledByKey<R>(
+  build: (db: Db, key: string) => Compilable<R>,
+  options: PrecompiledOptions = {},
+): PrecompiledQuery<R> {
   const compiled = new WeakMap<Db, CompiledQuery<R>>();
   const compile = (db: Db): CompiledQuery<R> => {
     let query = compiled.get(db);
@@ -54,15 +69,58 @@ export function precompiledByKey<R>(build: (db: Db, key: string) => Compilable<R
     const { rows } = await db.executeQuery<R>({ ...query, parameters });
     return rows[0];
   };
-  run.now = (db: Db, key: string): R | undefined | typeof NOT_NOW => {
-    const reader = synchronousReaders.get(db);
-    if (reader === undefined) return NOT_NOW;
+  const read = (db: Db, reader: SynchronousReader, key: string): R | null | typeof NOT_NOW => {
     const query = compile(db);
     const row = reader(
       query.sql,
       query.parameters.map((p) => (p === KEY ? key : p)),
     );
-    return row === undefined ? NOT_NOW : row === null ? undefined : (row as R);
+    return row === undefined ? NOT_NOW : row === null ? null : (row as R);
+  };
+  const caches = new WeakMap<Db, AnswerCache<R | null>>();
+  run.now = (db: Db, key: string): R | undefined | typeof NOT_NOW => {
+    const reader = synchronousReaders.get(db);
+    if (reader === undefined) return NOT_NOW;
+    const cache = options.cache ? cacheFor(db, options.cache, caches) : undefined;
+    // Read before the query: a change committed between the two makes the next call refresh, never keep a stale copy.
+    const generation = cache?.watch.generation();
+    if (cache === undefined || generation === undefined) {
+      const row = read(db, reader, key);
+      return row === null ? undefined : row;
+    }
+    if (cache.generation !== generation) {
+      cache.answers.clear();
+      cache.generation = generation;
+    }
+    const kept = cache.answers.get(key);
+    if (kept !== undefined) return kept === null ? undefined : kept;
+    const row = read(db, reader, key);
+    if (row === NOT_NOW) return NOT_NOW;
+    if (cache.answers.size >= cache.entries) cache.answers.delete(cache.answers.keys().next().value!);
+    cache.answers.set(key, row);
+    return row === null ? undefined : row;
   };
   return run;
+}
+
+interface AnswerCache<T> {
+  watch: RowWatch;
+  entries: number;
+  generation: number;
+  answers: Map<string, T>;
+}
+
+/** The answer cache of one query on `db`, when `db` watches every table the query reads; else undefined. */
+function cacheFor<T>(
+  db: Db,
+  wanted: { tables: readonly string[]; entries: number },
+  caches: WeakMap<Db, AnswerCache<T>>,
+): AnswerCache<T> | undefined {
+  let cache = caches.get(db);
+  if (cache) return cache;
+  const watch = rowWatches.get(db);
+  if (!watch || !wanted.tables.every((t) => watch.tables.has(t))) return undefined;
+  cache = { watch, entries: wanted.entries, generation: -1, answers: new Map() };
+  caches.set(db, cache);
+  return cache;
 }

@@ -375,13 +375,28 @@ export function plainRedirect(
   ctx: AppContext,
   slug: string,
 ): PlainRedirect | undefined | Promise<PlainRedirect | undefined> {
-  const plain = (url: Awaited<ReturnType<typeof findUrlBySlug>>): PlainRedirect | undefined =>
+  const plain = (url: Awaited<ReturnType<typeof findPlainRedirect>>): PlainRedirect | undefined =>
     !url || url.enabled !== 1 || url.password !== null || url.max_views !== null
       ? undefined
       : { destination: url.destination, countView: () => ctx.views.add('urls', url.id) };
-  const now = findUrlBySlug.now(ctx.db, slug);
-  return now === NOT_NOW ? findUrlBySlug(ctx.db, slug).then(plain) : plain(now);
+  const now = findPlainRedirect.now(ctx.db, slug);
+  return now === NOT_NOW ? findPlainRedirect(ctx.db, slug).then(plain) : plain(now);
 }
+
+/**
+ * What a redirect needs of a short URL, kept in memory on SQLite while none of it may have changed (db/row-watch.ts
+ * watches these columns of urls, url_slugs and user_deletions): most redirects then run no query at all.
+ */
+const findPlainRedirect = precompiledByKey(
+  (db, slug) =>
+    db
+      .selectFrom('url_slugs')
+      .innerJoin('urls', 'urls.id', 'url_slugs.url_id')
+      .select(['urls.id', 'urls.destination', 'urls.enabled', 'urls.password', 'urls.max_views'])
+      .where('url_slugs.slug', '=', slug)
+      .where(ownerNotDeleted('urls.user_id')),
+  { cache: { tables: ['urls', 'url_slugs', 'user_deletions'], entries: 10_000 } },
+);
 
 /** What following /go/<slug> would answer, without counting a view: for HEAD requests (link checkers, previews). */
 export async function peekShortUrl(ctx: AppContext, slug: string, unlockToken?: string): Promise<FollowOutcome> {

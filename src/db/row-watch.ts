@@ -1,0 +1,73 @@
+// Whether rows of some tables may have changed, cheaply enough to ask on every request, so that an in-memory copy of a
+// row (db/precompiled.ts, cached queries) is used only while it is certainly current. SQLite only: a temp trigger on
+// each watched table (it exists on this connection alone) counts the writes of this connection, including those of
+// transactions that roll back later (a needless refresh, never a stale answer), and PRAGMA data_version tells when any
+// other connection (the batch writer's thread, another process such as the `chute` command) committed anything.
+import type SqliteDatabase from 'better-sqlite3';
+
+export interface WatchedTable {
+  table: string;
+  /** Updates of only these columns count (default: every update); inserts and deletes always count. */
+  columns?: readonly string[];
+}
+
+export interface RowWatch {
+  readonly tables: ReadonlySet<string>;
+  /**
+   * A number that differs from any earlier answer whenever a row of the watched tables may have changed since; undefined
+   * while this connection has a transaction open (its uncommitted rows must not be copied).
+   */
+  generation(): number | undefined;
+}
+
+const NAME = /^[a-z_]+$/;
+
+/**
+ * Watches `tables` on `sqlite`. The triggers are made at the first call of generation(), when the migrations have made
+ * the tables (a table dropped and made again later would lose them: nothing does that while the server runs).
+ */
+export function watchRows(sqlite: SqliteDatabase.Database, tables: readonly WatchedTable[]): RowWatch {
+  for (const { table, columns } of tables) {
+    for (const name of [table, ...(columns ?? [])]) if (!NAME.test(name)) throw new Error(`not a plain name: ${name}`);
+  }
+  let writes = 0;
+  sqlite.function('chute_rows_written', { deterministic: false }, () => {
+    writes++;
+    return null;
+  });
+  let dataVersion: SqliteDatabase.Statement | undefined;
+  let seenVersion: unknown;
+  let seenWrites = 0;
+  let generation = 0;
+  const start = () => {
+    for (const { table, columns } of tables) {
+      const update = columns ? `update of ${columns.join(', ')}` : 'update';
+      for (const [what, event] of [
+        ['insert', 'insert'],
+        ['update', update],
+        ['delete', 'delete'],
+      ] as const) {
+        sqlite.exec(
+          `create temp trigger if not exists chute_watch_${table}_${what} after ${event} on main.${table} ` +
+            'begin select chute_rows_written(); end',
+        );
+      }
+    }
+    dataVersion = sqlite.prepare('pragma data_version').pluck();
+    seenVersion = dataVersion.get();
+  };
+  return {
+    tables: new Set(tables.map((t) => t.table)),
+    generation() {
+      if (sqlite.inTransaction) return undefined;
+      if (dataVersion === undefined) start();
+      const version = dataVersion!.get();
+      if (version !== seenVersion || writes !== seenWrites) {
+        seenVersion = version;
+        seenWrites = writes;
+        generation++;
+      }
+      return generation;
+    },
+  };
+}
