@@ -1,9 +1,16 @@
 // Whether rows of some tables may have changed, cheaply enough to ask on every request, so that an in-memory copy of a
-// row (db/precompiled.ts, cached queries) is used only while it is certainly current. SQLite only: a temp trigger on
-// each watched table (it exists on this connection alone) counts the writes of this connection, including those of
+// row (db/precompiled.ts, cached queries) is used only while it is current. SQLite only: a temp trigger on each watched
+// table (it exists on this connection alone) counts the writes of this connection at once, including those of
 // transactions that roll back later (a needless refresh, never a stale answer), and PRAGMA data_version tells when any
-// other connection (the batch writer's thread, another process such as the `chute` command) committed anything.
+// other connection (the batch writer's thread, another process such as the `chute` command) committed anything. That
+// pragma costs about 4 us (as much as the look-up it would save), so it is read at most once a millisecond: a commit by
+// another connection is seen within 1 ms. (The batch writer's only writes to watched rows are deletions of rows that
+// a commit of this connection had already hidden: an account being deleted.)
+import { performance } from 'node:perf_hooks';
 import type SqliteDatabase from 'better-sqlite3';
+
+/** Longest time for which a commit of another connection may go unseen. */
+export const OTHER_CONNECTIONS_SEEN_WITHIN_MS = 1;
 
 export interface WatchedTable {
   table: string;
@@ -39,6 +46,7 @@ export function watchRows(sqlite: SqliteDatabase.Database, tables: readonly Watc
   let seenVersion: unknown;
   let seenWrites = 0;
   let generation = 0;
+  let checkedAt = -Infinity;
   const start = () => {
     for (const { table, columns } of tables) {
       const update = columns ? `update of ${columns.join(', ')}` : 'update';
@@ -61,9 +69,16 @@ export function watchRows(sqlite: SqliteDatabase.Database, tables: readonly Watc
     generation() {
       if (sqlite.inTransaction) return undefined;
       if (dataVersion === undefined) start();
-      const version = dataVersion!.get();
-      if (version !== seenVersion || writes !== seenWrites) {
-        seenVersion = version;
+      const now = performance.now();
+      if (now - checkedAt >= OTHER_CONNECTIONS_SEEN_WITHIN_MS) {
+        checkedAt = now;
+        const version = dataVersion!.get();
+        if (version !== seenVersion) {
+          seenVersion = version;
+          generation++;
+        }
+      }
+      if (writes !== seenWrites) {
         seenWrites = writes;
         generation++;
       }

@@ -1,12 +1,14 @@
 // The redirects that the fast path answers from memory on SQLite (db/row-watch.ts, the cached plain-redirect query in
 // services/urls.ts): every change of what a redirect depends on is followed by the very next request, whichever way
-// it is made (the API, a user's deletion, another connection to the database file, a transaction rolled back), and
-// a copy is really used while nothing changed.
+// it is made (the API, a user's deletion, a transaction rolled back; another connection to the database file within
+// OTHER_CONNECTIONS_SEEN_WITHIN_MS), and a copy is really used while nothing changed.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { before, it } from 'node:test';
+import { setTimeout } from 'node:timers/promises';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
+import { OTHER_CONNECTIONS_SEEN_WITHIN_MS } from '../../src/db/row-watch.js';
 import { makeUser } from '../support/factory.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 
@@ -72,6 +74,8 @@ forEachDatabase('redirects kept in memory', (engine) => {
     try {
       other.pragma('busy_timeout = 5000');
       other.prepare('update urls set destination = ? where id = ?').run('https://example.com/after', id);
+      // Seen within OTHER_CONNECTIONS_SEEN_WITHIN_MS of the commit.
+      await setTimeout(2 * OTHER_CONNECTIONS_SEEN_WITHIN_MS);
       assert.equal((await follow(code)).location, 'https://example.com/after');
       // A copy is used while nothing it holds changed: the views column is not watched, and a change of it alone
       // (made by hand here; Chute itself never changes a destination this way) leaves the copy in use.
