@@ -52,14 +52,30 @@ export function installFastPath(app: App, ctx: AppContext): void {
     return true;
   };
 
+  /**
+   * The answer's headers for a file record, or null when Node would refuse them: computed once per record object (the
+   * look-up hands out the same object while the record is unchanged, db/row-watch.ts).
+   */
+  const fileHeaders = new WeakMap<PlainPublicFile['file'], Record<string, string> | null>();
+  const headersOf = (file: PlainPublicFile['file']): Record<string, string> | null => {
+    let headers = fileHeaders.get(file);
+    if (headers === undefined) {
+      const built = storedFileHeaders(file, servedCacheControl(file), false);
+      built['content-type'] = servingPolicy(file.type).contentType;
+      built['content-length'] = String(file.size);
+      headers = HEADER_VALUE.test(built['content-disposition']!) ? built : null;
+      fileHeaders.set(file, headers);
+    }
+    return headers;
+  };
+
   /** The file's bytes, or false (nothing sent) for the route to answer. */
   const sendFile = (response: ServerResponse, found: PlainPublicFile | undefined, t0: number): boolean => {
     if (found === undefined) return false;
     const { file, bytes } = found;
-    const headers = storedFileHeaders(file, servedCacheControl(file), false);
-    if (!HEADER_VALUE.test(headers['content-disposition']!)) return false;
-    headers['content-type'] = servingPolicy(file.type).contentType;
-    headers['content-length'] = String(bytes.length);
+    // plainPublicFile() answers only when the bytes in memory are the record's size.
+    const headers = headersOf(file);
+    if (headers === null) return false;
     response.writeHead(200, headers);
     found.countView();
     ctx.metrics.fastPathAnswers.value++;

@@ -57,6 +57,11 @@ const SERVED_COLUMNS = [
   'private',
 ] as const;
 
+/** What the fast path reads: the view count is not among them (kept copies would hold it stale). */
+const PLAIN_COLUMNS = SERVED_COLUMNS.filter(
+  (c): c is Exclude<(typeof SERVED_COLUMNS)[number], 'views'> => c !== 'views',
+);
+
 /** The look-up of every /raw, /u and /view request: the files.name index. */
 const servedFileByName = precompiledByKey((db, name) =>
   db.selectFrom('files').select(SERVED_COLUMNS).where('name', '=', name).where(ownerNotDeleted('files.user_id')),
@@ -72,7 +77,8 @@ export function servedCacheControl(file: Pick<ServedFile, 'password' | 'max_view
 
 /** A file that serving needs nothing but its record and its bytes in memory for. */
 export interface PlainPublicFile {
-  file: ServedFile;
+  /** Shared between requests while it is current (see plainFileByName): never changed. */
+  file: Readonly<Omit<ServedFile, 'views'>>;
   bytes: Buffer;
   /** Counts the view as countView() counts one of a file without a view limit. */
   countView(): void;
@@ -87,7 +93,7 @@ export function plainPublicFile(
   ctx: AppContext,
   name: string,
 ): PlainPublicFile | undefined | Promise<PlainPublicFile | undefined> {
-  const plain = (file: ServedFile | undefined): PlainPublicFile | undefined => {
+  const plain = (file: Omit<ServedFile, 'views'> | undefined): PlainPublicFile | undefined => {
     if (
       file === undefined ||
       (file.deletes_at !== null && file.deletes_at <= ctx.clock.now()) ||
@@ -102,9 +108,20 @@ export function plainPublicFile(
     if (bytes === undefined || bytes.length !== file.size) return undefined;
     return { file, bytes, countView: () => ctx.views.add('files', file.id) };
   };
-  const now = servedFileByName.now(ctx.db, name);
-  return now === NOT_NOW ? servedFileByName(ctx.db, name).then(plain) : plain(now);
+  const now = plainFileByName.now(ctx.db, name);
+  return now === NOT_NOW ? plainFileByName(ctx.db, name).then(plain) : plain(now);
 }
+
+/**
+ * The look-up of the fast path: the served columns but the view count (which it does not need), kept in memory on
+ * SQLite while none of them may have changed (db/row-watch.ts watches these columns of files, and user_deletions).
+ * The rows answered are shared: nothing may change them.
+ */
+const plainFileByName = precompiledByKey(
+  (db, name) =>
+    db.selectFrom('files').select(PLAIN_COLUMNS).where('name', '=', name).where(ownerNotDeleted('files.user_id')),
+  { cache: { tables: ['files', 'user_deletions'], entries: 10_000 } },
+);
 
 type ExpiredStatus = { expiredStatus?: 404 | 410 };
 

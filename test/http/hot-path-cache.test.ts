@@ -1,5 +1,5 @@
-// The redirects that the fast path answers from memory on SQLite (db/row-watch.ts, the cached plain-redirect query in
-// services/urls.ts): every change of what a redirect depends on is followed by the very next request, whichever way
+// The redirects and small public files that the fast path answers from memory on SQLite (db/row-watch.ts, the cached
+// look-ups in services/urls.ts and file-serving.ts, the headers computed once per record): every change of what a redirect depends on is followed by the very next request, whichever way
 // it is made (the API, a user's deletion, a transaction rolled back; another connection to the database file within
 // OTHER_CONNECTIONS_SEEN_WITHIN_MS), and a copy is really used while nothing changed.
 import assert from 'node:assert/strict';
@@ -10,9 +10,10 @@ import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
 import { OTHER_CONNECTIONS_SEEN_WITHIN_MS } from '../../src/db/row-watch.js';
 import { makeUser } from '../support/factory.js';
+import { uploadOne } from '../support/uploads.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 
-forEachDatabase('redirects kept in memory', (engine) => {
+forEachDatabase('redirects and files kept in memory', (engine) => {
   const server = useTestServer({ engine });
   let admin: TestUser;
   before(async () => {
@@ -55,6 +56,36 @@ forEachDatabase('redirects kept in memory', (engine) => {
     assert.equal((await follow(other.code)).status, 302);
     assert.equal((await server().json('DELETE', `/api/user/urls/${other.id}`, { auth: admin.token })).status, 200);
     assert.equal((await follow(other.code)).status, 404);
+  });
+
+  it('serves a small public file as its record says now, after every change through the API', async () => {
+    const file = await uploadOne(server(), admin.token, 'cached bytes');
+    const raw = async (name: string) => {
+      const res = await server().fetch(`/raw/${name}`);
+      const body = Buffer.from(await res.arrayBuffer()).toString('utf8');
+      return { status: res.status, body, headers: res.headers };
+    };
+    // Twice: the second comes from memory (bytes, record, headers).
+    for (let i = 0; i < 2; i++) assert.equal((await raw(file.name)).body, 'cached bytes');
+    const edit = async (body: Record<string, unknown>) => {
+      const res = await server().json('PATCH', `/api/user/files/${file.id}`, { auth: admin.token, body });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    };
+    await edit({ originalName: 'shown-name.txt' });
+    const named = await raw(file.name);
+    assert.match(named.headers.get('content-disposition') ?? '', /shown-name\.txt/);
+    await edit({ name: 'renamed-cached.txt' });
+    assert.equal((await raw(file.name)).status, 404);
+    assert.equal((await raw('renamed-cached.txt')).body, 'cached bytes');
+    await edit({ password: 'file-password' });
+    assert.notEqual((await raw('renamed-cached.txt')).status, 200);
+    await edit({ password: null, private: true });
+    assert.notEqual((await raw('renamed-cached.txt')).status, 200);
+    await edit({ private: false, type: 'application/octet-stream' });
+    const typed = await raw('renamed-cached.txt');
+    assert.equal(typed.headers.get('content-type'), 'application/octet-stream');
+    assert.equal((await server().json('DELETE', `/api/user/files/${file.id}`, { auth: admin.token })).status, 200);
+    assert.equal((await raw('renamed-cached.txt')).status, 404);
   });
 
   it("follows the deletion of the owner's account", async () => {
