@@ -90,32 +90,8 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   const statements = withStatementCache(sqlite);
   const db = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: statements }) });
   // Outside a transaction, a read cannot see anything uncommitted: it may skip Kysely's lock (db/precompiled.ts).
-  // Rows that the hot path keeps copies of (db/precompiled.ts, cached queries): short URLs as redirects find them,
-  // files as the fast path serves them (services/urls.ts, file-serving.ts). Changes of the view counts alone, which
-  // those copies do not hold, are not counted.
-  const watch = watchRows(sqlite, [
-    { table: 'urls', columns: ['id', 'user_id', 'destination', 'enabled', 'password', 'max_views'] },
-    { table: 'url_slugs' },
-    {
-      table: 'files',
-      columns: [
-        'id',
-        'name',
-        'original_name',
-        'type',
-        'size',
-        'max_views',
-        'password',
-        'deletes_at',
-        'user_id',
-        'storage_key',
-        'created_at',
-        'folder_id',
-        'private',
-      ],
-    },
-    { table: 'user_deletions' },
-  ]);
+  // Copies of rows that the hot path keeps (db/precompiled.ts, cached queries) are used while this says they are current.
+  const watch = watchRows(sqlite);
   allowSynchronousReads(
     db,
     (text, parameters) =>

@@ -1,7 +1,7 @@
 // Queries of the hot path, built and compiled once: Kysely otherwise builds the operation tree and compiles the same
 // SQL on every request, which cost a redirect about as much CPU as the query itself (bench/RESULTS.md).
 import type { Compilable, CompiledQuery } from 'kysely';
-import type { RowWatch } from './row-watch.js';
+import type { RowWatch, WatchedTable } from './row-watch.js';
 import type { Db } from './types.js';
 
 /** Stands for the key while the query is compiled; it never reaches the database. */
@@ -39,10 +39,11 @@ export interface PrecompiledQuery<R> {
 export interface PrecompiledOptions {
   /**
    * Keep the answers of now() in memory, by key (at most `entries`), while no row of `tables` (every table the query
-   * reads) may have changed: on a database that watches them (db/row-watch.ts: SQLite), else never. The rows
-   * answered are then shared between callers: they must not change them.
+   * reads, with every column it reads or filters on) may have changed: on a database that can watch them
+   * (db/row-watch.ts: SQLite), else never. The rows answered are then shared between callers: they must not change
+   * them.
    */
-  cache?: { tables: readonly string[]; entries: number };
+  cache?: { tables: readonly WatchedTable[]; entries: number };
 }
 
 /**
@@ -110,16 +111,17 @@ interface AnswerCache<T> {
   answers: Map<string, T>;
 }
 
-/** The answer cache of one query on `db`, when `db` watches every table the query reads; else undefined. */
+/** The answer cache of one query on `db` (its tables watched from now on), when `db` can watch rows; else undefined. */
 function cacheFor<T>(
   db: Db,
-  wanted: { tables: readonly string[]; entries: number },
+  wanted: { tables: readonly WatchedTable[]; entries: number },
   caches: WeakMap<Db, AnswerCache<T>>,
 ): AnswerCache<T> | undefined {
   let cache = caches.get(db);
   if (cache) return cache;
   const watch = rowWatches.get(db);
-  if (!watch || !wanted.tables.every((t) => watch.tables.has(t))) return undefined;
+  if (!watch) return undefined;
+  watch.watch(wanted.tables);
   cache = { watch, entries: wanted.entries, generation: -1, answers: new Map() };
   caches.set(db, cache);
   return cache;

@@ -19,7 +19,8 @@ export interface WatchedTable {
 }
 
 export interface RowWatch {
-  readonly tables: ReadonlySet<string>;
+  /** Watches these tables too (their triggers are made now: call it once the migrations have made them). */
+  watch(tables: readonly WatchedTable[]): void;
   /**
    * A number that differs from any earlier answer whenever a row of the watched tables may have changed since; undefined
    * while this connection has a transaction open (its uncommitted rows must not be copied).
@@ -30,49 +31,49 @@ export interface RowWatch {
 const NAME = /^[a-z_]+$/;
 
 /**
- * Watches `tables` on `sqlite`. The triggers are made at the first call of generation(), when the migrations have made
- * the tables (a table dropped and made again later would lose them: nothing does that while the server runs).
+ * A watch on `sqlite`, of the tables given to watch(). A table dropped and made again would lose its triggers: nothing
+ * does that while the server runs (migrations run before the first request).
  */
-export function watchRows(sqlite: SqliteDatabase.Database, tables: readonly WatchedTable[]): RowWatch {
-  for (const { table, columns } of tables) {
-    for (const name of [table, ...(columns ?? [])]) if (!NAME.test(name)) throw new Error(`not a plain name: ${name}`);
-  }
+export function watchRows(sqlite: SqliteDatabase.Database): RowWatch {
   let writes = 0;
   sqlite.function('chute_rows_written', { deterministic: false }, () => {
     writes++;
     return null;
   });
+  let triggers = 0;
   let dataVersion: SqliteDatabase.Statement | undefined;
   let seenVersion: unknown;
   let seenWrites = 0;
   let generation = 0;
   let checkedAt = -Infinity;
-  const start = () => {
-    for (const { table, columns } of tables) {
-      const update = columns ? `update of ${columns.join(', ')}` : 'update';
-      for (const [what, event] of [
-        ['insert', 'insert'],
-        ['update', update],
-        ['delete', 'delete'],
-      ] as const) {
-        sqlite.exec(
-          `create temp trigger if not exists chute_watch_${table}_${what} after ${event} on main.${table} ` +
-            'begin select chute_rows_written(); end',
-        );
-      }
-    }
-    dataVersion = sqlite.prepare('pragma data_version').pluck();
-    seenVersion = dataVersion.get();
-  };
   return {
-    tables: new Set(tables.map((t) => t.table)),
+    watch(tables) {
+      for (const { table, columns } of tables) {
+        for (const name of [table, ...(columns ?? [])])
+          if (!NAME.test(name)) throw new Error(`not a plain name: ${name}`);
+        const update = columns ? `update of ${columns.join(', ')}` : 'update';
+        triggers++;
+        for (const [what, event] of [
+          ['insert', 'insert'],
+          ['update', update],
+          ['delete', 'delete'],
+        ] as const) {
+          sqlite.exec(
+            `create temp trigger chute_watch_${triggers}_${table}_${what} after ${event} on main.${table} ` +
+              'begin select chute_rows_written(); end',
+          );
+        }
+      }
+      // Whatever was copied before may predate the new triggers.
+      generation++;
+    },
     generation() {
       if (sqlite.inTransaction) return undefined;
-      if (dataVersion === undefined) start();
+      dataVersion ??= sqlite.prepare('pragma data_version').pluck();
       const now = performance.now();
       if (now - checkedAt >= OTHER_CONNECTIONS_SEEN_WITHIN_MS) {
         checkedAt = now;
-        const version = dataVersion!.get();
+        const version = dataVersion.get();
         if (version !== seenVersion) {
           seenVersion = version;
           generation++;

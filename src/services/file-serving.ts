@@ -120,7 +120,7 @@ export function plainPublicFile(
 const plainFileByName = precompiledByKey(
   (db, name) =>
     db.selectFrom('files').select(PLAIN_COLUMNS).where('name', '=', name).where(ownerNotDeleted('files.user_id')),
-  { cache: { tables: ['files', 'user_deletions'], entries: 10_000 } },
+  { cache: { tables: [{ table: 'files', columns: PLAIN_COLUMNS }, { table: 'user_deletions' }], entries: 10_000 } },
 );
 
 type ExpiredStatus = { expiredStatus?: 404 | 410 };

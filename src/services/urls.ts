@@ -385,7 +385,8 @@ export function plainRedirect(
 
 /**
  * What a redirect needs of a short URL, kept in memory on SQLite while none of it may have changed (db/row-watch.ts
- * watches these columns of urls, url_slugs and user_deletions): most redirects then run no query at all.
+ * watches what it reads: these columns of urls, url_slugs and user_deletions; not the view count): most redirects then
+ * run no query at all.
  */
 const findPlainRedirect = precompiledByKey(
   (db, slug) =>
@@ -395,7 +396,16 @@ const findPlainRedirect = precompiledByKey(
       .select(['urls.id', 'urls.destination', 'urls.enabled', 'urls.password', 'urls.max_views'])
       .where('url_slugs.slug', '=', slug)
       .where(ownerNotDeleted('urls.user_id')),
-  { cache: { tables: ['urls', 'url_slugs', 'user_deletions'], entries: 10_000 } },
+  {
+    cache: {
+      tables: [
+        { table: 'urls', columns: ['id', 'user_id', 'destination', 'enabled', 'password', 'max_views'] },
+        { table: 'url_slugs' },
+        { table: 'user_deletions' },
+      ],
+      entries: 10_000,
+    },
+  },
 );
 
 /** What following /go/<slug> would answer, without counting a view: for HEAD requests (link checkers, previews). */

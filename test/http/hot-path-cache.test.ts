@@ -137,15 +137,23 @@ forEachDatabase('redirects and files kept in memory', (engine) => {
     // The triggers of this connection count what Chute writes; a write with them out of the way (as no code of Chute
     // does) shows that the answer came from the copy.
     const { db } = server().ctx;
-    await sql`drop trigger temp.chute_watch_urls_update`.execute(db);
+    const { rows: watching } = await sql<{ name: string; sql: string }>`
+      select name, sql from sqlite_temp_master where type = 'trigger' and name like 'chute_watch_%_urls_update'`.execute(
+      db,
+    );
+    assert.equal(watching.length, 1, 'one trigger watches the updates of urls');
+    const trigger = watching[0]!;
+    await sql`drop trigger ${sql.raw(`temp.${trigger.name}`)}`.execute(db);
     try {
       await db.updateTable('urls').set({ destination: 'https://example.com/unseen' }).where('id', '=', id).execute();
       assert.equal((await follow(code)).location, 'https://example.com/kept', 'the copy answered');
     } finally {
-      await sql`create temp trigger chute_watch_urls_update after update of id, user_id, destination, enabled, password, max_views on main.urls begin select chute_rows_written(); end`.execute(
-        db,
-      );
+      // sqlite_temp_master keeps the statement without its TEMP.
+      await sql.raw(trigger.sql.replace(/^create trigger/i, 'create temp trigger')).execute(db);
     }
+    const { rows: again } = await sql<{ name: string }>`
+      select name from sqlite_temp_master where type = 'trigger' and name = ${trigger.name}`.execute(db);
+    assert.equal(again.length, 1, 'the trigger is back, on this connection alone');
     await db.updateTable('urls').set({ destination: 'https://example.com/seen' }).where('id', '=', id).execute();
     assert.equal((await follow(code)).location, 'https://example.com/seen');
   });
