@@ -120,8 +120,7 @@ function cacheFor<T>(
   let cache = caches.get(db);
   if (cache) return cache;
   const watch = rowWatches.get(db);
-  if (!watch) return undefined;
-  watch.watch(wanted.tables);
+  if (!watch || !watch.watch(wanted.tables)) return undefined;
   cache = { watch, entries: wanted.entries, generation: -1, answers: new Map() };
   caches.set(db, cache);
   return cache;

@@ -19,8 +19,11 @@ export interface WatchedTable {
 }
 
 export interface RowWatch {
-  /** Watches these tables too (their triggers are made now: call it once the migrations have made them). */
-  watch(tables: readonly WatchedTable[]): void;
+  /**
+   * Watches these tables too (their triggers are made now: call it once the migrations have made them). False, and
+   * nothing done, while a transaction is open on the connection (a rollback would take the triggers away unseen).
+   */
+  watch(tables: readonly WatchedTable[]): boolean;
   /**
    * A number that differs from any earlier answer whenever a row of the watched tables may have changed since; undefined
    * while this connection has a transaction open (its uncommitted rows must not be copied).
@@ -48,6 +51,7 @@ export function watchRows(sqlite: SqliteDatabase.Database): RowWatch {
   let checkedAt = -Infinity;
   return {
     watch(tables) {
+      if (sqlite.inTransaction) return false;
       for (const { table, columns } of tables) {
         for (const name of [table, ...(columns ?? [])])
           if (!NAME.test(name)) throw new Error(`not a plain name: ${name}`);
@@ -66,6 +70,7 @@ export function watchRows(sqlite: SqliteDatabase.Database): RowWatch {
       }
       // Whatever was copied before may predate the new triggers.
       generation++;
+      return true;
     },
     generation() {
       if (sqlite.inTransaction) return undefined;

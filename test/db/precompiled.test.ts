@@ -60,4 +60,37 @@ forEachDatabase('precompiled queries', (engine) => {
       });
     assert.deepEqual(await byName(db, a.name), { id: a.id, size: 2 });
   });
+
+  it('kept answers start watching their tables only outside a transaction (a rollback would drop the triggers)', async (t) => {
+    if (engine !== 'sqlite') return t.skip('SQLite only: PostgreSQL answers are never kept');
+    const { db } = server().ctx;
+    const watching = async () =>
+      (
+        await sql<{
+          n: number;
+        }>`select count(*) as n from sqlite_temp_master where type = 'trigger' and name like 'chute_watch_%_tags_%'`.execute(
+          db,
+        )
+      ).rows[0]!.n;
+    const tagByName = precompiledByKey(
+      (d, name) => d.selectFrom('tags').select(['id', 'name']).where('name', '=', name),
+      { cache: { tables: [{ table: 'tags', columns: ['id', 'name'] }], entries: 10 } },
+    );
+    assert.equal(await watching(), 0);
+    await db
+      .transaction()
+      .execute(async () => {
+        assert.equal(tagByName.now(db, 'none'), NOT_NOW);
+        throw new Error('rolled back');
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof Error) || err.message !== 'rolled back') throw err;
+      });
+    assert.equal(await watching(), 0, 'no trigger was made inside the transaction');
+    assert.equal(tagByName.now(db, 'none'), undefined);
+    assert.equal(await watching(), 3, 'insert, update and delete are watched');
+    const made = await server().json('POST', '/api/user/tags', { auth: user.token, body: { name: 'kept-tag' } });
+    assert.equal(made.status, 200, JSON.stringify(made.body));
+    assert.deepEqual(tagByName.now(db, 'kept-tag'), { id: made.body.id, name: 'kept-tag' });
+  });
 });
