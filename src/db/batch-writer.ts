@@ -77,7 +77,11 @@ const WORKER_IDLE_MS = 30_000;
  */
 export function sqliteWorkerWriter(
   sqlitePath: string,
-  options: { idleMs?: number } = {},
+  options: {
+    idleMs?: number;
+    /** Called on the main thread when a statement has ended (committed or failed), before its caller hears of it. */
+    onStatementEnd?: () => void;
+  } = {},
 ): BatchWriter & { readonly threadsStarted: number; readonly running: boolean } {
   const idleMs = options.idleMs ?? WORKER_IDLE_MS;
   let next = 0;
@@ -99,6 +103,7 @@ export function sqliteWorkerWriter(
       if (current === state) current = undefined;
     };
     worker.on('message', (reply: Reply) => {
+      options.onStatementEnd?.();
       state.pending.get(reply.id)?.resolve(reply);
       state.pending.delete(reply.id);
       // Kept alive only while it has statements to answer: an idle thread holds no process open.

@@ -104,7 +104,8 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     db,
     engine: 'sqlite',
     withMigrationLock: (fn) => withSqliteFileLock(`${options.sqlitePath}.migrate-lock`, fn),
-    batchWriter: () => sqliteWorkerWriter(options.sqlitePath),
+    // Its statements commit on another connection: the watch hears of each before its caller goes on.
+    batchWriter: () => sqliteWorkerWriter(options.sqlitePath, { onStatementEnd: () => watch.changed() }),
     walSync,
     close: async () => {
       await walSync.close();

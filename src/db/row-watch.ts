@@ -4,8 +4,9 @@
 // transactions that roll back later (a needless refresh, never a stale answer), and PRAGMA data_version tells when any
 // other connection (the batch writer's thread, another process such as the `chute` command) committed anything. That
 // pragma costs about 4 us (as much as the look-up it would save), so it is read at most once a millisecond: a commit by
-// another connection is seen within 1 ms. (The batch writer's only writes to watched rows are deletions of rows that
-// a commit of this connection had already hidden: an account being deleted.)
+// another process is seen within 1 ms. The batch writer's thread (db/batch-writer.ts) says so itself through changed()
+// as each of its statements ends, before the request that waits for it answers: what a bulk delete removed is gone
+// from the next request.
 import { performance } from 'node:perf_hooks';
 import type SqliteDatabase from 'better-sqlite3';
 
@@ -29,6 +30,8 @@ export interface RowWatch {
    * while this connection has a transaction open (its uncommitted rows must not be copied).
    */
   generation(): number | undefined;
+  /** Says that watched rows may have changed through another connection just now (seen by the next generation()). */
+  changed(): void;
 }
 
 const NAME = /^[a-z_]+$/;
@@ -71,6 +74,9 @@ export function watchRows(sqlite: SqliteDatabase.Database): RowWatch {
       // Whatever was copied before may predate the new triggers.
       generation++;
       return true;
+    },
+    changed() {
+      generation++;
     },
     generation() {
       if (sqlite.inTransaction) return undefined;

@@ -19,10 +19,14 @@ it('the batch writer thread starts on demand, ends when idle and starts again', 
   setup.pragma('journal_mode = WAL');
   setup.exec('create table t (n integer)');
   setup.close();
-  const writer = sqliteWorkerWriter(file, { idleMs: 100 });
+  let ended = 0;
+  const writer = sqliteWorkerWriter(file, { idleMs: 100, onStatementEnd: () => ended++ });
   try {
     assert.equal(writer.running, false, 'no thread before the first statement');
     assert.equal((await writer.execute(statement('insert into t values (1)'))).numAffectedRows, 1);
+    assert.equal(ended, 1, 'told of the statement before its caller went on (the fast path drops its copies then)');
+    await assert.rejects(writer.execute(statement('insert into no_such_table values (1)')));
+    assert.equal(ended, 2, 'a failed statement is told of too');
     assert.equal(writer.running, true);
     await new Promise((resolve) => setTimeout(resolve, 400));
     assert.equal(writer.running, false, 'the idle thread ended');

@@ -88,6 +88,18 @@ forEachDatabase('redirects and files kept in memory', (engine) => {
     assert.equal((await raw('renamed-cached.txt')).status, 404);
   });
 
+  it("follows a deletion made by the deletions' batch writer (its own connection on SQLite) at the next request", async () => {
+    const file = await uploadOne(server(), admin.token, 'batch-deleted bytes');
+    for (let i = 0; i < 2; i++) assert.equal((await server().fetch(`/raw/${file.name}`)).status, 200);
+    const { ctx } = server();
+    const deleted = await ctx.batches.execute(ctx.db.deleteFrom('files').where('id', '=', file.id));
+    assert.equal(deleted.numAffectedRows, 1);
+    // No pause: the writer's thread says so before its caller goes on.
+    const res = await server().fetch(`/raw/${file.name}`);
+    await res.arrayBuffer();
+    assert.equal(res.status, 404);
+  });
+
   it("follows the deletion of the owner's account", async () => {
     const owner = await makeUser(server());
     const { code } = await shorten(owner.token, 'https://example.com/owned');
