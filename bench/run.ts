@@ -28,6 +28,7 @@ import {
   smallUploadLoop,
   type AnswerJson,
 } from './lib/client.js';
+import { benchChuteEnv } from './lib/chute.js';
 import { describeMachine, loadAverage } from './lib/machine.js';
 import {
   cleanupAll,
@@ -227,16 +228,9 @@ async function startChute(mainJs: string, root: string, options: Options): Promi
   const dataDir = path.join(root, 'chute-data');
   await mkdir(dataDir);
   const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    NODE_ENV: 'production',
-    HOST: '127.0.0.1',
-    PORT: String(port),
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    SECRET: randomBytes(32).toString('hex'),
-    // SQLite (no DATABASE_URL), every other setting at its default, except:
+    ...benchChuteEnv(port, dataDir),
+    // SQLite (no DATABASE_URL), every other setting at its default, except (and no rate limits):
     FILES_MAX_FILE_SIZE: `${Math.max(4096, 2 * options.sizeMiB)}mb`,
-    RATELIMIT_ENABLED: 'false',
     ...options.extraEnv,
   };
   const nodeArgs: string[] = [];

@@ -17,6 +17,23 @@ export interface StartedChute {
   token: string;
 }
 
+/**
+ * The environment every benchmark starts Chute with: production, its own port and data folder, a fresh secret, only
+ * warnings logged, no rate limits (SQLite unless DATABASE_URL is added).
+ */
+export function benchChuteEnv(port: number, dataDir: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    SECRET: randomBytes(32).toString('hex'),
+    RATELIMIT_ENABLED: 'false',
+  };
+}
+
 export async function startChuteWithUser(
   mainJs: string,
   root: string,
@@ -29,14 +46,7 @@ export async function startChuteWithUser(
   const base = `http://127.0.0.1:${port}`;
   const child = startProcess(name === 'data' ? 'chute' : `chute (${name})`, process.execPath, [mainJs], {
     env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      SECRET: randomBytes(32).toString('hex'),
-      RATELIMIT_ENABLED: 'false',
+      ...benchChuteEnv(port, dataDir),
       ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
     },
     cwd: root,

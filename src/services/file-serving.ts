@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { AppContext } from '../context.js';
 import { NOT_NOW, precompiledByKey } from '../db/precompiled.js';
-import type { FileRow, UserRow } from '../db/types.js';
+import type { Db, FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { mediaKind } from '../lib/media-types.js';
 import { passwordVersion, verifyPassword } from '../lib/passwords.js';
@@ -62,10 +62,12 @@ const PLAIN_COLUMNS = SERVED_COLUMNS.filter(
   (c): c is Exclude<(typeof SERVED_COLUMNS)[number], 'views'> => c !== 'views',
 );
 
-/** The look-up of every /raw, /u and /view request: the files.name index. */
-const servedFileByName = precompiledByKey((db, name) =>
-  db.selectFrom('files').select(SERVED_COLUMNS).where('name', '=', name).where(ownerNotDeleted('files.user_id')),
-);
+/** A file by the name it is served under, unless its owner is being deleted: the files.name index. */
+const byServedName = (db: Db, name: string) =>
+  db.selectFrom('files').where('name', '=', name).where(ownerNotDeleted('files.user_id'));
+
+/** The look-up of every /raw, /u and /view request. */
+const servedFileByName = precompiledByKey((db, name) => byServedName(db, name).select(SERVED_COLUMNS));
 
 /** Cache-Control of a file's bytes under its public links. */
 export function servedCacheControl(file: Pick<ServedFile, 'password' | 'max_views' | 'private'>): string {
@@ -117,11 +119,9 @@ export function plainPublicFile(
  * SQLite while none of them may have changed (db/row-watch.ts watches these columns of files, and user_deletions).
  * The rows answered are shared: nothing may change them.
  */
-const plainFileByName = precompiledByKey(
-  (db, name) =>
-    db.selectFrom('files').select(PLAIN_COLUMNS).where('name', '=', name).where(ownerNotDeleted('files.user_id')),
-  { cache: { tables: [{ table: 'files', columns: PLAIN_COLUMNS }, { table: 'user_deletions' }], entries: 10_000 } },
-);
+const plainFileByName = precompiledByKey((db, name) => byServedName(db, name).select(PLAIN_COLUMNS), {
+  cache: { tables: [{ table: 'files', columns: PLAIN_COLUMNS }, { table: 'user_deletions' }], entries: 10_000 },
+});
 
 type ExpiredStatus = { expiredStatus?: 404 | 410 };
 

@@ -390,12 +390,9 @@ export function plainRedirect(
  */
 const findPlainRedirect = precompiledByKey(
   (db, slug) =>
-    db
-      .selectFrom('url_slugs')
-      .innerJoin('urls', 'urls.id', 'url_slugs.url_id')
-      .select(['urls.id', 'urls.destination', 'urls.enabled', 'urls.password', 'urls.max_views'])
-      .where('url_slugs.slug', '=', slug)
-      .where(ownerNotDeleted('urls.user_id')),
+    urlBySlug(db, slug)
+      .clearSelect()
+      .select(['urls.id', 'urls.destination', 'urls.enabled', 'urls.password', 'urls.max_views']),
   {
     cache: {
       tables: [
