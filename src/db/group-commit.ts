@@ -70,6 +70,10 @@ export class GroupCommit {
     this.flushing = true;
     try {
       while (this.waiting.length > 0) {
+        // While the log is being flushed, a commit would only wait for the next flush: the transactions that arrive
+        // meanwhile wait here instead and then share one commit, so that the pages they all touch (the tables' and
+        // indexes' last pages, counters, the search index) are written to the log once, not once each.
+        if (this.options.walSync) await this.options.walSync.idle();
         const batch = this.waiting.splice(0, MAX_BATCH);
         const outcomes = batch.length === 1 ? await this.runAlone(batch[0]!) : await this.runTogether(batch);
         if (outcomes === undefined) continue;

@@ -34,6 +34,14 @@ export class WalSync {
     return this.next;
   }
 
+  /**
+   * Resolves once no flush is running (at once when none is). A commit made while a flush runs waits for the next
+   * one anyway; made after this, it shares that next flush and its pages with every commit that waited with it.
+   */
+  async idle(): Promise<void> {
+    while (this.running !== undefined) await this.running.catch(() => undefined);
+  }
+
   private async flush(): Promise<void> {
     // The log file can be replaced (deleted when the last connection closes, made anew by the next write): the
     // descriptor must name the file at this path now.
