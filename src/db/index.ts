@@ -4,12 +4,17 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
+  CompiledQuery,
   Kysely,
   PostgresDialect,
   SqliteAdapter,
   SqliteDialect,
+  SqliteDriver,
   sql,
+  type DatabaseConnection,
   type DialectAdapter,
+  type Driver,
+  type SqliteDialectConfig,
   type SqliteDatabase as SqliteDialectDatabase,
 } from 'kysely';
 import pg from 'pg';
@@ -126,9 +131,30 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
   }
 }
 
+/**
+ * Transactions begin with BEGIN IMMEDIATE: they take the write lock at once (waiting for it as busy_timeout allows).
+ * A plain BEGIN reads first and asks for the lock at its first write; if another connection (the batch writer's
+ * thread, the `chute` command) committed in between, SQLite cannot let it write on its older snapshot and fails at
+ * once with SQLITE_BUSY, without waiting: a folder deletion next to a bulk delete answered 500
+ * (test/db/sqlite-transactions.test.ts).
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
 class TransactionalDdlSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
   override createAdapter(): DialectAdapter {
     return new TransactionalDdlSqliteAdapter();
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings);
   }
 }
 
