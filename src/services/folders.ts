@@ -12,7 +12,7 @@ import {
   decodeListCursor,
   encodeListCursor,
   listKey,
-  rowsOfPage,
+  pageOfRows,
   type ListPosition,
   type ReadRows,
 } from './list-pages.js';
@@ -103,20 +103,14 @@ export async function listFolderPage(
     .select((eb) => eb.fn.countAll<number | string>().as('total'))
     .executeTakeFirstOrThrow();
   const count = Number(total);
-  let rows: Array<FolderRow & { child_count: number | string | null }>;
-  let hasNext: boolean;
-  if (after) {
-    const read = await folderPageRead(ctx.db, userId, parentId, 'forward', after)
-      .limit(query.perPage + 1)
-      .execute();
-    hasNext = read.length > query.perPage;
-    rows = read.slice(0, query.perPage);
-  } else {
-    const read: ReadRows<FolderRow & { child_count: number | string | null }> = (direction, offset, limit) =>
-      folderPageRead(ctx.db, userId, parentId, direction, undefined).limit(limit).offset(offset).execute();
-    rows = await rowsOfPage(read, query.page, query.perPage, count);
-    hasNext = (query.page - 1) * query.perPage + rows.length < count && rows.length === query.perPage;
-  }
+  const read: ReadRows<FolderRow & { child_count: number | string | null }> = (direction, offset, limit) =>
+    folderPageRead(ctx.db, userId, parentId, direction, undefined).limit(limit).offset(offset).execute();
+  const { rows, hasNext } = await pageOfRows(
+    { page: query.page, perPage: query.perPage, after },
+    count,
+    (position, limit) => folderPageRead(ctx.db, userId, parentId, 'forward', position).limit(limit).execute(),
+    read,
+  );
   const last = rows.at(-1);
   const nextCursor = hasNext && last ? encodeListCursor(ctx, key, { value: last.name, id: last.id }) : null;
   return { rows: rows.map(withCounts), total: count, nextCursor };

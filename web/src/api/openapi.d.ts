@@ -4640,17 +4640,19 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The users, oldest first: with page, one page of them; without, all of them as an array (as Zipline) */
+    /** The users, oldest first: with page or cursor, one page of them; without, all of them as an array (as Zipline) */
     get: {
       parameters: {
         query?: {
+          /** @description the previous page's nextCursor: the page after it (a page object; page is then not used) */
+          cursor?: string;
           /** @description Zipline's: true leaves the caller out */
           noincl?: 'true' | 'false';
           /** @description asks for a page object instead of an array */
           page?: number;
           perpage?: number;
           role?: 'USER' | 'ADMIN' | 'SUPERADMIN';
-          /** @description part of the username, case-insensitive */
+          /** @description part of the username, case-insensitive (all of Unicode) */
           search?: string;
         };
         header?: never;
@@ -4669,6 +4671,8 @@ export interface paths {
           content: {
             'application/json':
               | {
+                  /** @description pass as ?cursor= for the next page (keyset: nothing skipped or repeated); null on the last */
+                  nextCursor: string | null;
                   page: number;
                   pages: number;
                   perpage: number;
