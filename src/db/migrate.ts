@@ -25,6 +25,7 @@ import * as m0024 from './migrations/0024_files_user_id.js';
 import * as m0026 from './migrations/0026_cluster.js';
 import * as m0027 from './migrations/0027_heavy_deletions.js';
 import * as m0028 from './migrations/0028_list_indexes.js';
+import * as m0029 from './migrations/0029_url_user_search.js';
 
 /** Every migration, by name. A new one is added here and sorts after the others. */
 export const migrations: Record<string, Migration> = {
@@ -48,6 +49,7 @@ export const migrations: Record<string, Migration> = {
   '0026_cluster': m0026,
   '0027_heavy_deletions': m0027,
   '0028_list_indexes': m0028,
+  '0029_url_user_search': m0029,
 };
 
 /**

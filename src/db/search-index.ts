@@ -1,105 +1,168 @@
-// The substring-search index of file names, original names and types (GET /api/user/files?searchQuery=). SQLite:
-// an FTS5 table with the trigram tokenizer, kept in step with `files` by triggers. PostgreSQL: pg_trgm GIN indexes,
-// which follow the table by themselves; when the extension cannot be created, searches scan (and a log line says so).
-import { PostgresAdapter, sql, type QueryExecutorProvider } from 'kysely';
+// The substring-search indexes: file names, original names and types (GET /api/user/files?searchQuery=), short URLs'
+// destinations, vanities and codes (GET /api/user/urls?searchQuery=) and usernames (GET /api/users?search=). SQLite:
+// an FTS5 table with the trigram tokenizer per searched table, kept in step by triggers. PostgreSQL: pg_trgm GIN
+// indexes, which follow their tables by themselves; when the extension cannot be created, searches scan (and a log
+// line says so). searchMatch is the one way a query matches them, case-insensitive for all of Unicode on both engines.
+import { PostgresAdapter, sql, type Expression, type QueryExecutorProvider, type SqlBool } from 'kysely';
+import { foldCase } from '../lib/file-list.js';
 
 /** A database or a transaction, of any schema (migrations see none). */
 type Executor = QueryExecutorProvider;
 
+/** A table whose columns are searched by substring, and the names of its index. */
+export interface SearchIndex {
+  table: 'files' | 'urls' | 'users';
+  /** The searched columns: FTS5 columns on SQLite, a pg_trgm index each on PostgreSQL. */
+  columns: readonly string[];
+  /** SQLite: the table that numbers the rows (`seq`, the FTS5 rowid) by their id (`key`). */
+  numbers: string;
+  key: string;
+  /** SQLite: the FTS5 table of the trigrams. */
+  fts: string;
+}
+
 /** The columns of `files` that can be searched, as FTS5 columns and pg_trgm indexes. */
 export const SEARCHABLE_COLUMNS = ['name', 'original_name', 'type'] as const;
+
+export const FILE_SEARCH: SearchIndex = {
+  table: 'files',
+  columns: SEARCHABLE_COLUMNS,
+  numbers: 'file_search',
+  key: 'file_id',
+  fts: 'files_fts',
+};
+export const URL_SEARCH: SearchIndex = {
+  table: 'urls',
+  columns: ['destination', 'vanity', 'code'],
+  numbers: 'url_search',
+  key: 'url_id',
+  fts: 'urls_fts',
+};
+export const USER_SEARCH: SearchIndex = {
+  table: 'users',
+  columns: ['username'],
+  numbers: 'user_search',
+  key: 'user_id',
+  fts: 'users_fts',
+};
+const SEARCH_INDEXES = [FILE_SEARCH, URL_SEARCH, USER_SEARCH];
 
 /** A search this short (in Unicode characters) cannot use a trigram index: it scans. */
 export const TRIGRAM_MIN_LENGTH = 3;
 
 export const isPostgres = (db: Executor): boolean => db.getExecutor().adapter instanceof PostgresAdapter;
 
-const trigramIndexName = (column: string) => `files_${column}_trgm`;
+const trigramIndexName = (index: SearchIndex, column: string) => `${index.table}_${column}_trgm`;
+/** SQLite's triggers of an index: files_search_insert ... (the names migration 0012 gave the files' ones). */
+const triggerNames = (index: SearchIndex) =>
+  ['insert', 'update', 'delete'].map((event) => `${index.table}_search_${event}`) as [string, string, string];
 
 /** How a long fill says how far it is (a migration's MigrationStepReport). */
 export type FillReport = (message: string, count?: { done: number; total: number }) => void;
 
-/** Files indexed per statement when the SQLite search index is filled. */
+/** Rows indexed per statement when the SQLite search index is filled. */
 const FILL_SLICE = 100_000;
 
 /**
- * SQLite: `file_search` gives every file a stable integer (the FTS5 rowid; the rowid of `files` itself may change on
- * VACUUM), `files_fts` holds the trigrams only (contentless, rows deletable). Fills both from the existing files.
+ * SQLite: the numbering table gives every row a stable integer (the FTS5 rowid; the rowid of the table itself may
+ * change on VACUUM), the FTS5 table holds the trigrams only (contentless, rows deletable). Fills both from the rows
+ * already there; triggers keep them in step with every later write, in its transaction.
  */
-export async function createSqliteSearchIndex(db: Executor, report: FillReport = () => undefined): Promise<void> {
+export async function createSqliteSearchIndex(
+  db: Executor,
+  report: FillReport = () => undefined,
+  index: SearchIndex = FILE_SEARCH,
+): Promise<void> {
   // Whatever an earlier run left (a database migrated outside a transaction by an earlier version) starts over.
-  await dropSqliteSearchIndex(db);
-  await sql`create table file_search (seq integer primary key, file_id text not null unique)`.execute(db);
-  await sql`create virtual table files_fts using fts5(${sql.raw(SEARCHABLE_COLUMNS.join(', '))}, content='',
+  await dropSqliteSearchIndex(db, index);
+  const { table, numbers, key, fts } = index;
+  const columns = index.columns.join(', ');
+  await sql`create table ${sql.id(numbers)} (seq integer primary key, ${sql.id(key)} text not null unique)`.execute(db);
+  await sql`create virtual table ${sql.id(fts)} using fts5(${sql.raw(columns)}, content='',
     contentless_delete=1, tokenize='trigram case_sensitive 0')`.execute(db);
-  // Each existing file's number is its rowid now, so the trigrams are read from `files` in rowid slices, without a
-  // look-up per file; files added later are numbered after them.
-  await sql`insert into file_search (seq, file_id) select rowid, id from files`.execute(db);
-  const total = Number((await sql<{ n: number }>`select count(*) as n from file_search`.execute(db)).rows[0]!.n);
-  report('search index: trigrams of the files', { done: 0, total });
-  // In slices of FILL_SLICE files in rowid order, each followed by a progress report (a million files take tens of
+  // Each existing row's number is its rowid now, so the trigrams are read from the table in rowid slices, without a
+  // look-up per row; rows added later are numbered after them.
+  await sql`insert into ${sql.id(numbers)} (seq, ${sql.id(key)}) select rowid, id from ${sql.id(table)}`.execute(db);
+  const total = Number((await sql<{ n: number }>`select count(*) as n from ${sql.id(numbers)}`.execute(db)).rows[0]!.n);
+  const step = `search index: trigrams of the ${table}`;
+  report(step, { done: 0, total });
+  // In slices of FILL_SLICE rows in rowid order, each followed by a progress report (a million files take tens of
   // seconds).
   let done = 0;
   for (let after = 0; done < total;) {
-    const end = await sql<{ rowid: number }>`select rowid from files where rowid > ${after} order by rowid
+    const end = await sql<{ rowid: number }>`select rowid from ${sql.id(table)} where rowid > ${after} order by rowid
       limit 1 offset ${FILL_SLICE - 1}`.execute(db);
     const upTo = end.rows[0]?.rowid ?? Number.MAX_SAFE_INTEGER;
-    const inserted = await sql`insert into files_fts (rowid, name, original_name, type)
-      select rowid, name, original_name, type from files where rowid > ${after} and rowid <= ${upTo}`.execute(db);
+    const inserted = await sql`insert into ${sql.id(fts)} (rowid, ${sql.raw(columns)})
+      select rowid, ${sql.raw(columns)} from ${sql.id(table)} where rowid > ${after} and rowid <= ${upTo}`.execute(db);
     done += Number(inserted.numAffectedRows ?? 0);
-    report('search index: trigrams of the files', { done, total });
+    report(step, { done, total });
     if (end.rows.length === 0) break;
     after = upTo;
   }
-  const seqOf = (row: 'new' | 'old') => `(select seq from file_search where file_id = ${row}.id)`;
-  await sql`create trigger files_search_insert after insert on files begin
-    insert into file_search (file_id) values (new.id);
-    insert into files_fts (rowid, name, original_name, type)
-      values (${sql.raw(seqOf('new'))}, new.name, new.original_name, new.type);
-  end`.execute(db);
-  await sql`create trigger files_search_update after update of name, original_name, type on files begin
-    delete from files_fts where rowid = ${sql.raw(seqOf('old'))};
-    insert into files_fts (rowid, name, original_name, type)
-      values (${sql.raw(seqOf('new'))}, new.name, new.original_name, new.type);
-  end`.execute(db);
-  await sql`create trigger files_search_delete after delete on files begin
-    delete from files_fts where rowid = ${sql.raw(seqOf('old'))};
-    delete from file_search where file_id = old.id;
-  end`.execute(db);
+  const seqOf = (row: 'new' | 'old') => `(select seq from ${numbers} where ${key} = ${row}.id)`;
+  const values = (row: 'new' | 'old') => index.columns.map((c) => `${row}.${c}`).join(', ');
+  const [onInsert, onUpdate, onDelete] = triggerNames(index);
+  await sql
+    .raw(
+      `create trigger ${onInsert} after insert on ${table} begin
+    insert into ${numbers} (${key}) values (new.id);
+    insert into ${fts} (rowid, ${columns}) values (${seqOf('new')}, ${values('new')});
+  end`,
+    )
+    .execute(db);
+  await sql
+    .raw(
+      `create trigger ${onUpdate} after update of ${columns} on ${table} begin
+    delete from ${fts} where rowid = ${seqOf('old')};
+    insert into ${fts} (rowid, ${columns}) values (${seqOf('new')}, ${values('new')});
+  end`,
+    )
+    .execute(db);
+  await sql
+    .raw(
+      `create trigger ${onDelete} after delete on ${table} begin
+    delete from ${fts} where rowid = ${seqOf('old')};
+    delete from ${numbers} where ${key} = old.id;
+  end`,
+    )
+    .execute(db);
 }
 
-export async function dropSqliteSearchIndex(db: Executor): Promise<void> {
-  for (const trigger of ['files_search_insert', 'files_search_update', 'files_search_delete'])
-    await sql`drop trigger if exists ${sql.id(trigger)}`.execute(db);
-  await sql`drop table if exists files_fts`.execute(db);
-  await sql`drop table if exists file_search`.execute(db);
+export async function dropSqliteSearchIndex(db: Executor, index: SearchIndex = FILE_SEARCH): Promise<void> {
+  for (const trigger of triggerNames(index)) await sql`drop trigger if exists ${sql.id(trigger)}`.execute(db);
+  await sql`drop table if exists ${sql.id(index.fts)}`.execute(db);
+  await sql`drop table if exists ${sql.id(index.numbers)}`.execute(db);
 }
 
-/** Whether the pg_trgm indexes of every searchable column exist. */
-export async function hasTrigramIndexes(db: Executor): Promise<boolean> {
+/** Whether the pg_trgm indexes of every searchable column (of `indexes`: all by default) exist. */
+export async function hasTrigramIndexes(db: Executor, indexes: SearchIndex[] = SEARCH_INDEXES): Promise<boolean> {
+  const names = indexes.flatMap((index) => index.columns.map((column) => trigramIndexName(index, column)));
   const found = await sql<{ indexname: string }>`select indexname from pg_indexes
-    where schemaname = current_schema() and tablename = 'files'
-    and indexname in (${sql.join(SEARCHABLE_COLUMNS.map(trigramIndexName))})`.execute(db);
-  return found.rows.length === SEARCHABLE_COLUMNS.length;
+    where schemaname = current_schema() and indexname in (${sql.join(names)})`.execute(db);
+  return found.rows.length === names.length;
 }
 
 /**
- * PostgreSQL: creates pg_trgm (if this role may) and a GIN index per searchable column. Runs inside a savepoint
- * when `db` is a transaction, so that a refused CREATE EXTENSION does not abort the migration around it. Returns
- * why it could not, or null.
+ * PostgreSQL: creates pg_trgm (if this role may) and a GIN index per searchable column of `indexes`. Runs inside a
+ * savepoint when `db` is a transaction, so that a refused CREATE EXTENSION does not abort the migration around it.
+ * Returns why it could not, or null.
  */
 export async function createTrigramIndexes(
   db: Executor,
   inTransaction: boolean,
   report: FillReport = () => undefined,
+  indexes: SearchIndex[] = [FILE_SEARCH],
 ): Promise<string | null> {
   if (inTransaction) await sql`savepoint chute_trigram`.execute(db);
   try {
     await sql`create extension if not exists pg_trgm`.execute(db);
-    for (const [i, column] of SEARCHABLE_COLUMNS.entries()) {
-      report(`search index: trigram index of ${column}`, { done: i, total: SEARCHABLE_COLUMNS.length });
-      await sql`create index if not exists ${sql.id(trigramIndexName(column))} on files
-        using gin (${sql.id(column)} gin_trgm_ops)`.execute(db);
+    for (const index of indexes) {
+      for (const [i, column] of index.columns.entries()) {
+        report(`search index: trigram index of ${index.table}.${column}`, { done: i, total: index.columns.length });
+        await sql`create index if not exists ${sql.id(trigramIndexName(index, column))} on ${sql.id(index.table)}
+          using gin (${sql.id(column)} gin_trgm_ops)`.execute(db);
+      }
     }
     if (inTransaction) await sql`release savepoint chute_trigram`.execute(db);
     return null;
@@ -109,9 +172,11 @@ export async function createTrigramIndexes(
   }
 }
 
-export async function dropTrigramIndexes(db: Executor): Promise<void> {
-  for (const column of SEARCHABLE_COLUMNS)
-    await sql`drop index if exists ${sql.id(trigramIndexName(column))}`.execute(db);
+export async function dropTrigramIndexes(db: Executor, indexes: SearchIndex[] = [FILE_SEARCH]): Promise<void> {
+  for (const index of indexes) {
+    for (const column of index.columns)
+      await sql`drop index if exists ${sql.id(trigramIndexName(index, column))}`.execute(db);
+  }
 }
 
 /**
@@ -123,12 +188,50 @@ export async function checkTrigramSearch(
   log: { warn(details: object, message: string): void },
 ): Promise<boolean> {
   if (await hasTrigramIndexes(db)) return true;
-  const failure = await createTrigramIndexes(db, false);
+  const failure = await createTrigramIndexes(db, false, undefined, SEARCH_INDEXES);
   if (failure === null) return true;
   log.warn(
     { reason: failure },
-    'substring search of files scans every file of the user: the PostgreSQL extension pg_trgm could not be created ' +
-      '(install postgresql-contrib, or have a superuser run CREATE EXTENSION pg_trgm in this database, then restart)',
+    'substring search of files scans every file of the user (and searches of short URLs and users every one of ' +
+      'them): the PostgreSQL extension pg_trgm could not be created (install postgresql-contrib, or have a ' +
+      'superuser run CREATE EXTENSION pg_trgm in this database, then restart)',
   );
   return false;
+}
+
+/** Whether searchMatch reads `query` from the trigram index (else it scans, or finds nothing at all). */
+export const searchUsesIndex = (query: string): boolean =>
+  [...query].length >= TRIGRAM_MIN_LENGTH && !query.includes('\u0000');
+
+/**
+ * Case-insensitive substring match of `query` in any of `columns` of the index's table (lib/file-list.ts foldCase:
+ * all of Unicode, the same on both engines; `%`, `_` and `\` are plain characters). PostgreSQL: ILIKE, which the
+ * pg_trgm GIN indexes serve from three characters on. SQLite: the FTS5 trigram table from three characters on (unless
+ * `scan`: a column without trigrams), a scan through chute_fold (db/index.ts) below that.
+ */
+export function searchMatch(
+  engine: 'sqlite' | 'postgres',
+  index: SearchIndex,
+  columns: readonly string[],
+  query: string,
+  options: { scan?: boolean } = {},
+): Expression<SqlBool> {
+  const ref = (column: string) => sql.ref(`${index.table}.${column}`);
+  const any = (conditions: Array<Expression<SqlBool>>) => sql<SqlBool>`(${sql.join(conditions, sql` or `)})`;
+  // No stored text holds a control character; NUL would not even reach PostgreSQL as text.
+  if (query.includes('\u0000')) return sql<SqlBool>`1 = 0`;
+  if (engine === 'postgres') {
+    const pattern = `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return any(columns.map((column) => sql<SqlBool>`${ref(column)} ilike ${pattern} escape '\\'`));
+  }
+  if (!searchUsesIndex(query) || options.scan) {
+    const folded = foldCase(query);
+    return any(columns.map((column) => sql<SqlBool>`instr(chute_fold(${ref(column)}), ${folded}) > 0`));
+  }
+  // One quoted phrase in the columns: its trigrams, in a row, is the substring (quotes inside are doubled).
+  const phrase = `{${columns.join(' ')}} : "${query.replace(/"/g, '""')}"`;
+  const numbers = sql.id(index.numbers);
+  const fts = sql.id(index.fts);
+  return sql<SqlBool>`${ref('id')} in (select ${numbers}.${sql.id(index.key)} from ${fts}
+    join ${numbers} on ${numbers}.seq = ${fts}.rowid where ${fts} match ${phrase})`;
 }

@@ -32,6 +32,19 @@ import type { FastifyReply } from 'fastify';
 
 const tags = ['folders'];
 const FolderIdParams = z.object({ id: Id });
+/**
+ * The page of a folder's files that GET /api/user/folders/:id and the public GET /api/folders/:id answer: the first,
+ * or the one after `cursor`; `perpage` files at most.
+ */
+export const FolderFilesQuery = z.object({
+  cursor: z
+    .string()
+    .max(2000)
+    .optional()
+    .describe("the previous answer's nextCursor: the page of older files after it"),
+  perpage: z.coerce.number().int().min(1).max(500).default(100).describe('files per page'),
+});
+
 const ParentId = Id.nullable().describe('the parent folder; null for the top level (1015, 1016, 3003, 4007)');
 
 /** Sends a folder as a streamed zip download. */
@@ -175,15 +188,21 @@ export const folderRoutes: RouteModule = (app, ctx) => {
   app.get(
     '/api/user/folders/:id',
     guarded({
-      summary: 'A folder with its files, child folders and path from the top',
+      summary: 'A folder with a page of its files (newest first), its child folders and its path from the top',
+      description:
+        'The files come a page at a time (perpage, 100 by default): nextCursor, passed as ?cursor=, gives the ' +
+        'next page of older files; fileCount is the number of all of them.',
       params: FolderIdParams,
+      querystring: FolderFilesQuery,
       response: { 200: FolderDetailSchema },
     }),
     async (request) => {
-      const detail = await getFolderDetail(ctx, caller(request).user.id, request.params.id);
+      const { cursor, perpage } = request.query;
+      const detail = await getFolderDetail(ctx, caller(request).user.id, request.params.id, { size: perpage, cursor });
       return {
         ...toFolderDto(detail.folder),
         files: await toFileDtos(ctx, publicBaseUrl(ctx, request), detail.files),
+        nextCursor: detail.nextCursor,
         children: detail.children.map(toFolderDto),
         parents: detail.parents,
       };

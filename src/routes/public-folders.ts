@@ -18,10 +18,10 @@ import { renderFolderPage } from '../pages/folder-page.js';
 import { Id } from '../schemas/common.js';
 import { UploadResponseSchema, type UploadResponse } from '../schemas/file.js';
 import { PublicFolderSchema, type PublicFolderDto } from '../schemas/folder.js';
-import { findPublicFolder, findUploadFolder, getPublicFolder } from '../services/folders.js';
+import { findPublicFolder, findUploadFolder, getPublicFolder, type FolderFilesPage } from '../services/folders.js';
 import { publicThumbnailName } from '../services/thumbnails.js';
 import { parseUploadOptions } from '../http/upload-headers.js';
-import { sendFolderZip } from './folders.js';
+import { FolderFilesQuery, sendFolderZip } from './folders.js';
 
 const tags = ['folders'];
 const FolderIdParams = z.object({ id: Id });
@@ -30,8 +30,13 @@ const FOLDER_PAGE_FILES = 120;
 /** Most files in one anonymous upload request. */
 const MAX_ANONYMOUS_FILES = 20;
 
-async function publicFolderDto(ctx: AppContext, base: string, id: string): Promise<PublicFolderDto> {
-  const view = await getPublicFolder(ctx, id);
+async function publicFolderDto(
+  ctx: AppContext,
+  base: string,
+  id: string,
+  page: FolderFilesPage,
+): Promise<PublicFolderDto> {
+  const view = await getPublicFolder(ctx, id, page);
   return {
     id: view.folder.id,
     name: view.folder.name,
@@ -50,6 +55,7 @@ async function publicFolderDto(ctx: AppContext, base: string, id: string): Promi
       password: f.password !== null,
       url: fileLink(ctx.settings.get(), base, f.name),
     })),
+    nextCursor: view.nextCursor,
     children: view.children,
     zipUrl: `${base}/api/folders/${encodeURIComponent(id)}/zip`,
   };
@@ -106,11 +112,18 @@ export const publicFolderRoutes: RouteModule = (app, ctx) => {
           summary,
           tags,
           params: FolderIdParams,
-          querystring: z.object({ uploads: z.string().optional() }),
+          description:
+            'The files come a page at a time (perpage, 100 by default): nextCursor, passed as ?cursor=, gives the ' +
+            'next page of older files.',
+          querystring: FolderFilesQuery.extend({ uploads: z.string().optional() }),
           response: { 200: PublicFolderSchema },
         },
       },
-      async (request) => publicFolderDto(ctx, publicBaseUrl(ctx, request), request.params.id),
+      async (request) =>
+        publicFolderDto(ctx, publicBaseUrl(ctx, request), request.params.id, {
+          size: request.query.perpage,
+          cursor: request.query.cursor,
+        }),
     );
   }
 

@@ -32,11 +32,17 @@ export const usersRoutes: RouteModule = (app, ctx) => {
   app.get(
     '/api/users',
     adminOnly({
-      summary: 'The users, oldest first: with page, one page of them; without, all of them as an array (as Zipline)',
+      summary:
+        'The users, oldest first: with page or cursor, one page of them; without, all of them as an array (as Zipline)',
       querystring: z.object({
         page: z.coerce.number().int().min(1).optional().describe('asks for a page object instead of an array'),
+        cursor: z
+          .string()
+          .max(2000)
+          .optional()
+          .describe("the previous page's nextCursor: the page after it (a page object; page is then not used)"),
         perpage: z.coerce.number().int().min(1).max(100).default(20),
-        search: z.string().max(128).optional().describe('part of the username, case-insensitive'),
+        search: z.string().max(128).optional().describe('part of the username, case-insensitive (all of Unicode)'),
         role: RoleSchema.optional(),
         noincl: z.enum(['true', 'false']).optional().describe("Zipline's: true leaves the caller out"),
       }),
@@ -48,16 +54,22 @@ export const usersRoutes: RouteModule = (app, ctx) => {
             perpage: z.number().int(),
             total: z.number().int(),
             pages: z.number().int(),
+            nextCursor: z
+              .string()
+              .nullable()
+              .describe('pass as ?cursor= for the next page (keyset: nothing skipped or repeated); null on the last'),
           }),
           z.array(UserSchema),
         ]),
       },
     }),
     async (request) => {
-      const { noincl, page, ...query } = request.query;
-      const excludeId = noincl === 'true' ? caller(request).user.id : undefined;
-      if (page === undefined) return (await listUsers(ctx, { ...query, page: 1, perpage: null, excludeId })).users;
-      return listUsers(ctx, { ...query, page, excludeId });
+      const { noincl, page, cursor, ...query } = request.query;
+      const listedBy = caller(request).user.id;
+      const excludeId = noincl === 'true' ? listedBy : undefined;
+      if (page === undefined && cursor === undefined)
+        return (await listUsers(ctx, { ...query, page: 1, perpage: null, listedBy, excludeId })).users;
+      return listUsers(ctx, { ...query, page: page ?? 1, cursor, listedBy, excludeId });
     },
   );
 

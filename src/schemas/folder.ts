@@ -24,8 +24,15 @@ export const FolderSchema = z
 
 export const FolderCrumbSchema = z.object({ id: z.string(), name: z.string() });
 
+/** `nextCursor` of a folder's answer: its files come a page at a time. */
+const FolderFilesCursor = z
+  .string()
+  .nullable()
+  .describe('pass as ?cursor= for the page of older files (keyset: none skipped or repeated); null on the last page');
+
 export const FolderDetailSchema = FolderSchema.extend({
-  files: z.array(FileSchema),
+  files: z.array(FileSchema).describe("one page of the folder's files, newest first (fileCount: all of them)"),
+  nextCursor: FolderFilesCursor,
   children: z.array(FolderSchema),
   parents: z.array(FolderCrumbSchema).describe('from the top-level folder down to the parent'),
 }).meta({ id: 'FolderDetail' });
@@ -52,7 +59,8 @@ export const PublicFolderSchema = z
     createdAt: IsoDateTime,
     updatedAt: IsoDateTime,
     parent: FolderCrumbSchema.nullable().describe('the parent folder, when it is public too'),
-    files: z.array(PublicFolderFileSchema),
+    files: z.array(PublicFolderFileSchema).describe("one page of the folder's files, newest first"),
+    nextCursor: FolderFilesCursor,
     children: z.array(FolderCrumbSchema).describe('public child folders'),
     zipUrl: z.string(),
   })

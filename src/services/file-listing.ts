@@ -7,11 +7,10 @@ import { createHash } from 'node:crypto';
 import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
-import { TRIGRAM_MIN_LENGTH } from '../db/search-index.js';
+import { FILE_SEARCH, searchMatch, TRIGRAM_MIN_LENGTH } from '../db/search-index.js';
 import type { Database, FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import {
-  foldCase,
   type FileListFilter,
   type FileListSearchField,
   type FileSearchField,
@@ -250,27 +249,10 @@ function listFilters(
   return eb.and(conditions);
 }
 
-/**
- * Case-insensitive (all of Unicode, lib/file-list.ts foldCase) substring match of one column. PostgreSQL: ILIKE,
- * which a pg_trgm GIN index serves from three characters on. SQLite: the FTS5 trigram table from three characters
- * on, a scan through chute_fold (db/index.ts) below that.
- */
+/** Case-insensitive (all of Unicode) substring match of one column, through its trigram index (db/search-index.ts). */
 function searchCondition(ctx: AppContext, field: FileSearchField | 'id', query: string): Expression<SqlBool> {
-  const column = SORT_COLUMNS[field];
-  // No stored name holds a control character; NUL would not even reach PostgreSQL as text.
-  if (query.includes('\u0000')) return sql<SqlBool>`1 = 0`;
-  if (ctx.engine === 'postgres') {
-    const pattern = `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    return sql<SqlBool>`${sql.ref(`files.${column}`)} ilike ${pattern} escape '\\'`;
-  }
   // Ids have no trigram index (they are not words anyone types in part); they are lower case already.
-  if ([...query].length < TRIGRAM_MIN_LENGTH || field === 'id') {
-    return sql<SqlBool>`instr(chute_fold(${sql.ref(`files.${column}`)}), ${foldCase(query)}) > 0`;
-  }
-  // One quoted phrase of the column: its trigrams, in a row, is the substring (quotes inside are doubled).
-  const phrase = `{${column}} : "${query.replace(/"/g, '""')}"`;
-  return sql<SqlBool>`files.id in (select file_search.file_id from files_fts
-    join file_search on file_search.seq = files_fts.rowid where files_fts match ${phrase})`;
+  return searchMatch(ctx.engine, FILE_SEARCH, [SORT_COLUMNS[field]], query, { scan: field === 'id' });
 }
 
 /** The tag ids of a `searchField=tags` search (its searchQuery, comma-separated), without repeats. */

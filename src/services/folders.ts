@@ -12,7 +12,7 @@ import {
   decodeListCursor,
   encodeListCursor,
   listKey,
-  rowsOfPage,
+  pageOfRows,
   type ListPosition,
   type ReadRows,
 } from './list-pages.js';
@@ -103,20 +103,14 @@ export async function listFolderPage(
     .select((eb) => eb.fn.countAll<number | string>().as('total'))
     .executeTakeFirstOrThrow();
   const count = Number(total);
-  let rows: Array<FolderRow & { child_count: number | string | null }>;
-  let hasNext: boolean;
-  if (after) {
-    const read = await folderPageRead(ctx.db, userId, parentId, 'forward', after)
-      .limit(query.perPage + 1)
-      .execute();
-    hasNext = read.length > query.perPage;
-    rows = read.slice(0, query.perPage);
-  } else {
-    const read: ReadRows<FolderRow & { child_count: number | string | null }> = (direction, offset, limit) =>
-      folderPageRead(ctx.db, userId, parentId, direction, undefined).limit(limit).offset(offset).execute();
-    rows = await rowsOfPage(read, query.page, query.perPage, count);
-    hasNext = (query.page - 1) * query.perPage + rows.length < count && rows.length === query.perPage;
-  }
+  const read: ReadRows<FolderRow & { child_count: number | string | null }> = (direction, offset, limit) =>
+    folderPageRead(ctx.db, userId, parentId, direction, undefined).limit(limit).offset(offset).execute();
+  const { rows, hasNext } = await pageOfRows(
+    { page: query.page, perPage: query.perPage, after },
+    count,
+    (position, limit) => folderPageRead(ctx.db, userId, parentId, 'forward', position).limit(limit).execute(),
+    read,
+  );
   const last = rows.at(-1);
   const nextCursor = hasNext && last ? encodeListCursor(ctx, key, { value: last.name, id: last.id }) : null;
   return { rows: rows.map(withCounts), total: count, nextCursor };
@@ -216,25 +210,34 @@ export async function getOwnFolder(ctx: AppContext, userId: string, id: string):
 
 export interface FolderDetail {
   folder: FolderWithCounts;
+  /** One page of the folder's files, newest first (folderFilesPage). */
   files: FileRow[];
+  /** The cursor of the page of older files, null when there is none. */
+  nextCursor: string | null;
   children: FolderWithCounts[];
   parents: Array<{ id: string; name: string }>;
 }
 
-export async function getFolderDetail(ctx: AppContext, userId: string, id: string): Promise<FolderDetail> {
+/** The owner's view of a folder: missing or another user's -> 4001; its files one page at a time. */
+export async function getFolderDetail(
+  ctx: AppContext,
+  userId: string,
+  id: string,
+  page: FolderFilesPage,
+): Promise<FolderDetail> {
   const folder = await getOwnFolder(ctx, userId, id);
   const [files, children, parents] = await Promise.all([
-    ctx.db
-      .selectFrom('files')
-      .selectAll()
-      .where('folder_id', '=', id)
-      .orderBy('created_at', 'desc')
-      .orderBy('id')
-      .execute(),
+    folderFilesPage(ctx, id, 'owner', page),
     listFolders(ctx, userId, id),
     ancestorsOf(ctx.db, folder.parent_id),
   ]);
-  return { folder, files, children, parents: parents.reverse().map((p) => ({ id: p.id, name: p.name })) };
+  return {
+    folder,
+    files: files.rows,
+    nextCursor: files.nextCursor,
+    children,
+    parents: parents.reverse().map((p) => ({ id: p.id, name: p.name })),
+  };
 }
 
 /** The folder `startId` and its ancestors, nearest first. */
@@ -513,31 +516,27 @@ export async function deleteFolder(
 export interface PublicFolderView {
   folder: FolderRow;
   parent: { id: string; name: string } | null;
+  /** One page of the files, newest first. */
   files: FileRow[];
   children: Array<{ id: string; name: string }>;
-  /** With a page size: the cursor of the page of older files, null when there is none. */
+  /** The cursor of the page of older files, null when there is none. */
   nextCursor: string | null;
 }
 
-/** One page of a public folder's files: at most `size`, after `cursor` (the nextCursor of the page before). */
-export interface PublicFolderPage {
+/** One page of a folder's files: at most `size`, after `cursor` (the nextCursor of the page before). */
+export interface FolderFilesPage {
   size: number;
   cursor?: string | undefined;
 }
 
 /**
- * A folder as anonymous visitors see it: missing -> 4001, not public -> 3002. Expired files are left out. Files are
- * newest first (ties by id), read in that order from files_folder_created: all of them (an answer as long as the
- * folder), or one page.
+ * A folder as anonymous visitors see it (GET /api/folders/:id and the page /folder/:id): missing -> 4001, not public
+ * -> 3002. One page of its files (expired and private ones left out).
  */
-export async function getPublicFolder(ctx: AppContext, id: string, page?: PublicFolderPage): Promise<PublicFolderView> {
+export async function getPublicFolder(ctx: AppContext, id: string, page: FolderFilesPage): Promise<PublicFolderView> {
   const folder = await findPublicFolder(ctx, id);
-  const key = listKey(['public-folder', id]);
-  const after = page?.cursor === undefined ? undefined : decodeListCursor(ctx, key, page.cursor, 'number');
-  const [found, children, parent] = await Promise.all([
-    publicFolderFiles(ctx, id, after)
-      .$if(page !== undefined, (q) => q.limit(page!.size + 1))
-      .execute(),
+  const [files, children, parent] = await Promise.all([
+    folderFilesPage(ctx, id, 'public', page),
     ctx.db
       .selectFrom('folders')
       .select(['id', 'name'])
@@ -554,22 +553,48 @@ export async function getPublicFolder(ctx: AppContext, id: string, page?: Public
           .where('public', '=', 1)
           .executeTakeFirst(),
   ]);
-  const files = page === undefined ? found : found.slice(0, page.size);
-  const last = files.at(-1);
-  const nextCursor =
-    found.length > files.length && last ? encodeListCursor(ctx, key, { value: last.created_at, id: last.id }) : null;
-  return { folder, parent: parent ?? null, files, children, nextCursor };
+  return { folder, parent: parent ?? null, files: files.rows, children, nextCursor: files.nextCursor };
 }
 
-function publicFolderFiles(ctx: AppContext, id: string, after: ListPosition | undefined) {
+/** Whose view of a folder's files: the owner sees all of them, visitors neither private nor expired ones. */
+type FolderAudience = 'owner' | 'public';
+
+/**
+ * One page of a folder's files, newest first (ties by id, greatest first), read in that order from
+ * files_folder_created backwards: the same cost at any depth. A cursor is bound to the folder and the audience; one of
+ * another folder (or of the other audience) -> 1000.
+ */
+async function folderFilesPage(
+  ctx: AppContext,
+  folderId: string,
+  audience: FolderAudience,
+  page: FolderFilesPage,
+): Promise<{ rows: FileRow[]; nextCursor: string | null }> {
+  // The public key is the one the folder page's links were made with before the owner's view paged too.
+  const key = listKey(audience === 'public' ? ['public-folder', folderId] : ['folder-files', folderId]);
+  const after = page.cursor === undefined ? undefined : decodeListCursor(ctx, key, page.cursor, 'number');
+  const found = await folderFiles(ctx, folderId, audience, after)
+    .limit(page.size + 1)
+    .execute();
+  const rows = found.slice(0, page.size);
+  const last = rows.at(-1);
+  const nextCursor =
+    found.length > rows.length && last ? encodeListCursor(ctx, key, { value: last.created_at, id: last.id }) : null;
+  return { rows, nextCursor };
+}
+
+function folderFiles(ctx: AppContext, id: string, audience: FolderAudience, after: ListPosition | undefined) {
   return (
     ctx.db
       .selectFrom('files')
       .selectAll()
       .where('folder_id', '=', id)
       // Private files are reached only through their share links, never from a public folder.
-      .where('private', '=', 0)
-      .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', ctx.clock.now())]))
+      .$if(audience === 'public', (q) =>
+        q
+          .where('private', '=', 0)
+          .where((eb) => eb.or([eb('deletes_at', 'is', null), eb('deletes_at', '>', ctx.clock.now())])),
+      )
       .$if(after !== undefined, (q) =>
         q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(Number(after!.value), after!.id))),
       )
@@ -578,9 +603,11 @@ function publicFolderFiles(ctx: AppContext, id: string, after: ListPosition | un
   );
 }
 
-/** A page of a public folder's files after a position, compiled (for the test of its query plan). */
-export const publicFolderStatement = (ctx: AppContext, id: string) =>
-  publicFolderFiles(ctx, id, { value: 1, id: 'm' }).limit(100).compile();
+/** A page of a folder's files, from the start and after a position, compiled (for the tests of their query plans). */
+export const folderFilesStatements = (ctx: AppContext, id: string, audience: FolderAudience) => ({
+  first: folderFiles(ctx, id, audience, undefined).limit(100).compile(),
+  after: folderFiles(ctx, id, audience, { value: 1, id: 'm' }).limit(100).compile(),
+});
 
 export async function findPublicFolder(ctx: AppContext, id: string): Promise<FolderRow> {
   // The folders of a user being deleted with their content are gone already (services/deletions.ts).

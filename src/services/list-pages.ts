@@ -25,6 +25,25 @@ export async function rowsOfPage<Row>(
   return rows.reverse();
 }
 
+/**
+ * One page of a list and whether another follows it: after a cursor's position (`readAfter`, asked for one row more
+ * than the page holds), or page `page` by number (rowsOfPage) of a list of `total` rows.
+ */
+export async function pageOfRows<Row>(
+  query: { page: number; perPage: number; after: ListPosition | undefined },
+  total: number,
+  readAfter: (after: ListPosition, limit: number) => Promise<Row[]>,
+  read: ReadRows<Row>,
+): Promise<{ rows: Row[]; hasNext: boolean }> {
+  const { page, perPage, after } = query;
+  if (after) {
+    const rows = await readAfter(after, perPage + 1);
+    return { rows: rows.slice(0, perPage), hasNext: rows.length > perPage };
+  }
+  const rows = await rowsOfPage(read, page, perPage, total);
+  return { rows, hasNext: (page - 1) * perPage + rows.length < total && rows.length === perPage };
+}
+
 /** Where a page ended: the sort value and the id of its last row. */
 export interface ListPosition {
   value: number | string;

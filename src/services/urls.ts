@@ -3,6 +3,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import { NOT_NOW, precompiledByKey } from '../db/precompiled.js';
+import { searchMatch, searchUsesIndex, URL_SEARCH } from '../db/search-index.js';
 import { isUniqueViolation } from '../db/errors.js';
 import type { Database, Db, UrlRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
@@ -15,7 +16,7 @@ import {
   decodeListCursor,
   encodeListCursor,
   listKey,
-  rowsOfPage,
+  pageOfRows,
   type ListPosition,
   type ReadRows,
 } from './list-pages.js';
@@ -184,7 +185,8 @@ export interface UrlListPage {
 /**
  * The caller's URLs, newest first (ties by id), optionally filtered by a case-insensitive substring of one or all
  * fields. Read from urls_user_created_id: a page by number from the nearer end, a cursor's page after its position;
- * the unfiltered total from the stored counters. (A search scans the caller's URLs.)
+ * the unfiltered total from the stored counters. A search of three characters or more reads the matches from the
+ * trigram index (db/search-index.ts) and sorts them; a shorter one scans the caller's URLs.
  */
 export async function listUrls(ctx: AppContext, userId: string, query: UrlListQuery): Promise<UrlListPage> {
   const listing = urlListing(ctx, userId, query);
@@ -200,19 +202,12 @@ export async function listUrls(ctx: AppContext, userId: string, query: UrlListQu
           .count,
       )
     : (await usageOfOne(ctx.db, userId)).urls;
-  let rows: UrlRow[];
-  let hasNext: boolean;
-  if (after) {
-    const read = await listing
-      .after(after)
-      .limit(perPage + 1)
-      .execute();
-    hasNext = read.length > perPage;
-    rows = read.slice(0, perPage);
-  } else {
-    rows = await rowsOfPage(listing.read, query.page, perPage, total);
-    hasNext = (query.page - 1) * perPage + rows.length < total && rows.length === perPage;
-  }
+  const { rows, hasNext } = await pageOfRows(
+    { page: query.page, perPage, after },
+    total,
+    (position, limit) => listing.after(position).limit(limit).execute(),
+    listing.read,
+  );
   const last = rows.at(-1);
   const nextCursor =
     hasNext && last ? encodeListCursor(ctx, listing.key, { value: last.created_at, id: last.id }) : null;
@@ -221,13 +216,16 @@ export async function listUrls(ctx: AppContext, userId: string, query: UrlListQu
 
 /** The statements of a listing of URLs: the filtered rows, a page by number in either direction, a cursor's page. */
 function urlListing(ctx: AppContext, userId: string, query: Pick<UrlListQuery, 'searchQuery' | 'searchField'>) {
-  let base = ctx.db.selectFrom('urls').where('user_id', '=', userId);
-  if (query.searchQuery) {
-    const pattern = `%${query.searchQuery.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const fields: UrlSearchField[] = query.searchField ? [query.searchField] : ['destination', 'vanity', 'code'];
-    base = base.where((eb) =>
-      eb.or(fields.map((f) => eb(sql`lower(${sql.ref(f)})`, 'like', sql`lower(${pattern}) escape '\\'`))),
-    );
+  const search = query.searchQuery;
+  // SQLite, a search through the trigram index: the owner behind a unary + (which no index serves), so that the
+  // planner starts from the matches (then sorts them) instead of checking each of the owner's URLs in turn.
+  const owner =
+    ctx.engine === 'sqlite' && search && searchUsesIndex(search) ? sql<string>`+urls.user_id` : sql.ref('urls.user_id');
+  let base = ctx.db.selectFrom('urls').where((eb) => eb(owner, '=', userId));
+  if (search) {
+    // Through the trigram index (db/search-index.ts), as the file search: case-insensitive for all of Unicode.
+    const fields = query.searchField ? [query.searchField] : URL_SEARCH.columns;
+    base = base.where(searchMatch(ctx.engine, URL_SEARCH, fields, search));
   }
   const page = (direction: 'forward' | 'backward', offset: number, limit: number) =>
     base
@@ -249,12 +247,18 @@ function urlListing(ctx: AppContext, userId: string, query: Pick<UrlListQuery, '
 }
 
 /** The statements a listing of URLs runs, compiled (for the tests of their query plans). */
-export function urlListStatements(ctx: AppContext, userId: string) {
-  const listing = urlListing(ctx, userId, {});
+export function urlListStatements(
+  ctx: AppContext,
+  userId: string,
+  search: Pick<UrlListQuery, 'searchQuery' | 'searchField'> = {},
+  position: ListPosition = { value: 1, id: 'm' },
+) {
+  const listing = urlListing(ctx, userId, search);
   return {
+    count: listing.base.select((eb) => eb.fn.countAll().as('count')).compile(),
     forward: listing.page('forward', 0, 50).compile(),
     backward: listing.page('backward', 0, 50).compile(),
-    after: listing.after({ value: 1, id: 'm' }).limit(50).compile(),
+    after: listing.after(position).limit(50).compile(),
   };
 }
 

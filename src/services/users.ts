@@ -23,7 +23,8 @@ import {
   parseAvatar,
   usernameColumns,
 } from './accounts.js';
-import { rowsOfPage } from './list-pages.js';
+import { decodeListCursor, encodeListCursor, listKey, pageOfRows, type ListPosition } from './list-pages.js';
+import { searchMatch, USER_SEARCH } from '../db/search-index.js';
 import { beginUserDeletion, continueUserDeletion, resumeDeletions, userNotDeleted } from './deletions.js';
 import { usageOfOne } from './usage.js';
 import { resolveQuotaInput, setUserQuota, type QuotaLimits } from './quotas.js';
@@ -64,9 +65,13 @@ export interface UserListQuery {
   page: number;
   /** null: every match on one page (Zipline's User[] answer; as long as the list). */
   perpage: number | null;
+  /** A `nextCursor` of an earlier page of the same listing: the page after it (then `page` is not used). */
+  cursor?: string | undefined;
+  /** Who lists: a cursor is bound to them (another admin's is refused like a malformed one). */
+  listedBy: string;
   /** Leave this account out (Zipline's noincl: the caller). */
   excludeId?: string | undefined;
-  /** Part of the username, case-insensitive. */
+  /** Part of the username, case-insensitive (all of Unicode, as the file search). */
   search?: string | undefined;
   role?: Role | undefined;
 }
@@ -77,33 +82,46 @@ export interface UserList {
   perpage: number;
   total: number;
   pages: number;
+  /** The cursor of the page after this one; null on the last. */
+  nextCursor: string | null;
 }
 
-/** One page of users, oldest first (ties by id), read from users_created_id from the page's nearer end. */
+/**
+ * One page of users, oldest first (ties by id), read from users_created_id: by number from the page's nearer end, or
+ * after a cursor's position (keyset). A search of three characters or more goes through the usernames' trigram index.
+ */
 export async function listUsers(ctx: AppContext, query: UserListQuery): Promise<UserList> {
   const listing = userListing(ctx, query);
+  const key = listKey(['users', query.listedBy, query.search ?? null, query.role ?? null, query.excludeId ?? null]);
+  const after = query.cursor === undefined ? undefined : decodeListCursor(ctx, key, query.cursor, 'number');
   const [{ total }, all] = await Promise.all([
     listing.base.select(sql<number | string>`count(*)`.as('total')).executeTakeFirstOrThrow(),
     query.perpage === null ? listing.page('forward', 0, null).execute() : undefined,
   ]);
   const count = Number(total);
   const perpage = query.perpage ?? Math.max(count, 1);
-  const rows = all ?? (await rowsOfPage((d, o, l) => listing.page(d, o, l).execute(), query.page, perpage, count));
+  const { rows, hasNext } = all
+    ? { rows: all, hasNext: false }
+    : await pageOfRows(
+        { page: query.page, perPage: perpage, after },
+        count,
+        (position, limit) => listing.after(position).limit(limit).execute(),
+        (d, o, l) => listing.page(d, o, l).execute(),
+      );
+  const last = rows.at(-1);
   return {
     users: await loadUserDtos(ctx, ctx.db, rows),
     page: query.page,
     perpage,
     total: count,
     pages: Math.ceil(count / perpage),
+    nextCursor: hasNext && last ? encodeListCursor(ctx, key, { value: last.created_at, id: last.id }) : null,
   };
 }
 
-function userListing(ctx: AppContext, query: Omit<UserListQuery, 'page' | 'perpage'>) {
+function userListing(ctx: AppContext, query: Pick<UserListQuery, 'excludeId' | 'search' | 'role'>) {
   let base = ctx.db.selectFrom('users').where(userNotDeleted('users.id'));
-  if (query.search) {
-    const pattern = `%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    base = base.where(sql<boolean>`lower(username) like lower(${pattern}) escape '\\'`);
-  }
+  if (query.search) base = base.where(searchMatch(ctx.engine, USER_SEARCH, ['username'], query.search));
   if (query.role) base = base.where('role', '=', query.role);
   if (query.excludeId) base = base.where('id', '!=', query.excludeId);
   const page = (direction: 'forward' | 'backward', offset: number, limit: number | null) => {
@@ -111,17 +129,31 @@ function userListing(ctx: AppContext, query: Omit<UserListQuery, 'page' | 'perpa
     const q = base.selectAll().orderBy('created_at', order).orderBy('id', order);
     return limit === null ? q : q.limit(limit).offset(offset);
   };
-  return { base, page };
+  // Oldest first, ties by id: the users after (v, i) are younger, or as old with a greater id.
+  const after = (position: ListPosition) =>
+    base
+      .selectAll()
+      .where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(Number(position.value), position.id)))
+      .orderBy('created_at')
+      .orderBy('id');
+  return { base, page, after };
 }
 
 /** The statements of a page of users, compiled (for the tests of their query plans). */
-export function userListStatements(ctx: AppContext, query: Omit<UserListQuery, 'page' | 'perpage'>) {
+export function userListStatements(ctx: AppContext, query: Pick<UserListQuery, 'excludeId' | 'search' | 'role'>) {
   const listing = userListing(ctx, query);
   return {
     forward: listing.page('forward', 20, 20).compile(),
     backward: listing.page('backward', 20, 20).compile(),
+    after: listing.after({ value: 1, id: 'm' }).limit(20).compile(),
   };
 }
+
+/** The count of a listing of users, compiled (for the tests of its query plan). */
+export const userCountStatement = (ctx: AppContext, query: Pick<UserListQuery, 'excludeId' | 'search' | 'role'>) =>
+  userListing(ctx, query)
+    .base.select((eb) => eb.fn.countAll().as('count'))
+    .compile();
 
 /** GET /api/users/:id. Unknown -> 4009; an ADMIN asking for an ADMIN or a SUPERADMIN -> 3019, as Zipline. */
 export async function getUser(ctx: AppContext, actor: UserRow, id: string): Promise<UserDto> {

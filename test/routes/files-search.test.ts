@@ -12,19 +12,7 @@ import { insertFileRows } from '../support/file-rows.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
 import { oldUserRow, withDatabaseBefore } from '../support/old-database.js';
 import { uploadOne } from '../support/uploads.js';
-
-const ALPHABET = [...'abcxABCX1 .-', ...'éÉüÜñÑøØ', ...'пПрРиИ', ...'写真スクショ', '📸', '🎉', ...'%_\\\'"'];
-const codepoints = (text: string) => [...text];
-const textOf = (min: number, max: number) =>
-  fc.array(fc.constantFrom(...ALPHABET), { minLength: min, maxLength: max }).map((chars) => chars.join(''));
-/** Upper-cases some characters (only where that is one character), so that a search differs in case from the name. */
-const flipCase = (text: string, flips: boolean[]) =>
-  codepoints(text)
-    .map((c, i) => {
-      const upper = c.toUpperCase();
-      return flips[i % Math.max(flips.length, 1)] && codepoints(upper).length === 1 ? upper : c;
-    })
-    .join('');
+import { searchOf, searchPick, textOf } from '../support/search-text.js';
 
 type Field = 'name' | 'originalName';
 
@@ -81,31 +69,16 @@ forEachDatabase('file search', (engine) => {
       fc.asyncProperty(
         fc.uniqueArray(textOf(1, 10), { minLength: 1, maxLength: 10 }),
         fc.array(fc.option(textOf(1, 8)), { minLength: 10, maxLength: 10 }),
-        fc.record({
-          field: fc.constantFrom<Field>('name', 'originalName'),
-          of: fc.nat(),
-          start: fc.nat(),
-          length: fc.integer({ min: 1, max: 5 }),
-          flips: fc.array(fc.boolean(), { minLength: 1, maxLength: 5 }),
-          random: fc.option(textOf(1, 4), { freq: 4 }),
-        }),
-        async (names, originals, pick) => {
+        fc.constantFrom<Field>('name', 'originalName'),
+        searchPick(),
+        async (names, originals, field, pick) => {
           await ctx.db.deleteFrom('files').where('user_id', '=', user.id).execute();
           const rows = await insertFileRows(
             ctx,
             names.map((name, i) => ({ user_id: user.id, name: `${name}`, original_name: originals[i] ?? null })),
           );
-          const values = rows.map((r) => (pick.field === 'name' ? r.name : r.original_name));
-          const source = values[pick.of % values.length] ?? names[0]!;
-          const query =
-            pick.random ??
-            flipCase(
-              codepoints(source)
-                .slice(pick.start % codepoints(source).length)
-                .join(''),
-              pick.flips,
-            );
-          const cut = codepoints(query).slice(0, pick.length).join('');
+          const values = rows.map((r) => (field === 'name' ? r.name : r.original_name));
+          const cut = searchOf(values, pick);
           const expected = rows
             .filter((r, i) => {
               const value = values[i];
@@ -113,7 +86,7 @@ forEachDatabase('file search', (engine) => {
             })
             .map((r) => r.id)
             .sort();
-          assert.deepEqual(await search(server(), user, pick.field, cut), expected, `search ${JSON.stringify(cut)}`);
+          assert.deepEqual(await search(server(), user, field, cut), expected, `search ${JSON.stringify(cut)}`);
         },
       ),
       { numRuns: 60 },

@@ -9,7 +9,7 @@ import { before, it } from 'node:test';
 import { newId } from '../../src/lib/ids.js';
 import { recentFilesQuery } from '../../src/services/files.js';
 import { folderZipStatement } from '../../src/services/folder-zip.js';
-import { folderListStatements, publicFolderStatement } from '../../src/services/folders.js';
+import { folderFilesStatements, folderListStatements } from '../../src/services/folders.js';
 import { tagListStatement } from '../../src/services/tags.js';
 import { urlListStatements } from '../../src/services/urls.js';
 import { userListStatements } from '../../src/services/users.js';
@@ -62,9 +62,12 @@ forEachDatabase('list query plans and paging', (engine) => {
     assertReadsInOrder(recent, 'files_user_created_id', 'recent files');
   });
 
-  it("reads a public folder's page and a folder's zip batches from the folder's index", async () => {
+  it("reads a folder's pages of files (owner's and public) and its zip batches from the folder's index", async () => {
     const ctx = server().ctx;
-    assertReadsInOrder(await planOf(ctx, publicFolderStatement(ctx, 'm'), true), 'files_folder_created', 'page');
+    for (const audience of ['owner', 'public'] as const) {
+      for (const [what, statement] of Object.entries(folderFilesStatements(ctx, 'm', audience)))
+        assertReadsInOrder(await planOf(ctx, statement, true), 'files_folder_created', `${audience} page ${what}`);
+    }
     for (const audience of ['owner', 'public'] as const) {
       const plan = await planOf(ctx, folderZipStatement(ctx, 'm', audience), true);
       assertReadsInOrder(plan, 'files_folder_created', `zip ${audience}`);
@@ -201,11 +204,16 @@ forEachDatabase('list query plans and paging', (engine) => {
       .filter((r) => r.private === 0)
       .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
       .map((r) => r.name);
-    const json = await server().json('GET', `/api/folders/${folder.id}`);
-    assert.deepEqual(
-      json.body.files.map((f: { name: string }) => f.name),
-      expected,
-    );
+    // The JSON answer, a page at a time (the same statement as the page's).
+    const listed: string[] = [];
+    let json = await server().json('GET', `/api/folders/${folder.id}`);
+    assert.equal(json.body.files.length, 100);
+    for (;;) {
+      listed.push(...json.body.files.map((f: { name: string }) => f.name));
+      if (json.body.nextCursor === null) break;
+      json = await server().json('GET', `/api/folders/${folder.id}?cursor=${encodeURIComponent(json.body.nextCursor)}`);
+    }
+    assert.deepEqual(listed, expected);
     const shown: string[] = [];
     let path = `/folder/${folder.id}`;
     for (let pages = 0; pages < 10; pages++) {

@@ -738,10 +738,17 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A public folder as anonymous visitors see it: files with their links, public child folders */
+    /**
+     * A public folder as anonymous visitors see it: files with their links, public child folders
+     * @description The files come a page at a time (perpage, 100 by default): nextCursor, passed as ?cursor=, gives the next page of older files.
+     */
     get: {
       parameters: {
         query?: {
+          /** @description the previous answer's nextCursor: the page of older files after it */
+          cursor?: string;
+          /** @description files per page */
+          perpage?: number;
           uploads?: string;
         };
         header?: never;
@@ -1116,10 +1123,17 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Zipline's address of GET /api/folders/:id (?uploads is accepted and changes nothing) */
+    /**
+     * Zipline's address of GET /api/folders/:id (?uploads is accepted and changes nothing)
+     * @description The files come a page at a time (perpage, 100 by default): nextCursor, passed as ?cursor=, gives the next page of older files.
+     */
     get: {
       parameters: {
         query?: {
+          /** @description the previous answer's nextCursor: the page of older files after it */
+          cursor?: string;
+          /** @description files per page */
+          perpage?: number;
           uploads?: string;
         };
         header?: never;
@@ -3158,10 +3172,18 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** A folder with its files, child folders and path from the top */
+    /**
+     * A folder with a page of its files (newest first), its child folders and its path from the top
+     * @description The files come a page at a time (perpage, 100 by default): nextCursor, passed as ?cursor=, gives the next page of older files; fileCount is the number of all of them.
+     */
     get: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description the previous answer's nextCursor: the page of older files after it */
+          cursor?: string;
+          /** @description files per page */
+          perpage?: number;
+        };
         header?: never;
         path: {
           id: string;
@@ -4618,17 +4640,19 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The users, oldest first: with page, one page of them; without, all of them as an array (as Zipline) */
+    /** The users, oldest first: with page or cursor, one page of them; without, all of them as an array (as Zipline) */
     get: {
       parameters: {
         query?: {
+          /** @description the previous page's nextCursor: the page after it (a page object; page is then not used) */
+          cursor?: string;
           /** @description Zipline's: true leaves the caller out */
           noincl?: 'true' | 'false';
           /** @description asks for a page object instead of an array */
           page?: number;
           perpage?: number;
           role?: 'USER' | 'ADMIN' | 'SUPERADMIN';
-          /** @description part of the username, case-insensitive */
+          /** @description part of the username, case-insensitive (all of Unicode) */
           search?: string;
         };
         header?: never;
@@ -4647,6 +4671,8 @@ export interface paths {
           content: {
             'application/json':
               | {
+                  /** @description pass as ?cursor= for the next page (keyset: nothing skipped or repeated); null on the last */
+                  nextCursor: string | null;
                   page: number;
                   pages: number;
                   perpage: number;
@@ -5486,9 +5512,12 @@ export interface components {
       /** Format: date-time */
       createdAt: string;
       fileCount: number;
+      /** @description one page of the folder's files, newest first (fileCount: all of them) */
       files: components['schemas']['File'][];
       id: string;
       name: string;
+      /** @description pass as ?cursor= for the page of older files (keyset: none skipped or repeated); null on the last page */
+      nextCursor: string | null;
       parentId: string | null;
       /** @description from the top-level folder down to the parent */
       parents: {
@@ -5691,9 +5720,12 @@ export interface components {
       }[];
       /** Format: date-time */
       createdAt: string;
+      /** @description one page of the folder's files, newest first */
       files: components['schemas']['PublicFolderFile'][];
       id: string;
       name: string;
+      /** @description pass as ?cursor= for the page of older files (keyset: none skipped or repeated); null on the last page */
+      nextCursor: string | null;
       /** @description the parent folder, when it is public too */
       parent: {
         id: string;

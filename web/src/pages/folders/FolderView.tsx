@@ -1,5 +1,6 @@
 // One open folder (/dashboard/folders?folder=<id>): where it is, sharing (public link, visitor uploads), the folders
-// inside it, and its files, each of which can be taken out of the folder.
+// inside it, and its files (a page at a time: "Show more files" reads on by cursor), each of which can be taken out of
+// the folder.
 import {
   ActionIcon,
   Anchor,
@@ -55,6 +56,7 @@ interface FolderViewProps {
 export function FolderView({ id, version, actions, onNewFolder }: FolderViewProps) {
   const detail = useApi((signal) => getFolder(id, signal), [id, version]);
   const [adding, setAdding] = useState(false);
+  const [loadingMore, setLoadingMore] = useState(false);
   const folder = detail.data?.id === id ? detail.data : undefined;
 
   if (detail.error && !folder) {
@@ -87,6 +89,30 @@ export function FolderView({ id, version, actions, onNewFolder }: FolderViewProp
       notifySuccess(`${file.name} was taken out of the folder. It is still in your files.`);
     } catch (err) {
       notifyError(err);
+    }
+  };
+
+  /** The next page of older files, after the last one shown, added below them. */
+  const loadMore = async () => {
+    const cursor = folder.nextCursor;
+    if (cursor === null) return;
+    setLoadingMore(true);
+    try {
+      const next = await getFolder(folder.id, undefined, cursor);
+      detail.setData((previous) => {
+        if (!previous || previous.id !== next.id || previous.nextCursor !== cursor) return previous!;
+        const shown = new Set(previous.files.map((f) => f.id));
+        return {
+          ...previous,
+          fileCount: next.fileCount,
+          files: [...previous.files, ...next.files.filter((f) => !shown.has(f.id))],
+          nextCursor: next.nextCursor,
+        };
+      });
+    } catch (err) {
+      notifyError(err);
+    } finally {
+      setLoadingMore(false);
     }
   };
 
@@ -152,7 +178,7 @@ export function FolderView({ id, version, actions, onNewFolder }: FolderViewProp
         <Text fw={600}>
           Files{' '}
           <Text span c="dimmed" fw={400} size="sm">
-            ({folder.files.length})
+            ({folder.fileCount})
           </Text>
         </Text>
         {folder.files.length === 0 ? (
@@ -167,6 +193,13 @@ export function FolderView({ id, version, actions, onNewFolder }: FolderViewProp
             ))}
           </Card>
         )}
+        {folder.nextCursor !== null ? (
+          <Group justify="center">
+            <Button variant="default" loading={loadingMore} onClick={() => void loadMore()}>
+              Show more files
+            </Button>
+          </Group>
+        ) : null}
       </Stack>
       <AddFilesModal
         folder={adding ? folder : null}

@@ -15,8 +15,9 @@ export async function listFolders(scope: 'root' | 'all', signal?: AbortSignal): 
   return Array.isArray(answer) ? answer : answer.page;
 }
 
-export function getFolder(id: string, signal?: AbortSignal): Promise<FolderDetail> {
-  return request('get', '/api/user/folders/{id}', { params: { id }, signal });
+/** The folder with the first page of its files, or (`cursor`: the nextCursor of the page before) the next page. */
+export function getFolder(id: string, signal?: AbortSignal, cursor?: string): Promise<FolderDetail> {
+  return request('get', '/api/user/folders/{id}', { params: { id }, query: { cursor }, signal });
 }
 
 export function createFolder(input: ApiBody<'/api/user/folders', 'post'>): Promise<Folder> {
