@@ -8,6 +8,8 @@ import { setUrlQuota } from '../support/content.js';
 import { DASHBOARD_ENV, describeBrowser, openPage, PHONE, screenshot, signIn, useBrowser } from '../support/browser.js';
 import { useTestServer, type TestUser } from '../support/server.js';
 import { uploadOne } from '../support/uploads.js';
+import { makeFolder } from '../support/factory.js';
+import { insertFileRows } from '../support/file-rows.js';
 
 /**
  * Lets a test list the failed requests it expects; anything else that failed is a defect. The sign-in page's look
@@ -251,6 +253,31 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
 
     assert.deepEqual(unexpected(errors), []);
     await context.close();
+  });
+
+  it("shows a large folder's files a page at a time and reads on by cursor with Show more files", async () => {
+    const folder = await makeFolder(server(), admin, { name: 'Screenshots' });
+    const rows = await insertFileRows(
+      server().ctx,
+      Array.from({ length: 130 }, () => ({ user_id: admin.id, folder_id: folder.id })),
+    );
+    const { page, context, errors } = await openPage(browser(), server().url);
+    await signIn(page, 'admin', 'admin-password');
+    await page.goto(`/dashboard/folders?folder=${folder.id}`);
+    const files = page.getByTestId('folder-file');
+    await page.getByText('(130)').waitFor();
+    await files.nth(99).waitFor();
+    assert.equal(await files.count(), 100, 'the first page: 100 files');
+    await page.getByRole('button', { name: 'Show more files' }).click();
+    await files.nth(129).waitFor();
+    assert.equal(await files.count(), 130);
+    await page.getByRole('button', { name: 'Show more files' }).waitFor({ state: 'detached' });
+    // Every file once.
+    const shown = await files.allTextContents();
+    for (const row of rows) assert.equal(shown.filter((t) => t.includes(row.name)).length, 1, row.name);
+    assert.deepEqual(unexpected(errors), []);
+    await context.close();
+    await server().json('DELETE', `/api/user/folders/${folder.id}?files=delete`, { auth: admin.token });
   });
 
   it('makes, edits and deletes tags on a phone, in the dark theme', async () => {
