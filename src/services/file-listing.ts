@@ -145,12 +145,37 @@ export async function listFiles(ctx: AppContext, caller: Caller, query: FileList
 }
 
 /**
- * The number of files of a listing that only the owner (and perhaps favourites) narrows, read from the stored
- * counters (services/usage.ts) instead of counted; undefined for other filters.
+ * The number of files of a listing that only the owner (and perhaps favourites), one of the owner's folders or one of
+ * the owner's tags narrows, read from the stored counters (services/usage.ts, db/list-counters.ts) instead of counted;
+ * undefined for other filters.
  */
 async function storedTotal(ctx: AppContext, ownerId: string, query: FileListQuery): Promise<number | undefined> {
-  if (query.folderId !== undefined || query.searchQuery || (query.tagIds && query.tagIds.length > 0)) return undefined;
-  if (query.filter === 'dashboard') return undefined;
+  if (query.searchQuery || query.filter === 'dashboard') return undefined;
+  const tagIds = [...new Set(query.tagIds ?? [])];
+  if (tagIds.length > 0) {
+    // The files of one of the owner's tags: its stored count, as for a folder (a tag is put only on its owner's files).
+    if (tagIds.length > 1 || query.folderId !== undefined || query.favorite !== undefined) return undefined;
+    const tag = await ctx.db
+      .selectFrom('tags')
+      .select('file_count')
+      .where('id', '=', tagIds[0]!)
+      .where('user_id', '=', ownerId)
+      .executeTakeFirst();
+    return tag?.file_count;
+  }
+  if (query.folderId !== undefined) {
+    // A folder's files, all of them: its stored count (db/list-counters.ts). A folder holds only its owner's files
+    // (every way into a folder checks both owners), so this is the owner's files in it. Counting them instead read
+    // every one's row (the folder's index does not hold the owner): 64 ms for 20,000 files.
+    if (query.favorite !== undefined) return undefined;
+    const folder = await ctx.db
+      .selectFrom('folders')
+      .select('file_count')
+      .where('id', '=', query.folderId)
+      .where('user_id', '=', ownerId)
+      .executeTakeFirst();
+    return folder?.file_count;
+  }
   const usage = await usageOfOne(ctx.db, ownerId);
   if (query.favorite === undefined) return usage.files;
   return query.favorite ? usage.favorites : usage.files - usage.favorites;

@@ -199,6 +199,22 @@ forEachDatabase('stored file counts of folders and tags', (engine) => {
     const detail = await server().json('GET', `/api/user/folders/${folder}`, { auth: alice.user.token });
     assert.equal(detail.body.fileCount, 6);
     assert.equal(detail.body.files.length, 6);
+    // The file list of the folder takes its total from the same count, and its pages follow it.
+    const listed = await server().json('GET', `/api/user/files?page=1&perpage=4&folder=${folder}`, {
+      auth: alice.user.token,
+    });
+    assert.equal(listed.body.total, 6);
+    assert.equal(listed.body.pages, 2);
+    assert.equal(listed.body.page.length, 4);
+    const favourites = await server().json('GET', `/api/user/files?page=1&folder=${folder}&favorite=true`, {
+      auth: alice.user.token,
+    });
+    assert.equal(favourites.body.total, 0, 'favourites in the folder are counted, not read from the folder');
+    const tagged = await server().json('GET', `/api/user/files?page=1&perpage=3&tags=${tag}`, {
+      auth: alice.user.token,
+    });
+    assert.equal(tagged.body.total, 4);
+    assert.equal(tagged.body.pages, 2);
     const tags = await server().json('GET', '/api/user/tags', { auth: alice.user.token });
     assert.equal(tags.body.find((t: { id: string }) => t.id === tag).files, 4);
   });
