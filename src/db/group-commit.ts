@@ -2,9 +2,9 @@
 // synchronous = FULL every COMMIT waits for an fsync of the write-ahead log, and better-sqlite3 makes that wait on the
 // event loop: 32 clients uploading small files at once would pay 32 fsyncs one after another, and nothing else would
 // run meanwhile. Here:
-// - a transaction asked for while another batch is committing waits for it, and all that waited then run in one
-//   transaction, each inside a savepoint of its own, and share its one commit. Nothing is delayed to form a batch: a
-//   lone request commits at once;
+// - a transaction asked for while another batch is committing, or while the log is being flushed, waits for it, and
+//   all that waited then run in one transaction, each inside a savepoint of its own, and share its one commit. A lone
+//   request when nothing runs commits at once; one that waits for a flush would have waited for the next flush anyway;
 // - with a WalSync (db/wal-sync.ts), the commit itself does not flush the log (synchronous = NORMAL for that commit
 //   alone): the log is flushed by libuv's thread pool afterwards, one flush for every commit made before it began, and
 //   the event loop goes on with the next batch meanwhile.

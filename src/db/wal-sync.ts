@@ -42,7 +42,8 @@ export class WalSync {
     while (this.running !== undefined) await this.running.catch(() => undefined);
   }
 
-  private async flush(): Promise<void> {
+  /** One flush of the log (protected: a test holds it back to see what waits for it). */
+  protected async flush(): Promise<void> {
     // The log file can be replaced (deleted when the last connection closes, made anew by the next write): the
     // descriptor must name the file at this path now.
     const current = await stat(this.walPath);

@@ -127,6 +127,39 @@ forEachDatabase('group commit', (engine) => {
     await ctx.db.deleteFrom('pending_objects').where('storage_key', 'like', 'wal-%').execute();
   });
 
+  it('on SQLite, transactions that arrive while the log is being flushed share the next commit', async (t) => {
+    if (engine !== 'sqlite') return t.skip('PostgreSQL flushes its own WAL at each commit');
+    const { ctx } = server();
+    /** A real flush of the real log, held back (while it counts as running) until the test opens the gate. */
+    class HeldFlush extends WalSync {
+      open: () => void = () => undefined;
+      private readonly gate = new Promise<void>((resolve) => (this.open = resolve));
+      protected override async flush(): Promise<void> {
+        await this.gate;
+        return super.flush();
+      }
+    }
+    const walSync = new HeldFlush(path.join(server().dataDir, 'chute.db-wal'));
+    const commits = new GroupCommit(ctx.db, ctx.engine, { walSync });
+    const now = ctx.clock.now();
+    const insert = (key: string) =>
+      commits.run((trx) =>
+        trx.insertInto('pending_objects').values({ storage_key: key, instance_id: 'test', created_at: now }).execute(),
+      );
+    const first = insert('held-0');
+    for (let i = 0; i < 50 && commits.stats.transactions < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(commits.stats.commits, 1, 'a lone transaction commits at once');
+    // The first one's flush is running (held): these five wait for it instead of committing one after another.
+    const later = Array.from({ length: 5 }, (_, i) => insert(`held-${i + 1}`));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(commits.stats.transactions, 1, 'nothing committed while the flush runs');
+    walSync.open();
+    await Promise.all([first, ...later]);
+    assert.deepEqual(commits.stats, { commits: 2, transactions: 6 }, 'the five shared one commit');
+    await walSync.close();
+    await ctx.db.deleteFrom('pending_objects').where('storage_key', 'like', 'held-%').execute();
+  });
+
   it('on SQLite, the server answers an upload only after a flush of the log', async (t) => {
     if (engine !== 'sqlite') return t.skip('PostgreSQL flushes its own WAL at each commit');
     const admin = server().superadmin ?? (await server().setup());
