@@ -152,7 +152,11 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     // Deletions a crash or a stop cut off (users, bulk deletes, the bytes of deleted files): continued at start and
     // then every minute, by one instance at a time (a lease inside).
     jobs.every('resume-deletions', 60_000, () => resumeDeletions(ctx, { atStart: false }));
-    jobs.every('flush-views', VIEW_FLUSH_INTERVAL_MS, () => flushViews(ctx));
+    // After any statement of the batch writer's thread has ended (a bulk deletion's), not in SQLite's busy wait.
+    jobs.every('flush-views', VIEW_FLUSH_INTERVAL_MS, async () => {
+      await ctx.batches.idle();
+      return flushViews(ctx);
+    });
     jobs.every('purge-done-jobs', 3_600_000, () => purgeDoneJobs(ctx.db, clock.now() - DONE_JOBS_KEPT_MS), {
       exclusive: true,
     });
