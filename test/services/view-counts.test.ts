@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, it } from 'node:test';
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { flushViews } from '../../src/services/view-counts.js';
 import {
   createPostgresDatabase,
@@ -68,6 +68,35 @@ forEachDatabase('view counts', (engine) => {
     assert.equal((await server().json('GET', `/api/user/urls/${url.id}`, { auth: user.token })).body.views, 30);
     await flushViews(server().ctx);
     assert.equal(await storedViews(server(), 'urls', url.id), 30);
+  });
+
+  it('the periodic flush waits for a bulk statement of the batch writer with the event loop free, then writes', async () => {
+    const file = await uploadText(server(), user.token, 'while deleting');
+    await hit(server(), `/raw/${file.name}`, 3);
+    const { ctx } = server();
+    await sql`create table if not exists flush_scratch (n integer)`.execute(ctx.db);
+    // A statement that holds the write lock for a while, on the batch writer (its own thread and connection on
+    // SQLite), as a bulk deletion's batch does.
+    const bulk = ctx.batches.execute({
+      compile: () =>
+        CompiledQuery.raw(
+          'insert into flush_scratch with recursive c(x) as (select 1 union all select x + 1 from c where x < 3000000) ' +
+            'select x from c',
+        ),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the thread has the lock by now
+    const started = performance.now();
+    let timerLate = Infinity;
+    setTimeout(() => (timerLate = performance.now() - started - 20), 20);
+    await server().chute.jobs.runNow('flush-views');
+    await bulk;
+    const took = performance.now() - started;
+    if (engine === 'sqlite') {
+      // Before: the flush waited in SQLite's busy handler, on the event loop, until the statement ended.
+      assert.ok(timerLate < took / 2, `a 20 ms timer ran ${timerLate.toFixed(0)} ms late in ${took.toFixed(0)} ms`);
+    }
+    assert.equal(await storedViews(server(), 'files', file.id), 3);
+    await sql`drop table flush_scratch`.execute(ctx.db);
   });
 
   it('the statistics count the views not yet written', async () => {
