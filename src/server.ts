@@ -39,7 +39,7 @@ import { purgeExpiredSessions } from './services/sessions.js';
 import { SettingsService, settingsFromEnv } from './services/settings.js';
 import { Lifecycle } from './services/readiness.js';
 import { checkStorageIdentity, unsharedStorageMessage } from './services/storage-identity.js';
-import { flushViews, flushViewsWhenIdle, PendingViews, VIEW_FLUSH_INTERVAL_MS } from './services/view-counts.js';
+import { flushViews, PendingViews, VIEW_FLUSH_INTERVAL_MS } from './services/view-counts.js';
 import type { Datasource } from './storage/datasource.js';
 import { createDatasource } from './storage/index.js';
 
@@ -152,7 +152,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     // Deletions a crash or a stop cut off (users, bulk deletes, the bytes of deleted files): continued at start and
     // then every minute, by one instance at a time (a lease inside).
     jobs.every('resume-deletions', 60_000, () => resumeDeletions(ctx, { atStart: false }));
-    jobs.every('flush-views', VIEW_FLUSH_INTERVAL_MS, () => flushViewsWhenIdle(ctx));
+    jobs.every('flush-views', VIEW_FLUSH_INTERVAL_MS, () => flushViews(ctx));
     jobs.every('purge-done-jobs', 3_600_000, () => purgeDoneJobs(ctx.db, clock.now() - DONE_JOBS_KEPT_MS), {
       exclusive: true,
     });

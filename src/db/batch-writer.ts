@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './types.js';
+import type { WriteTurns } from './write-turns.js';
 
 export interface BatchResult<R> {
   rows: R[];
@@ -19,12 +20,6 @@ export interface BatchWriter {
   readonly batchTargetMs: number;
   /** Runs one statement (with or without RETURNING) as its own transaction. */
   execute<R>(query: Compilable<R>): Promise<BatchResult<R>>;
-  /**
-   * Resolves when no statement is running on another connection (at once when none is). A writer on the main
-   * connection that can choose its moment (the periodic flush of view counts) waits here rather than in SQLite's busy
-   * handler, which sleeps on the event loop for as long as the other connection holds the write lock.
-   */
-  idle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -36,7 +31,6 @@ export function sameConnectionWriter(db: Db): BatchWriter {
       const result = await db.executeQuery(query.compile());
       return { rows: result.rows as R[], numAffectedRows: Number(result.numAffectedRows ?? 0) };
     },
-    idle: async () => undefined,
     close: async () => undefined,
   };
 }
@@ -88,6 +82,8 @@ export function sqliteWorkerWriter(
     idleMs?: number;
     /** Called on the main thread when a statement has ended (committed or failed), before its caller hears of it. */
     onStatementEnd?: () => void;
+    /** The turns this thread's statements take with the main connection's writers (db/write-turns.ts). */
+    turns?: WriteTurns;
   } = {},
 ): BatchWriter & { readonly threadsStarted: number; readonly running: boolean } {
   const idleMs = options.idleMs ?? WORKER_IDLE_MS;
@@ -95,17 +91,6 @@ export function sqliteWorkerWriter(
   let threadsStarted = 0;
   let current: WorkerState | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
-  /** Statements sent and not answered yet (of any thread), and who waits for there to be none. */
-  let inFlight = 0;
-  let idleWaiters: Array<() => void> = [];
-  const statementEnded = () => {
-    inFlight--;
-    if (inFlight > 0) return;
-    const waiters = idleWaiters;
-    idleWaiters = [];
-    for (const wake of waiters) wake();
-  };
-
   const start = () => {
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
@@ -154,23 +139,20 @@ export function sqliteWorkerWriter(
     // most.
     batchTargetMs: 20,
     async execute<R>(query: Compilable<R>) {
-      const state = (current ??= start());
       const compiled: CompiledQuery = query.compile();
       const id = next++;
-      inFlight++;
+      const endTurn = await options.turns?.take();
+      const state = (current ??= start());
       const reply = await new Promise<Reply>((resolve, reject) => {
         state.pending.set(id, { resolve, reject });
         state.worker.ref();
         state.worker.postMessage({ id, sql: compiled.sql, parameters: compiled.parameters });
       }).finally(() => {
-        statementEnded();
+        endTurn?.();
         stopWhenIdle();
       });
       if ('error' in reply) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
       return { rows: reply.rows as R[], numAffectedRows: reply.changes };
-    },
-    idle() {
-      return inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve));
     },
     async close() {
       clearTimeout(idleTimer);

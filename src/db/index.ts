@@ -24,6 +24,7 @@ import { watchRows } from './row-watch.js';
 import type { Database, Db } from './types.js';
 import { sameConnectionWriter, sqliteWorkerWriter, type BatchWriter } from './batch-writer.js';
 import { WalSync } from './wal-sync.js';
+import { WriteTurns } from './write-turns.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -39,6 +40,8 @@ export interface DatabaseHandle {
   batchWriter(): BatchWriter;
   /** SQLite: flushes of its write-ahead log off the event loop, for group commit (db/wal-sync.ts). */
   walSync?: WalSync;
+  /** SQLite: the turns of this process's writers, on its connection and the batch writer's (db/write-turns.ts). */
+  turns?: WriteTurns;
   close(): Promise<void>;
 }
 
@@ -93,7 +96,11 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     typeof text === 'string' ? foldCase(text) : null,
   );
   const statements = withStatementCache(sqlite);
-  const db = new Kysely<Database>({ dialect: new TransactionalDdlSqliteDialect({ database: statements }) });
+  // One writer at a time in this process, waiting its turn off the event loop (db/write-turns.ts).
+  const turns = new WriteTurns();
+  const db = new Kysely<Database>({
+    dialect: new TransactionalDdlSqliteDialect({ database: statements }, { turns, statements, sqlite }),
+  });
   // Outside a transaction, a read cannot see anything uncommitted: it may skip Kysely's lock (db/precompiled.ts).
   // Copies of rows that the hot path keeps (db/precompiled.ts, cached queries) are used while this says they are current.
   const watch = watchRows(sqlite);
@@ -110,7 +117,8 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     engine: 'sqlite',
     withMigrationLock: (fn) => withSqliteFileLock(`${options.sqlitePath}.migrate-lock`, fn),
     // Its statements commit on another connection: the watch hears of each before its caller goes on.
-    batchWriter: () => sqliteWorkerWriter(options.sqlitePath, { onStatementEnd: () => watch.changed() }),
+    batchWriter: () => sqliteWorkerWriter(options.sqlitePath, { turns, onStatementEnd: () => watch.changed() }),
+    turns,
     walSync,
     close: async () => {
       await walSync.close();
@@ -131,22 +139,102 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
   }
 }
 
+interface TurnSettings {
+  turns: WriteTurns;
+  statements: { prepare(sql: string): SqliteDatabase.Statement };
+  sqlite: SqliteDatabase.Database;
+}
+
 /**
- * Transactions begin with BEGIN IMMEDIATE: they take the write lock at once (waiting for it as busy_timeout allows).
- * A plain BEGIN reads first and asks for the lock at its first write; if another connection (the batch writer's
- * thread, the `chute` command) committed in between, SQLite cannot let it write on its older snapshot and fails at
- * once with SQLITE_BUSY, without waiting: a folder deletion next to a bulk delete answered 500
- * (test/db/sqlite-transactions.test.ts).
+ * Transactions begin with BEGIN IMMEDIATE: they take the write lock at once. A plain BEGIN reads first and asks for
+ * the lock at its first write; if another connection (the batch writer's thread, the `chute` command) committed in
+ * between, SQLite cannot let it write on its older snapshot and fails at once with SQLITE_BUSY, without waiting: a
+ * folder deletion next to a bulk delete answered 500 (test/db/sqlite-transactions.test.ts).
+ *
+ * Every writer first waits for its turn (db/write-turns.ts), shared with the batch writer's thread: a transaction from
+ * BEGIN to its end, a statement that writes outside one for its own duration. Reads never wait.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  /** Ends the turn of the transaction now open. */
+  private endTurn: (() => void) | undefined;
+  private wrapped: DatabaseConnection | undefined;
+  private raw: DatabaseConnection | undefined;
+
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly settings: TurnSettings,
+  ) {
+    super(config);
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const raw = await super.acquireConnection();
+    if (this.raw !== raw) {
+      this.raw = raw;
+      this.wrapped = {
+        executeQuery: (query) => this.execute(raw, query),
+        streamQuery: (query, chunkSize) => raw.streamQuery(query, chunkSize),
+      };
+    }
+    return this.wrapped!;
+  }
+
+  private async execute<R>(raw: DatabaseConnection, query: CompiledQuery) {
+    // Inside a transaction the turn is held already; a statement that only reads needs none.
+    if (this.endTurn !== undefined || this.settings.statements.prepare(query.sql).readonly) {
+      return raw.executeQuery<R>(query);
+    }
+    const end = await this.settings.turns.take();
+    try {
+      return await raw.executeQuery<R>(query);
+    } finally {
+      end();
+    }
+  }
+
+  override async beginTransaction(): Promise<void> {
+    const end = await this.settings.turns.take();
+    try {
+      await this.raw!.executeQuery(CompiledQuery.raw('begin immediate'));
+    } catch (err) {
+      end();
+      throw err;
+    }
+    this.endTurn = end;
+  }
+
+  override async commitTransaction(): Promise<void> {
+    try {
+      await this.raw!.executeQuery(CompiledQuery.raw('commit'));
+    } finally {
+      // A commit that failed may leave the transaction open (SQLite keeps it for a retry); the rollback ends it.
+      if (!this.settings.sqlite.inTransaction) this.releaseTurn();
+    }
+  }
+
+  override async rollbackTransaction(): Promise<void> {
+    try {
+      // After a commit that failed and ended the transaction, there is nothing to roll back (and saying so would hide
+      // the commit's error).
+      if (this.settings.sqlite.inTransaction) await this.raw!.executeQuery(CompiledQuery.raw('rollback'));
+    } finally {
+      this.releaseTurn();
+    }
+  }
+
+  private releaseTurn(): void {
+    const end = this.endTurn;
+    this.endTurn = undefined;
+    end?.();
   }
 }
 
 class TransactionalDdlSqliteDialect extends SqliteDialect {
-  constructor(private readonly settings: SqliteDialectConfig) {
-    super(settings);
+  constructor(
+    private readonly config: SqliteDialectConfig,
+    private readonly turnSettings: TurnSettings,
+  ) {
+    super(config);
   }
 
   override createAdapter(): DialectAdapter {
@@ -154,7 +242,7 @@ class TransactionalDdlSqliteDialect extends SqliteDialect {
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.settings);
+    return new ImmediateSqliteDriver(this.config, this.turnSettings);
   }
 }
 

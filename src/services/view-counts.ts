@@ -79,21 +79,6 @@ interface Taken {
 const TARGETS: ViewTarget[] = ['files', 'urls'];
 
 /**
- * The periodic flush: once no statement of the batch writer's thread is running (a bulk deletion's), or after
- * `maxWaitMs` at most (so that a crash still loses at most about one interval's counts). Waiting here leaves the event
- * loop free; SQLite's busy handler would wait on it, and every request with it, while the thread holds the write lock.
- */
-export async function flushViewsWhenIdle(
-  ctx: Pick<AppContext, 'db' | 'views' | 'batches'>,
-  maxWaitMs: number = VIEW_FLUSH_INTERVAL_MS,
-): Promise<number> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([ctx.batches.idle(), new Promise<void>((resolve) => (timer = setTimeout(resolve, maxWaitMs)))]);
-  clearTimeout(timer);
-  return flushViews(ctx);
-}
-
-/**
  * Writes the pending view counts in one transaction (one UPDATE per file or URL, whatever its number of views), and
  * adds them, with the views noted as `written`, to their owners' totals and the instance's. A failed write puts
  * everything back, to be tried again with the next flush. Records deleted meanwhile are skipped (their views were
