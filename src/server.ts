@@ -78,6 +78,13 @@ const SHUTDOWN_GRACE_MS = 5_000;
 export async function createChute(config: Config, options: StartOptions = {}): Promise<Chute> {
   const lockedSettings = settingsFromEnv(config.env);
   const { dataDir, secrets, instanceId, database } = openInstanceBase(config);
+  // A failed flush of SQLite's log leaves unknown what is on disk: stop at once; the next start recovers from the log.
+  if (database.walSync) {
+    database.walSync.onFailure = (err) => {
+      console.error('flushing the database log failed; stopping:', err);
+      process.exit(1);
+    };
+  }
   let storage: Datasource | undefined;
   let feed: ChangeFeed | undefined;
   let batches: BatchWriter | undefined;
@@ -110,14 +117,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         views: new PendingViews(),
         lifecycle: new Lifecycle(),
         smallFiles: new ByteCache(SMALL_FILE_BYTES, SMALL_FILES_CACHE_BYTES),
-        commits: new GroupCommit(database.db, database.engine, {
-          ...(database.walSync ? { walSync: database.walSync } : {}),
-          // A failed flush leaves unknown what is on disk: stop at once; the next start recovers from the log.
-          onSyncFailure: (err) => {
-            console.error('flushing the database log failed; stopping:', err);
-            process.exit(1);
-          },
-        }),
+        commits: new GroupCommit(database.db, database.engine, database.walSync ? { walSync: database.walSync } : {}),
         batches: (batches = database.batchWriter()),
         metrics: new ProcessMetrics(),
       },

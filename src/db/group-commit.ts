@@ -1,16 +1,13 @@
-// Group commit: the small write transactions of concurrent uploads share durable commits. On SQLite with
-// synchronous = FULL every COMMIT waits for an fsync of the write-ahead log, and better-sqlite3 makes that wait on the
-// event loop: 32 clients uploading small files at once would pay 32 fsyncs one after another, and nothing else would
-// run meanwhile. Here:
-// - a transaction asked for while another batch is committing, or while the log is being flushed, waits for it, and
-//   all that waited then run in one transaction, each inside a savepoint of its own, and share its one commit. A lone
-//   request when nothing runs commits at once; one that waits for a flush would have waited for the next flush anyway;
-// - with a WalSync (db/wal-sync.ts), the commit itself does not flush the log (synchronous = NORMAL for that commit
-//   alone): the log is flushed by libuv's thread pool afterwards, one flush for every commit made before it began, and
-//   the event loop goes on with the next batch meanwhile.
+// Group commit: the small write transactions of concurrent uploads share durable commits. On SQLite every commit of
+// the server's connection waits for a flush of the write-ahead log (made off the event loop by db/wal-sync.ts, which
+// shares one flush among the commits made before it began): 32 clients uploading small files at once would still
+// write the same pages to the log 32 times, one commit after another. Here a transaction asked for while another batch
+// is committing, or while the log is being flushed, waits for it, and all that waited then run in one transaction,
+// each inside a savepoint of its own, and share its one commit and flush. A lone request when nothing runs commits at
+// once; one that waits for a flush would have waited for the next flush anyway.
 // Each one's outcome is its own: one that throws is rolled back to its savepoint (the others go on) and gets its error;
-// a failed COMMIT fails them all. Every one is acknowledged only once the commit that holds it is on disk: as durable
-// as alone. A failed flush leaves the log's state unknown: onSyncFailure decides (the server stops, as PostgreSQL does).
+// a failed COMMIT fails them all. Every one is acknowledged only once the commit that holds it is on disk (the
+// driver's flush, db/index.ts): as durable as alone.
 //
 // PostgreSQL commits concurrent transactions on their own connections, and its WAL writer already flushes the commits
 // that arrive together with one write: there, run() is a plain transaction.
@@ -29,10 +26,8 @@ interface Waiting {
 }
 
 export interface GroupCommitOptions {
-  /** Flushes SQLite's log after commits made without flushing it (SQLite only). */
+  /** The flushes of SQLite's log (SQLite only): a batch waits for the one running before it commits. */
   walSync?: WalSync;
-  /** Called when a flush of the log failed (the commits it covered were answered with the error). */
-  onSyncFailure?: (err: unknown) => void;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
@@ -79,39 +74,16 @@ export class GroupCommit {
         if (outcomes === undefined) continue;
         this.stats.commits++;
         this.stats.transactions += batch.length;
-        // Answered once the commit is on disk; meanwhile the next batch may commit (the next flush covers it).
-        void this.durable().then(
-          () => settle(batch, outcomes),
-          (err: unknown) => {
-            for (const item of batch) item.reject(err);
-            this.options.onSyncFailure?.(err);
-          },
-        );
+        settle(batch, outcomes);
       }
     } finally {
       this.flushing = false;
     }
   }
 
-  /** Resolves once the commits made so far are on disk. */
-  private durable(): Promise<void> {
-    return this.options.walSync ? this.options.walSync.sync() : Promise.resolve();
-  }
-
-  /**
-   * A transaction whose COMMIT, when a WalSync flushes the log afterwards, does not flush it itself. The connection is
-   * held throughout, so that no other transaction commits under the lower setting.
-   */
+  /** One transaction, answered once its commit is on disk (the driver's flush on SQLite, db/index.ts). */
   private transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
-    if (!this.options.walSync) return this.db.transaction().execute(fn);
-    return this.db.connection().execute(async (connection) => {
-      await sql`pragma synchronous = NORMAL`.execute(connection);
-      try {
-        return await connection.transaction().execute(fn);
-      } finally {
-        await sql`pragma synchronous = FULL`.execute(connection);
-      }
-    });
+    return this.db.transaction().execute(fn);
   }
 
   /** Runs one transaction; its outcome, or undefined when it was answered already (its commit failed). */

@@ -87,8 +87,10 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   mkdirSync(path.dirname(path.resolve(options.sqlitePath)), { recursive: true });
   const sqlite = new SqliteDatabase(options.sqlitePath);
   sqlite.pragma('journal_mode = WAL');
-  // FULL: a commit is on disk before it returns, so an upload acknowledged to a client survives a power cut.
-  sqlite.pragma('synchronous = FULL');
+  // NORMAL: a commit writes its frames to the log without flushing it; the driver below then waits, off the event
+  // loop, for a flush of the log that began after the commit (db/wal-sync.ts) before the caller goes on. As durable as
+  // FULL (an upload acknowledged to a client survives a power cut), without an fsync on the event loop per commit.
+  sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // Unicode case folding for searches too short for the trigram index (SQLite's own lower() folds ASCII only).
@@ -98,8 +100,9 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   const statements = withStatementCache(sqlite);
   // One writer at a time in this process, waiting its turn off the event loop (db/write-turns.ts).
   const turns = new WriteTurns();
+  const walSync = new WalSync(`${path.resolve(options.sqlitePath)}-wal`);
   const db = new Kysely<Database>({
-    dialect: new TransactionalDdlSqliteDialect({ database: statements }, { turns, statements, sqlite }),
+    dialect: new TransactionalDdlSqliteDialect({ database: statements }, { turns, statements, sqlite, walSync }),
   });
   // Outside a transaction, a read cannot see anything uncommitted: it may skip Kysely's lock (db/precompiled.ts).
   // Copies of rows that the hot path keeps (db/precompiled.ts, cached queries) are used while this says they are current.
@@ -111,7 +114,6 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
       sqlite.inTransaction ? undefined : ((statements.prepare(text).get(parameters) as unknown) ?? null),
     watch,
   );
-  const walSync = new WalSync(`${path.resolve(options.sqlitePath)}-wal`);
   return {
     db,
     engine: 'sqlite',
@@ -141,6 +143,7 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 
 interface TurnSettings {
   turns: WriteTurns;
+  walSync: WalSync;
   statements: { prepare(sql: string): SqliteDatabase.Statement };
   sqlite: SqliteDatabase.Database;
 }
@@ -152,11 +155,15 @@ interface TurnSettings {
  * folder deletion next to a bulk delete answered 500 (test/db/sqlite-transactions.test.ts).
  *
  * Every writer first waits for its turn (db/write-turns.ts), shared with the batch writer's thread: a transaction from
- * BEGIN to its end, a statement that writes outside one for its own duration. Reads never wait.
+ * BEGIN to its end, a statement that writes outside one for its own duration. Reads never wait. After its commit, a
+ * writer gives its turn and the connection back, then waits for a flush of the log (synchronous = NORMAL, see
+ * openDatabase).
  */
 class ImmediateSqliteDriver extends SqliteDriver {
   /** Ends the turn of the transaction now open. */
   private endTurn: (() => void) | undefined;
+  /** A commit was made since the connection was acquired: its caller waits for a flush of the log. */
+  private flushOwed = false;
   private wrapped: DatabaseConnection | undefined;
   private raw: DatabaseConnection | undefined;
 
@@ -186,7 +193,9 @@ class ImmediateSqliteDriver extends SqliteDriver {
     }
     const end = await this.settings.turns.take();
     try {
-      return await raw.executeQuery<R>(query);
+      const result = await raw.executeQuery<R>(query);
+      this.flushOwed = true;
+      return result;
     } finally {
       end();
     }
@@ -210,6 +219,18 @@ class ImmediateSqliteDriver extends SqliteDriver {
       // A commit that failed may leave the transaction open (SQLite keeps it for a retry); the rollback ends it.
       if (!this.settings.sqlite.inTransaction) this.releaseTurn();
     }
+    this.flushOwed = true;
+  }
+
+  /**
+   * Gives the connection back, then waits for the flush of the log that the caller's commit needs: the caller hears of
+   * its write only once it is on disk, while other queries use the connection meanwhile.
+   */
+  override async releaseConnection(): Promise<void> {
+    const owed = this.flushOwed;
+    this.flushOwed = false;
+    await super.releaseConnection();
+    if (owed) await this.settings.walSync.sync();
   }
 
   override async rollbackTransaction(): Promise<void> {

@@ -1,10 +1,11 @@
-// Shared fsyncs of SQLite's write-ahead log, off the event loop. With synchronous = FULL every COMMIT fsyncs the log
-// inside better-sqlite3, on the event loop: nothing else runs meanwhile, and 32 concurrent uploads pay 32 fsyncs one
-// after another. Group commit (db/group-commit.ts) instead commits with synchronous = NORMAL (the frames are written to
-// the log, not yet flushed) and then asks this class for an fdatasync of the log file, made by libuv's thread pool:
-// while one is running, the commits that follow wait for the next one, which covers them all. A commit is
-// acknowledged only after a flush that began after it: as durable as with FULL. (Linux flushes a file's dirty pages
-// whichever descriptor wrote them.)
+// Shared flushes of SQLite's write-ahead log, off the event loop. With synchronous = FULL every COMMIT fsyncs the log
+// inside better-sqlite3, on the event loop: nothing else runs meanwhile, and 32 concurrent commits pay 32 fsyncs one
+// after another. The server's connection instead commits with synchronous = NORMAL (the frames are written to the
+// log, not yet flushed) and its driver (db/index.ts) then asks this class for an fdatasync of the log file, made by
+// libuv's thread pool: while one is running, the commits that follow wait for the next one, which covers them all. A
+// commit is acknowledged only after a flush that began after it: as durable as with FULL. (Linux flushes a file's dirty
+// pages whichever descriptor wrote them.) A failed flush leaves the log's state unknown: `onFailure` decides (the
+// server stops, as PostgreSQL does).
 import { open, stat, type FileHandle } from 'node:fs/promises';
 
 export class WalSync {
@@ -15,13 +16,20 @@ export class WalSync {
   private next: Promise<void> | undefined;
   /** Flushes made (for tests and benchmarks). */
   flushes = 0;
+  /** Told of a flush that failed (after its waiters were given the error). */
+  onFailure: ((err: unknown) => void) | undefined;
 
   constructor(private readonly walPath: string) {}
 
   /** Resolves once everything written to the log before this call is on disk. */
   sync(): Promise<void> {
     if (this.running === undefined) {
-      this.running = this.flush().finally(() => (this.running = undefined));
+      this.running = this.flush()
+        .catch((err: unknown) => {
+          queueMicrotask(() => this.onFailure?.(err));
+          throw err;
+        })
+        .finally(() => (this.running = undefined));
       return this.running;
     }
     // A flush is running, but it may have begun before the caller's frames were written: the next one covers them.

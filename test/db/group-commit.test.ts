@@ -2,10 +2,9 @@
 // keeps its own outcome (one that fails is rolled back alone), and what resolved is stored.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import path from 'node:path';
 import { sql } from 'kysely';
 import { GroupCommit } from '../../src/db/group-commit.js';
-import { WalSync } from '../../src/db/wal-sync.js';
+import type { WalSync } from '../../src/db/wal-sync.js';
 import { forEachDatabase, useTestServer } from '../support/server.js';
 
 forEachDatabase('group commit', (engine) => {
@@ -83,18 +82,11 @@ forEachDatabase('group commit', (engine) => {
   it('on SQLite, answers each transaction only after a flush of the log that began after its commit', async (t) => {
     if (engine !== 'sqlite') return t.skip('PostgreSQL flushes its own WAL at each commit');
     const { ctx } = server();
-    /** A real flush of the real log, held back until the test opens the gate. */
-    class GatedWalSync extends WalSync {
-      open: () => void = () => undefined;
-      private readonly gate = new Promise<void>((resolve) => (this.open = resolve));
-      override async sync(): Promise<void> {
-        await this.gate;
-        return super.sync();
-      }
-    }
-    const walSync = new GatedWalSync(path.join(server().dataDir, 'chute.db-wal'));
+    const walSync = server().chute.database.walSync!;
     const commits = new GroupCommit(ctx.db, ctx.engine, { walSync });
     const now = ctx.clock.now();
+    const flushesBefore = walSync.flushes;
+    const held = holdFlushes(walSync);
     let answered = 0;
     const runs = Array.from({ length: 20 }, (_, i) =>
       commits
@@ -107,56 +99,61 @@ forEachDatabase('group commit', (engine) => {
         .then(() => answered++),
     );
     // Committed (visible to the connection) but not flushed: nobody is answered yet.
-    for (let i = 0; i < 50 && commits.stats.transactions < 20; i++) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(commits.stats.transactions, 20);
-    const visible = await ctx.db
-      .selectFrom('pending_objects')
-      .select('storage_key')
-      .where('storage_key', 'like', 'wal-%')
-      .execute();
-    assert.equal(visible.length, 20);
+    const visible = () =>
+      ctx.db.selectFrom('pending_objects').select('storage_key').where('storage_key', 'like', 'wal-%').execute();
+    for (let i = 0; i < 50 && (await visible()).length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.ok((await visible()).length >= 1, 'the first commit is made');
     assert.equal(answered, 0, 'no transaction answered before the log was flushed');
-    walSync.open();
-    await Promise.all(runs);
-    assert.equal(answered, 20);
-    assert.ok(walSync.flushes >= 1 && walSync.flushes < 20, `${walSync.flushes} flushes for 20 transactions`);
-    // Transactions outside the group commit flush the log themselves again (synchronous = FULL).
+    // A write outside the group commit waits for a flush too (the connection commits with synchronous = NORMAL and
+    // the driver flushes off the event loop).
+    let plainDone = false;
+    const plain = ctx.db
+      .insertInto('pending_objects')
+      .values({ storage_key: 'wal-plain', instance_id: 'test', created_at: now })
+      .execute()
+      .then(() => (plainDone = true));
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(plainDone, false, 'a plain write is not answered before the log was flushed');
     const level = await sql<{ synchronous: number }>`pragma synchronous`.execute(ctx.db);
-    assert.equal(level.rows[0]!.synchronous, 2);
-    await walSync.close();
+    assert.equal(level.rows[0]!.synchronous, 1, 'synchronous = NORMAL: the commit itself does not flush');
+    held.release();
+    await Promise.all([...runs, plain]);
+    assert.equal(answered, 20);
+    const flushes = walSync.flushes - flushesBefore;
+    assert.ok(flushes >= 1 && flushes < 21, `${flushes} flushes for 21 transactions`);
     await ctx.db.deleteFrom('pending_objects').where('storage_key', 'like', 'wal-%').execute();
   });
 
   it('on SQLite, transactions that arrive while the log is being flushed share the next commit', async (t) => {
     if (engine !== 'sqlite') return t.skip('PostgreSQL flushes its own WAL at each commit');
     const { ctx } = server();
-    /** A real flush of the real log, held back (while it counts as running) until the test opens the gate. */
-    class HeldFlush extends WalSync {
-      open: () => void = () => undefined;
-      private readonly gate = new Promise<void>((resolve) => (this.open = resolve));
-      protected override async flush(): Promise<void> {
-        await this.gate;
-        return super.flush();
-      }
-    }
-    const walSync = new HeldFlush(path.join(server().dataDir, 'chute.db-wal'));
+    const walSync = server().chute.database.walSync!;
     const commits = new GroupCommit(ctx.db, ctx.engine, { walSync });
     const now = ctx.clock.now();
     const insert = (key: string) =>
       commits.run((trx) =>
         trx.insertInto('pending_objects').values({ storage_key: key, instance_id: 'test', created_at: now }).execute(),
       );
+    const stored = async () =>
+      (
+        await ctx.db
+          .selectFrom('pending_objects')
+          .select('storage_key')
+          .where('storage_key', 'like', 'held-%')
+          .execute()
+      ).length;
+    const held = holdFlushes(walSync);
     const first = insert('held-0');
-    for (let i = 0; i < 50 && commits.stats.transactions < 1; i++) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(commits.stats.commits, 1, 'a lone transaction commits at once');
+    for (let i = 0; i < 50 && (await stored()) < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(await stored(), 1, 'a lone transaction commits at once');
     // The first one's flush is running (held): these five wait for it instead of committing one after another.
     const later = Array.from({ length: 5 }, (_, i) => insert(`held-${i + 1}`));
     await new Promise((r) => setTimeout(r, 50));
-    assert.equal(commits.stats.transactions, 1, 'nothing committed while the flush runs');
-    walSync.open();
+    assert.equal(await stored(), 1, 'nothing committed while the flush runs');
+    held.release();
     await Promise.all([first, ...later]);
     assert.deepEqual(commits.stats, { commits: 2, transactions: 6 }, 'the five shared one commit');
-    await walSync.close();
     await ctx.db.deleteFrom('pending_objects').where('storage_key', 'like', 'held-%').execute();
   });
 
@@ -176,3 +173,24 @@ forEachDatabase('group commit', (engine) => {
     assert.ok(walSync.flushes > before, 'the log was flushed before the answer');
   });
 });
+
+/**
+ * Holds back the flushes of the server's own log (real fdatasyncs of the real file, each counted as running while held)
+ * until release(): what waits for them can be seen.
+ */
+function holdFlushes(walSync: WalSync): { release: () => void } {
+  const target = walSync as unknown as { flush: () => Promise<void> };
+  const original = target.flush;
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  target.flush = async function (this: WalSync) {
+    await gate;
+    return original.call(this);
+  };
+  return {
+    release: () => {
+      target.flush = original;
+      open();
+    },
+  };
+}
