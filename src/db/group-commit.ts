@@ -81,15 +81,10 @@ export class GroupCommit {
     }
   }
 
-  /** One transaction, answered once its commit is on disk (the driver's flush on SQLite, db/index.ts). */
-  private transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
-    return this.db.transaction().execute(fn);
-  }
-
   /** Runs one transaction; its outcome, or undefined when it was answered already (its commit failed). */
   private async runAlone(item: Waiting): Promise<Outcome[] | undefined> {
     try {
-      return [{ ok: true, value: await this.transaction(item.fn) }];
+      return [{ ok: true, value: await this.db.transaction().execute(item.fn) }];
     } catch (err) {
       return [{ ok: false, err }];
     }
@@ -98,7 +93,8 @@ export class GroupCommit {
   private async runTogether(batch: Waiting[]): Promise<Outcome[] | undefined> {
     const outcomes: Outcome[] = [];
     try {
-      await this.transaction(async (trx) => {
+      // Answered once its commit is on disk (the driver's flush on SQLite, db/index.ts).
+      await this.db.transaction().execute(async (trx) => {
         for (const [i, item] of batch.entries()) {
           const savepoint = sql.raw(`group_${i}`);
           await sql`savepoint ${savepoint}`.execute(trx);

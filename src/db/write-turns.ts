@@ -9,39 +9,14 @@
 export class WriteTurns {
   /** Settles when the last turn taken so far has ended. */
   private tail: Promise<void> = Promise.resolve();
-  /** Turns taken and not ended (waiting or writing). */
-  private open = 0;
 
   /** Waits for the turn; resolves with the function that ends it (ending it twice does nothing). */
   take(): Promise<() => void> {
     let end!: () => void;
-    const ended = new Promise<void>((resolve) => {
-      let done = false;
-      end = () => {
-        if (done) return;
-        done = true;
-        this.open--;
-        resolve();
-      };
-    });
-    this.open++;
+    // Resolving twice does nothing: a turn ended twice frees the next one once.
+    const ended = new Promise<void>((resolve) => (end = resolve));
     const before = this.tail;
     this.tail = ended;
     return before.then(() => end);
-  }
-
-  /** Runs `fn` in a turn of its own. */
-  async during<T>(fn: () => Promise<T>): Promise<T> {
-    const end = await this.take();
-    try {
-      return await fn();
-    } finally {
-      end();
-    }
-  }
-
-  /** Turns taken and not ended yet, this one's own included (for tests). */
-  get pending(): number {
-    return this.open;
   }
 }
