@@ -35,6 +35,16 @@ export function sameConnectionWriter(db: Db): BatchWriter {
   };
 }
 
+/**
+ * The page cache of each SQLite connection, in KiB (negative: a size, not a page count): 64 MiB, where SQLite's default
+ * is 2 MiB. An upload writes a leaf page of each index of `files` and of the search index at a random place (ids, names
+ * and storage keys are random); at a million files those pages no longer fit in 2 MiB, and every upload read them
+ * again from the file: uploads into an account of 1,000,000 files ran at 0.82x the rate into an empty one, 0.99x with
+ * this cache (bench/RESULTS.md, 2026-11-26 23:55). The cache fills only with pages that are used: a small database keeps a
+ * small cache.
+ */
+export const SQLITE_CACHE_SIZE = -64 * 1024;
+
 // The worker: its own connection with the pragmas of db/index.ts, one statement per message.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -44,6 +54,7 @@ db.pragma('journal_mode = WAL');
 db.pragma('synchronous = FULL');
 db.pragma('foreign_keys = ON');
 db.pragma('busy_timeout = 5000');
+db.pragma('cache_size = ${SQLITE_CACHE_SIZE}');
 const statements = new Map();
 parentPort.on('message', ({ id, sql, parameters }) => {
   try {

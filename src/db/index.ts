@@ -22,7 +22,7 @@ import { foldCase } from '../lib/file-list.js';
 import { allowSynchronousReads } from './precompiled.js';
 import { watchRows } from './row-watch.js';
 import type { Database, Db } from './types.js';
-import { sameConnectionWriter, sqliteWorkerWriter, type BatchWriter } from './batch-writer.js';
+import { SQLITE_CACHE_SIZE, sameConnectionWriter, sqliteWorkerWriter, type BatchWriter } from './batch-writer.js';
 import { WalSync } from './wal-sync.js';
 import { WriteTurns } from './write-turns.js';
 
@@ -93,6 +93,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`cache_size = ${SQLITE_CACHE_SIZE}`);
   // Unicode case folding for searches too short for the trigram index (SQLite's own lower() folds ASCII only).
   sqlite.function('chute_fold', { deterministic: true }, (text: unknown) =>
     typeof text === 'string' ? foldCase(text) : null,

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { it } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, type Compilable } from 'kysely';
-import { sqliteWorkerWriter } from '../../src/db/batch-writer.js';
+import { SQLITE_CACHE_SIZE, sqliteWorkerWriter } from '../../src/db/batch-writer.js';
 
 /** A statement as the deletions hand them over: compiled SQL. */
 const statement = <R>(text: string): Compilable<R> => ({ compile: () => CompiledQuery.raw(text) as CompiledQuery<R> });
@@ -32,6 +32,12 @@ it('the batch writer thread starts on demand, ends when idle and starts again', 
     assert.equal(writer.running, false, 'the idle thread ended');
     const { rows } = await writer.execute(statement<{ n: number }>('select n from t'));
     assert.deepEqual(rows, [{ n: 1 }]);
+    const cache = await writer.execute(statement<{ cache_size: number }>('pragma cache_size'));
+    assert.deepEqual(
+      cache.rows,
+      [{ cache_size: SQLITE_CACHE_SIZE }],
+      "the thread's connection has the main one's cache",
+    );
     assert.equal(writer.threadsStarted, 2);
   } finally {
     await writer.close();

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
+import { SQLITE_CACHE_SIZE } from '../../src/db/batch-writer.js';
 import { GroupCommit } from '../../src/db/group-commit.js';
 import type { WalSync } from '../../src/db/wal-sync.js';
 import { forEachDatabase, useTestServer } from '../support/server.js';
@@ -117,6 +118,8 @@ forEachDatabase('group commit', (engine) => {
     assert.equal(plainDone, false, 'a plain write is not answered before the log was flushed');
     const level = await sql<{ synchronous: number }>`pragma synchronous`.execute(ctx.db);
     assert.equal(level.rows[0]!.synchronous, 1, 'synchronous = NORMAL: the commit itself does not flush');
+    const cache = await sql<{ cache_size: number }>`pragma cache_size`.execute(ctx.db);
+    assert.equal(cache.rows[0]!.cache_size, SQLITE_CACHE_SIZE, 'the page cache that keeps writes at 1M files cheap');
     held.release();
     await Promise.all([...runs, plain]);
     assert.equal(answered, 20);
