@@ -17,6 +17,7 @@ import { makeFolder, makeTag, makeUrl, makeUser, NO_RATE_LIMIT } from '../suppor
 import { PNG_1X1 } from '../support/fixtures.js';
 import { describeS3 } from '../support/s3.js';
 import { forEachDatabase, startTestServer, useTestServer, type TestServer, type TestUser } from '../support/server.js';
+import { insertFileRows } from '../support/file-rows.js';
 import { uploadOne } from '../support/uploads.js';
 
 const FIXTURE = path.join(import.meta.dirname, '..', 'compat', 'fixtures', 'zipline-v4-export.json');
@@ -355,5 +356,56 @@ forEachDatabase("Chute's own export, into an empty instance", (engine) => {
     } finally {
       await target.close();
     }
+  });
+
+  it('pages through more records than one page holds: every file once, its folder, tag and thumbnail', async () => {
+    const db = source().ctx.db;
+    // 130 files (three pages of the export's 50), every third with a thumbnail; 120 in a folder, 110 with a tag.
+    const folder = await makeFolder(source(), user, { name: 'Many' });
+    const tag = await makeTag(source(), user, { name: 'many' });
+    const rows = await insertFileRows(
+      source().ctx,
+      Array.from({ length: 130 }, (_, i) => ({
+        user_id: user.id,
+        folder_id: i < 120 ? folder.id : null,
+        thumbnail_key: i % 3 === 0 ? `.thumbnails/t${i}.webp` : null,
+      })),
+    );
+    await db
+      .insertInto('file_tags')
+      .values(rows.slice(0, 110).map((r) => ({ file_id: r.id, tag_id: tag.id })))
+      .execute();
+    const stored = await db.selectFrom('files').select(['id', 'thumbnail_key']).execute();
+
+    const res = await source().fetch('/api/server/export', { headers: { authorization: admin.token } });
+    assert.equal(res.status, 200);
+    const exported = JSON.parse(await res.text());
+    assert.ok(Export4Schema.safeParse(exported).success, 'the export passes the v4 format');
+    const ids = exported.data.files.map((f: { id: string }) => f.id);
+    assert.equal(new Set(ids).size, ids.length, 'no file twice');
+    assert.deepEqual([...ids].sort(), stored.map((r) => r.id).sort(), 'every file');
+    assert.deepEqual(
+      exported.data.thumbnails.map((t: { fileId: string; path: string }) => [t.fileId, t.path]).sort(),
+      stored
+        .filter((r) => r.thumbnail_key !== null)
+        .map((r) => [r.id, r.thumbnail_key])
+        .sort(),
+      'a thumbnail for each file that has one, and only those',
+    );
+    const byId = (list: Array<{ id: string; files: string[] }>, id: string) => list.find((x) => x.id === id)!;
+    assert.deepEqual(
+      [...byId(exported.data.folders, folder.id).files].sort(),
+      rows
+        .slice(0, 120)
+        .map((r) => r.id)
+        .sort(),
+    );
+    assert.deepEqual(
+      [...byId(exported.data.userTags, tag.id).files].sort(),
+      rows
+        .slice(0, 110)
+        .map((r) => r.id)
+        .sort(),
+    );
   });
 });
