@@ -37,9 +37,19 @@ const HOLDER = `deletions:${randomBytes(6).toString('hex')}`;
 export const yieldToRequests = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
+ * After a batch, a pause as long as the batch took (at most MAX_REST_MS): a long deletion then takes at most about
+ * half of the machine's time, and on a small machine the requests served next to it keep their latency. Measured
+ * (bench/heavy.ts, a DELETE of 10,000 files, 2 cores): a concurrent redirect's p99 1.4-2.3 ms with the pause, 2.4-3.2
+ * ms with only a turn of the event loop between batches; the deletion takes 4.4 s instead of 2.4.
+ */
+const MAX_REST_MS = 50;
+const restAfter = (elapsedMs: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.min(elapsedMs, MAX_REST_MS)));
+
+/**
  * Runs `step` with a batch size until it handles fewer rows than asked, and adapts the size so that each step takes
  * about `targetMs` (the batch writer's). After each step, `between` (not timed: removing bytes, renewing a lease),
- * then a turn of the event loop. Returns the number of rows handled.
+ * then a pause (restAfter). Returns the number of rows handled.
  */
 export async function inBatches(
   ctx: Pick<AppContext, 'batches'>,
@@ -57,7 +67,7 @@ export async function inBatches(
     if (handled < size) return total;
     const scaled = Math.round((size * ctx.batches.batchTargetMs) / Math.max(elapsed, 0.1));
     size = Math.min(MAX_BATCH, Math.max(MIN_BATCH, Math.min(scaled, size * 2)));
-    await yieldToRequests();
+    await restAfter(elapsed);
   }
 }
 

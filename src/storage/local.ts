@@ -142,10 +142,13 @@ export class LocalDatasource implements Datasource {
   }
 
   async delete(key: string): Promise<void> {
-    const file = this.pathOf(key);
-    const info = await this.stat(key);
-    if (info === null) return;
-    await unlinkIfPresent(file);
+    // One system call, no stat() first: a bulk deletion removes thousands of files (and looks for as many
+    // thumbnails), and each call costs the event loop. A missing file is deleted already; a folder is no object.
+    try {
+      await unlinkIfPresent(this.pathOf(key));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EISDIR') throw err;
+    }
   }
 
   async beginAppend(key: string, _info: { contentType: string }): Promise<AppendState> {

@@ -41,6 +41,9 @@ describe('local datasource', () => {
     assert.equal(await readFile(path.join(dataDir, 'uploads', 'a', 'b', 'c.txt'), 'utf8'), 'nested');
     await storage.delete('a/b/c.txt');
     await assert.rejects(stat(path.join(dataDir, 'uploads', 'a', 'b', 'c.txt')), { code: 'ENOENT' });
+    // A key that names a folder (a/b holds the objects under it) is no object: deleting it removes nothing.
+    await storage.delete('a/b');
+    assert.ok((await stat(path.join(dataDir, 'uploads', 'a', 'b'))).isDirectory());
   });
 
   it('uses UPLOADS_DIR when set, and works with UPLOADS_FSYNC=false', async () => {
