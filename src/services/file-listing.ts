@@ -211,7 +211,7 @@ function fileListing(ctx: AppContext, ownerId: string, query: Omit<FileListQuery
     const matches = ctx.db
       .selectFrom('files')
       .selectAll()
-      .where((eb) => listFilters(ctx, eb, ownerId, query, NONE))
+      .where((eb) => listFilters(ctx, eb, ownerId, query, NONE, true))
       .offset(0);
     // Named `files` like the table, so that every statement built on it reads the same.
     fromMatches = ctx.db.selectFrom(matches.as('files')) as unknown as FilesQuery;
@@ -248,26 +248,32 @@ const NONE: ReadonlySet<FilterColumn> = new Set();
 const ALL: ReadonlySet<FilterColumn> = new Set(['user_id', 'favorite', 'folder_id']);
 const OWNER: ReadonlySet<FilterColumn> = new Set(['user_id']);
 
-/** The filters of a listing; the `unindexed` columns are written behind a unary + (SQLite then uses no index of theirs). */
+/**
+ * The filters of a listing; the `unindexed` columns are written behind a unary + (SQLite then uses no index of
+ * theirs). `tagsAsArrays` (PostgreSQL, few matches): each tag's files as an array, which its planner reads once and
+ * then looks the files up by primary key, estimating few rows; with `in (subquery)` it plans a join that it may hand
+ * to parallel workers, which cost 30 ms on a two-core machine for 1,000 matches (6 ms without).
+ */
 function listFilters(
   ctx: AppContext,
   eb: ExpressionBuilder<Database, 'files'>,
   ownerId: string,
   query: Omit<FileListQuery, 'page' | 'perPage'>,
   unindexed: ReadonlySet<FilterColumn>,
+  tagsAsArrays = false,
 ): Expression<SqlBool> {
   const column = (name: FilterColumn) =>
     unindexed.has(name) ? sql`+${sql.ref(`files.${name}`)}` : sql.ref(`files.${name}`);
+  const taggedWith = (tagIds: string[]): Expression<SqlBool> => {
+    const files = eb.selectFrom('file_tags').select('file_tags.file_id').where('tag_id', 'in', tagIds);
+    return tagsAsArrays ? sql<SqlBool>`files.id = any(array(${files}))` : eb('files.id', 'in', files);
+  };
   const conditions: Array<Expression<SqlBool>> = [eb(column('user_id'), '=', ownerId)];
   if (query.favorite !== undefined) conditions.push(eb(column('favorite'), '=', query.favorite ? 1 : 0));
   if (query.folderId !== undefined) conditions.push(eb(column('folder_id'), '=', query.folderId));
   if (query.searchQuery && query.searchField === 'tags') {
     // Zipline's tag search: files carrying every one of the tags, each looked up from the tag side.
-    for (const tagId of searchTagIds(query)) {
-      conditions.push(
-        eb('files.id', 'in', eb.selectFrom('file_tags').select('file_tags.file_id').where('tag_id', '=', tagId)),
-      );
-    }
+    for (const tagId of searchTagIds(query)) conditions.push(taggedWith([tagId]));
   } else if (query.searchQuery && query.searchField !== 'tags') {
     conditions.push(searchCondition(ctx, query.searchField, query.searchQuery));
   }
@@ -279,9 +285,7 @@ function listFilters(
   }
   if (query.tagIds && query.tagIds.length > 0) {
     // From the tag side (file_tags_tag_file): the files of these tags, not a look-up per file of the owner.
-    conditions.push(
-      eb('files.id', 'in', eb.selectFrom('file_tags').select('file_tags.file_id').where('tag_id', 'in', query.tagIds)),
-    );
+    conditions.push(taggedWith(query.tagIds));
   }
   return eb.and(conditions);
 }
