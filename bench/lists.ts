@@ -38,6 +38,8 @@ interface ListsOptions {
   engine: 'sqlite' | 'postgres';
   databaseUrl: string | undefined;
   samples: number;
+  /** Only the folder's zip, at 1,000, 10,000 and 100,000 files (times --scale): whether its memory grows with them. */
+  zipOnly: boolean;
 }
 
 function parseListsOptions(argv: string[]): ListsOptions {
@@ -52,7 +54,13 @@ function parseListsOptions(argv: string[]): ListsOptions {
   const databaseUrl = value('--database-url') ?? process.env.BENCH_DATABASE_URL;
   if (engine === 'postgres' && !databaseUrl)
     throw new Error('--engine postgres needs --database-url (or BENCH_DATABASE_URL): an empty database it may fill');
-  return { scale, engine, databaseUrl, samples: Number(value('--samples') ?? 40) };
+  return {
+    scale,
+    engine,
+    databaseUrl,
+    samples: Number(value('--samples') ?? 40),
+    zipOnly: argv.includes('--zip-only'),
+  };
 }
 
 const log = (message: string) => console.log(`[lists] ${message}`);
@@ -80,7 +88,8 @@ export async function runListsBench(argv: string[], buildChute: () => Promise<st
     folders: Math.max(10, Math.round(s.folders * options.scale)),
     folderFiles: Math.round(s.folderFiles * options.scale),
   });
-  const steps = [scaled(SMALL), scaled(BIG)];
+  const zipSteps = [1_000, 10_000, 100_000].map((n) => ({ urls: 0, users: 0, folders: 0, folderFiles: n }));
+  const steps = (options.zipOnly ? zipSteps : [SMALL, BIG]).map(scaled);
   const mainJs = await buildChute();
   const root = await mkdtemp(path.join(os.tmpdir(), 'chute-bench-lists-'));
   removeAtExit(root);
@@ -121,7 +130,8 @@ export async function runListsBench(argv: string[], buildChute: () => Promise<st
       await seed(database.db, size, seeded, { userId, folderId, tagId, storageKey, topFolders });
       if (database.engine === 'postgres') await sql`vacuum analyze`.execute(database.db);
       log(`seeded ${JSON.stringify(size)} in ${((Date.now() - started) / 1000).toFixed(1)} s; measuring`);
-      results.push(await measure(base, token, options.samples, { folderId, parent: topFolders[0]! }));
+      if (!options.zipOnly)
+        results.push(await measure(base, token, options.samples, { folderId, parent: topFolders[0]! }));
       log('downloading the folder zip');
       zips.push(await zipDownload(`${base}/api/user/folders/${folderId}/zip`, token, child.pid!));
     }
@@ -360,6 +370,18 @@ async function zipDownload(url: string, token: string, pid: number): Promise<Zip
 }
 
 function printResults(steps: Sizes[], results: Array<Map<string, Timing>>, zips: ZipFigures[], options: ListsOptions) {
+  if (results.length > 0) printLists(steps, results, options);
+  console.log('\nFolder zip (one download each):\n');
+  console.log('| files | seconds | entries/s | MB | RSS before (MB) | peak RSS (MB) | peak - before (MB) |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const z of zips) {
+    console.log(
+      `| ${z.entries} | ${z.seconds.toFixed(1)} | ${Math.round(z.entries / z.seconds)} | ${(z.bytes / 1e6).toFixed(1)} | ${z.rssBeforeMb.toFixed(0)} | ${z.peakRssMb.toFixed(0)} | ${(z.peakRssMb - z.rssBeforeMb).toFixed(0)} |`,
+    );
+  }
+}
+
+function printLists(steps: Sizes[], results: Array<Map<string, Timing>>, options: ListsOptions) {
   const [small, big] = steps as [Sizes, Sizes];
   const [atSmall, atBig] = results as [Map<string, Timing>, Map<string, Timing>];
   const fmt = (n: number | undefined) => (n === undefined ? '-' : n.toFixed(1));
@@ -381,12 +403,4 @@ function printResults(steps: Sizes[], results: Array<Map<string, Timing>>, zips:
     );
   }
   console.log(`\nflat (p95 big <= 1.5 x p95 small + 1 ms, and <= 20 ms): ${atSmall.size - failing} of ${atSmall.size}`);
-  console.log('\nFolder zip (one download each):\n');
-  console.log('| files | seconds | entries/s | MB | RSS before (MB) | peak RSS (MB) | peak - before (MB) |');
-  console.log('|---|---|---|---|---|---|---|');
-  for (const z of zips) {
-    console.log(
-      `| ${z.entries} | ${z.seconds.toFixed(1)} | ${Math.round(z.entries / z.seconds)} | ${(z.bytes / 1e6).toFixed(1)} | ${z.rssBeforeMb.toFixed(0)} | ${z.peakRssMb.toFixed(0)} | ${(z.peakRssMb - z.rssBeforeMb).toFixed(0)} |`,
-    );
-  }
 }

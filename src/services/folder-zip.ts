@@ -2,10 +2,11 @@
 // stores them without recompressing, and writes as it goes, so memory stays flat whatever the files weigh): a folder
 // and the folders below it (folderZipStream), and a user's export (services/user-exports.ts).
 import { createReadStream } from 'node:fs';
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import yazl from 'yazl';
 import type { AppContext } from '../context.js';
 import type { FolderRow } from '../db/types.js';
+import { storageTempDir } from '../storage/index.js';
 import { compactEntryList } from './zip-entry-list.js';
 
 export interface FolderZipOptions {
@@ -122,8 +123,8 @@ export type ZipEntry =
 
 /**
  * A zip of `entries` as a stream, written as it is read: yazl asks for each entry's bytes only when it reaches it
- * and stores them without recompressing, so memory stays flat whatever the objects weigh (yazl keeps one small record
- * per entry for the central directory). `entries` may be produced lazily (pages of database rows). A storage failure
+ * and stores them without recompressing, so memory stays flat whatever the objects weigh; the central directory's
+ * records wait in a temp file until the end (zip-entry-list.ts). `entries` may be produced lazily (pages of database rows). A storage failure
  * or an error of `entries` mid-way destroys the stream; so does destroying the stream (a client gone away), which also
  * closes the stored object being read.
  */
@@ -133,8 +134,9 @@ export function storedZipStream(
   logFields: Record<string, unknown>,
 ): Readable {
   const zip = new yazl.ZipFile();
-  const written = compactEntryList(zip);
+  const written = compactEntryList(zip, storageTempDir(ctx.config));
   const zipped = zip.outputStream as Readable;
+  const assembled = Readable.from(written.assemble(zipped), { objectMode: false });
   const output = new PassThrough();
   /** The stored object being read into the zip right now (one at a time). */
   let reading: Readable | undefined;
@@ -144,9 +146,15 @@ export function storedZipStream(
   });
   // A reader that goes away mid-way must not leave a stored object open and paused.
   output.on('close', () => {
-    if (zipped.readableEnded) return;
+    if (assembled.readableEnded) return;
     reading?.destroy();
     zipped.destroy();
+    assembled.destroy();
+    written.close();
+  });
+  assembled.on('error', (err: Error) => {
+    ctx.log.error({ err, ...logFields }, 'zip failed while streaming');
+    output.destroy(err);
   });
   // Entries are taken from `entries` only a little ahead of the entry being written, so that a lazy source (pages of
   // database rows) is read as the zip goes rather than all at once.
@@ -191,7 +199,7 @@ export function storedZipStream(
     ctx.log.error({ err, ...logFields }, 'zip entries could not be listed');
     output.destroy(err as Error);
   });
-  zipped.pipe(output);
+  assembled.pipe(output);
   return output;
 }
 

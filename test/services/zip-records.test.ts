@@ -1,0 +1,81 @@
+// The central directory of a large zip (services/zip-entry-list.ts): the records of written entries go to a temp file
+// that is unlinked as soon as it is open, and come back where the directory starts. Checked with Debian's unzip on a
+// zip of more entries than a classic end record can count (zip64), made by storedZipStream from real files; and a zip
+// given up mid-way leaves no open temp file and nothing in DATA_DIR/tmp. No database is involved (SQLite only).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readdir, readlink, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { after, before, describe, it } from 'node:test';
+import { storedZipStream, type ZipEntry } from '../../src/services/folder-zip.js';
+import { storageTempDir } from '../../src/storage/index.js';
+import { useTestServer } from '../support/server.js';
+
+/** The open files of this process that are zip record files (unlinked ones show as `... (deleted)`). */
+async function openRecordFiles(): Promise<string[]> {
+  const links = await Promise.all(
+    (await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+  );
+  return links.filter((l) => /\/zip-[0-9a-f]+\.records/.test(l));
+}
+
+describe('zip central directory records in a temp file', () => {
+  const server = useTestServer({ engine: 'sqlite' });
+  let dir: string;
+  let source: string;
+  before(async () => {
+    await server().setup();
+    dir = await mkdtemp(path.join(os.tmpdir(), 'chute-zip-records-'));
+    source = path.join(dir, 'source.txt');
+    await writeFile(source, 'bytes of every entry');
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const entries = function* (count: number): Generator<ZipEntry> {
+    for (let i = 0; i < count; i++)
+      yield { path: `entry-${i}.txt`, localFile: source, mtime: new Date(1_700_000_000_000) };
+  };
+
+  it('writes a whole zip64 archive of 66,000 entries, in order, and leaves nothing behind', async () => {
+    const ctx = server().ctx;
+    const count = 66_000;
+    const file = path.join(dir, 'many.zip');
+    await pipeline(storedZipStream(ctx, entries(count), {}), createWriteStream(file));
+    execFileSync('unzip', ['-tq', file]);
+    const names = execFileSync('unzip', ['-Z1', file], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+      .split('\n')
+      .filter(Boolean);
+    assert.equal(names.length, count);
+    assert.deepEqual(names.slice(0, 3), ['entry-0.txt', 'entry-1.txt', 'entry-2.txt']);
+    assert.equal(names.at(-1), `entry-${count - 1}.txt`);
+    assert.ok(names.every((n, i) => n === `entry-${i}.txt`));
+    assert.equal(execFileSync('unzip', ['-p', file, 'entry-54321.txt'], { encoding: 'utf8' }), 'bytes of every entry');
+    assert.deepEqual(await openRecordFiles(), []);
+    assert.deepEqual(await readdir(storageTempDir(ctx.config)).catch(() => []), []);
+  });
+
+  it('closes its temp file when the reader goes away mid-way', async () => {
+    const ctx = server().ctx;
+    const zip = storedZipStream(ctx, entries(20_000), {});
+    // Read until the records have gone to the temp file (after the first 1,000 entries), then give up.
+    let read = 0;
+    let seen: string[] = [];
+    for await (const chunk of zip as AsyncIterable<Buffer>) {
+      read += chunk.length;
+      if (read > 400_000) {
+        seen = await openRecordFiles();
+        if (seen.length > 0) break;
+      }
+    }
+    assert.equal(seen.length, 1, 'the zip writes its records to one temp file');
+    assert.match(seen[0]!, /\(deleted\)$/, 'unlinked while open');
+    for (let i = 0; i < 50 && (await openRecordFiles()).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(await openRecordFiles(), []);
+    assert.deepEqual(await readdir(storageTempDir(ctx.config)).catch(() => []), []);
+  });
+});
