@@ -26,6 +26,7 @@ import * as m0026 from './migrations/0026_cluster.js';
 import * as m0027 from './migrations/0027_heavy_deletions.js';
 import * as m0028 from './migrations/0028_list_indexes.js';
 import * as m0029 from './migrations/0029_url_user_search.js';
+import * as m0030 from './migrations/0030_tag_file_dates.js';
 
 /** Every migration, by name. A new one is added here and sorts after the others. */
 export const migrations: Record<string, Migration> = {
@@ -50,6 +51,7 @@ export const migrations: Record<string, Migration> = {
   '0027_heavy_deletions': m0027,
   '0028_list_indexes': m0028,
   '0029_url_user_search': m0029,
+  '0030_tag_file_dates': m0030,
 };
 
 /**

@@ -226,6 +226,8 @@ export interface TagsTable {
 export interface FileTagsTable {
   file_id: string;
   tag_id: string;
+  /** The file's created_at, set by a trigger on insert (migration 0030): a tag's files in upload order. */
+  file_created_at: ColumnType<number | null, never, never>;
 }
 
 export interface UrlsTable {

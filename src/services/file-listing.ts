@@ -200,14 +200,16 @@ function fileListing(ctx: AppContext, ownerId: string, query: Omit<FileListQuery
         { nulls: true, direction: query.order },
       ]
     : [{ nulls: false, direction: query.order }];
-  const filtered = ctx.db.selectFrom('files').where((eb) => listFilters(ctx, eb, ownerId, query, NONE));
+  // One tag by date: already in order from the tag's own index, read as it is (no other way is needed).
+  const byTag = byTagDate(ctx, ownerId, query);
+  const filtered = byTag ?? ctx.db.selectFrom('files').where((eb) => listFilters(ctx, eb, ownerId, query, NONE));
   const textSearch = query.searchField !== 'tags' && query.searchField !== 'id';
   const tagged = (query.searchField === 'tags' && searchTagIds(query).length > 0) || (query.tagIds?.length ?? 0) > 0;
   const searched = textSearch && query.searchQuery && [...query.searchQuery].length >= TRIGRAM_MIN_LENGTH;
   let fromMatches: FilesQuery | undefined;
-  if (ctx.engine === 'sqlite' && (tagged || searched)) {
+  if (!byTag && ctx.engine === 'sqlite' && (tagged || searched)) {
     fromMatches = ctx.db.selectFrom('files').where((eb) => listFilters(ctx, eb, ownerId, query, ALL));
-  } else if (ctx.engine === 'postgres' && tagged) {
+  } else if (!byTag && ctx.engine === 'postgres' && tagged) {
     const matches = ctx.db
       .selectFrom('files')
       .selectAll()
@@ -241,6 +243,39 @@ function fileListing(ctx: AppContext, ownerId: string, query: Omit<FileListQuery
     .digest('base64url')
     .slice(0, 16);
   return { column, textual: TEXT_SORT.has(query.sortBy), segments, filtered, fromMatches, counted, key };
+}
+
+/**
+ * The files of one of the owner's tags by upload date, and nothing else narrowing them: read from the tag's rows in
+ * file_tags through file_tags_tag_created (tag, date, file), which hold each file's date (migration 0030), instead of
+ * walking the owner's files or sorting the tag's. Named `files` with the columns the listing reads (id, created_at),
+ * so that every statement built on it reads the same. A tag of someone else's lists nothing (its files are not the
+ * owner's: a tag is only ever put on its owner's files).
+ */
+function byTagDate(
+  ctx: AppContext,
+  ownerId: string,
+  query: Omit<FileListQuery, 'page' | 'perPage'>,
+): FilesQuery | undefined {
+  const tagIds = [...new Set(query.tagIds ?? [])];
+  const alone =
+    query.sortBy === 'createdAt' &&
+    tagIds.length === 1 &&
+    !query.searchQuery &&
+    query.favorite === undefined &&
+    query.folderId === undefined &&
+    query.filter !== 'dashboard';
+  if (!alone) return undefined;
+  const tagged = ctx.db
+    .selectFrom('file_tags')
+    .select(['file_tags.file_id as id', 'file_tags.file_created_at as created_at'])
+    .where('file_tags.tag_id', '=', tagIds[0]!)
+    .where((eb) =>
+      eb.exists(
+        eb.selectFrom('tags').select('tags.id').where('tags.id', '=', tagIds[0]!).where('tags.user_id', '=', ownerId),
+      ),
+    );
+  return ctx.db.selectFrom(tagged.as('files')) as unknown as FilesQuery;
 }
 
 type FilterColumn = 'user_id' | 'favorite' | 'folder_id';

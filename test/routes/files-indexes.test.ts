@@ -88,27 +88,40 @@ forEachDatabase('file list query plans', (engine) => {
 
   it('finds tagged files from the tag side', async () => {
     const ctx = server().ctx;
+    // By size: one tag by date has an index of its own (below).
     for (const tagIds of [[rareTag], [rareTag, rareTag, rareTag]]) {
-      const statements = listingStatements(ctx, userId, { ...BASE, tagIds });
+      const statements = listingStatements(ctx, userId, { ...BASE, sortBy: 'size', tagIds });
       const count = await planOf(ctx, statements.count, false);
-      assert.match(count, /file_tags_tag_file/, `count: ${count}`);
+      assert.match(count, /file_tags_tag_(file|created)/, `count: ${count}`);
       if (engine === 'sqlite') {
         // Few matches: from the tag's files to theirs by primary key, then sorted.
         assert.match(count, /sqlite_autoindex_files_1/, `count: ${count}`);
         const few = await planOf(ctx, statements.fewMatches!, false);
-        assert.match(few, /file_tags_tag_file/, `few: ${few}`);
+        assert.match(few, /file_tags_tag_(file|created)/, `few: ${few}`);
         assert.match(few, /sqlite_autoindex_files_1/, `few: ${few}`);
         // Many: along the order's index, each file checked against the tags' list.
-        assertReadsInOrder(await planOf(ctx, statements.first[0]!, false), 'files_user_created_id', 'many tagged');
+        assertReadsInOrder(await planOf(ctx, statements.first[0]!, false), 'files_user_size', 'many tagged');
       } else {
         const page = await planOf(ctx, statements.first[0]!, false);
-        assert.match(page, /file_tags_tag_file/, `page: ${page}`);
+        assert.match(page, /file_tags_tag_(file|created)/, `page: ${page}`);
         // Few matches: the tag's files read once, then their rows looked up by id and sorted, never along the order's
         // index (which PostgreSQL prefers for a rare tag at a million files and then walks for tens of milliseconds).
         const few = await planOf(ctx, statements.fewMatches!, true);
-        assert.match(few, /InitPlan .* Index Only Scan using file_tags_tag_file/, `few: ${few}`);
+        assert.match(few, /InitPlan .* Index Only Scan using file_tags_tag_(file|created)/, `few: ${few}`);
         assert.match(few, /Index Cond: \(.*id = ANY \(\$\d\)\)/, `few: ${few}`);
-        assert.doesNotMatch(few, /files_user_created_id|Gather/, `few: ${few}`);
+        assert.doesNotMatch(few, /files_user_size|Gather/, `few: ${few}`);
+      }
+    }
+  });
+
+  it("reads one tag's files by date from the tag's own index, from the start and after a cursor", async () => {
+    const ctx = server().ctx;
+    for (const tag of [rareTag, commonTag]) {
+      for (const order of ['asc', 'desc'] as const) {
+        const statements = listingStatements(ctx, userId, { ...BASE, order, tagIds: [tag] });
+        assert.equal(statements.fewMatches, undefined);
+        for (const [i, statement] of [...statements.first, ...statements.after].entries())
+          assertReadsInOrder(await planOf(ctx, statement, true), 'file_tags_tag_created', `one tag ${order} #${i}`);
       }
     }
   });
