@@ -154,14 +154,14 @@ export async function listFiles(ctx: AppContext, caller: Caller, query: FileList
  */
 async function storedTotal(ctx: AppContext, ownerId: string, query: FileListQuery): Promise<number | undefined> {
   if (query.searchQuery || query.filter === 'dashboard') return undefined;
-  const tagIds = [...new Set(query.tagIds ?? [])];
-  if (tagIds.length > 0) {
+  if ((query.tagIds?.length ?? 0) > 0) {
     // The files of one of the owner's tags: its stored count, as for a folder (a tag is put only on its owner's files).
-    if (tagIds.length > 1 || query.folderId !== undefined || query.favorite !== undefined) return undefined;
+    const tagId = soleTag(query);
+    if (tagId === undefined) return undefined;
     const tag = await ctx.db
       .selectFrom('tags')
       .select('file_count')
-      .where('id', '=', tagIds[0]!)
+      .where('id', '=', tagId)
       .where('user_id', '=', ownerId)
       .executeTakeFirst();
     return tag?.file_count;
@@ -257,25 +257,30 @@ function byTagDate(
   ownerId: string,
   query: Omit<FileListQuery, 'page' | 'perPage'>,
 ): FilesQuery | undefined {
+  const tagId = query.sortBy === 'createdAt' ? soleTag(query) : undefined;
+  if (tagId === undefined) return undefined;
+  const tagged = ctx.db
+    .selectFrom('file_tags')
+    .select(['file_tags.file_id as id', 'file_tags.file_created_at as created_at'])
+    .where('file_tags.tag_id', '=', tagId)
+    .where((eb) =>
+      eb.exists(
+        eb.selectFrom('tags').select('tags.id').where('tags.id', '=', tagId).where('tags.user_id', '=', ownerId),
+      ),
+    );
+  return ctx.db.selectFrom(tagged.as('files')) as unknown as FilesQuery;
+}
+
+/** The tag of a listing that one tag (`tags=<id>`) and nothing else narrows (no search, favourite, folder or filter). */
+function soleTag(query: Omit<FileListQuery, 'page' | 'perPage'>): string | undefined {
   const tagIds = [...new Set(query.tagIds ?? [])];
   const alone =
-    query.sortBy === 'createdAt' &&
     tagIds.length === 1 &&
     !query.searchQuery &&
     query.favorite === undefined &&
     query.folderId === undefined &&
     query.filter !== 'dashboard';
-  if (!alone) return undefined;
-  const tagged = ctx.db
-    .selectFrom('file_tags')
-    .select(['file_tags.file_id as id', 'file_tags.file_created_at as created_at'])
-    .where('file_tags.tag_id', '=', tagIds[0]!)
-    .where((eb) =>
-      eb.exists(
-        eb.selectFrom('tags').select('tags.id').where('tags.id', '=', tagIds[0]!).where('tags.user_id', '=', ownerId),
-      ),
-    );
-  return ctx.db.selectFrom(tagged.as('files')) as unknown as FilesQuery;
+  return alone ? tagIds[0] : undefined;
 }
 
 type FilterColumn = 'user_id' | 'favorite' | 'folder_id';

@@ -124,9 +124,9 @@ export type ZipEntry =
 /**
  * A zip of `entries` as a stream, written as it is read: yazl asks for each entry's bytes only when it reaches it
  * and stores them without recompressing, so memory stays flat whatever the objects weigh; the central directory's
- * records wait in a temp file until the end (zip-entry-list.ts). `entries` may be produced lazily (pages of database rows). A storage failure
- * or an error of `entries` mid-way destroys the stream; so does destroying the stream (a client gone away), which also
- * closes the stored object being read.
+ * records wait in a temp file until the end (zip-entry-list.ts). `entries` may be produced lazily (pages of database
+ * rows). A storage failure or an error of `entries` mid-way destroys the stream; so does destroying the stream (a
+ * client gone away), which also closes the stored object being read.
  */
 export function storedZipStream(
   ctx: AppContext,
@@ -140,10 +140,13 @@ export function storedZipStream(
   const output = new PassThrough();
   /** The stored object being read into the zip right now (one at a time). */
   let reading: Readable | undefined;
-  zip.on('error', (err: Error) => {
+  const fail = (err: Error) => {
     ctx.log.error({ err, ...logFields }, 'zip failed while streaming');
     output.destroy(err);
-  });
+  };
+  zip.on('error', fail);
+  // The records' temp file could not be written or read back.
+  assembled.on('error', fail);
   // A reader that goes away mid-way must not leave a stored object open and paused.
   output.on('close', () => {
     if (assembled.readableEnded) return;
@@ -151,10 +154,6 @@ export function storedZipStream(
     zipped.destroy();
     assembled.destroy();
     written.close();
-  });
-  assembled.on('error', (err: Error) => {
-    ctx.log.error({ err, ...logFields }, 'zip failed while streaming');
-    output.destroy(err);
   });
   // Entries are taken from `entries` only a little ahead of the entry being written, so that a lazy source (pages of
   // database rows) is read as the zip goes rather than all at once.

@@ -46,7 +46,7 @@ export function compactEntryList(zip: yazl.ZipFile, tmpDir: string): EntryList {
   const usable = Array.isArray(internal.entries) && typeof internal.outputStreamCursor === 'number';
   /** Records not yet in the temp file. */
   let records: Buffer[] = [];
-  let setAside = 0;
+  let asideCount = 0;
   /** Bytes of all set-aside records (in the file and in `records`). */
   let recordBytes = 0;
   let fileBytes = 0;
@@ -69,7 +69,8 @@ export function compactEntryList(zip: yazl.ZipFile, tmpDir: string): EntryList {
     return handle;
   };
   const flush = () => {
-    if (records.length === 0) return;
+    // Given up (close()): nothing more is written, and no file is opened that nothing would close.
+    if (records.length === 0 || closed) return;
     const block = Buffer.concat(records);
     records = [];
     file ??= openFile();
@@ -99,7 +100,7 @@ export function compactEntryList(zip: yazl.ZipFile, tmpDir: string): EntryList {
 
   return {
     setAside() {
-      if (!usable || restored) return;
+      if (!usable || restored || closed) return;
       const entries = internal.entries!;
       // The entry being started is the first one yazl has not finished; every one before it is written.
       const current = entries.findIndex((e) => e.state < WRITTEN);
@@ -108,15 +109,15 @@ export function compactEntryList(zip: yazl.ZipFile, tmpDir: string): EntryList {
         const record = entry.getCentralDirectoryRecord();
         records.push(record);
         recordBytes += record.length;
-        setAside += 1;
+        asideCount += 1;
         if (records.length === BLOCK) flush();
       }
     },
     restore() {
       if (!usable || restored) return;
       restored = true;
-      if (setAside === 0) return;
-      const standIns: YazlEntry[] = new Array<YazlEntry>(setAside).fill(SET_ASIDE);
+      if (asideCount === 0) return;
+      const standIns: YazlEntry[] = new Array<YazlEntry>(asideCount).fill(SET_ASIDE);
       standIns[0] = directoryHead;
       internal.entries = standIns.concat(internal.entries!);
     },

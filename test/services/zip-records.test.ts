@@ -11,7 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { after, before, describe, it } from 'node:test';
+import yazl from 'yazl';
 import { storedZipStream, type ZipEntry } from '../../src/services/folder-zip.js';
+import { compactEntryList } from '../../src/services/zip-entry-list.js';
 import { storageTempDir } from '../../src/storage/index.js';
 import { useTestServer } from '../support/server.js';
 
@@ -66,6 +68,20 @@ describe('zip central directory records in a temp file', () => {
     assert.equal(execFileSync('unzip', ['-p', file, 'entry-54999.txt'], { encoding: 'utf8' }), 'bytes of every entry');
     assert.deepEqual(await openRecordFiles(), []);
     assert.deepEqual(await readdir(storageTempDir(ctx.config)).catch(() => []), []);
+  });
+
+  it('opens no temp file for records set aside after it was given up', async () => {
+    const zip = new yazl.ZipFile();
+    const list = compactEntryList(zip, path.join(dir, 'records'));
+    zip.outputStream.resume();
+    // 1,500 entries written, then one that never starts: setting them aside would fill and write a block.
+    for (let i = 0; i < 1500; i++) zip.addBuffer(Buffer.from('x'), `b-${i}.txt`, { compress: false });
+    zip.addReadStreamLazy('never.txt', () => undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    list.close();
+    list.setAside();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(await openRecordFiles(), []);
   });
 
   it('closes its temp file when the reader goes away mid-way', async () => {
