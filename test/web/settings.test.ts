@@ -182,13 +182,17 @@ describeBrowser('dashboard: user settings', () => {
     await page.getByTestId('account-menu').locator(`img[src^="data:image/png"]`).waitFor();
 
     // A picture over the server's 1 MB limit is scaled down in the browser and then accepted.
-    const noise = randomBytes(1400 * 1400 * 3);
-    const large = rgbPng(1400, 1400, (x, y) => {
-      const at = (y * 1400 + x) * 3;
+    // 700 x 700 of noise: about 1.4 MB, over the limit, and small enough to hand to a slow browser in time.
+    const side = 700;
+    const noise = randomBytes(side * side * 3);
+    const large = rgbPng(side, side, (x, y) => {
+      const at = (y * side + x) * 3;
       return [noise[at]!, noise[at + 1]!, noise[at + 2]!];
     });
     assert.ok(large.length > 1024 * 1024);
-    await page.locator('input[type=file]').setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: large });
+    await page
+      .locator('input[type=file]')
+      .setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: large }, { timeout: 60_000 });
     await page.getByRole('button', { name: 'Save avatar' }).click();
     await page.getByText('Your new avatar is saved.').nth(0).waitFor();
     await page.waitForFunction(async () => {
