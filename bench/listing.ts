@@ -14,7 +14,7 @@ import { sql, type Insertable } from 'kysely';
 import { openDatabase } from '../src/db/index.js';
 import type { FilesTable } from '../src/db/types.js';
 import { FILE_SEARCH_FIELDS, FILE_SORT_FIELDS } from '../src/lib/file-list.js';
-import { parseJson, percentile, request } from './lib/client.js';
+import { parseJson, request, timeRequests, type Timing } from './lib/client.js';
 import { startChuteWithUser } from './lib/chute.js';
 import { removeAtExit, stopProcess } from './lib/procs.js';
 
@@ -44,12 +44,6 @@ function parseListingOptions(argv: string[]): ListingOptions {
 }
 
 const log = (message: string) => console.log(`[listing] ${message}`);
-
-interface Timing {
-  p50: number;
-  p95: number;
-  p99: number;
-}
 
 export async function runListingBench(argv: string[], buildChute: () => Promise<string>): Promise<void> {
   const options = parseListingOptions(argv);
@@ -168,14 +162,7 @@ async function measure(
     return parseJson(res.text) as unknown as { pages: number; nextCursor: string | null };
   };
   const time = async (label: string, query: string) => {
-    await get(query); // warm
-    const ms: number[] = [];
-    for (let i = 0; i < samples; i++) {
-      const t = process.hrtime.bigint();
-      await get(query);
-      ms.push(Number(process.hrtime.bigint() - t) / 1e6);
-    }
-    timings.set(label, { p50: percentile(ms, 50), p95: percentile(ms, 95), p99: percentile(ms, 99) });
+    timings.set(label, await timeRequests(() => get(query), samples));
   };
   for (const sortBy of FILE_SORT_FIELDS) {
     for (const order of ['asc', 'desc']) {

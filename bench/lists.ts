@@ -16,7 +16,7 @@ import path from 'node:path';
 import { sql, type Insertable } from 'kysely';
 import { openDatabase } from '../src/db/index.js';
 import type { UrlsTable, UsersTable } from '../src/db/types.js';
-import { parseJson, percentile, request } from './lib/client.js';
+import { parseJson, request, timeRequests, type Timing } from './lib/client.js';
 import { startChuteWithUser } from './lib/chute.js';
 import { fileRow } from './listing.js';
 import { removeAtExit, stopProcess } from './lib/procs.js';
@@ -64,12 +64,6 @@ function parseListsOptions(argv: string[]): ListsOptions {
 }
 
 const log = (message: string) => console.log(`[lists] ${message}`);
-
-interface Timing {
-  p50: number;
-  p95: number;
-  p99: number;
-}
 
 interface ZipFigures {
   entries: number;
@@ -273,14 +267,7 @@ async function measure(
   const json = async (route: string) => JSON.parse(await get(route)) as Record<string, unknown>;
   const time = async (label: string, route: string, authorised = true) => {
     log(`timing ${label}`);
-    await get(route, authorised); // warm
-    const ms: number[] = [];
-    for (let i = 0; i < samples; i++) {
-      const t = process.hrtime.bigint();
-      await get(route, authorised);
-      ms.push(Number(process.hrtime.bigint() - t) / 1e6);
-    }
-    timings.set(label, { p50: percentile(ms, 50), p95: percentile(ms, 95), p99: percentile(ms, 99) });
+    timings.set(label, await timeRequests(() => get(route, authorised), samples));
   };
   /** First, middle and last page by number, and the page after the middle one by cursor. */
   const paged = async (label: string, route: string, size: string) => {

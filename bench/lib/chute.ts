@@ -44,14 +44,19 @@ export async function startChuteWithUser(
   await mkdir(path.join(root, 'logs'), { recursive: true });
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const child = startProcess(name === 'data' ? 'chute' : `chute (${name})`, process.execPath, [mainJs], {
-    env: {
-      ...benchChuteEnv(port, dataDir),
-      ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+  const child = startProcess(
+    name === 'data' ? 'chute' : `chute (${name})`,
+    process.execPath,
+    [...(process.env.BENCH_CHUTE_NODE_ARGS?.split(' ').filter(Boolean) ?? []), mainJs],
+    {
+      env: {
+        ...benchChuteEnv(port, dataDir),
+        ...(options.databaseUrl ? { DATABASE_URL: options.databaseUrl } : {}),
+      },
+      cwd: root,
+      logFile: path.join(root, 'logs', name === 'data' ? 'chute.log' : `chute-${name}.log`),
     },
-    cwd: root,
-    logFile: path.join(root, 'logs', name === 'data' ? 'chute.log' : `chute-${name}.log`),
-  });
+  );
   await waitForHttp(`${base}/api/healthcheck`, child, 120_000, 'Chute');
   const setup = await request(`${base}/api/setup`, {
     method: 'POST',
