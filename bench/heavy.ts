@@ -4,9 +4,10 @@
 // expire. Then measures one redirect (GET /go/<code>, one request after another on a kept-alive connection) at rest and
 // while each heavy operation runs: the bulk delete (one DELETE /api/user/files/transaction of 10,000 files), the
 // folder's zip, the full export (GET /api/server/export, every record), the expiry sweep (the periodic job, within a
-// minute of the files expiring) and deleting the user with their files (answered at once, finished in the
-// background). The goal: p99 during each below 3x the p99 at rest and below 50 ms. `--only export,zip` measures only
-// those (names: bulk, zip, export, sweep, user). Not recorded in bench/RESULTS.md.
+// minute of the files expiring), searches of the user's files that match two in three of them (each counts every
+// match) and deleting the user with their files (answered at once, finished in the background). The goal: p99 during
+// each below 3x the p99 at rest and below 50 ms. `--only export,zip` measures only those (names: bulk, zip, export,
+// sweep, search, user). Not recorded in bench/RESULTS.md.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
@@ -27,7 +28,9 @@ const MAX_GROUP = 100_000;
 const SEED_BATCH = 1_000;
 const REST_MS = 5_000;
 /** The heavy operations, in the order they run; `--only export,sweep` runs some of them (after the rest figure). */
-const STEPS = ['bulk', 'zip', 'export', 'sweep', 'user'];
+const STEPS = ['bulk', 'zip', 'export', 'sweep', 'search', 'user'];
+/** How many broad searches the `search` step makes, one after another. */
+const SEARCHES = 5;
 
 const log = (message: string) => console.log(`[heavy] ${message}`);
 
@@ -171,6 +174,25 @@ export async function runHeavyBench(argv: string[], buildChute: () => Promise<st
         await measureWhile(
           redirect,
           waitUntil(async () => !(await expired())),
+        ),
+      ]);
+    }
+    if (only.has('search')) {
+      log(`${SEARCHES} searches matching ${Math.round((files * 2) / 3).toLocaleString('en')} files, one after another`);
+      const route = `/api/user/files?id=${victimId}&searchField=originalName&searchQuery=bildschirm&perpage=24`;
+      results.push([
+        `${SEARCHES} searches matching 2 in 3 of ${files.toLocaleString('en')} files`,
+        await measureWhile(
+          redirect,
+          (async () => {
+            for (let k = 0; k < SEARCHES; k++) {
+              const res = await request(`${base}${route}`, {
+                headers: { authorization: api.token },
+                timeoutMs: 600_000,
+              });
+              if (res.status !== 200) throw new Error(`GET ${route} answered ${res.status}: ${res.text.slice(0, 200)}`);
+            }
+          })(),
         ),
       ]);
     }

@@ -1,7 +1,7 @@
 // What every service needs from the outside world, built once in buildApp and passed as the first argument.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
-import type { BatchWriter } from './db/batch-writer.js';
+import type { BatchWriter, SlowReader } from './db/batch-writer.js';
 import type { GroupCommit } from './db/group-commit.js';
 import type { Engine } from './db/index.js';
 import type { Db } from './db/types.js';
@@ -26,6 +26,8 @@ export interface AppContext {
   commits: GroupCommit;
   /** Where the statements of long deletions run, off the main thread on SQLite (db/batch-writer.ts). */
   batches: BatchWriter;
+  /** Where reads that may take long run, off the main thread on SQLite (db/batch-writer.ts). */
+  reads: SlowReader;
   settings: SettingsService;
   /** Where file bytes live (local folder or S3), see src/storage. */
   storage: Datasource;

@@ -8,7 +8,7 @@ import { installFastPath } from './http/fast-path.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openChangeFeed, type ChangeFeed } from './db/change-feed.js';
-import type { BatchWriter } from './db/batch-writer.js';
+import type { BatchWriter, SlowReader } from './db/batch-writer.js';
 import { GroupCommit } from './db/group-commit.js';
 import type { DatabaseHandle } from './db/index.js';
 import { describeMigrationProgress } from './db/migrate.js';
@@ -88,6 +88,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
   let storage: Datasource | undefined;
   let feed: ChangeFeed | undefined;
   let batches: BatchWriter | undefined;
+  let reads: SlowReader | undefined;
   try {
     storage = await createDatasource({ ...config, DATA_DIR: dataDir }, { instanceId });
     // Before the app (and its log) exists: a log with the app's settings for the migrations' progress, written at
@@ -119,6 +120,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         smallFiles: new ByteCache(SMALL_FILE_BYTES, SMALL_FILES_CACHE_BYTES),
         commits: new GroupCommit(database.db, database.engine, database.walSync ? { walSync: database.walSync } : {}),
         batches: (batches = database.batchWriter()),
+        reads: (reads = database.slowReader()),
         metrics: new ProcessMetrics(),
       },
       { logger: options.logger ?? { level: config.LOG_LEVEL } },
@@ -230,12 +232,14 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         await changes.close();
         await storage?.close();
         await ctx.batches.close();
+        await ctx.reads.close();
         await database.close();
       },
     };
   } catch (err) {
     await feed?.close().catch(() => undefined);
     await batches?.close().catch(() => undefined);
+    await reads?.close().catch(() => undefined);
     await storage?.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw err;

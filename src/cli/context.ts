@@ -16,7 +16,7 @@ import { checkStorageIdentity, unsharedStorageMessage } from '../services/storag
 import { PendingViews } from '../services/view-counts.js';
 import type { Datasource } from '../storage/datasource.js';
 import { createDatasource } from '../storage/index.js';
-import { sameConnectionWriter } from '../db/batch-writer.js';
+import { sameConnectionReader, sameConnectionWriter } from '../db/batch-writer.js';
 
 /** A failure the command explains in words (printed without a stack trace, exit 1). */
 export class CliError extends Error {
@@ -126,6 +126,7 @@ export async function openCliContext(options: { storage: boolean }): Promise<Cli
       commits: new GroupCommit(base.database.db, base.database.engine),
       // A command's deletions run on its own connection (nothing else waits on this process).
       batches: sameConnectionWriter(base.database.db),
+      reads: sameConnectionReader(base.database.db),
       views: new PendingViews(),
       lifecycle: new Lifecycle(),
       metrics: new ProcessMetrics(),

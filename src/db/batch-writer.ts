@@ -7,6 +7,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Compilable, CompiledQuery } from 'kysely';
+import { foldCase } from '../lib/file-list.js';
 import type { Db } from './types.js';
 import type { WriteTurns } from './write-turns.js';
 
@@ -45,8 +46,9 @@ export function sameConnectionWriter(db: Db): BatchWriter {
  */
 export const SQLITE_CACHE_SIZE = -64 * 1024;
 
-// The worker: its own connection with the pragmas of db/index.ts, one statement per message.
-const WORKER_SOURCE = `
+// The worker: its own connection with the pragmas of db/index.ts, one statement per message. A reader's connection
+// writes nothing (query_only) and has the functions that searches call (chute_fold, db/index.ts).
+const workerSource = (reader: boolean) => `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
 const db = new Database(workerData.path);
@@ -55,6 +57,13 @@ db.pragma('synchronous = FULL');
 db.pragma('foreign_keys = ON');
 db.pragma('busy_timeout = 5000');
 db.pragma('cache_size = ${SQLITE_CACHE_SIZE}');
+${
+  reader
+    ? `db.pragma('query_only = ON');
+const foldCase = ${foldCase.toString()};
+db.function('chute_fold', { deterministic: true }, (text) => (typeof text === 'string' ? foldCase(text) : null));`
+    : ''
+}
 const statements = new Map();
 parentPort.on('message', ({ id, sql, parameters }) => {
   try {
@@ -83,27 +92,27 @@ interface WorkerState {
 /** A worker left without statements this long ends (its thread and connection cost memory); the next one starts it. */
 const WORKER_IDLE_MS = 30_000;
 
+interface WorkerOptions {
+  idleMs?: number;
+  /** Called on the main thread when a statement has ended (committed or failed), before its caller hears of it. */
+  onStatementEnd?: () => void;
+  /** The turns this thread's statements take with the main connection's writers (db/write-turns.ts). */
+  turns?: WriteTurns;
+}
+
 /**
- * The statements on a worker thread with its own connection to the SQLite file at `sqlitePath`. The thread starts
- * with the first statement and ends when it has had none for `idleMs` (default WORKER_IDLE_MS).
+ * A worker thread with its own connection to the SQLite file at `sqlitePath`, one statement at a time, in the order
+ * they are given. The thread starts with the first statement and ends when it has had none for `idleMs` (default
+ * WORKER_IDLE_MS).
  */
-export function sqliteWorkerWriter(
-  sqlitePath: string,
-  options: {
-    idleMs?: number;
-    /** Called on the main thread when a statement has ended (committed or failed), before its caller hears of it. */
-    onStatementEnd?: () => void;
-    /** The turns this thread's statements take with the main connection's writers (db/write-turns.ts). */
-    turns?: WriteTurns;
-  } = {},
-): BatchWriter & { readonly threadsStarted: number; readonly running: boolean } {
+function sqliteWorker(sqlitePath: string, reader: boolean, options: WorkerOptions) {
   const idleMs = options.idleMs ?? WORKER_IDLE_MS;
   let next = 0;
   let threadsStarted = 0;
   let current: WorkerState | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
   const start = () => {
-    const worker = new Worker(WORKER_SOURCE, {
+    const worker = new Worker(workerSource(reader), {
       eval: true,
       workerData: { path: sqlitePath, module: createRequire(import.meta.url).resolve('better-sqlite3') },
     });
@@ -123,7 +132,7 @@ export function sqliteWorkerWriter(
       if (state.pending.size === 0) worker.unref();
     });
     worker.on('error', failAll);
-    worker.on('exit', () => failAll(new Error('the batch writer thread has stopped')));
+    worker.on('exit', () => failAll(new Error(`the ${reader ? 'reader' : 'batch writer'} thread has stopped`)));
     worker.unref();
     return state;
   };
@@ -146,10 +155,7 @@ export function sqliteWorkerWriter(
     get running() {
       return current !== undefined;
     },
-    // Includes the commit's fsync, which holds up no request here; a writer on the main connection waits this long at
-    // most.
-    batchTargetMs: 20,
-    async execute<R>(query: Compilable<R>) {
+    async execute<R>(query: Compilable<R>): Promise<BatchResult<R>> {
       const compiled: CompiledQuery = query.compile();
       const id = next++;
       const endTurn = await options.turns?.take();
@@ -171,5 +177,69 @@ export function sqliteWorkerWriter(
       current = undefined;
       if (state) await state.worker.terminate();
     },
+  };
+}
+
+/** The statements of long deletions on a worker thread with its own connection to the SQLite file at `sqlitePath`. */
+export function sqliteWorkerWriter(
+  sqlitePath: string,
+  options: WorkerOptions = {},
+): BatchWriter & { readonly threadsStarted: number; readonly running: boolean } {
+  const worker = sqliteWorker(sqlitePath, false, options);
+  return {
+    get threadsStarted() {
+      return worker.threadsStarted;
+    },
+    get running() {
+      return worker.running;
+    },
+    // Includes the commit's fsync, which holds up no request here; a writer on the main connection waits this long at
+    // most.
+    batchTargetMs: 20,
+    execute: (query) => worker.execute(query),
+    close: () => worker.close(),
+  };
+}
+
+/**
+ * Reads that may take long (a listing that counts every match of a broad search, a page number deep in a long list):
+ * on SQLite, a worker thread's own connection (WAL: it reads what was committed, as the main connection does), so that
+ * better-sqlite3 does not hold the event loop, and with it every other request, for as long as they run. PostgreSQL
+ * and the CLI read on the database's own connection.
+ */
+export interface SlowReader {
+  all<R>(query: Compilable<R>): Promise<R[]>;
+  close(): Promise<void>;
+}
+
+export function sameConnectionReader(db: Db): SlowReader {
+  return {
+    async all<R>(query: Compilable<R>) {
+      return (await db.executeQuery(query.compile())).rows as R[];
+    },
+    close: async () => undefined,
+  };
+}
+
+/** The reads of SlowReader on a worker thread with a query-only connection to the SQLite file at `sqlitePath`. */
+export function sqliteWorkerReader(
+  sqlitePath: string,
+  options: Pick<WorkerOptions, 'idleMs'> = {},
+): SlowReader & { readonly threadsStarted: number; readonly readsDone: number } {
+  const worker = sqliteWorker(sqlitePath, true, options);
+  let readsDone = 0;
+  return {
+    get threadsStarted() {
+      return worker.threadsStarted;
+    },
+    get readsDone() {
+      return readsDone;
+    },
+    all: async (query) => {
+      const { rows } = await worker.execute(query);
+      readsDone++;
+      return rows;
+    },
+    close: () => worker.close(),
   };
 }

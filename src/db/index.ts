@@ -22,7 +22,15 @@ import { foldCase } from '../lib/file-list.js';
 import { allowSynchronousReads } from './precompiled.js';
 import { watchRows } from './row-watch.js';
 import type { Database, Db } from './types.js';
-import { SQLITE_CACHE_SIZE, sameConnectionWriter, sqliteWorkerWriter, type BatchWriter } from './batch-writer.js';
+import {
+  SQLITE_CACHE_SIZE,
+  sameConnectionReader,
+  sameConnectionWriter,
+  sqliteWorkerReader,
+  sqliteWorkerWriter,
+  type BatchWriter,
+  type SlowReader,
+} from './batch-writer.js';
 import { WalSync } from './wal-sync.js';
 import { WriteTurns } from './write-turns.js';
 
@@ -38,6 +46,8 @@ export interface DatabaseHandle {
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
   /** Where the statements of long deletions run: a worker thread's own connection on SQLite (db/batch-writer.ts). */
   batchWriter(): BatchWriter;
+  /** Where reads that may take long run: a worker thread's own connection on SQLite (db/batch-writer.ts). */
+  slowReader(): SlowReader;
   /** SQLite: flushes of its write-ahead log off the event loop, for group commit (db/wal-sync.ts). */
   walSync?: WalSync;
   /** SQLite: the turns of this process's writers, on its connection and the batch writer's (db/write-turns.ts). */
@@ -80,6 +90,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
       engine: 'postgres',
       withMigrationLock: (fn) => fn(),
       batchWriter: () => sameConnectionWriter(db),
+      slowReader: () => sameConnectionReader(db),
       close: () => db.destroy(),
     };
   }
@@ -121,6 +132,8 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     withMigrationLock: (fn) => withSqliteFileLock(`${options.sqlitePath}.migrate-lock`, fn),
     // Its statements commit on another connection: the watch hears of each before its caller goes on.
     batchWriter: () => sqliteWorkerWriter(options.sqlitePath, { turns, onStatementEnd: () => watch.changed() }),
+    // Kept for a while between reads: a thread and its connection take tens of milliseconds to start.
+    slowReader: () => sqliteWorkerReader(options.sqlitePath, { idleMs: 5 * 60_000 }),
     turns,
     walSync,
     close: async () => {

@@ -4,7 +4,14 @@
 // come and go). Page numbers (Zipline's clients) skip entries of the same index, from whichever end is nearer.
 // Substring search goes through the trigram index of db/search-index.ts when the query is long enough.
 import { createHash } from 'node:crypto';
-import { sql, type Expression, type ExpressionBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
+import {
+  sql,
+  type Compilable,
+  type Expression,
+  type ExpressionBuilder,
+  type SelectQueryBuilder,
+  type SqlBool,
+} from 'kysely';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { FILE_SEARCH, searchMatch, TRIGRAM_MIN_LENGTH } from '../db/search-index.js';
@@ -46,6 +53,8 @@ const TEXT_SORT = new Set<FileSortField>(['id', 'name', 'originalName', 'type'])
  * sorted, ~80 ms walked, where its planner walks). For searches PostgreSQL decides from its statistics.
  */
 const FEW_MATCHES = { sqlite: 5000, postgres: 2000 } as const;
+/** A page number this many files deep is skipped to on the slow reader (db/batch-writer.ts). */
+const DEEP_SKIP = 20_000;
 
 export interface FileListQuery {
   page: number;
@@ -106,6 +115,12 @@ interface Listing {
   counted: FilesQuery;
   /** Binds a cursor to this listing: the owner, the order and the filters (not the page size). */
   key: string;
+  /**
+   * Runs a statement of the listing: on the main connection, or for what may read many entries (counting every match,
+   * walking an order for matches of a broad filter, a page number deep in the list) on ctx.reads, which on SQLite is a
+   * worker thread, so that such a listing holds up no other request while it reads.
+   */
+  read: <R>(query: Compilable<R>) => Promise<R[]>;
 }
 
 /** One page of the caller's (or, for admins, a user's) files, the number of matches and the cursor of the next page. */
@@ -128,8 +143,12 @@ export async function listFiles(ctx: AppContext, caller: Caller, query: FileList
   await assertSearchTags(ctx, ownerId, query);
   const listing = fileListing(ctx, ownerId, query);
   const after = query.cursor === undefined ? undefined : decodeCursor(ctx, listing, query.cursor);
-  const total = (await storedTotal(ctx, ownerId, query)) ?? (await countMatches(listing));
-  if (listing.fromMatches && total <= FEW_MATCHES[ctx.engine]) listing.filtered = listing.fromMatches;
+  const stored = await storedTotal(ctx, ownerId, query);
+  const total = stored ?? (await countMatches(ctx, listing));
+  const few = total <= FEW_MATCHES[ctx.engine];
+  if (listing.fromMatches && few) listing.filtered = listing.fromMatches;
+  const deep = !after && Math.min((query.page - 1) * query.perPage, total - query.page * query.perPage) >= DEEP_SKIP;
+  if ((stored === undefined && !few) || deep) listing.read = (q) => ctx.reads.all(q);
 
   let positions: Position[];
   let hasNext: boolean;
@@ -184,11 +203,10 @@ async function storedTotal(ctx: AppContext, ownerId: string, query: FileListQuer
   return query.favorite ? usage.favorites : usage.files - usage.favorites;
 }
 
-async function countMatches(listing: Listing): Promise<number> {
-  const row = await listing.counted
-    .select((eb) => eb.fn.countAll<number | string>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(row.count);
+/** Counts every match (on the slow reader: a broad filter has many). */
+async function countMatches(ctx: AppContext, listing: Listing): Promise<number> {
+  const [row] = await ctx.reads.all(listing.counted.select((eb) => eb.fn.countAll<number | string>().as('count')));
+  return Number(row!.count);
 }
 
 /** The order, the filters and the cursor key of a listing. */
@@ -242,7 +260,16 @@ function fileListing(ctx: AppContext, ownerId: string, query: Omit<FileListQuery
     )
     .digest('base64url')
     .slice(0, 16);
-  return { column, textual: TEXT_SORT.has(query.sortBy), segments, filtered, fromMatches, counted, key };
+  return {
+    column,
+    textual: TEXT_SORT.has(query.sortBy),
+    segments,
+    filtered,
+    fromMatches,
+    counted,
+    key,
+    read: async (q) => (await ctx.db.executeQuery(q.compile())).rows,
+  };
 }
 
 /**
@@ -395,9 +422,11 @@ const flipped = (segment: Segment): Segment => ({
 async function readFrom(listing: Listing, after: Position, take: number): Promise<Position[]> {
   const positions: Position[] = [];
   for (let s = after.segment; s < listing.segments.length && positions.length < take; s++) {
-    const rows = await segmentQuery(listing, listing.segments[s]!, s === after.segment ? after : undefined)
-      .limit(take - positions.length)
-      .execute();
+    const rows = await listing.read(
+      segmentQuery(listing, listing.segments[s]!, s === after.segment ? after : undefined).limit(
+        take - positions.length,
+      ),
+    );
     for (const r of rows) positions.push({ segment: s, value: r.sort_value, id: r.id });
   }
   return positions;
@@ -431,10 +460,7 @@ async function readSkipping(
   for (let i = 0; i < segments.length && positions.length < take; i++) {
     const segment = segments[i]!;
     const query = segmentQuery(listing, segment, undefined);
-    const rows = await query
-      .limit(take - positions.length)
-      .offset(skip)
-      .execute();
+    const rows = await listing.read(query.limit(take - positions.length).offset(skip));
     const index = reversed ? segments.length - 1 - i : i;
     for (const r of rows) positions.push({ segment: index, value: r.sort_value, id: r.id });
     if (rows.length > 0 || skip === 0 || i === segments.length - 1) {
@@ -442,11 +468,14 @@ async function readSkipping(
       continue;
     }
     // The whole segment was skipped: how many it held decides where the next one starts.
-    const counted = await listing.filtered
-      .where(sql<SqlBool>`${sql.ref(`files.${listing.column}`)} ${sql.raw(segment.nulls ? 'is null' : 'is not null')}`)
-      .select((eb) => eb.fn.countAll<number | string>().as('count'))
-      .executeTakeFirstOrThrow();
-    skip = Math.max(0, skip - Number(counted.count));
+    const [counted] = await listing.read(
+      listing.filtered
+        .where(
+          sql<SqlBool>`${sql.ref(`files.${listing.column}`)} ${sql.raw(segment.nulls ? 'is null' : 'is not null')}`,
+        )
+        .select((eb) => eb.fn.countAll<number | string>().as('count')),
+    );
+    skip = Math.max(0, skip - Number(counted!.count));
   }
   return positions;
 }
