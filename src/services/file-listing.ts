@@ -144,23 +144,34 @@ export async function listFiles(ctx: AppContext, caller: Caller, query: FileList
   const listing = fileListing(ctx, ownerId, query);
   const after = query.cursor === undefined ? undefined : decodeCursor(ctx, listing, query.cursor);
   const stored = await storedTotal(ctx, ownerId, query);
-  const total = stored ?? (await countMatches(ctx, listing));
-  const few = total <= FEW_MATCHES[ctx.engine];
-  if (listing.fromMatches && few) listing.filtered = listing.fromMatches;
-  const deep = !after && Math.min((query.page - 1) * query.perPage, total - query.page * query.perPage) >= DEEP_SKIP;
-  if ((stored === undefined && !few) || deep) listing.read = (q) => ctx.reads.all(q);
-
-  let positions: Position[];
-  let hasNext: boolean;
-  if (after) {
-    const read = await readFrom(listing, after, query.perPage + 1);
-    hasNext = read.length > query.perPage;
-    positions = read.slice(0, query.perPage);
+  const skip = (query.page - 1) * query.perPage;
+  /** The page: after the cursor, or `skip` files in. */
+  const readPage = async (total: number) => {
+    if (after) {
+      const read = await readFrom(listing, after, query.perPage + 1);
+      return { positions: read.slice(0, query.perPage), hasNext: read.length > query.perPage };
+    }
+    const positions = await readAt(listing, skip, query.perPage, total);
+    return { positions, hasNext: skip + positions.length < total && positions.length === query.perPage };
+  };
+  let total: number;
+  let page: { positions: Position[]; hasNext: boolean };
+  if (stored === undefined && ctx.engine === 'postgres' && !listing.fromMatches && (after || skip === 0)) {
+    // PostgreSQL, a counted listing whose page does not depend on the count (the first page or the one after a
+    // cursor, read the same way whatever the count): both at once, on two connections of the pool.
+    // (readAt reads forwards from the start while the total it is given is at least a page.)
+    const [counted, read] = await Promise.all([countMatches(ctx, listing), readPage(Number.POSITIVE_INFINITY)]);
+    total = counted;
+    page = after ? read : { ...read, hasNext: read.positions.length < total && read.hasNext };
   } else {
-    const skip = (query.page - 1) * query.perPage;
-    positions = await readAt(listing, skip, query.perPage, total);
-    hasNext = skip + positions.length < total && positions.length === query.perPage;
+    total = stored ?? (await countMatches(ctx, listing));
+    const few = total <= FEW_MATCHES[ctx.engine];
+    if (listing.fromMatches && few) listing.filtered = listing.fromMatches;
+    const deep = !after && Math.min(skip, total - skip - query.perPage) >= DEEP_SKIP;
+    if ((stored === undefined && !few) || deep) listing.read = (q) => ctx.reads.all(q);
+    page = await readPage(total);
   }
+  const { positions, hasNext } = page;
   const rows = await rowsInOrder(ctx, positions);
   const last = positions.at(-1);
   return { rows, total, nextCursor: hasNext && last ? encodeCursor(ctx, listing, last) : null };
