@@ -111,8 +111,8 @@ interface Listing {
    * `offset 0`, which the planner plans on its own (a fence), so that it cannot walk the order's index instead.
    */
   fromMatches: FilesQuery | undefined;
-  /** What the number of matches is counted from. */
-  counted: FilesQuery;
+  /** The statement that counts the matches. */
+  count: Compilable<{ count: number | string }>;
   /** Binds a cursor to this listing: the owner, the order and the filters (not the page size). */
   key: string;
   /**
@@ -216,7 +216,7 @@ async function storedTotal(ctx: AppContext, ownerId: string, query: FileListQuer
 
 /** Counts every match (on the slow reader: a broad filter has many). */
 async function countMatches(ctx: AppContext, listing: Listing): Promise<number> {
-  const [row] = await ctx.reads.all(listing.counted.select((eb) => eb.fn.countAll<number | string>().as('count')));
+  const [row] = await ctx.reads.all(listing.count);
   return Number(row!.count);
 }
 
@@ -231,7 +231,11 @@ function fileListing(ctx: AppContext, ownerId: string, query: Omit<FileListQuery
     : [{ nulls: false, direction: query.order }];
   // One tag by date: already in order from the tag's own index, read as it is (no other way is needed).
   const byTag = byTagDate(ctx, ownerId, query);
-  const filtered = byTag ?? ctx.db.selectFrom('files').where((eb) => listFilters(ctx, eb, ownerId, query, NONE));
+  const filtered =
+    byTag ??
+    ctx.db
+      .selectFrom('files')
+      .where((eb) => listFilters(ctx, eb, ownerId, query, NONE, ctx.engine === 'sqlite' ? 'exists' : 'in'));
   const textSearch = query.searchField !== 'tags' && query.searchField !== 'id';
   const tagged = (query.searchField === 'tags' && searchTagIds(query).length > 0) || (query.tagIds?.length ?? 0) > 0;
   const searched = textSearch && query.searchQuery && [...query.searchQuery].length >= TRIGRAM_MIN_LENGTH;
@@ -242,7 +246,7 @@ function fileListing(ctx: AppContext, ownerId: string, query: Omit<FileListQuery
     const matches = ctx.db
       .selectFrom('files')
       .selectAll()
-      .where((eb) => listFilters(ctx, eb, ownerId, query, NONE, true))
+      .where((eb) => listFilters(ctx, eb, ownerId, query, NONE, 'array'))
       .offset(0);
     // Named `files` like the table, so that every statement built on it reads the same.
     fromMatches = ctx.db.selectFrom(matches.as('files')) as unknown as FilesQuery;
@@ -256,6 +260,24 @@ function fileListing(ctx: AppContext, ownerId: string, query: Omit<FileListQuery
         (query.folderId !== undefined
           ? ctx.db.selectFrom('files').where((eb) => listFilters(ctx, eb, ownerId, query, OWNER))
           : filtered));
+  const tagIds = [...new Set(query.tagIds ?? [])];
+  const onlyTags =
+    tagIds.length > 1 &&
+    !query.searchQuery &&
+    query.favorite === undefined &&
+    query.folderId === undefined &&
+    query.filter !== 'dashboard';
+  // Files carrying any of several of the owner's tags, and nothing else narrowing them: counted from the tags' rows
+  // alone (file_tags_tag_created holds tag and file), each file once, without reading the files (a tag is only ever put
+  // on its owner's files). Counting through the files looked each one up: 111,000 matches of 1,000,000 files, 350 ms.
+  const count = onlyTags
+    ? ctx.db
+        .selectFrom('file_tags')
+        .select((eb) => eb.fn.count<number | string>('file_tags.file_id').distinct().as('count'))
+        .where('file_tags.tag_id', 'in', (eb) =>
+          eb.selectFrom('tags').select('tags.id').where('tags.user_id', '=', ownerId).where('tags.id', 'in', tagIds),
+        )
+    : counted.select((eb) => eb.fn.countAll<number | string>().as('count'));
   const key = createHash('sha256')
     .update(
       JSON.stringify([
@@ -265,7 +287,7 @@ function fileListing(ctx: AppContext, ownerId: string, query: Omit<FileListQuery
         query.searchQuery ? [query.searchField, query.searchQuery] : null,
         query.favorite ?? null,
         query.filter === 'dashboard',
-        [...new Set(query.tagIds ?? [])].sort(),
+        [...tagIds].sort(),
         query.folderId ?? null,
       ]),
     )
@@ -277,7 +299,7 @@ function fileListing(ctx: AppContext, ownerId: string, query: Omit<FileListQuery
     segments,
     filtered,
     fromMatches,
-    counted,
+    count,
     key,
     read: async (q) => (await ctx.db.executeQuery(q.compile())).rows,
   };
@@ -328,9 +350,12 @@ const OWNER: ReadonlySet<FilterColumn> = new Set(['user_id']);
 
 /**
  * The filters of a listing; the `unindexed` columns are written behind a unary + (SQLite then uses no index of
- * theirs). `tagsAsArrays` (PostgreSQL, few matches): each tag's files as an array, which its planner reads once and
- * then looks the files up by primary key, estimating few rows; with `in (subquery)` it plans a join that it may hand
- * to parallel workers, which cost 30 ms on a two-core machine for 1,000 matches (6 ms without).
+ * theirs). How files are checked against tags (`tagsAs`): `in`, the tags' files as a list (a planner may start from
+ * it); `exists` (SQLite, walking an order's index for many matches): a look-up of each file walked by the primary key
+ * of file_tags, where the list would first be built whole (100,000 files of three tags of a million: ~30 ms per page);
+ * `array` (PostgreSQL, few matches): each tag's files as an array, which its planner reads once and then looks the
+ * files up by primary key, estimating few rows; with `in (subquery)` it plans a join that it may hand to parallel
+ * workers, which cost 30 ms on a two-core machine for 1,000 matches (6 ms without).
  */
 function listFilters(
   ctx: AppContext,
@@ -338,13 +363,14 @@ function listFilters(
   ownerId: string,
   query: Omit<FileListQuery, 'page' | 'perPage'>,
   unindexed: ReadonlySet<FilterColumn>,
-  tagsAsArrays = false,
+  tagsAs: 'in' | 'exists' | 'array' = 'in',
 ): Expression<SqlBool> {
   const column = (name: FilterColumn) =>
     unindexed.has(name) ? sql`+${sql.ref(`files.${name}`)}` : sql.ref(`files.${name}`);
   const taggedWith = (tagIds: string[]): Expression<SqlBool> => {
     const files = eb.selectFrom('file_tags').select('file_tags.file_id').where('tag_id', 'in', tagIds);
-    return tagsAsArrays ? sql<SqlBool>`files.id = any(array(${files}))` : eb('files.id', 'in', files);
+    if (tagsAs === 'exists') return eb.exists(files.whereRef('file_tags.file_id', '=', 'files.id'));
+    return tagsAs === 'array' ? sql<SqlBool>`files.id = any(array(${files}))` : eb('files.id', 'in', files);
   };
   const conditions: Array<Expression<SqlBool>> = [eb(column('user_id'), '=', ownerId)];
   if (query.favorite !== undefined) conditions.push(eb(column('favorite'), '=', query.favorite ? 1 : 0));
@@ -559,7 +585,7 @@ export function listingStatements(ctx: AppContext, ownerId: string, query: Omit<
     id: 'm',
   });
   return {
-    count: listing.counted.select((eb) => eb.fn.countAll().as('count')).compile(),
+    count: listing.count.compile(),
     fewMatches:
       listing.fromMatches &&
       segmentQuery({ ...listing, filtered: listing.fromMatches }, listing.segments[0]!, undefined)

@@ -99,8 +99,16 @@ forEachDatabase('file list query plans', (engine) => {
         const few = await planOf(ctx, statements.fewMatches!, false);
         assert.match(few, /file_tags_tag_(file|created)/, `few: ${few}`);
         assert.match(few, /sqlite_autoindex_files_1/, `few: ${few}`);
-        // Many: along the order's index, each file checked against the tags' list.
-        assertReadsInOrder(await planOf(ctx, statements.first[0]!, false), 'files_user_size', 'many tagged');
+        // Many: along the order's index, each file walked looked up in file_tags by its primary key (not the tags'
+        // whole list built first).
+        const many = await planOf(ctx, statements.first[0]!, false);
+        assertReadsInOrder(many, 'files_user_size', 'many tagged');
+        assert.match(
+          many,
+          /SEARCH file_tags (EXISTS )?USING COVERING INDEX sqlite_autoindex_file_tags_1 \(file_id=\?/,
+          `many: ${many}`,
+        );
+        assert.doesNotMatch(many, /LIST SUBQUERY/, `many: ${many}`);
       } else {
         const page = await planOf(ctx, statements.first[0]!, false);
         assert.match(page, /file_tags_tag_(file|created)/, `page: ${page}`);
@@ -112,6 +120,14 @@ forEachDatabase('file list query plans', (engine) => {
         assert.doesNotMatch(few, /files_user_size|Gather/, `few: ${few}`);
       }
     }
+  });
+
+  it("counts the files of several tags from the tags' rows alone, each file once", async () => {
+    const ctx = server().ctx;
+    const statements = listingStatements(ctx, userId, { ...BASE, tagIds: [rareTag, commonTag] });
+    const count = await planOf(ctx, statements.count, true);
+    assert.match(count, /file_tags_tag_(file|created)/, `count: ${count}`);
+    assert.doesNotMatch(count, /sqlite_autoindex_files_1|files_pkey|files_user|Seq Scan on files/, `count: ${count}`);
   });
 
   it("reads one tag's files by date from the tag's own index, from the start and after a cursor", async () => {

@@ -184,6 +184,19 @@ forEachDatabase('tags', (engine) => {
     assert.deepEqual(await ids(`tags=${work}`), [a.id, b.id].sort());
     assert.deepEqual(await ids(`tags=${home}`), [b.id, c.id].sort());
     assert.deepEqual(await ids(`tags=${work},${home}`), [a.id, b.id, c.id].sort());
+    // The total counts each file once (b carries both), and another user's tag in the list adds none of theirs.
+    const dog = await createTestUser(server(), 'dog');
+    const dogs = (await server().json('POST', '/api/user/tags', { auth: dog.token, body: { name: 'work' } })).body
+      .id as string;
+    const dogsFile = await insertTestFile(server(), dog.id);
+    await server().json('PUT', `/api/user/files/${dogsFile.id}/tags`, { auth: dog.token, body: { tags: [dogs] } });
+    for (const query of [`tags=${work},${home}`, `tags=${work},${home},${dogs}`]) {
+      const res = await server().json('GET', `/api/user/files?${query}`, { auth: cat.token });
+      assert.equal(res.body.total, 3, query);
+      assert.equal(res.body.pages, 1, query);
+    }
+    const onlyDogs = await server().json('GET', `/api/user/files?tags=${dogs},${home}`, { auth: cat.token });
+    assert.equal(onlyDogs.body.total, 2);
     const listed = await server().json('GET', `/api/user/files?tags=${work}`, { auth: cat.token });
     const fileB = listed.body.page.find((f: { id: string }) => f.id === b.id);
     assert.deepEqual(
