@@ -25,6 +25,7 @@ import {
   type FileSortField,
 } from '../lib/file-list.js';
 import { isAdmin, managesFilesOf } from './files.js';
+import { isDeepPage } from './list-pages.js';
 import { usageOfOne } from './usage.js';
 import { flushViews } from './view-counts.js';
 import { userNotDeleted } from './deletions.js';
@@ -54,8 +55,6 @@ const TEXT_SORT = new Set<FileSortField>(['id', 'name', 'originalName', 'type'])
  * sorted, ~80 ms walked, where its planner walks). For searches PostgreSQL decides from its statistics.
  */
 const FEW_MATCHES = { sqlite: 5000, postgres: 2000 } as const;
-/** A page number this many files deep is skipped to on the slow reader (db/batch-writer.ts). */
-const DEEP_SKIP = 20_000;
 
 export interface FileListQuery {
   page: number;
@@ -168,7 +167,7 @@ export async function listFiles(ctx: AppContext, caller: Caller, query: FileList
     total = stored ?? (await countMatches(ctx, listing));
     const few = total <= FEW_MATCHES[ctx.engine];
     if (listing.fromMatches && few) listing.filtered = listing.fromMatches;
-    const deep = !after && Math.min(skip, total - skip - query.perPage) >= DEEP_SKIP;
+    const deep = !after && isDeepPage(query.page, query.perPage, total);
     if ((stored === undefined && !few) || deep) listing.read = (q) => ctx.reads.all(q);
     page = await readPage(total);
   }

@@ -3,9 +3,34 @@
 // page costs what the first does (pages in the middle of a long list still skip index entries); a cursor (keyset)
 // starts right after the last row of the previous page, at the same cost at any depth.
 import { createHash } from 'node:crypto';
+import type { Compilable } from 'kysely';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
+import { sameConnectionReader } from '../db/batch-writer.js';
 import { ApiError } from '../lib/errors.js';
+
+/** A page number this many rows from both ends of its list is skipped to on the slow reader (ctx.reads). */
+export const DEEP_SKIP = 20_000;
+/** A search with more matches than this reads its pages on the slow reader (they are read and sorted, or walked). */
+export const MANY_MATCHES = 5000;
+
+/** Whether page `page` (by number) of a list of `total` rows starts DEEP_SKIP rows or more from both of its ends. */
+export function isDeepPage(page: number, perPage: number, total: number): boolean {
+  const skip = (page - 1) * perPage;
+  return Math.min(skip, total - skip - perPage) >= DEEP_SKIP;
+}
+
+/** Runs a list's statement: on the main connection, or ctx.reads for one that may take long. */
+export type RunList = <R>(query: Compilable<R>) => Promise<R[]>;
+
+/**
+ * Where a list's page is read: on ctx.reads (on SQLite a worker thread with its own connection, db/batch-writer.ts,
+ * so that the read holds up no other request) when `long`, else on the main connection.
+ */
+export function listRunner(ctx: AppContext, long: boolean): RunList {
+  const reader = long ? ctx.reads : sameConnectionReader(ctx.db);
+  return (query) => reader.all(query);
+}
 
 /** Reads `limit` rows after skipping `offset`, in the list's order (`forward`) or its reverse (`backward`). */
 export type ReadRows<Row> = (direction: 'forward' | 'backward', offset: number, limit: number) => Promise<Row[]>;

@@ -15,10 +15,12 @@ import { urlLink } from '../lib/links.js';
 import {
   decodeListCursor,
   encodeListCursor,
+  isDeepPage,
   listKey,
+  listRunner,
+  MANY_MATCHES,
   pageOfRows,
   type ListPosition,
-  type ReadRows,
 } from './list-pages.js';
 import { assertUrlQuota } from './quotas.js';
 import { usageOfOne } from './usage.js';
@@ -186,27 +188,28 @@ export interface UrlListPage {
  * The caller's URLs, newest first (ties by id), optionally filtered by a case-insensitive substring of one or all
  * fields. Read from urls_user_created_id: a page by number from the nearer end, a cursor's page after its position;
  * the unfiltered total from the stored counters. A search of three characters or more reads the matches from the
- * trigram index (db/search-index.ts) and sorts them; a shorter one scans the caller's URLs.
+ * trigram index (db/search-index.ts) and sorts them; a shorter one scans the caller's URLs. What may read many rows (a
+ * search's count, the pages of a search with many matches, a page number deep in the list, all of many URLs at once)
+ * runs on ctx.reads, off the main thread on SQLite.
  */
 export async function listUrls(ctx: AppContext, userId: string, query: UrlListQuery): Promise<UrlListPage> {
   const listing = urlListing(ctx, userId, query);
+  const stored = query.searchQuery ? undefined : (await usageOfOne(ctx.db, userId)).urls;
   if (query.perPage === null) {
-    const rows = await listing.base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'asc').execute();
+    const all = listing.base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'asc');
+    const rows = await listRunner(ctx, stored === undefined || stored > MANY_MATCHES)(all);
     return { rows, total: rows.length, nextCursor: null };
   }
   const perPage = query.perPage;
   const after = query.cursor === undefined ? undefined : decodeListCursor(ctx, listing.key, query.cursor, 'number');
-  const total = query.searchQuery
-    ? Number(
-        (await listing.base.select((eb) => eb.fn.countAll<number | string>().as('count')).executeTakeFirstOrThrow())
-          .count,
-      )
-    : (await usageOfOne(ctx.db, userId)).urls;
+  const total = stored ?? Number((await ctx.reads.all(listing.count))[0]!.count);
+  const long = (query.searchQuery && total > MANY_MATCHES) || (!after && isDeepPage(query.page, perPage, total));
+  const run = listRunner(ctx, Boolean(long));
   const { rows, hasNext } = await pageOfRows(
     { page: query.page, perPage, after },
     total,
-    (position, limit) => listing.after(position).limit(limit).execute(),
-    listing.read,
+    (position, limit) => run(listing.after(position).limit(limit)),
+    (direction, offset, limit) => run(listing.page(direction, offset, limit)),
   );
   const last = rows.at(-1);
   const nextCursor =
@@ -214,7 +217,10 @@ export async function listUrls(ctx: AppContext, userId: string, query: UrlListQu
   return { rows, total, nextCursor };
 }
 
-/** The statements of a listing of URLs: the filtered rows, a page by number in either direction, a cursor's page. */
+/**
+ * The statements of a listing of URLs: the filtered rows and their count, a page by number in either direction, a
+ * cursor's page.
+ */
 function urlListing(ctx: AppContext, userId: string, query: Pick<UrlListQuery, 'searchQuery' | 'searchField'>) {
   const search = query.searchQuery;
   // SQLite, a search through the trigram index: the owner behind a unary + (which no index serves), so that the
@@ -243,7 +249,8 @@ function urlListing(ctx: AppContext, userId: string, query: Pick<UrlListQuery, '
       .orderBy('created_at', 'desc')
       .orderBy('id', 'asc');
   const key = listKey(['urls', userId, query.searchQuery ? [query.searchField ?? null, query.searchQuery] : null]);
-  return { base, page, after, read: ((d, o, l) => page(d, o, l).execute()) as ReadRows<UrlRow>, key };
+  const count = base.select((eb) => eb.fn.countAll<number | string>().as('count'));
+  return { base, count, page, after, key };
 }
 
 /** The statements a listing of URLs runs, compiled (for the tests of their query plans). */
@@ -255,7 +262,7 @@ export function urlListStatements(
 ) {
   const listing = urlListing(ctx, userId, search);
   return {
-    count: listing.base.select((eb) => eb.fn.countAll().as('count')).compile(),
+    count: listing.count.compile(),
     forward: listing.page('forward', 0, 50).compile(),
     backward: listing.page('backward', 0, 50).compile(),
     after: listing.after(position).limit(50).compile(),

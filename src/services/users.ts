@@ -4,7 +4,6 @@
 // - the ADMIN role is granted only by a SUPERADMIN (3008 on create, 3007 on change), and so is the SUPERADMIN role
 //   (3015: a SUPERADMIN-only operation);
 // - nobody deletes themselves (3010), and the last SUPERADMIN cannot step down (3007), even when two try at once.
-import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Db, Role, UserRow } from '../db/types.js';
 import { isUniqueViolation } from '../db/errors.js';
@@ -23,7 +22,16 @@ import {
   parseAvatar,
   usernameColumns,
 } from './accounts.js';
-import { decodeListCursor, encodeListCursor, listKey, pageOfRows, type ListPosition } from './list-pages.js';
+import {
+  decodeListCursor,
+  encodeListCursor,
+  isDeepPage,
+  listKey,
+  listRunner,
+  MANY_MATCHES,
+  pageOfRows,
+  type ListPosition,
+} from './list-pages.js';
 import { searchMatch, USER_SEARCH } from '../db/search-index.js';
 import { beginUserDeletion, continueUserDeletion, resumeDeletions, userNotDeleted } from './deletions.js';
 import { usageOfOne } from './usage.js';
@@ -94,20 +102,23 @@ export async function listUsers(ctx: AppContext, query: UserListQuery): Promise<
   const listing = userListing(ctx, query);
   const key = listKey(['users', query.listedBy, query.search ?? null, query.role ?? null, query.excludeId ?? null]);
   const after = query.cursor === undefined ? undefined : decodeListCursor(ctx, key, query.cursor, 'number');
-  const [{ total }, all] = await Promise.all([
-    listing.base.select(sql<number | string>`count(*)`.as('total')).executeTakeFirstOrThrow(),
-    query.perpage === null ? listing.page('forward', 0, null).execute() : undefined,
-  ]);
-  const count = Number(total);
+  // What may read many rows runs on ctx.reads (off the main thread on SQLite): a search's count, and then its pages
+  // when it has many matches, a page number deep in the list, many users at once.
+  const [counted] = await listRunner(ctx, Boolean(query.search))(listing.count);
+  const count = Number(counted!.count);
   const perpage = query.perpage ?? Math.max(count, 1);
-  const { rows, hasNext } = all
-    ? { rows: all, hasNext: false }
-    : await pageOfRows(
-        { page: query.page, perPage: perpage, after },
-        count,
-        (position, limit) => listing.after(position).limit(limit).execute(),
-        (d, o, l) => listing.page(d, o, l).execute(),
-      );
+  const many = (Boolean(query.search) || query.perpage === null) && count > MANY_MATCHES;
+  const long = many || (!after && isDeepPage(query.page, perpage, count));
+  const run = listRunner(ctx, long);
+  const { rows, hasNext } =
+    query.perpage === null
+      ? { rows: await run(listing.page('forward', 0, null)), hasNext: false }
+      : await pageOfRows(
+          { page: query.page, perPage: perpage, after },
+          count,
+          (position, limit) => run(listing.after(position).limit(limit)),
+          (direction, offset, limit) => run(listing.page(direction, offset, limit)),
+        );
   const last = rows.at(-1);
   return {
     users: await loadUserDtos(ctx, ctx.db, rows),
@@ -136,7 +147,8 @@ function userListing(ctx: AppContext, query: Pick<UserListQuery, 'excludeId' | '
       .where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(Number(position.value), position.id)))
       .orderBy('created_at')
       .orderBy('id');
-  return { base, page, after };
+  const count = base.select((eb) => eb.fn.countAll<number | string>().as('count'));
+  return { base, count, page, after };
 }
 
 /** The statements of a page of users, compiled (for the tests of their query plans). */
@@ -151,9 +163,7 @@ export function userListStatements(ctx: AppContext, query: Pick<UserListQuery, '
 
 /** The count of a listing of users, compiled (for the tests of its query plan). */
 export const userCountStatement = (ctx: AppContext, query: Pick<UserListQuery, 'excludeId' | 'search' | 'role'>) =>
-  userListing(ctx, query)
-    .base.select((eb) => eb.fn.countAll().as('count'))
-    .compile();
+  userListing(ctx, query).count.compile();
 
 /** GET /api/users/:id. Unknown -> 4009; an ADMIN asking for an ADMIN or a SUPERADMIN -> 3019, as Zipline. */
 export async function getUser(ctx: AppContext, actor: UserRow, id: string): Promise<UserDto> {

@@ -216,6 +216,53 @@ forEachDatabase('short URL and user search', (engine) => {
     await ctx.db.deleteFrom('users').where('id', 'in', inserted).execute();
   });
 
+  it('a search matching thousands of URLs pages exactly, read off the main thread on SQLite', async () => {
+    // 6,000 matches, more than a search reads on the main connection (MANY_MATCHES, services/list-pages.ts): its count
+    // and its pages run on the slow reader (a worker thread on SQLite, db/batch-writer.ts); few dates, many ties.
+    const ctx = server().ctx;
+    const dave = await createTestUser(server(), `url-many-${engine}`);
+    const rows = Array.from({ length: 9000 }, (_, i) =>
+      urlRow(dave.id, { destination: `https://${i % 3 === 0 ? 'other' : 'bildschirm'}.example/${i}` }, i),
+    );
+    for (let i = 0; i < rows.length; i += 500)
+      await ctx.db
+        .insertInto('urls')
+        .values(rows.slice(i, i + 500))
+        .execute();
+    const expected = rows
+      .filter((r) => r.destination.includes('bildschirm'))
+      .sort(byDate(-1))
+      .map((r) => r.id);
+    const reads = () => (ctx.reads as { readsDone?: number }).readsDone ?? 0;
+    const search = { searchQuery: 'BILDSCHIRM', searchField: 'destination' };
+    const before = reads();
+    const first = await server().json('GET', `/api/user/urls?${new URLSearchParams({ ...search, page: '1' })}`, {
+      auth: dave.token,
+    });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(first.body.total, expected.length);
+    const paged = { ...search, perPage: '500' };
+    const seen = await walkByCursor(
+      () => urlPage(server(), dave, { ...paged, page: '1' }),
+      (cursor) => urlPage(server(), dave, { ...paged, cursor }),
+    );
+    assert.deepEqual(seen, expected);
+    const third = await urlPage(server(), dave, { ...search, perPage: '100', page: '3' });
+    assert.deepEqual(third.ids, expected.slice(200, 300));
+    const last = await urlPage(server(), dave, { ...search, perPage: '100', page: '60' });
+    assert.deepEqual(last.ids, expected.slice(5900));
+    assert.deepEqual((await urlPage(server(), dave, search)).ids, expected);
+    // Each page by number or cursor: the count and the page on the reader; every match at once: the list.
+    const requests = 1 + Math.ceil(expected.length / 500) + 3;
+    if (engine === 'sqlite') assert.ok(reads() - before >= 2 * requests - 1, `${reads() - before} reads`);
+    // A user search counts on the reader too; a plain page of users reads nothing there.
+    const plain = reads();
+    await userPage(server(), { page: '1' });
+    assert.equal(reads(), plain);
+    await userPage(server(), { search: 'alice', page: '1' });
+    if (engine === 'sqlite') assert.ok(reads() > plain);
+  });
+
   it('follows new, edited and deleted URLs and users', async () => {
     const carol = await createTestUser(server(), 'carol-follows');
     const url = await makeUrl(server(), carol, { destination: 'https://sunset.example/beach' });
