@@ -206,6 +206,8 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
     await page.getByRole('switch', { name: /^Public/ }).click();
     const linkField = page.getByRole('textbox', { name: 'Public link' });
     await linkField.waitFor();
+    // The switch moves at once; the server has saved it when the dashboard says so.
+    await page.getByText('The folder is public: anyone with its link can see it.').waitFor();
     const publicLink = await linkField.inputValue();
     assert.equal(publicLink, `${server().url}/folder/${folder.id}`);
     assert.equal(

@@ -31,7 +31,8 @@ describeBrowser('dashboard: share links', () => {
     const shares = panel.getByTestId('file-shares');
 
     await shares.getByRole('switch', { name: 'Private' }).click({ force: true });
-    await panel.getByText('Private', { exact: true }).first().waitFor();
+    // Saved: the dashboard says so once the server has answered (the switch's own label reads "Private" before).
+    await page.getByText('Only you and share links can open the file now.').waitFor();
     await shares.getByText('No share links yet.').waitFor();
     assert.equal((await server().fetch('/raw/shared-note.txt')).status, 404, 'the plain link is closed');
 
