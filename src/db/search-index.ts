@@ -3,7 +3,16 @@
 // an FTS5 table with the trigram tokenizer per searched table, kept in step by triggers. PostgreSQL: pg_trgm GIN
 // indexes, which follow their tables by themselves; when the extension cannot be created, searches scan (and a log
 // line says so). searchMatch is the one way a query matches them, case-insensitive for all of Unicode on both engines.
-import { PostgresAdapter, sql, type Expression, type QueryExecutorProvider, type SqlBool } from 'kysely';
+import {
+  PostgresAdapter,
+  sql,
+  type Compilable,
+  type Expression,
+  type Kysely,
+  type QueryExecutorProvider,
+  type SqlBool,
+} from 'kysely';
+import type { Database } from './types.js';
 import { foldCase } from '../lib/file-list.js';
 
 /** A database or a transaction, of any schema (migrations see none). */
@@ -102,15 +111,8 @@ export async function createSqliteSearchIndex(
   }
   const seqOf = (row: 'new' | 'old') => `(select seq from ${numbers} where ${key} = ${row}.id)`;
   const values = (row: 'new' | 'old') => index.columns.map((c) => `${row}.${c}`).join(', ');
-  const [onInsert, onUpdate, onDelete] = triggerNames(index);
-  await sql
-    .raw(
-      `create trigger ${onInsert} after insert on ${table} begin
-    insert into ${numbers} (${key}) values (new.id);
-    insert into ${fts} (rowid, ${columns}) values (${seqOf('new')}, ${values('new')});
-  end`,
-    )
-    .execute(db);
+  const [, onUpdate, onDelete] = triggerNames(index);
+  await createInsertTrigger(db, index, false);
   await sql
     .raw(
       `create trigger ${onUpdate} after update of ${columns} on ${table} begin
@@ -129,8 +131,58 @@ export async function createSqliteSearchIndex(
     .execute(db);
 }
 
+/** SQLite: the trigger that numbers and indexes each new row (with its owner, once migration 0031 added it). */
+async function createInsertTrigger(db: Executor, index: SearchIndex, withOwner: boolean): Promise<void> {
+  const { table, numbers, key, fts } = index;
+  const [onInsert] = triggerNames(index);
+  const columns = index.columns.join(', ');
+  const values = index.columns.map((c) => `new.${c}`).join(', ');
+  const numbered = withOwner
+    ? `insert into ${numbers} (${key}, user_id) values (new.id, new.user_id);`
+    : `insert into ${numbers} (${key}) values (new.id);`;
+  await sql`drop trigger if exists ${sql.id(onInsert)}`.execute(db);
+  await sql
+    .raw(
+      `create trigger ${onInsert} after insert on ${table} begin
+    ${numbered}
+    insert into ${fts} (rowid, ${columns}) values ((select seq from ${numbers} where ${key} = new.id), ${values});
+  end`,
+    )
+    .execute(db);
+}
+
+/** SQLite: the trigger that keeps file_search's copy of each file's owner (migration 0031). */
+const OWNER_TRIGGER = 'files_search_owner';
+
+/**
+ * SQLite (migration 0031): file_search also holds each file's owner, kept in step by triggers, so that counting a
+ * user's matches of a search reads the trigram table and file_search only, not every matching file's row (666,666
+ * matches of a million files: 660 -> 250 ms). Fills the owners of the files already there. Safe to run again.
+ */
+export async function addSqliteSearchOwner(db: Executor, report: FillReport = () => undefined): Promise<void> {
+  const columns = await sql<{ name: string }>`select name from pragma_table_info('file_search')`.execute(db);
+  if (!columns.rows.some((c) => c.name === 'user_id'))
+    await sql`alter table file_search add column user_id text`.execute(db);
+  report('search index: the owner of each file');
+  await sql`update file_search set user_id = (select user_id from files where files.id = file_search.file_id)
+    where user_id is null`.execute(db);
+  await createInsertTrigger(db, FILE_SEARCH, true);
+  await sql`drop trigger if exists ${sql.id(OWNER_TRIGGER)}`.execute(db);
+  await sql`create trigger ${sql.id(OWNER_TRIGGER)} after update of user_id on files begin
+    update file_search set user_id = new.user_id where file_id = new.id;
+  end`.execute(db);
+}
+
+/** SQLite: undoes addSqliteSearchOwner. */
+export async function dropSqliteSearchOwner(db: Executor): Promise<void> {
+  await sql`drop trigger if exists ${sql.id(OWNER_TRIGGER)}`.execute(db);
+  await createInsertTrigger(db, FILE_SEARCH, false);
+  await sql`alter table file_search drop column user_id`.execute(db);
+}
+
 export async function dropSqliteSearchIndex(db: Executor, index: SearchIndex = FILE_SEARCH): Promise<void> {
-  for (const trigger of triggerNames(index)) await sql`drop trigger if exists ${sql.id(trigger)}`.execute(db);
+  const triggers = [...triggerNames(index), ...(index === FILE_SEARCH ? [OWNER_TRIGGER] : [])];
+  for (const trigger of triggers) await sql`drop trigger if exists ${sql.id(trigger)}`.execute(db);
   await sql`drop table if exists ${sql.id(index.fts)}`.execute(db);
   await sql`drop table if exists ${sql.id(index.numbers)}`.execute(db);
 }
@@ -228,10 +280,38 @@ export function searchMatch(
     const folded = foldCase(query);
     return any(columns.map((column) => sql<SqlBool>`instr(chute_fold(${ref(column)}), ${folded}) > 0`));
   }
-  // One quoted phrase in the columns: its trigrams, in a row, is the substring (quotes inside are doubled).
-  const phrase = `{${columns.join(' ')}} : "${query.replace(/"/g, '""')}"`;
   const numbers = sql.id(index.numbers);
   const fts = sql.id(index.fts);
   return sql<SqlBool>`${ref('id')} in (select ${numbers}.${sql.id(index.key)} from ${fts}
-    join ${numbers} on ${numbers}.seq = ${fts}.rowid where ${fts} match ${phrase})`;
+    join ${numbers} on ${numbers}.seq = ${fts}.rowid where ${fts} match ${ftsPhrase(columns, query)})`;
+}
+
+/** SQLite: one quoted FTS5 phrase in the columns: its trigrams, in a row, are the substring (quotes inside doubled). */
+const ftsPhrase = (columns: readonly string[], query: string) =>
+  `{${columns.join(' ')}} : "${query.replace(/"/g, '""')}"`;
+
+/**
+ * SQLite, a query searchMatch reads from the trigram table (searchUsesIndex): how many of `ownerId`'s files match it in
+ * `columns`, counted from files_fts and file_search's copy of each file's owner (migration 0031), without reading the
+ * files' rows. The same number as counting the owner's files that searchMatch matches.
+ */
+export function countOwnedMatches(
+  db: Kysely<Database>,
+  columns: readonly string[],
+  query: string,
+  ownerId: string,
+): Compilable<{ count: number | string }> {
+  const untyped = db as unknown as Kysely<SearchTables>;
+  return untyped
+    .selectFrom('files_fts')
+    .innerJoin('file_search', 'file_search.seq', 'files_fts.rowid')
+    .where(sql<SqlBool>`files_fts match ${ftsPhrase(columns, query)}`)
+    .where('file_search.user_id', '=', ownerId)
+    .select(sql<number | string>`count(*)`.as('count'));
+}
+
+/** SQLite's tables of the files' search index, as countOwnedMatches reads them. */
+interface SearchTables {
+  files_fts: { rowid: number };
+  file_search: { seq: number; file_id: string; user_id: string | null };
 }

@@ -15,7 +15,13 @@ import {
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { sameConnectionReader } from '../db/batch-writer.js';
-import { FILE_SEARCH, searchMatch, TRIGRAM_MIN_LENGTH } from '../db/search-index.js';
+import {
+  countOwnedMatches,
+  FILE_SEARCH,
+  searchMatch,
+  searchUsesIndex,
+  TRIGRAM_MIN_LENGTH,
+} from '../db/search-index.js';
 import type { Database, FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import {
@@ -270,14 +276,26 @@ function fileListing(ctx: AppContext, ownerId: string, query: Omit<FileListQuery
   // Files carrying any of several of the owner's tags, and nothing else narrowing them: counted from the tags' rows
   // alone (file_tags_tag_file and file_tags_tag_created hold tag and file), each file once, without reading the files
   // (a tag is only ever put on its owner's files). Counting through the files looked each one up: 111,000 matches of 1,000,000 files, 350 ms.
-  const count = onlyTags
-    ? ctx.db
-        .selectFrom('file_tags')
-        .select((eb) => eb.fn.count<number | string>('file_tags.file_id').distinct().as('count'))
-        .where('file_tags.tag_id', 'in', (eb) =>
-          eb.selectFrom('tags').select('tags.id').where('tags.user_id', '=', ownerId).where('tags.id', 'in', tagIds),
-        )
-    : counted.select((eb) => eb.fn.countAll<number | string>().as('count'));
+  // A search and nothing else narrowing it, on SQLite: counted from the trigram table and file_search's copy of each
+  // file's owner (migration 0031), without reading the matching files' rows (666,666 of 1,000,000: 660 -> 250 ms).
+  const onlySearch =
+    ctx.engine === 'sqlite' &&
+    textSearch &&
+    searchUsesIndex(query.searchQuery ?? '') &&
+    tagIds.length === 0 &&
+    query.favorite === undefined &&
+    query.folderId === undefined &&
+    query.filter !== 'dashboard';
+  const count = onlySearch
+    ? countOwnedMatches(ctx.db, [SORT_COLUMNS[query.searchField as FileSearchField]], query.searchQuery!, ownerId)
+    : onlyTags
+      ? ctx.db
+          .selectFrom('file_tags')
+          .select((eb) => eb.fn.count<number | string>('file_tags.file_id').distinct().as('count'))
+          .where('file_tags.tag_id', 'in', (eb) =>
+            eb.selectFrom('tags').select('tags.id').where('tags.user_id', '=', ownerId).where('tags.id', 'in', tagIds),
+          )
+      : counted.select((eb) => eb.fn.countAll<number | string>().as('count'));
   const onMainConnection = sameConnectionReader(ctx.db);
   const key = createHash('sha256')
     .update(
