@@ -55,13 +55,17 @@ const filesOf = async (db: DatabaseHandle['db'], userId: string) =>
     ).n,
   );
 
-/** Polls until `done` holds (the server works in the background meanwhile). */
-async function until(what: string, done: () => Promise<boolean>, tries = 6000): Promise<void> {
-  for (let i = 0; i < tries; i++) {
+/**
+ * Polls until `done` holds (the server works in the background meanwhile), for up to `ms`: a loaded CI machine (three
+ * test files at once on two cores, browsers among them) once took longer than the 12 s this used to allow.
+ */
+async function until(what: string, done: () => Promise<boolean>, ms = 90_000): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (performance.now() < deadline) {
     if (await done()) return;
     await sleep(2);
   }
-  assert.fail(`timed out waiting until ${what}`);
+  assert.fail(`timed out waiting until ${what} (${ms / 1000} s)`);
 }
 
 /** Restarts the real server, waits for it to finish every noted deletion, and stops it. */
