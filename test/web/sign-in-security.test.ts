@@ -174,6 +174,8 @@ describeBrowser('dashboard: sign-in security', () => {
     });
     assert.equal(on.status, 200);
     await page.reload();
+    // The page's own requests answered before signing out (one still in flight would be answered 401).
+    await row.getByText('Work laptop').waitFor();
     await signOut(page);
     await page.getByLabel(/^Username/).fill(account.username);
     await page.getByLabel(/^Password/).fill(account.password);
