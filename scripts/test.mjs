@@ -2,7 +2,7 @@
 // Runs the test suite with node:test through tsx: every test/**/*.test.ts (Node 20's --test does not expand globs),
 // or the files given as arguments. Database tests also run on PostgreSQL when TEST_DATABASE_URL is set.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -48,10 +48,26 @@ if (files.some((f) => f.replaceAll(path.sep, '/').includes('test/web/'))) {
   process.env.TEST_DASHBOARD_DIR = dashboardDir;
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
+// TAP on stdout as before, and the list of failures (scripts/failures-reporter.mjs) into a file printed at the end.
+const reportDir = mkdtempSync(path.join(os.tmpdir(), 'chute-test-report-'));
+const failuresFile = path.join(reportDir, 'failures.txt');
 const result = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    '--test-reporter=tap',
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${new URL('./failures-reporter.mjs', import.meta.url).href}`,
+    `--test-reporter-destination=${failuresFile}`,
+    ...files,
+  ],
   { stdio: 'inherit' },
 );
+const failures = existsSync(failuresFile) ? readFileSync(failuresFile, 'utf8') : '';
+if (failures) process.stdout.write(failures);
+rmSync(reportDir, { recursive: true, force: true });
 if (dashboardDir) rmSync(dashboardDir, { recursive: true, force: true });
 process.exit(result.status ?? 1);
