@@ -4,8 +4,8 @@
 // and at each size measures over HTTP every sort and order on the first, middle and last page by number, the page
 // after a cursor at the start, the middle and the end, each filter and searches on each field: p50/p95/p99 of
 // `--samples` requests (default 40) one after another. Then the flatness ratios against the smallest size (p95 at N
-// over p95 at the first size; the goal is <= 1.5x + 1 ms) and the database's bytes per file. Not recorded in
-// bench/RESULTS.md.
+// over p95 at the first size; the goal is <= 1.5x + 1 ms) and the database's bytes per file. `--only TEXT` measures
+// only the requests whose label holds TEXT (e.g. `--only search`). Not recorded in bench/RESULTS.md.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
@@ -26,6 +26,8 @@ interface ListingOptions {
   engine: 'sqlite' | 'postgres';
   databaseUrl: string | undefined;
   samples: number;
+  /** Only the requests whose label holds this text. */
+  only: string | undefined;
 }
 
 function parseListingOptions(argv: string[]): ListingOptions {
@@ -40,7 +42,7 @@ function parseListingOptions(argv: string[]): ListingOptions {
   const databaseUrl = value('--database-url') ?? process.env.BENCH_DATABASE_URL;
   if (engine === 'postgres' && !databaseUrl)
     throw new Error('--engine postgres needs --database-url (or BENCH_DATABASE_URL): an empty database it may fill');
-  return { files, engine, databaseUrl, samples: Number(value('--samples') ?? 40) };
+  return { files, engine, databaseUrl, samples: Number(value('--samples') ?? 40), only: value('--only') };
 }
 
 const log = (message: string) => console.log(`[listing] ${message}`);
@@ -96,7 +98,7 @@ export async function runListingBench(argv: string[], buildChute: () => Promise<
       if (database.engine === 'postgres') await sql`vacuum analyze`.execute(database.db);
       log(`${size.toLocaleString('en')} files seeded (${((Date.now() - started) / 1000).toFixed(1)} s); measuring`);
       bytesPerFile.set(size, (await databaseBytes(database, dataDir)) / size);
-      results.set(size, await measure(base, me.token, size, folderId, tagIds, options.samples));
+      results.set(size, await measure(base, me.token, size, folderId, tagIds, options));
     }
   } finally {
     await database.close();
@@ -151,7 +153,7 @@ async function measure(
   size: number,
   folderId: string,
   tagIds: string[],
-  samples: number,
+  { samples, only }: Pick<ListingOptions, 'samples' | 'only'>,
 ): Promise<Map<string, Timing>> {
   const perPage = 24;
   const timings = new Map<string, Timing>();
@@ -161,11 +163,14 @@ async function measure(
       throw new Error(`GET /api/user/files?${query} answered ${res.status}: ${res.text.slice(0, 200)}`);
     return parseJson(res.text) as unknown as { pages: number; nextCursor: string | null };
   };
+  const wanted = (label: string) => only === undefined || label.includes(only);
   const time = async (label: string, query: string) => {
-    timings.set(label, await timeRequests(() => get(query), samples));
+    if (wanted(label)) timings.set(label, await timeRequests(() => get(query), samples));
   };
   for (const sortBy of FILE_SORT_FIELDS) {
     for (const order of ['asc', 'desc']) {
+      const ways = ['page 1', 'page middle', 'page last', 'cursor start', 'cursor middle', 'cursor end'];
+      if (!ways.some((way) => wanted(`${sortBy} ${order} ${way}`))) continue;
       const q = `perpage=${perPage}&sortBy=${sortBy}&order=${order}`;
       const pages = (await get(q)).pages;
       const middle = Math.max(1, Math.ceil(pages / 2));

@@ -165,4 +165,27 @@ forEachDatabase('file list query plans', (engine) => {
       }
     }
   });
+
+  it("searches by type through the owner's types: many matches walk the order, few read files_user_type", async () => {
+    const ctx = server().ctx;
+    for (const sortBy of ['createdAt', 'size', 'name'] as const) {
+      const statements = listingStatements(ctx, userId, {
+        ...BASE,
+        sortBy,
+        searchField: 'type',
+        searchQuery: 'image',
+        types: ['image/png', 'image/jpeg'],
+      });
+      // Many matches: the order's index, each file's type checked on its row (no list of every match, no sort).
+      assertReadsInOrder(await planOf(ctx, statements.first[0]!, true), SORT_INDEX[sortBy], `type ${sortBy}`);
+      assertReadsInOrder(await planOf(ctx, statements.after[0]!, true), SORT_INDEX[sortBy], `type ${sortBy} after`);
+      if (engine === 'sqlite') {
+        // Few: their ids from one range of files_user_type per type, then sorted; no trigram table either way.
+        const few = await planOf(ctx, statements.fewMatches!, false);
+        assert.match(few, /COVERING INDEX files_user_type \(user_id=\? AND type=\?\)/, few);
+        assert.match(few, /sqlite_autoindex_files_1/, few);
+        assert.doesNotMatch(few + (await planOf(ctx, statements.first[0]!, true)), /files_fts/);
+      }
+    }
+  });
 });
