@@ -133,6 +133,23 @@ interface Listing {
    * worker thread, so that such a listing holds up no other request while it reads.
    */
   read: RunList;
+  /**
+   * SQLite, a trigram search that alone narrows the owner's files: how a page is first looked for among the next rows
+   * of the order itself (readWindow), set once the matches are known to be many.
+   */
+  window?: SearchWindow | undefined;
+  /** The owner's files in the order without the search, and the searched column (for `window`). */
+  unsearched?: { files: FilesQuery; column: string; query: string } | undefined;
+}
+
+/** A search's page found among the next rows of the order (readWindow). */
+interface SearchWindow {
+  files: FilesQuery;
+  column: string;
+  /** The search, folded (foldCase). */
+  folded: string;
+  /** The owner's files per match: how many rows of the order hold one match, on average. */
+  rowsPerMatch: number;
 }
 
 /** One page of the caller's (or, for admins, a user's) files, the number of matches and the cursor of the next page. */
@@ -184,6 +201,11 @@ export async function listFiles(ctx: AppContext, caller: Caller, query: FileList
     // Many matches are found by walking the order's index: on the slow reader, unless the total is stored (then the
     // filter is an index's own). Files of a type may all sit at the far end of the order.
     if (((stored === undefined || types) && !few) || deep) listing.read = listRunner(ctx, true);
+    if (listing.unsearched && !few) {
+      const owned = (await usageOfOne(ctx.db, ownerId)).files;
+      const { files, column, query: text } = listing.unsearched;
+      listing.window = { files, column, folded: foldCase(text), rowsPerMatch: owned / Math.max(1, total) };
+    }
     page = await readPage(total);
   }
   const { positions, hasNext } = page;
@@ -368,6 +390,13 @@ function fileListing(ctx: AppContext, ownerId: string, query: ListQuery): Listin
     count,
     key,
     read: listRunner(ctx, false),
+    unsearched: onlySearch
+      ? {
+          files: ctx.db.selectFrom('files').where('files.user_id', '=', ownerId),
+          column: SORT_COLUMNS[query.searchField as FileSearchField],
+          query: query.searchQuery!,
+        }
+      : undefined,
   };
 }
 
@@ -535,14 +564,69 @@ const flipped = (segment: Segment): Segment => ({
   direction: segment.direction === 'asc' ? 'desc' : 'asc',
 });
 
+/** Reads no more rows of the order than this to find a search's page among them (readWindow). */
+const MAX_WINDOW = 20_000;
+
+type SegmentRow = { id: string; sort_value: string | number | null };
+
+/**
+ * Up to `take` matches of a segment after `skip` ones, from its start or after a position; with `held`, how many
+ * matches the whole segment holds when that came out on the way (the window reached the segment's end).
+ */
+async function segmentRows(
+  listing: Listing,
+  segment: Segment,
+  after: Position | undefined,
+  skip: number,
+  take: number,
+): Promise<{ rows: SegmentRow[]; held?: number }> {
+  const windowed = listing.window && (await readWindow(listing, listing.window, segment, after, skip + take));
+  if (windowed) {
+    const rows = windowed.matches.slice(skip, skip + take);
+    return windowed.ended ? { rows, held: windowed.matches.length } : { rows };
+  }
+  return { rows: await listing.read(segmentQuery(listing, segment, after).limit(take).offset(skip)) };
+}
+
+/**
+ * A broad search's matches looked for among the next rows of the order itself, each matched here (foldCase, as
+ * searchMatch matches): where the matches are many of the owner's files, a page's worth sits within a few times its
+ * size (bildschirm, two files in three of a million: ~40 rows for a page of 24), where the index's list of every
+ * match costs a look-up per match to build (~400 ms). Reads at most a few times as many rows as the matches' share
+ * predicts (at most MAX_WINDOW); undefined when those held fewer than `need` matches (the matches cluster elsewhere:
+ * the caller then reads through the index) or when the share predicts too many rows to try.
+ */
+async function readWindow(
+  listing: Listing,
+  window: SearchWindow,
+  segment: Segment,
+  after: Position | undefined,
+  need: number,
+): Promise<{ matches: SegmentRow[]; ended: boolean } | undefined> {
+  const expected = need * window.rowsPerMatch;
+  if (expected * 4 > MAX_WINDOW) return undefined;
+  const limit = Math.max(200, Math.ceil(expected * 8));
+  const rows = await listing.read(
+    segmentQuery({ ...listing, filtered: window.files }, segment, after)
+      .select(sql<string | null>`${sql.ref(`files.${window.column}`)}`.as('searched'))
+      .limit(Math.min(limit, MAX_WINDOW)),
+  );
+  const matches = rows.filter((r) => r.searched !== null && foldCase(r.searched).includes(window.folded));
+  const ended = rows.length < Math.min(limit, MAX_WINDOW);
+  if (matches.length < need && !ended) return undefined;
+  return { matches: matches.map((r) => ({ id: r.id, sort_value: r.sort_value })), ended };
+}
+
 /** Up to `take` positions after `after` (a cursor), across the segments that follow. */
 async function readFrom(listing: Listing, after: Position, take: number): Promise<Position[]> {
   const positions: Position[] = [];
   for (let s = after.segment; s < listing.segments.length && positions.length < take; s++) {
-    const rows = await listing.read(
-      segmentQuery(listing, listing.segments[s]!, s === after.segment ? after : undefined).limit(
-        take - positions.length,
-      ),
+    const { rows } = await segmentRows(
+      listing,
+      listing.segments[s]!,
+      s === after.segment ? after : undefined,
+      0,
+      take - positions.length,
     );
     for (const r of rows) positions.push({ segment: s, value: r.sort_value, id: r.id });
   }
@@ -576,8 +660,7 @@ async function readSkipping(
   const positions: Position[] = [];
   for (let i = 0; i < segments.length && positions.length < take; i++) {
     const segment = segments[i]!;
-    const query = segmentQuery(listing, segment, undefined);
-    const rows = await listing.read(query.limit(take - positions.length).offset(skip));
+    const { rows, held } = await segmentRows(listing, segment, undefined, skip, take - positions.length);
     const index = reversed ? segments.length - 1 - i : i;
     for (const r of rows) positions.push({ segment: index, value: r.sort_value, id: r.id });
     if (rows.length > 0 || skip === 0 || i === segments.length - 1) {
@@ -585,6 +668,10 @@ async function readSkipping(
       continue;
     }
     // The whole segment was skipped: how many it held decides where the next one starts.
+    if (held !== undefined) {
+      skip = Math.max(0, skip - held);
+      continue;
+    }
     const [counted] = await listing.read(
       listing.filtered
         .where(

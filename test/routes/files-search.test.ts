@@ -256,6 +256,75 @@ forEachDatabase('file search', (engine) => {
     assert.deepEqual(res.body.page.map((f) => f.id).sort(), expected);
   });
 
+  it('pages a broad search exactly whether its matches are spread through the order or gathered at one end', async () => {
+    // 6,000 of 12,000 files match: every other one (a page is found among the next rows of the order), or the 6,000
+    // oldest (for the newest first, no page among the next rows: read through the index instead). Original names
+    // are missing from a third, which the nullable order lists after the others.
+    const cases = [
+      { who: 'spread', matches: (i: number) => i % 2 === 0 },
+      { who: 'gathered', matches: (i: number) => i < 6000 },
+    ];
+    for (const { who, matches } of cases) {
+      const owner = await createTestUser(server(), `window-${who}`);
+      const rows = await insertFileRows(
+        server().ctx,
+        Array.from({ length: 12_000 }, (_, i) => ({
+          user_id: owner.id,
+          name: `${matches(i) ? 'Bildschirmfoto' : 'Other'}-${who}-${String(i).padStart(5, '0')}.png`,
+          original_name: i % 3 === 0 ? null : `${matches(i) ? 'ÉCRAN' : 'photo'} ${i % 500}.png`,
+          size: (i * 7919) % 1000,
+          created_at: 1_800_000_000_000 + i,
+        })),
+      );
+      const orders = [
+        { field: 'name', query: 'schirmFOTO', sortBy: 'createdAt', order: 'desc' },
+        { field: 'name', query: 'schirmFOTO', sortBy: 'createdAt', order: 'asc' },
+        { field: 'originalName', query: 'écran', sortBy: 'originalName', order: 'desc' },
+        { field: 'originalName', query: 'écran', sortBy: 'size', order: 'asc' },
+      ] as const;
+      for (const { field, query, sortBy, order } of orders) {
+        const value = (r: (typeof rows)[number]) => (field === 'name' ? r.name : r.original_name);
+        const key = (r: (typeof rows)[number]) =>
+          sortBy === 'createdAt' ? r.created_at : sortBy === 'size' ? r.size : r.original_name;
+        const sign = order === 'asc' ? 1 : -1;
+        const expected = rows
+          .filter((r) => value(r) !== null && foldCase(value(r)!).includes(foldCase(query)))
+          .sort((a, b) => {
+            const [x, y] = [key(a), key(b)];
+            if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
+            return (x < y ? -sign : x > y ? sign : 0) || (a.id < b.id ? -sign : sign);
+          })
+          .map((r) => r.id);
+        const what = `${who} ${field} by ${sortBy} ${order}`;
+        const base = `/api/user/files?searchField=${field}&searchQuery=${encodeURIComponent(query)}&sortBy=${sortBy}&order=${order}`;
+        const get = async (extra: string) => {
+          const res = await server().json<Page>('GET', `${base}&${extra}`, { auth: owner.token });
+          assert.equal(res.status, 200, JSON.stringify(res.body));
+          assert.equal(res.body.total, expected.length, what);
+          return res.body;
+        };
+        for (const page of [1, 2, 240]) {
+          const got = await get(`perpage=25&page=${page}`);
+          assert.deepEqual(
+            got.page.map((f) => f.id),
+            expected.slice((page - 1) * 25, page * 25),
+            `${what} page ${page}`,
+          );
+        }
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const got: Page = await get(
+            `perpage=${cursor ? 500 : 30}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          );
+          seen.push(...got.page.map((f) => f.id));
+          cursor = got.nextCursor;
+        } while (cursor);
+        assert.deepEqual(seen, expected, `${what} by cursor`);
+      }
+    }
+  });
+
   it('follows uploads, renames and deletes', async () => {
     const carol = await createTestUser(server(), 'carol');
     const file = await uploadOne(server(), carol.token, 'x', { name: 'Sunset-Beach.png', type: 'image/png' });
