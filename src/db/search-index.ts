@@ -14,6 +14,7 @@ import {
 } from 'kysely';
 import type { Database } from './types.js';
 import { foldCase } from '../lib/file-list.js';
+import { INSTANCE } from './usage-counters.js';
 
 /** A database or a transaction, of any schema (migrations see none). */
 type Executor = QueryExecutorProvider;
@@ -293,7 +294,10 @@ const ftsPhrase = (columns: readonly string[], query: string) =>
 /**
  * SQLite, a query searchMatch reads from the trigram table (searchUsesIndex): how many of `ownerId`'s files match it in
  * `columns`, counted from files_fts and file_search's copy of each file's owner (migration 0031), without reading the
- * files' rows. The same number as counting the owner's files that searchMatch matches.
+ * files' rows. The same number as counting the owner's files that searchMatch matches. When the owner holds every file
+ * of the instance (their stored count is the instance's: a one-user instance), the matches are counted in the trigram
+ * table alone, without looking up each one's owner (666,666 matches of a million: about half the time). One
+ * statement: the counters and the matches are read in one snapshot.
  */
 export function countOwnedMatches(
   db: Kysely<Database>,
@@ -302,16 +306,29 @@ export function countOwnedMatches(
   ownerId: string,
 ): Compilable<{ count: number | string }> {
   const untyped = db as unknown as Kysely<SearchTables>;
-  return untyped
+  const phrase = sql<SqlBool>`files_fts match ${ftsPhrase(columns, query)}`;
+  const owned = untyped
     .selectFrom('files_fts')
     .innerJoin('file_search', 'file_search.seq', 'files_fts.rowid')
-    .where(sql<SqlBool>`files_fts match ${ftsPhrase(columns, query)}`)
+    .where(phrase)
     .where('file_search.user_id', '=', ownerId)
-    .select(sql<number | string>`count(*)`.as('count'));
+    .select(sql<number>`count(*)`.as('n'));
+  const all = untyped
+    .selectFrom('files_fts')
+    .where(phrase)
+    .select(sql<number>`count(*)`.as('n'));
+  const filesOf = (owner: string) =>
+    untyped.selectFrom('usage_counters').select('usage_counters.files').where('usage_counters.owner', '=', owner);
+  return untyped.selectNoFrom(
+    sql<number | string>`case when (${filesOf(ownerId)}) = (${filesOf(INSTANCE)}) then (${all}) else (${owned}) end`.as(
+      'count',
+    ),
+  );
 }
 
-/** SQLite's tables of the files' search index, as countOwnedMatches reads them. */
+/** SQLite's tables of the files' search index, as countOwnedMatches reads them, and the owners' counters. */
 interface SearchTables {
   files_fts: { rowid: number };
   file_search: { seq: number; file_id: string; user_id: string | null };
+  usage_counters: { owner: string; files: number };
 }

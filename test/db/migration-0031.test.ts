@@ -1,6 +1,6 @@
 // Migration 0031 on a database that has files: file_search (SQLite's numbering of the search index) gets each file's
 // owner, the triggers keep it in step with new files, changed owners and deletions, and a search's total, counted
-// from it, is the owner's matches. On PostgreSQL the migration changes nothing and the totals are the same.
+// from it, is the owner's matches (also when the owner holds every file). On PostgreSQL the migration changes nothing and the totals are the same.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
@@ -76,6 +76,15 @@ describe('migration 0031 (the owners in the search index)', () => {
             const left = await sql<{ n: number }>`select count(*) as n from file_search`.execute(db);
             assert.equal(Number(left.rows[0]!.n), 4);
           }
+          // u-a alone holds files (the count then reads the trigram table only, SQLite), and again with u-b's.
+          await db.deleteFrom('files').where('id', 'in', ['a1', 'a2']).execute();
+          assert.equal(await total('u-a'), 1);
+          assert.equal(await total('u-a', '.png'), 2);
+          assert.equal(await total('u-b', '.png'), 0);
+          await insertFileRows(server.ctx, [{ id: 'b2', user_id: 'u-b', name: 'Bildschirmfoto-b.png' }]);
+          assert.equal(await total('u-a'), 1);
+          assert.equal(await total('u-b'), 1);
+          assert.equal(await total('u-a', '.png'), 2);
         },
       );
     });
