@@ -134,22 +134,21 @@ interface Listing {
    */
   read: RunList;
   /**
-   * SQLite, a trigram search that alone narrows the owner's files: how a page is first looked for among the next rows
-   * of the order itself (readWindow), set once the matches are known to be many.
+   * SQLite, a trigram search that alone narrows the owner's files: what a page is first looked for among, the next
+   * rows of the order itself (readWindow), once the matches are known to be many (`rowsPerMatch` set).
    */
   window?: SearchWindow | undefined;
-  /** The owner's files in the order without the search, and the searched column (for `window`). */
-  unsearched?: { files: FilesQuery; column: string; query: string } | undefined;
 }
 
 /** A search's page found among the next rows of the order (readWindow). */
 interface SearchWindow {
+  /** The owner's files, without the search. */
   files: FilesQuery;
   column: string;
   /** The search, folded (foldCase). */
   folded: string;
-  /** The owner's files per match: how many rows of the order hold one match, on average. */
-  rowsPerMatch: number;
+  /** The owner's files per match: how many rows of the order hold one match, on average. Unset: not tried. */
+  rowsPerMatch?: number;
 }
 
 /** One page of the caller's (or, for admins, a user's) files, the number of matches and the cursor of the next page. */
@@ -201,11 +200,8 @@ export async function listFiles(ctx: AppContext, caller: Caller, query: FileList
     // Many matches are found by walking the order's index: on the slow reader, unless the total is stored (then the
     // filter is an index's own). Files of a type may all sit at the far end of the order.
     if (((stored === undefined || types) && !few) || deep) listing.read = listRunner(ctx, true);
-    if (listing.unsearched && !few) {
-      const owned = (await usageOfOne(ctx.db, ownerId)).files;
-      const { files, column, query: text } = listing.unsearched;
-      listing.window = { files, column, folded: foldCase(text), rowsPerMatch: owned / Math.max(1, total) };
-    }
+    if (listing.window && !few)
+      listing.window.rowsPerMatch = (await usageOfOne(ctx.db, ownerId)).files / Math.max(1, total);
     page = await readPage(total);
   }
   const { positions, hasNext } = page;
@@ -302,7 +298,8 @@ function fileListing(ctx: AppContext, ownerId: string, query: ListQuery): Listin
   const byTag = byTagDate(ctx, ownerId, query);
   // A search by type through the owner's types (typeMatches): walked along the order's index with the type checked
   // on each file's row (SQLite: behind a unary +, else its planner takes files_user_type and sorts every match).
-  const byTypes = query.types !== undefined && query.searchField === 'type' && Boolean(query.searchQuery);
+  // (typeMatches gives `types` to type searches only.)
+  const byTypes = query.types !== undefined;
   const filtered =
     byTag ??
     ctx.db
@@ -390,11 +387,11 @@ function fileListing(ctx: AppContext, ownerId: string, query: ListQuery): Listin
     count,
     key,
     read: listRunner(ctx, false),
-    unsearched: onlySearch
+    window: onlySearch
       ? {
           files: ctx.db.selectFrom('files').where('files.user_id', '=', ownerId),
           column: SORT_COLUMNS[query.searchField as FileSearchField],
-          query: query.searchQuery!,
+          folded: foldCase(query.searchQuery!),
         }
       : undefined,
   };
@@ -470,7 +467,7 @@ function listFilters(
   if (query.searchQuery && query.searchField === 'tags') {
     // Zipline's tag search: files carrying every one of the tags, each looked up from the tag side.
     for (const tagId of searchTagIds(query)) conditions.push(taggedWith([tagId]));
-  } else if (query.searchQuery && query.searchField === 'type' && query.types !== undefined) {
+  } else if (query.searchQuery && query.types !== undefined) {
     const types = [...query.types];
     // Read from the matches (the owner unindexed): their ids from files_user_type, one range per type (else SQLite
     // walks the order's index, which needs no sort). Otherwise checked on each file's row, or (PostgreSQL) as its
@@ -580,7 +577,10 @@ async function segmentRows(
   skip: number,
   take: number,
 ): Promise<{ rows: SegmentRow[]; held?: number }> {
-  const windowed = listing.window && (await readWindow(listing, listing.window, segment, after, skip + take));
+  const rowsPerMatch = listing.window?.rowsPerMatch;
+  const windowed =
+    rowsPerMatch !== undefined &&
+    (await readWindow(listing, { ...listing.window!, rowsPerMatch }, segment, after, skip + take));
   if (windowed) {
     const rows = windowed.matches.slice(skip, skip + take);
     return windowed.ended ? { rows, held: windowed.matches.length } : { rows };
@@ -598,7 +598,7 @@ async function segmentRows(
  */
 async function readWindow(
   listing: Listing,
-  window: SearchWindow,
+  window: Required<SearchWindow>,
   segment: Segment,
   after: Position | undefined,
   need: number,
