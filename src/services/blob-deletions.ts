@@ -16,7 +16,7 @@ const DRAIN_BATCH = 500;
 const DRAIN_LEASE_MS = 5 * 60_000;
 const DRAIN_LEASE = 'blob-deletions';
 /** This process among the instances taking the lease. */
-const HOLDER = `blobs:${randomBytes(6).toString('hex')}`;
+const PROCESS = randomBytes(6).toString('hex');
 
 /** Removes stored bytes and their thumbnail; throws when the datasource fails (a missing object is no failure). */
 async function removeStoredObjects(ctx: AppContext, key: string): Promise<void> {
@@ -61,21 +61,27 @@ const draining = new WeakMap<AppContext, Promise<number>>();
  * (another holding the lease: returns 0 at once); in this process, a call during a drain waits for it and then
  * drains again. Returns how many went.
  */
-export async function drainBlobDeletions(ctx: AppContext, options: { minAgeMs: number }): Promise<number> {
+export async function drainBlobDeletions(
+  ctx: AppContext,
+  options: { minAgeMs: number; atStart?: boolean },
+): Promise<number> {
   const running = draining.get(ctx);
   if (running) await running.catch(() => undefined);
   const again = draining.get(ctx);
   if (again) return again;
-  const drain = drainOnce(ctx, options.minAgeMs).finally(() => draining.delete(ctx));
+  const drain = drainOnce(ctx, options.minAgeMs, options.atStart === true).finally(() => draining.delete(ctx));
   draining.set(ctx, drain);
   return drain;
 }
 
-async function drainOnce(ctx: AppContext, minAgeMs: number): Promise<number> {
+async function drainOnce(ctx: AppContext, minAgeMs: number, atStart: boolean): Promise<number> {
   // The notes carry the database's wall-clock time (the trigger's), not the app's clock.
   const notedBefore = Date.now() - minAgeMs;
-  const lease = () => takeLease(ctx.db, DRAIN_LEASE, HOLDER, ctx.clock.now(), ctx.clock.now() + DRAIN_LEASE_MS);
-  if (!(await lease())) return 0;
+  const holder = `blobs:${ctx.instanceId}:`;
+  // At start-up, a lease of this instance's previous process (killed mid-drain) is taken over at once.
+  const lease = (takeOver?: string) =>
+    takeLease(ctx.db, DRAIN_LEASE, holder + PROCESS, ctx.clock.now(), ctx.clock.now() + DRAIN_LEASE_MS, takeOver);
+  if (!(await lease(atStart ? holder : undefined))) return 0;
   let removed = 0;
   let after = '';
   try {
@@ -97,7 +103,7 @@ async function drainOnce(ctx: AppContext, minAgeMs: number): Promise<number> {
       if (notes.length < DRAIN_BATCH || !(await lease())) break;
     }
   } finally {
-    await releaseLease(ctx.db, DRAIN_LEASE, HOLDER, ctx.clock.now()).catch(() => undefined);
+    await releaseLease(ctx.db, DRAIN_LEASE, holder + PROCESS, ctx.clock.now()).catch(() => undefined);
   }
   if (removed > 0) ctx.log.info({ removed }, 'removed the stored bytes of deleted files');
   return removed;

@@ -30,8 +30,8 @@ const RESUME_LEASE = 'deletions';
 /** The periodic drain leaves the bytes noted more recently than this to the process that deleted their records. */
 const BLOB_NOTE_MIN_AGE_MS = 60_000;
 const RESUME_LEASE_MS = 2 * 60_000;
-/** This process among the instances taking the lease. */
-const HOLDER = `deletions:${randomBytes(6).toString('hex')}`;
+/** This process among the instances taking the lease: `deletions:<instance>:<process>` (see resumeOnce). */
+const PROCESS = randomBytes(6).toString('hex');
 
 /** Lets the event loop run what waits (requests, timers) before the next batch. */
 export const yieldToRequests = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -284,8 +284,11 @@ export async function resumeDeletions(ctx: AppContext, options: { atStart: boole
 }
 
 async function resumeOnce(ctx: AppContext, atStart: boolean): Promise<void> {
-  const lease = () => takeLease(ctx.db, RESUME_LEASE, HOLDER, ctx.clock.now(), ctx.clock.now() + RESUME_LEASE_MS);
-  if (!(await lease())) return;
+  const holder = `deletions:${ctx.instanceId}:`;
+  // At start-up, a lease of this instance's previous process (killed mid-deletion) is taken over at once.
+  const lease = (takeOver?: string) =>
+    takeLease(ctx.db, RESUME_LEASE, holder + PROCESS, ctx.clock.now(), ctx.clock.now() + RESUME_LEASE_MS, takeOver);
+  if (!(await lease(atStart ? holder : undefined))) return;
   // Renews the lease now and then during a long run (each renewal is a write, so not after every batch).
   let renewedAt = performance.now();
   const renew = async () => {
@@ -324,9 +327,9 @@ async function resumeOnce(ctx: AppContext, atStart: boolean): Promise<void> {
     ctx.log.info('deletions paused while the instance stops; the next start continues them');
     return;
   } finally {
-    await releaseLease(ctx.db, RESUME_LEASE, HOLDER, ctx.clock.now()).catch(() => undefined);
+    await releaseLease(ctx.db, RESUME_LEASE, holder + PROCESS, ctx.clock.now()).catch(() => undefined);
   }
-  await drainBlobDeletions(ctx, { minAgeMs: atStart ? 0 : BLOB_NOTE_MIN_AGE_MS });
+  await drainBlobDeletions(ctx, { minAgeMs: atStart ? 0 : BLOB_NOTE_MIN_AGE_MS, atStart });
 }
 
 class DeletionsStopped extends Error {}

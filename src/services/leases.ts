@@ -2,19 +2,36 @@
 // on its own schedule; the one that takes the task's lease in the database runs it, the others skip that turn. After
 // a run the lease is kept until the next turn is due, so that N instances do the work once per interval, not N
 // times; a holder that dies mid-run loses the lease when it expires and another instance takes the task over.
+import { sql, type SqlBool } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/types.js';
 
 /**
- * Takes the lease `name` until `until` (epoch ms) when it is free, expired or already `holder`'s. True when `holder`
- * holds it afterwards. One conditional update, or one insert that loses to a concurrent one: never two holders.
+ * Takes the lease `name` until `until` (epoch ms) when it is free, expired or already `holder`'s, or (`takeOver`) held
+ * by a holder whose name starts so: a process of this instance that died (at start-up no other process of the
+ * instance runs), whose lease would otherwise hold up its successor's start-up work until it expired. True when
+ * `holder` holds it afterwards. One conditional update, or one insert that loses to a concurrent one: never two
+ * holders.
  */
-export async function takeLease(db: Db, name: string, holder: string, now: number, until: number): Promise<boolean> {
+export async function takeLease(
+  db: Db,
+  name: string,
+  holder: string,
+  now: number,
+  until: number,
+  takeOver?: string,
+): Promise<boolean> {
   const updated = await db
     .updateTable('leases')
     .set({ holder, expires_at: until })
     .where('name', '=', name)
-    .where((eb) => eb.or([eb('holder', '=', holder), eb('expires_at', '<=', now)]))
+    .where((eb) =>
+      eb.or([
+        eb('holder', '=', holder),
+        eb('expires_at', '<=', now),
+        ...(takeOver ? [sql<SqlBool>`substr(holder, 1, ${takeOver.length}) = ${takeOver}`] : []),
+      ]),
+    )
     .executeTakeFirst();
   if (Number(updated.numUpdatedRows) === 1) return true;
   const inserted = await db

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
+import { resumeDeletions } from '../../src/services/deletions.js';
 import { runExclusive, takeLease } from '../../src/services/leases.js';
 import { forEachDatabase, startTestServer, withSharedState } from '../support/server.js';
 
@@ -89,6 +90,60 @@ forEachDatabase('leases of periodic work', (engine) => {
       } finally {
         await a.close();
         await b.close();
+      }
+    });
+  });
+
+  it("at start-up, takes over the deletions' leases of this instance's killed process, not another instance's", async () => {
+    await withSharedState(engine, async (shared) => {
+      const server = await startTestServer({ engine, ...shared, env: { INSTANCE_ID: 'three' } });
+      try {
+        const { db } = server.ctx;
+        const now = Date.now();
+        const holders = async () =>
+          Object.fromEntries(
+            (await db.selectFrom('leases').select(['name', 'holder', 'expires_at']).execute()).map((l) => [
+              l.name,
+              { holder: l.holder, held: Number(l.expires_at) > Date.now() },
+            ]),
+          );
+        const hold = async (name: string, holder: string) => {
+          await db.deleteFrom('leases').where('name', '=', name).execute();
+          await db
+            .insertInto('leases')
+            .values({ name, holder, expires_at: now + 600_000 })
+            .execute();
+        };
+        // A blob note for the drain to remove once it has the lease.
+        const noteBlob = () =>
+          db.insertInto('blob_deletions').values({ storage_key: 'gone/none', created_at: 0 }).execute();
+        // Another instance's leases hold, at start-up too: nothing runs, the note stays.
+        await hold('deletions', 'deletions:four:abc');
+        await hold('blob-deletions', 'blobs:four:abc');
+        await noteBlob();
+        await resumeDeletions(server.ctx, { atStart: true });
+        assert.deepEqual(await holders(), {
+          deletions: { holder: 'deletions:four:abc', held: true },
+          'blob-deletions': { holder: 'blobs:four:abc', held: true },
+        });
+        // This instance's previous process's leases: held for a periodic run, taken over at start-up (then given back
+        // at the end of the run), and the note is worked off.
+        await hold('deletions', 'deletions:three:dead');
+        await hold('blob-deletions', 'blobs:three:dead');
+        await resumeDeletions(server.ctx, { atStart: false });
+        assert.equal((await holders()).deletions!.holder, 'deletions:three:dead');
+        await resumeDeletions(server.ctx, { atStart: true });
+        const after = await holders();
+        for (const [name, prefix] of [
+          ['deletions', 'deletions:three:'],
+          ['blob-deletions', 'blobs:three:'],
+        ] as const) {
+          assert.ok(after[name]!.holder.startsWith(prefix) && !after[name]!.holder.endsWith(':dead'), name);
+          assert.equal(after[name]!.held, false, `${name} given back`);
+        }
+        assert.deepEqual(await db.selectFrom('blob_deletions').select('storage_key').execute(), []);
+      } finally {
+        await server.chute.close();
       }
     });
   });
