@@ -31,6 +31,11 @@ export function randomString(length: number, alphabet: string = ALPHANUMERIC): s
   return out;
 }
 
+/** `length` lowercase letters and digits (about 5.17 bits each), from the pool. */
+export function randomLowercase(length: number): string {
+  return randomString(length, ID_ALPHABET);
+}
+
 /** A record identifier: 25 lowercase alphanumerics (~129 bits), starting with a letter. */
 export function newId(): string {
   return ID_ALPHABET[randomInt(26)] + randomString(24, ID_ALPHABET);
