@@ -11,7 +11,7 @@ import { fileLink, rawLink } from '../lib/links.js';
 import { ByteLimit, ByteLimitExceededError } from '../lib/byte-limit.js';
 import { toIso } from '../lib/clock.js';
 import { candidateName, extensionOf, sanitizeFileName, suffixedName, type FileNameFormat } from '../lib/file-names.js';
-import { newId } from '../lib/ids.js';
+import { newTimeOrderedId } from '../lib/ids.js';
 import { mimeEssence } from '../lib/media-types.js';
 import { hashPassword } from '../lib/passwords.js';
 import { formatByteSize } from '../lib/sizes.js';
@@ -116,9 +116,12 @@ export function describeIncomingFile(
   return { type, assumedType, extension, clientName };
 }
 
-/** A fresh datasource key for a new file's bytes. */
+/**
+ * A fresh datasource key for a new file's bytes: time-ordered like the file's id (lib/ids.ts), so that the unique index
+ * of keys and the pending marks grow at their end.
+ */
 export function newStorageKey(): string {
-  return newId();
+  return newTimeOrderedId();
 }
 
 /** Folder of an upload: must exist (4001) and be the uploader's (3011). */
@@ -326,7 +329,8 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
       for (const object of input.objects) {
         const now = ctx.clock.now();
         const row: FileRow = {
-          id: newId(),
+          // Time-ordered: the new file lands at the end of every index of the owner's files (lib/ids.ts).
+          id: newTimeOrderedId(now),
           name: '',
           original_name: options.keepOriginalName ? object.clientName : null,
           type: object.type,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { newId, newSecretToken, randomString } from '../../src/lib/ids.js';
+import { newId, newSecretToken, newTimeOrderedId, randomString } from '../../src/lib/ids.js';
 import { Secrets, loadOrCreateSecret } from '../../src/lib/secrets.js';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
@@ -19,6 +19,19 @@ describe('ids', () => {
     assert.equal(ids.size, 2000);
     for (const id of ids) assert.match(id, /^[a-z][a-z0-9]{24}$/);
     assert.match(newSecretToken(), /^[A-Za-z0-9_-]{43}$/);
+  });
+  it('makes time-ordered ids of the same shape that sort as their times do', () => {
+    const times = [0, 1, 35, 36, 1_700_000_000_000, Date.now(), Date.now() + 1, 36 ** 9 - 1];
+    const ids = times.map((t) => newTimeOrderedId(t));
+    for (const id of ids) assert.match(id, /^f[a-z0-9]{24}$/);
+    // Byte order (SQLite's BINARY collation, PostgreSQL's "C"): the time part decides, whatever the random part.
+    const sorted = [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    assert.deepEqual(sorted, ids);
+    assert.equal(ids[1]!.slice(1, 10), '000000001');
+    // The same millisecond: distinct, by the random part.
+    const same = new Set(Array.from({ length: 2000 }, () => newTimeOrderedId(1_700_000_000_000)));
+    assert.equal(same.size, 2000);
+    assert.equal(new Set([...same].map((id) => id.slice(0, 10))).size, 1);
   });
   it('refuses an alphabet it cannot draw from', () => {
     assert.throws(() => randomString(4, 'a'), RangeError);
