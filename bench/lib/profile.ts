@@ -38,7 +38,8 @@ function functionOf(node: ProfileNode): string {
   return `${functionName || '(anonymous)'} ${where}`.trim();
 }
 
-const isChute = (node: ProfileNode) => /\/src\//.test(node.callFrame.url) && !node.callFrame.url.includes('node_modules');
+const isChute = (node: ProfileNode) =>
+  /\/src\//.test(node.callFrame.url) && !node.callFrame.url.includes('node_modules');
 
 export function summariseProfile(file: string, top = 15): string {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
