@@ -39,7 +39,8 @@ export function sameConnectionWriter(db: Db): BatchWriter {
 /**
  * The page cache of each SQLite connection, in KiB (negative: a size, not a page count): 64 MiB, where SQLite's default
  * is 2 MiB. An upload writes a leaf page of each index of `files` and of the search index at a random place (ids, names
- * and storage keys are random); at a million files those pages no longer fit in 2 MiB, and every upload read them
+ * and storage keys were random; ids and keys have grown with time since, lib/ids.ts, names still are); at a million
+ * files those pages no longer fit in 2 MiB, and every upload read them
  * again from the file: uploads into an account of 1,000,000 files ran at 0.82x the rate into an empty one, 0.99x with
  * this cache (bench/RESULTS.md, 2026-11-26 23:30). The cache fills only with pages that are used: a small database
  * keeps a small cache.
