@@ -105,6 +105,12 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma(`cache_size = ${SQLITE_CACHE_SIZE}`);
+  // A statement that fires triggers inside a transaction keeps a statement journal (the pages it changed, to undo it
+  // alone); past 64 KiB SQLite spills it to a temp file, opened and written for every such statement. A new file's
+  // insert touches ~15 pages (its indexes, the search index, the counters), so each upload's insert wrote one: in
+  // memory it costs half (101 -> 48 us per insert, bench/RESULTS.md). Only this connection: the batch writer's and
+  // the slow reader's (long deletions, exports, broad searches) keep their temporary data in files.
+  sqlite.pragma('temp_store = MEMORY');
   // Unicode case folding for searches too short for the trigram index (SQLite's own lower() folds ASCII only).
   sqlite.function('chute_fold', { deterministic: true }, (text: unknown) =>
     typeof text === 'string' ? foldCase(text) : null,

@@ -1,7 +1,7 @@
 // Queries of the hot path, built and compiled once: Kysely otherwise builds the operation tree and compiles the same
 // SQL on every request, which cost a redirect about as much CPU as the query itself (bench/RESULTS.md).
 import type { Compilable, CompiledQuery } from 'kysely';
-import type { RowWatch, WatchedTable } from './row-watch.js';
+import type { RowWatch, WatchedRows, WatchedTable } from './row-watch.js';
 import type { Db } from './types.js';
 
 /** Stands for the key while the query is compiled; it never reaches the database. */
@@ -105,7 +105,7 @@ export function precompiledByKey<R>(
 }
 
 interface AnswerCache<T> {
-  watch: RowWatch;
+  watch: WatchedRows;
   entries: number;
   generation: number;
   answers: Map<string, T>;
@@ -119,8 +119,8 @@ function cacheFor<T>(
 ): AnswerCache<T> | undefined {
   let cache = caches.get(db);
   if (cache) return cache;
-  const watch = rowWatches.get(db);
-  if (!watch || !watch.watch(wanted.tables)) return undefined;
+  const watch = rowWatches.get(db)?.watch(wanted.tables);
+  if (!watch) return undefined;
   cache = { watch, entries: wanted.entries, generation: -1, answers: new Map() };
   caches.set(db, cache);
   return cache;

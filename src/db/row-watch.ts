@@ -1,7 +1,7 @@
 // Whether rows of some tables may have changed, cheaply enough to ask on every request, so that an in-memory copy of a
-// row (db/precompiled.ts, cached queries) is used only while it is current. SQLite only: a temp trigger on each watched
-// table (it exists on this connection alone) counts the writes of this connection at once, including those of
-// transactions that roll back later (a needless refresh, never a stale answer), and PRAGMA data_version tells when any
+// row (db/precompiled.ts, cached queries) is used only while it is current. SQLite only: temp triggers on the tables
+// of each watch (they exist on this connection alone) count the writes of this connection at once, per watch (a
+// write to another watch's tables does not count), including those of transactions that roll back later (a needless refresh, never a stale answer), and PRAGMA data_version tells when any
 // other connection (the batch writer's thread, another process such as the `chute` command) committed anything. That
 // pragma costs about 4 us (as much as the look-up it would save), so it is read at most once a millisecond: a commit by
 // another process is seen within 1 ms. The batch writer's thread (db/batch-writer.ts) says so itself through changed()
@@ -21,17 +21,22 @@ export interface WatchedTable {
 
 export interface RowWatch {
   /**
-   * Watches these tables too (their triggers are made now: call it once the migrations have made them). False, and
-   * nothing done, while a transaction is open on the connection (a rollback would take the triggers away unseen).
+   * Watches these tables (their triggers are made now: call it once the migrations have made them) and answers the
+   * generation of their rows. Undefined, and nothing done, while a transaction is open on the connection (a rollback
+   * would take the triggers away unseen).
    */
-  watch(tables: readonly WatchedTable[]): boolean;
+  watch(tables: readonly WatchedTable[]): WatchedRows | undefined;
+  /** Says that rows may have changed through another connection just now (seen by every watch's next generation()). */
+  changed(): void;
+}
+
+export interface WatchedRows {
   /**
-   * A number that differs from any earlier answer whenever a row of the watched tables may have changed since; undefined
-   * while this connection has a transaction open (its uncommitted rows must not be copied).
+   * A number that differs from any earlier answer whenever a row of these tables may have changed since; undefined
+   * while this connection has a transaction open (its uncommitted rows must not be copied). Writes to tables that
+   * another watch() named do not move it: an upload (a files row) does not empty the kept short URLs or users.
    */
   generation(): number | undefined;
-  /** Says that watched rows may have changed through another connection just now (seen by the next generation()). */
-  changed(): void;
 }
 
 const NAME = /^[a-z_]+$/;
@@ -41,60 +46,65 @@ const NAME = /^[a-z_]+$/;
  * does that while the server runs (migrations run before the first request).
  */
 export function watchRows(sqlite: SqliteDatabase.Database): RowWatch {
-  let writes = 0;
-  sqlite.function('chute_rows_written', { deterministic: false }, () => {
-    writes++;
+  /** Writes seen by each watch's triggers, by the watch's number. */
+  const writes: number[] = [];
+  sqlite.function('chute_rows_written', { deterministic: false }, (watch: unknown) => {
+    writes[watch as number]! += 1;
     return null;
   });
-  let triggers = 0;
   let dataVersion: SqliteDatabase.Statement | undefined;
   let seenVersion: unknown;
-  let seenWrites = 0;
-  let generation = 0;
+  /** Moves when another connection may have committed anything: every watch's generation moves with it. */
+  let elsewhere = 0;
   let checkedAt = -Infinity;
   return {
     watch(tables) {
-      if (sqlite.inTransaction) return false;
+      if (sqlite.inTransaction) return undefined;
+      const id = writes.length;
       for (const { table, columns } of tables) {
         for (const name of [table, ...(columns ?? [])])
           if (!NAME.test(name)) throw new Error(`not a plain name: ${name}`);
         const update = columns ? `update of ${columns.join(', ')}` : 'update';
-        triggers++;
         for (const [what, event] of [
           ['insert', 'insert'],
           ['update', update],
           ['delete', 'delete'],
         ] as const) {
           sqlite.exec(
-            `create temp trigger chute_watch_${triggers}_${table}_${what} after ${event} on main.${table} ` +
-              'begin select chute_rows_written(); end',
+            `create temp trigger chute_watch_${id}_${table}_${what} after ${event} on main.${table} ` +
+              `begin select chute_rows_written(${id}); end`,
           );
         }
       }
-      // Whatever was copied before may predate the new triggers.
-      generation++;
-      return true;
+      writes.push(0);
+      // Whatever was copied before may predate the new triggers: the first answer differs from any (they start at 0).
+      let own = 1;
+      let seenWrites = 0;
+      let seenElsewhere = elsewhere;
+      return {
+        generation() {
+          if (sqlite.inTransaction) return undefined;
+          dataVersion ??= sqlite.prepare('pragma data_version').pluck();
+          const now = performance.now();
+          if (now - checkedAt >= OTHER_CONNECTIONS_SEEN_WITHIN_MS) {
+            checkedAt = now;
+            const version = dataVersion.get();
+            if (version !== seenVersion) {
+              seenVersion = version;
+              elsewhere++;
+            }
+          }
+          if (writes[id] !== seenWrites || elsewhere !== seenElsewhere) {
+            seenWrites = writes[id]!;
+            seenElsewhere = elsewhere;
+            own++;
+          }
+          return own;
+        },
+      };
     },
     changed() {
-      generation++;
-    },
-    generation() {
-      if (sqlite.inTransaction) return undefined;
-      dataVersion ??= sqlite.prepare('pragma data_version').pluck();
-      const now = performance.now();
-      if (now - checkedAt >= OTHER_CONNECTIONS_SEEN_WITHIN_MS) {
-        checkedAt = now;
-        const version = dataVersion.get();
-        if (version !== seenVersion) {
-          seenVersion = version;
-          generation++;
-        }
-      }
-      if (writes !== seenWrites) {
-        seenWrites = writes;
-        generation++;
-      }
-      return generation;
+      elsewhere++;
     },
   };
 }

@@ -4,6 +4,7 @@ import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { AppContext } from '../context.js';
 import type { Db, Role, UserRow } from '../db/types.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { NOT_NOW, precompiledByKey } from '../db/precompiled.js';
 import { ApiError } from '../lib/errors.js';
 import type { ErrorCode } from '../lib/error-codes.js';
 import { newId, newSecretToken } from '../lib/ids.js';
@@ -35,14 +36,22 @@ export async function findUserById(db: Db, id: string): Promise<UserRow | undefi
   return db.selectFrom('users').selectAll().where('id', '=', id).where(userNotDeleted('users.id')).executeTakeFirst();
 }
 
+/**
+ * The user of a main API token, by the token's hash. On SQLite the answers are kept in memory while no users row and no
+ * user deletion may have changed (db/row-watch.ts): a client uploading screenshots all day is answered without a query.
+ * Few are kept, as a row may hold an avatar of up to 1 MiB (16 of them at most ~22 MB); the rows answered are shared,
+ * nothing may change them.
+ */
+const userByTokenHash = precompiledByKey(
+  (db, hash) => db.selectFrom('users').selectAll().where('token_hash', '=', hash).where(userNotDeleted('users.id')),
+  { cache: { tables: [{ table: 'users' }, { table: 'user_deletions' }], entries: 16 } },
+);
+
 /** The user an API token belongs to, or undefined. */
 export async function findUserByToken(ctx: AppContext, token: string): Promise<UserRow | undefined> {
-  return ctx.db
-    .selectFrom('users')
-    .selectAll()
-    .where('token_hash', '=', ctx.secrets.hash(token))
-    .where(userNotDeleted('users.id'))
-    .executeTakeFirst();
+  const hash = ctx.secrets.hash(token);
+  const now = userByTokenHash.now(ctx.db, hash);
+  return now === NOT_NOW ? userByTokenHash(ctx.db, hash) : now;
 }
 
 /** The full User resource: the row with its sessions, OAuth links, passkeys and quota. */

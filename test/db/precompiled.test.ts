@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { sql } from 'kysely';
 import { NOT_NOW, precompiledByKey } from '../../src/db/precompiled.js';
+import { findUserByToken } from '../../src/services/accounts.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { uploadOne } from '../support/uploads.js';
 
@@ -106,5 +107,48 @@ forEachDatabase('precompiled queries', (engine) => {
     const made = await server().json('POST', '/api/user/tags', { auth: user.token, body: { name: 'kept-tag' } });
     assert.equal(made.status, 200, JSON.stringify(made.body));
     assert.deepEqual(tagByName.now(db, 'kept-tag'), { id: made.body.id, name: 'kept-tag' });
+  });
+
+  it("kept answers of one query are not dropped by writes to other tables: an upload keeps the token's user", async () => {
+    const { ctx } = server();
+    const first = await findUserByToken(ctx, user.token);
+    assert.equal(first?.id, user.id);
+    // A file row (another table) is written by the upload, and the upload itself looks the token up.
+    await uploadOne(server(), user.token, 'kept');
+    const again = await findUserByToken(ctx, user.token);
+    assert.equal(again?.id, user.id);
+    if (engine === 'sqlite') assert.equal(again, first, 'the same kept row, no query');
+    else assert.notEqual(again, first, 'PostgreSQL reads it each time');
+    // A change of the user's row is seen at once: the old token stops working, the new one works.
+    const reset = await server().json('PATCH', '/api/user/token', { auth: user.token });
+    assert.equal(reset.status, 200, JSON.stringify(reset.body));
+    assert.equal(await findUserByToken(ctx, user.token), undefined);
+    assert.equal((await server().json('GET', '/api/user', { auth: user.token })).status, 401);
+    const renewed = await findUserByToken(ctx, reset.body.token);
+    assert.equal(renewed?.id, user.id);
+    assert.notEqual(renewed, first);
+    user = { ...user, token: reset.body.token };
+    // So is a role change made by an admin (a users row written by another request).
+    const other = await server().json('POST', '/api/users', {
+      auth: user.token,
+      body: { username: 'pre-other', password: 'pre-other-password', role: 'ADMIN' },
+    });
+    assert.equal(other.status, 200, JSON.stringify(other.body));
+    const otherToken = (
+      await server().json('GET', '/api/user', { auth: await server().login('pre-other', 'pre-other-password') })
+    ).body.token as string;
+    assert.equal((await findUserByToken(ctx, otherToken))?.role, 'ADMIN');
+    const demoted = await server().json('PATCH', `/api/users/${other.body.id}`, {
+      auth: user.token,
+      body: { role: 'USER' },
+    });
+    assert.equal(demoted.status, 200, JSON.stringify(demoted.body));
+    assert.equal((await findUserByToken(ctx, otherToken))?.role, 'USER');
+  });
+
+  it('SQLite keeps the temporary data of the main connection in memory (a statement journal per upload otherwise)', async (t) => {
+    if (engine !== 'sqlite') return t.skip('SQLite only');
+    const { rows } = await sql<{ temp_store: number }>`pragma temp_store`.execute(server().ctx.db);
+    assert.equal(rows[0]?.temp_store, 2);
   });
 });
