@@ -34,6 +34,7 @@ import {
   cleanupAll,
   freePort,
   installSignalHandlers,
+  readCpu,
   readIo,
   readMemory,
   removeAtExit,
@@ -677,6 +678,7 @@ async function main(): Promise<void> {
       isSuccess: (status, json) => status === 200 && typeof json?.files?.[0]?.url === 'string',
     });
     await flushDisk(root);
+    const chuteCpu = readCpu(chute.pid);
     const c = await smallUploadLoop({
       ...common,
       url: `${chute.base}/api/upload`,
@@ -684,6 +686,7 @@ async function main(): Promise<void> {
       durationMs: options.smallSeconds * 1000,
       isSuccess: (status, json) => status === 200 && typeof json?.files?.[0]?.url === 'string',
     });
+    const chuteCpuAfter = readCpu(chute.pid);
     check(c.ok > 0, `no 4 KiB upload succeeded: ${c.firstFailure}`);
     for (const sample of c.samples.slice(0, 4)) {
       const name = fileOf(sample).name;
@@ -694,6 +697,7 @@ async function main(): Promise<void> {
       );
     }
     await flushDisk(root);
+    const sinkCpu = readCpu(sink.pid);
     const s = await smallUploadLoop({
       ...common,
       url: `${sink.base}/fsync`,
@@ -701,8 +705,24 @@ async function main(): Promise<void> {
       durationMs: options.smallSeconds * 1000,
       isSuccess: (status, json) => status === 200 && typeof json?.bytes === 'number' && json.bytes > 4096,
     });
+    const sinkCpuAfter = readCpu(sink.pid);
     await emptyFolder(sink.dir);
     check(s.ok > 0, `no 4 KiB upload to the sink succeeded: ${s.firstFailure}`);
+    // CPU per upload is steadier than uploads/s on a shared machine: the rate follows how fast the core is that minute.
+    const perUpload = (
+      before: ReturnType<typeof readCpu>,
+      after: ReturnType<typeof readCpu>,
+      uploads: number,
+    ): string =>
+      before && after
+        ? `${(((after.process - before.process) / uploads) * 1e6).toFixed(0)} us (main thread ` +
+          `${(((after.mainThread - before.mainThread) / uploads) * 1e6).toFixed(0)} us)`
+        : 'not read';
+    notes.push(
+      `Server CPU per 4 KiB upload (/proc/<pid>/stat, all threads, user + system; counted over the ${options.smallSeconds} s ` +
+        `of each run, divided by the uploads answered): Chute ${perUpload(chuteCpu, chuteCpuAfter, c.ok + c.failed)}; ` +
+        `sink ${perUpload(sinkCpu, sinkCpuAfter, s.ok + s.failed)}.`,
+    );
     const cRate = c.ok / c.seconds;
     const sRate = s.ok / s.seconds;
     const lat = (r: typeof c) =>

@@ -155,6 +155,23 @@ export function readIo(pid: number): IoCounters | null {
   }
 }
 
+/**
+ * CPU seconds (user + system, from /proc/<pid>/stat) of the whole process and of its main thread alone (its task
+ * whose id is the pid), or null when the process is gone.
+ */
+export function readCpu(pid: number): { process: number; mainThread: number } | null {
+  const ticks = (file: string) => {
+    const stat = readFileSync(file, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  };
+  try {
+    return { process: ticks(`/proc/${pid}/stat`), mainThread: ticks(`/proc/${pid}/task/${pid}/stat`) };
+  } catch {
+    return null;
+  }
+}
+
 /** Resets VmHWM to the current RSS (Linux: "5" into clear_refs), so the next peak belongs to the next measurement. */
 export function resetPeak(pid: number): boolean {
   try {
