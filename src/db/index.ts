@@ -31,6 +31,7 @@ import {
   type BatchWriter,
   type SlowReader,
 } from './batch-writer.js';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { WalSync } from './wal-sync.js';
 import { WriteTurns } from './write-turns.js';
 
@@ -52,6 +53,8 @@ export interface DatabaseHandle {
   walSync?: WalSync;
   /** SQLite: the turns of this process's writers, on its connection and the batch writer's (db/write-turns.ts). */
   turns?: WriteTurns;
+  /** SQLite: the checkpoints of the log, on a thread of their own (db/checkpointer.ts). */
+  checkpointer?: Checkpointer;
   close(): Promise<void>;
 }
 
@@ -111,6 +114,9 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   // memory it costs half (101 -> 48 us per insert, bench/RESULTS.md). Only this connection: the batch writer's and
   // the slow reader's (long deletions, exports, broad searches) keep their temporary data in files.
   sqlite.pragma('temp_store = MEMORY');
+  // Never a checkpoint inside this connection's commits (on the event loop): db/checkpointer.ts runs them on a thread.
+  sqlite.pragma('wal_autocheckpoint = 0');
+
   // Unicode case folding for searches too short for the trigram index (SQLite's own lower() folds ASCII only).
   sqlite.function('chute_fold', { deterministic: true }, (text: unknown) =>
     typeof text === 'string' ? foldCase(text) : null,
@@ -118,9 +124,13 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   const statements = withStatementCache(sqlite);
   // One writer at a time in this process, waiting its turn off the event loop (db/write-turns.ts).
   const turns = new WriteTurns();
+  const checkpointer = startCheckpointer(path.resolve(options.sqlitePath), turns);
   const walSync = new WalSync(`${path.resolve(options.sqlitePath)}-wal`);
   const db = new Kysely<Database>({
-    dialect: new TransactionalDdlSqliteDialect({ database: statements }, { turns, statements, sqlite, walSync }),
+    dialect: new TransactionalDdlSqliteDialect(
+      { database: statements },
+      { turns, statements, sqlite, walSync, checkpointer },
+    ),
   });
   // Outside a transaction, a read cannot see anything uncommitted: it may skip Kysely's lock (db/precompiled.ts).
   // Copies of rows that the hot path keeps (db/precompiled.ts, cached queries) are used while this says they are current.
@@ -142,7 +152,9 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     slowReader: () => sqliteWorkerReader(options.sqlitePath, { idleMs: 5 * 60_000 }),
     turns,
     walSync,
+    checkpointer,
     close: async () => {
+      await checkpointer.close();
       await walSync.close();
       await db.destroy();
     },
@@ -164,6 +176,7 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 interface TurnSettings {
   turns: WriteTurns;
   walSync: WalSync;
+  checkpointer: Checkpointer;
   statements: { prepare(sql: string): SqliteDatabase.Statement };
   sqlite: SqliteDatabase.Database;
 }
@@ -250,7 +263,10 @@ class ImmediateSqliteDriver extends SqliteDriver {
     const owed = this.flushOwed;
     this.flushOwed = false;
     await super.releaseConnection();
-    if (owed) await this.settings.walSync.sync();
+    if (owed) {
+      this.settings.checkpointer.committed();
+      await this.settings.walSync.sync();
+    }
   }
 
   override async rollbackTransaction(): Promise<void> {

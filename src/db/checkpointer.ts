@@ -1,0 +1,129 @@
+// SQLite's checkpoints off the event loop. In WAL mode the commit that takes the log past 1,000 pages copies them back
+// into the database file, fsyncing the log before and the file after, inside that COMMIT, on the thread that made it:
+// on the server's connection that was the event loop, every ~130 small uploads, several milliseconds each time with
+// every request waiting (bench/RESULTS.md, 2026-11-28). The server's connection therefore never checkpoints by itself
+// (wal_autocheckpoint = 0); this worker thread, with its own connection to the same file, runs the checkpoint shortly
+// after commits were made. It takes a writer's turn first (db/write-turns.ts): the writers of this process wait for it
+// asynchronously, the event loop goes on, and as no frame is added meanwhile the checkpoint copies the whole log,
+// so that the next writer starts the log again from its beginning, as after an automatic checkpoint (without the turn,
+// under a steady load of commits, no checkpoint would ever finish the log and it would grow without end). The other
+// connections (the batch writer's and the slow reader's threads, the `chute` command) keep SQLite's automatic
+// checkpoints, on their own threads.
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { WriteTurns } from './write-turns.js';
+
+/** How soon after a commit the log is checkpointed: the log grows by at most this long's commits in between. */
+export const CHECKPOINT_DELAY_MS = 100;
+
+export interface Checkpointer {
+  /** Says that a commit was made: a checkpoint follows within CHECKPOINT_DELAY_MS (one at a time). */
+  committed(): void;
+  /** Checkpoints done (for tests and benchmarks). */
+  readonly checkpoints: number;
+  /** Told of a checkpoint that failed (the log then grows until one succeeds); default: a line on stderr. */
+  onFailure: (err: Error) => void;
+  /** Waits for the checkpoint in progress, if any, then ends the thread. */
+  close(): Promise<void>;
+}
+
+const workerSource = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.module);
+const db = new Database(workerData.path);
+db.pragma('busy_timeout = 5000');
+// The checkpoint's own fsyncs (the log before copying, the database file after) are what make a later restart of
+// the log safe.
+db.pragma('synchronous = FULL');
+parentPort.on('message', () => {
+  try {
+    const [result] = db.pragma('wal_checkpoint(PASSIVE)');
+    parentPort.postMessage({ result });
+  } catch (err) {
+    parentPort.postMessage({ error: { message: err.message, code: err.code } });
+  }
+});
+`;
+
+/**
+ * The checkpoints of the SQLite file at `sqlitePath`, each in a turn of `turns`. The thread starts with the first
+ * checkpoint and holds no process open; a checkpoint that failed is reported to onFailure, and the next commit asks
+ * for another.
+ */
+export function startCheckpointer(sqlitePath: string, turns: WriteTurns): Checkpointer {
+  let worker: Worker | undefined;
+  let checkpoints = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let closed = false;
+
+  const thread = (): Worker => {
+    if (worker) return worker;
+    worker = new Worker(workerSource, {
+      eval: true,
+      workerData: { path: sqlitePath, module: createRequire(import.meta.url).resolve('better-sqlite3') },
+    });
+    worker.unref();
+    worker.on('error', (err) => {
+      worker = undefined;
+      self.onFailure(err);
+    });
+    worker.on('exit', () => (worker = undefined));
+    return worker;
+  };
+
+  const checkpoint = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const w = thread();
+      const done = (reply: { error?: { message: string } }) => {
+        w.off('exit', gone);
+        w.unref();
+        if (reply.error) self.onFailure(new Error(`checkpoint failed: ${reply.error.message}`));
+        else checkpoints++;
+        resolve();
+      };
+      const gone = () => {
+        w.off('message', done);
+        resolve();
+      };
+      w.once('message', done);
+      w.once('exit', gone);
+      w.ref();
+      w.postMessage('checkpoint');
+    });
+
+  const run = (): void => {
+    timer = undefined;
+    if (closed) return;
+    running = turns
+      .take()
+      .then((end) => checkpoint().finally(end))
+      .finally(() => (running = undefined));
+  };
+
+  const self: Checkpointer = {
+    onFailure: (err) => console.error('checkpointing the database log failed:', err.message),
+    committed() {
+      if (closed || timer !== undefined) return;
+      // One at a time: commits made while one runs get the next.
+      timer = setTimeout(() => {
+        if (running) void running.then(run);
+        else run();
+      }, CHECKPOINT_DELAY_MS);
+      timer.unref();
+    },
+    get checkpoints() {
+      return checkpoints;
+    },
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      timer = undefined;
+      await running;
+      const w = worker;
+      worker = undefined;
+      if (w) await w.terminate();
+    },
+  };
+  return self;
+}
