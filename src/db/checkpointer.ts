@@ -16,6 +16,9 @@ import type { WriteTurns } from './write-turns.js';
 /** How soon after a commit the log is checkpointed: the log grows by at most this long's commits in between. */
 export const CHECKPOINT_DELAY_MS = 100;
 
+/** A thread without a checkpoint for this long ends (its isolate costs ~9 MB); the next commit starts another. */
+const IDLE_MS = 30_000;
+
 export interface Checkpointer {
   /** Says that a commit was made: a checkpoint follows within CHECKPOINT_DELAY_MS (one at a time). */
   committed(): void;
@@ -56,20 +59,25 @@ export function startCheckpointer(sqlitePath: string, turns: WriteTurns): Checkp
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let closed = false;
+  let idleTimer: NodeJS.Timeout | undefined;
 
   const thread = (): Worker => {
     if (worker) return worker;
-    worker = new Worker(workerSource, {
+    const started = new Worker(workerSource, {
       eval: true,
       workerData: { path: sqlitePath, module: createRequire(import.meta.url).resolve('better-sqlite3') },
     });
-    worker.unref();
-    worker.on('error', (err) => {
-      worker = undefined;
+    started.unref();
+    // A thread that ended (or was ended when idle) is forgotten, unless another has taken its place meanwhile.
+    started.on('error', (err) => {
+      if (worker === started) worker = undefined;
       self.onFailure(err);
     });
-    worker.on('exit', () => (worker = undefined));
-    return worker;
+    started.on('exit', () => {
+      if (worker === started) worker = undefined;
+    });
+    worker = started;
+    return started;
   };
 
   const checkpoint = (): Promise<void> =>
@@ -92,13 +100,27 @@ export function startCheckpointer(sqlitePath: string, turns: WriteTurns): Checkp
       w.postMessage('checkpoint');
     });
 
+  const stopWhenIdle = (): void => {
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => {
+      const w = worker;
+      if (w === undefined || running !== undefined || timer !== undefined) return;
+      worker = undefined;
+      void w.terminate();
+    }, IDLE_MS);
+    idleTimer.unref();
+  };
+
   const run = (): void => {
     timer = undefined;
     if (closed) return;
     running = turns
       .take()
       .then((end) => checkpoint().finally(end))
-      .finally(() => (running = undefined));
+      .finally(() => {
+        running = undefined;
+        stopWhenIdle();
+      });
   };
 
   const self: Checkpointer = {
@@ -118,6 +140,7 @@ export function startCheckpointer(sqlitePath: string, turns: WriteTurns): Checkp
     async close() {
       closed = true;
       clearTimeout(timer);
+      clearTimeout(idleTimer);
       timer = undefined;
       await running;
       const w = worker;
