@@ -30,6 +30,12 @@ export interface Checkpointer {
   close(): Promise<void>;
 }
 
+interface Thread {
+  worker: Worker;
+  /** True once its connection is open; false when it ended before. */
+  ready: Promise<boolean>;
+}
+
 const workerSource = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
@@ -38,6 +44,7 @@ db.pragma('busy_timeout = 5000');
 // The checkpoint's own fsyncs (the log before copying, the database file after) are what make a later restart of
 // the log safe.
 db.pragma('synchronous = FULL');
+parentPort.postMessage({ ready: true });
 parentPort.on('message', () => {
   try {
     const [result] = db.pragma('wal_checkpoint(PASSIVE)');
@@ -54,35 +61,40 @@ parentPort.on('message', () => {
  * for another.
  */
 export function startCheckpointer(sqlitePath: string, turns: WriteTurns): Checkpointer {
-  let worker: Worker | undefined;
+  let worker: Thread | undefined;
   let checkpoints = 0;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let closed = false;
   let idleTimer: NodeJS.Timeout | undefined;
 
-  const thread = (): Worker => {
+  const thread = (): Thread => {
     if (worker) return worker;
     const started = new Worker(workerSource, {
       eval: true,
       workerData: { path: sqlitePath, module: createRequire(import.meta.url).resolve('better-sqlite3') },
     });
     started.unref();
+    // Its connection opened: a thread that starts does so before the turn is taken, not while the writers wait.
+    const ready = new Promise<boolean>((resolve) => {
+      started.once('message', () => resolve(true));
+      started.once('exit', () => resolve(false));
+    });
+    const current: Thread = { worker: started, ready };
     // A thread that ended (or was ended when idle) is forgotten, unless another has taken its place meanwhile.
     started.on('error', (err) => {
-      if (worker === started) worker = undefined;
+      if (worker === current) worker = undefined;
       self.onFailure(err);
     });
     started.on('exit', () => {
-      if (worker === started) worker = undefined;
+      if (worker === current) worker = undefined;
     });
-    worker = started;
-    return started;
+    worker = current;
+    return current;
   };
 
-  const checkpoint = (): Promise<void> =>
+  const checkpoint = (w: Worker): Promise<void> =>
     new Promise<void>((resolve) => {
-      const w = thread();
       const done = (reply: { error?: { message: string } }) => {
         w.off('exit', gone);
         w.unref();
@@ -106,7 +118,7 @@ export function startCheckpointer(sqlitePath: string, turns: WriteTurns): Checkp
       const w = worker;
       if (w === undefined || running !== undefined || timer !== undefined) return;
       worker = undefined;
-      void w.terminate();
+      void w.worker.terminate();
     }, IDLE_MS);
     idleTimer.unref();
   };
@@ -114,9 +126,17 @@ export function startCheckpointer(sqlitePath: string, turns: WriteTurns): Checkp
   const run = (): void => {
     timer = undefined;
     if (closed) return;
-    running = turns
-      .take()
-      .then((end) => checkpoint().finally(end))
+    const t = thread();
+    running = t.ready
+      .then(async (ready) => {
+        if (!ready) return;
+        const end = await turns.take();
+        try {
+          await checkpoint(t.worker);
+        } finally {
+          end();
+        }
+      })
       .finally(() => {
         running = undefined;
         stopWhenIdle();
@@ -145,7 +165,7 @@ export function startCheckpointer(sqlitePath: string, turns: WriteTurns): Checkp
       await running;
       const w = worker;
       worker = undefined;
-      if (w) await w.terminate();
+      if (w) await w.worker.terminate();
     },
   };
   return self;
