@@ -2,13 +2,13 @@
 // size limit (or the quota), then finishStoredFiles() names the stored objects, checks the quota and records them
 // in one transaction. Whatever fails, the bytes stored by the request are removed again.
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream';
 import mime from 'mime';
 import type { AppContext } from '../context.js';
 import type { Db, FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { fileLink, rawLink } from '../lib/links.js';
 import { ByteLimit, ByteLimitExceededError } from '../lib/byte-limit.js';
+import { pipeInto } from '../lib/pipe-into.js';
 import { toIso } from '../lib/clock.js';
 import { candidateName, extensionOf, sanitizeFileName, suffixedName, type FileNameFormat } from '../lib/file-names.js';
 import { newTimeOrderedId } from '../lib/ids.js';
@@ -159,8 +159,8 @@ async function storeStream(
 ): Promise<StoredObject> {
   const limit = limits.quotaBytes === null ? limits.maxFileSize : Math.min(limits.maxFileSize, limits.quotaBytes);
   const counter = new ByteLimit(limit);
-  // pipeline() tears the client's stream down with the counter, so the multipart parser stops reading the request.
-  pipeline(body, counter, () => undefined);
+  // The client's stream is torn down with the counter, so the multipart parser stops reading the request.
+  pipeInto(body, counter, () => undefined);
   const key = newStorageKey();
   ctx.metrics.uploadsInFlight.inc();
   // Until the file is recorded the bytes are pending: a crash before that leaves a mark for the next start. The mark

@@ -17,6 +17,7 @@ import {
 import { BackgroundFlusher, FileWriter } from './file-writer.js';
 import { assertValidKey, assertValidRange, unsatisfiableRange } from './keys.js';
 import { LocalFileStream } from './local-file-stream.js';
+import { pipeIntoAsync } from '../lib/pipe-into.js';
 import { DirectorySyncer, ensureDirectory, isTempName, newTempName, unlinkIfPresent } from './temp.js';
 
 export interface LocalDatasourceOptions {
@@ -91,9 +92,10 @@ export class LocalDatasource implements Datasource {
       throw err;
     }
     try {
-      // The writer owns the handle. With fsync on, it fsyncs the file before it finishes; pipeline resolves after that.
+      // The writer owns the handle. With fsync on, it fsyncs the file before it finishes; pipeIntoAsync resolves after
+      // that, once the handle is closed.
       const out = new FileWriter(handle, { flushEarly: this.fsync, fsyncAtEnd: this.fsync });
-      await pipeline(body, out);
+      await pipeIntoAsync(body, out);
       await info.ready;
       await this.publish(temp, target);
       return { size: out.bytesWritten };
