@@ -1062,8 +1062,9 @@ async function main(): Promise<void> {
   }
   if (options.profile) {
     const dir = path.join(REPO, '.tmp', 'bench-profiles');
+    // CPU.<date>.<time>.<pid>.<thread id>.<n>.cpuprofile: Chute's main thread (id 0); its worker threads write their own.
     const newest = (await readdir(dir))
-      .filter((f) => f.endsWith('.cpuprofile'))
+      .filter((f) => f.endsWith('.cpuprofile') && f.includes(`.${chute.pid}.0.`))
       .sort()
       .pop();
     if (newest) console.log(`\n${summariseProfile(path.join(dir, newest))}\n`);

@@ -32,11 +32,14 @@ export interface RowWatch {
 
 export interface WatchedRows {
   /**
-   * A number that differs from any earlier answer whenever a row of these tables may have changed since; undefined
-   * while this connection has a transaction open (its uncommitted rows must not be copied). Writes to tables that
-   * another watch() named do not move it: an upload (a files row) does not empty the kept short URLs or users.
+   * A number that differs from any earlier answer whenever a row of these tables may have changed since, including
+   * by a transaction still open on this connection (its writes count at once). An answer copied outside any
+   * transaction is therefore still the committed state while the number stays the same, also while a transaction
+   * that has not touched these tables is open; the copying itself must happen outside transactions (db/precompiled.ts
+   * reads only then). Writes to tables that another watch() named do not move it: an upload (a files row) does not
+   * empty the kept short URLs or users.
    */
-  generation(): number | undefined;
+  generation(): number;
 }
 
 const NAME = /^[a-z_]+$/;
@@ -83,7 +86,6 @@ export function watchRows(sqlite: SqliteDatabase.Database): RowWatch {
       let seenElsewhere = elsewhere;
       return {
         generation() {
-          if (sqlite.inTransaction) return undefined;
           dataVersion ??= sqlite.prepare('pragma data_version').pluck();
           const now = performance.now();
           if (now - checkedAt >= OTHER_CONNECTIONS_SEEN_WITHIN_MS) {

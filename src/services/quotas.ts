@@ -2,6 +2,7 @@
 // short-URL services run inside the transaction that records new content, so that concurrent requests cannot
 // together go over a limit.
 import { lockUser } from '../db/locks.js';
+import { NOT_NOW, precompiledByKey } from '../db/precompiled.js';
 import type { AppContext } from '../context.js';
 import type { Db, FilesQuotaKind, QuotaRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
@@ -46,8 +47,21 @@ export function resolveQuotaInput(input: QuotaInput | null): QuotaLimits | null 
   }
 }
 
-export function findQuota(db: Db, userId: string): Promise<QuotaRow | undefined> {
-  return db.selectFrom('quotas').selectAll().where('user_id', '=', userId).executeTakeFirst();
+/**
+ * A user's quota row. On SQLite, outside a transaction, it is kept in memory while no quota may have changed
+ * (db/row-watch.ts): every upload reads it before its bytes arrive. The rows answered are shared: nothing may change
+ * them.
+ */
+const quotaOfUser = precompiledByKey(
+  (db, userId) => db.selectFrom('quotas').selectAll().where('user_id', '=', userId),
+  {
+    cache: { tables: [{ table: 'quotas' }], entries: 1_000 },
+  },
+);
+
+export async function findQuota(db: Db, userId: string): Promise<QuotaRow | undefined> {
+  const now = quotaOfUser.now(db, userId);
+  return now === NOT_NOW ? quotaOfUser(db, userId) : now;
 }
 
 /** Replaces the user's quota (null removes it). Run it in the caller's transaction when it belongs to a larger change. */

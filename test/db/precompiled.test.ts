@@ -106,7 +106,28 @@ forEachDatabase('precompiled queries', (engine) => {
     assert.equal(await watching(), 3, 'insert, update and delete are watched');
     const made = await server().json('POST', '/api/user/tags', { auth: user.token, body: { name: 'kept-tag' } });
     assert.equal(made.status, 200, JSON.stringify(made.body));
-    assert.deepEqual(tagByName.now(db, 'kept-tag'), { id: made.body.id, name: 'kept-tag' });
+    const kept = tagByName.now(db, 'kept-tag');
+    assert.deepEqual(kept, { id: made.body.id, name: 'kept-tag' });
+    // While a transaction that has not written these rows is open (an upload's group commit), the kept answer is
+    // the committed state and is used; once it writes them, nothing is answered at once until it has ended.
+    await db
+      .transaction()
+      .execute(async (trx) => {
+        await trx
+          .insertInto('pending_objects')
+          .values({ storage_key: 'kept-tag-key', instance_id: 'test', created_at: 1 })
+          .execute();
+        assert.equal(tagByName.now(db, 'kept-tag'), kept);
+        assert.equal(tagByName.now(db, 'other-tag'), NOT_NOW, 'not kept: no read inside a transaction');
+        await trx.updateTable('tags').set({ name: 'renamed-tag' }).where('id', '=', made.body.id).execute();
+        assert.equal(tagByName.now(db, 'kept-tag'), NOT_NOW);
+        throw new Error('rolled back');
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof Error) || err.message !== 'rolled back') throw err;
+      });
+    assert.deepEqual(tagByName.now(db, 'kept-tag'), kept);
+    assert.notEqual(tagByName.now(db, 'kept-tag'), kept, 'read again after the rollback, then kept again');
   });
 
   it("kept answers of one query are not dropped by writes to other tables: an upload keeps the token's user", async () => {
