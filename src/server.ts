@@ -100,6 +100,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
       if (event.message === 'started') startLog.debug(event, line);
       else startLog.info(event, line);
     });
+    database.keepTemporaryDataInMemory?.();
     const clock = options.clock ?? systemClock;
     const settings = new SettingsService(database.db, clock, lockedSettings);
     await settings.refresh();

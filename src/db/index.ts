@@ -55,6 +55,17 @@ export interface DatabaseHandle {
   turns?: WriteTurns;
   /** SQLite: the checkpoints of the log, on a thread of their own (db/checkpointer.ts). */
   checkpointer?: Checkpointer;
+  /**
+   * SQLite: from now on this connection keeps its temporary data in memory; call it once the migrations have run. A
+   * statement that fires triggers inside a transaction keeps a statement journal (the pages it changed, to undo it
+   * alone); past 64 KiB SQLite spills it to a temp file, opened and written for every such statement. A new file's
+   * insert touches ~15 pages (its indexes, the search index, the counters), so each upload's insert wrote one: in
+   * memory it costs half (101 -> 48 us per insert, bench/RESULTS.md, 2026-11-28). Not before the migrations: in memory
+   * SQLite's sorter never spills either, and building an index over a million files would sort it all in memory. Not
+   * on the batch writer's and the slow reader's connections (long deletions, exports, broad searches). Changing the
+   * setting drops the connection's temp triggers (db/row-watch.ts), so it is set once, before any is made.
+   */
+  keepTemporaryDataInMemory?(): void;
   close(): Promise<void>;
 }
 
@@ -108,12 +119,6 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma(`cache_size = ${SQLITE_CACHE_SIZE}`);
-  // A statement that fires triggers inside a transaction keeps a statement journal (the pages it changed, to undo it
-  // alone); past 64 KiB SQLite spills it to a temp file, opened and written for every such statement. A new file's
-  // insert touches ~15 pages (its indexes, the search index, the counters), so each upload's insert wrote one: in
-  // memory it costs half (101 -> 48 us per insert, bench/RESULTS.md). Only this connection: the batch writer's and
-  // the slow reader's (long deletions, exports, broad searches) keep their temporary data in files.
-  sqlite.pragma('temp_store = MEMORY');
   // Never a checkpoint inside this connection's commits (on the event loop): db/checkpointer.ts runs them on a thread.
   sqlite.pragma('wal_autocheckpoint = 0');
 
@@ -153,6 +158,9 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     turns,
     walSync,
     checkpointer,
+    keepTemporaryDataInMemory: () => {
+      if (sqlite.pragma('temp_store', { simple: true }) !== 2) sqlite.pragma('temp_store = MEMORY');
+    },
     close: async () => {
       await checkpointer.close();
       await walSync.close();
