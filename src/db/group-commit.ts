@@ -11,7 +11,7 @@
 //
 // PostgreSQL commits concurrent transactions on their own connections, and its WAL writer already flushes the commits
 // that arrive together with one write: there, run() is a plain transaction.
-import { sql } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import type { Engine } from './index.js';
 import type { Db } from './types.js';
 import type { WalSync } from './wal-sync.js';
@@ -96,15 +96,15 @@ export class GroupCommit {
       // Answered once its commit is on disk (the driver's flush on SQLite, db/index.ts).
       await this.db.transaction().execute(async (trx) => {
         for (const [i, item] of batch.entries()) {
-          const savepoint = sql.raw(`group_${i}`);
-          await sql`savepoint ${savepoint}`.execute(trx);
+          const savepoint = savepointStatements(i);
+          await trx.executeQuery(savepoint.begin);
           try {
             const value = await item.fn(trx);
-            await sql`release ${savepoint}`.execute(trx);
+            await trx.executeQuery(savepoint.release);
             outcomes.push({ ok: true, value });
           } catch (err) {
-            await sql`rollback to ${savepoint}`.execute(trx);
-            await sql`release ${savepoint}`.execute(trx);
+            await trx.executeQuery(savepoint.rollback);
+            await trx.executeQuery(savepoint.release);
             outcomes.push({ ok: false, err });
           }
         }
@@ -116,6 +116,22 @@ export class GroupCommit {
     }
     return outcomes;
   }
+}
+
+interface SavepointStatements {
+  begin: CompiledQuery;
+  release: CompiledQuery;
+  rollback: CompiledQuery;
+}
+
+/** The statements of the i-th savepoint of a batch, made once (not built and compiled again for every transaction). */
+const savepoints: SavepointStatements[] = [];
+function savepointStatements(i: number): SavepointStatements {
+  return (savepoints[i] ??= {
+    begin: CompiledQuery.raw(`savepoint group_${i}`),
+    release: CompiledQuery.raw(`release group_${i}`),
+    rollback: CompiledQuery.raw(`rollback to group_${i}`),
+  });
 }
 
 function settle(batch: Waiting[], outcomes: Outcome[]): void {
