@@ -23,7 +23,11 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# Once more after emptying npm's cache when it fails: Debian's npm 9 races its own parallel downloads in its cache
+# (EEXIST on a file in _cacache/tmp; seen in a clean-clone CI run, not again in the next build).
+RUN npm ci --no-audit --no-fund \
+ || { echo 'npm ci failed; emptying the npm cache and trying once more' >&2 \
+      && npm cache clean --force && npm ci --no-audit --no-fund; }
 COPY . .
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund \
