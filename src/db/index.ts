@@ -63,7 +63,7 @@ export interface DatabaseHandle {
    * memory it costs half (101 -> 48 us per insert, bench/RESULTS.md, 2026-11-28). Not before the migrations: in memory
    * SQLite's sorter never spills either, and building an index over a million files would sort it all in memory. Not
    * on the batch writer's and the slow reader's connections (long deletions, exports, broad searches). Changing the
-   * setting drops the connection's temp triggers (db/row-watch.ts), so it is set once, before any is made.
+   * setting drops the connection's temp triggers (db/row-watch.ts): it is set before any is made.
    */
   keepTemporaryDataInMemory?(): void;
   close(): Promise<void>;
@@ -158,9 +158,8 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     turns,
     walSync,
     checkpointer,
-    keepTemporaryDataInMemory: () => {
-      if (sqlite.pragma('temp_store', { simple: true }) !== 2) sqlite.pragma('temp_store = MEMORY');
-    },
+    // Setting it again to the same value leaves the temp objects alone (test/db/checkpointer.test.ts).
+    keepTemporaryDataInMemory: () => sqlite.pragma('temp_store = MEMORY'),
     close: async () => {
       await checkpointer.close();
       await walSync.close();

@@ -48,9 +48,9 @@ export function resolveQuotaInput(input: QuotaInput | null): QuotaLimits | null 
 }
 
 /**
- * A user's quota row. On SQLite, outside a transaction, it is kept in memory while no quota may have changed
- * (db/row-watch.ts): every upload reads it before its bytes arrive. The rows answered are shared: nothing may change
- * them.
+ * A user's quota row. On SQLite it is kept in memory while no quota may have changed (db/row-watch.ts; inside a
+ * transaction the query runs as before): every upload reads it before its bytes arrive. The rows answered are shared:
+ * nothing may change them.
  */
 const quotaOfUser = precompiledByKey(
   (db, userId) => db.selectFrom('quotas').selectAll().where('user_id', '=', userId),

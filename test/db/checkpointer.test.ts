@@ -5,9 +5,11 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/index.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import { useTestServer } from '../support/server.js';
 
 const PAGE = 4096;
 
@@ -55,5 +57,36 @@ it('SQLite: the log is checkpointed on a thread of its own, started again and ke
     } finally {
       await again.close();
     }
+  });
+});
+
+it('SQLite: temporary data stays in files until asked (the migrations sort into them), then in memory, once', async () => {
+  await withDatabaseFile(async (file) => {
+    const database = openDatabase({ sqlitePath: file });
+    const tempStore = async () =>
+      (await sql<{ temp_store: number }>`pragma temp_store`.execute(database.db)).rows[0]?.temp_store;
+    try {
+      await migrateToLatest(database.db);
+      assert.equal(await tempStore(), 0, 'the default (files) while the migrations run');
+      database.keepTemporaryDataInMemory!();
+      assert.equal(await tempStore(), 2);
+      await sql`create temp table kept (x integer)`.execute(database.db);
+      // Asked again (the same value), the temp objects stay: a change of the setting would drop them (the watches'
+      // triggers).
+      await sql`insert into kept (x) values (1)`.execute(database.db);
+      database.keepTemporaryDataInMemory!();
+      const { rows } = await sql<{ n: number }>`select count(*) as n from temp.kept`.execute(database.db);
+      assert.equal(rows[0]?.n, 1);
+    } finally {
+      await database.close();
+    }
+  });
+});
+
+describe('the server on SQLite', () => {
+  const server = useTestServer({ engine: 'sqlite' });
+  it("keeps its connection's temporary data in memory once it has started (a statement journal file per upload otherwise)", async () => {
+    const { rows } = await sql<{ temp_store: number }>`pragma temp_store`.execute(server().ctx.db);
+    assert.equal(rows[0]?.temp_store, 2);
   });
 });
