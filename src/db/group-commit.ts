@@ -2,12 +2,13 @@
 // the server's connection waits for a flush of the write-ahead log (made off the event loop by db/wal-sync.ts, which
 // shares one flush among the commits made before it began): 32 clients uploading small files at once would still
 // write the same pages to the log 32 times, one commit after another. Here a transaction asked for while another batch
-// is committing, or while the log is being flushed, waits for it, and all that waited then run in one transaction,
-// each inside a savepoint of its own, and share its one commit and flush. A lone request when nothing runs commits at
-// once; one that waits for a flush would have waited for the next flush anyway.
-// Each one's outcome is its own: one that throws is rolled back to its savepoint (the others go on) and gets its error;
-// a failed COMMIT fails them all. Every one is acknowledged only once the commit that holds it is on disk (the
-// driver's flush, db/index.ts): as durable as alone.
+// is committing, or while the log is being flushed, waits for it, and all that waited then run in one transaction and
+// share its one commit and flush. A lone request when nothing runs commits at once; one that waits for a flush would
+// have waited for the next flush anyway.
+// Each one's outcome is its own: when one throws, the batch's transaction is rolled back and the others run again
+// without it, each inside a savepoint (so a transaction's function may run twice: it must do nothing but database
+// work); it gets its error. A failed COMMIT fails them all. Every one is acknowledged only once the commit that holds
+// it is on disk (the driver's flush, db/index.ts): as durable as alone.
 //
 // PostgreSQL commits concurrent transactions on their own connections, and its WAL writer already flushes the commits
 // that arrive together with one write: there, run() is a plain transaction.
@@ -35,8 +36,8 @@ type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
 export class GroupCommit {
   private readonly waiting: Waiting[] = [];
   private flushing = false;
-  /** Commits made and transactions they held (for tests and benchmarks). */
-  readonly stats = { commits: 0, transactions: 0 };
+  /** Commits made, transactions they held, batches run again after one of them failed (for tests and benchmarks). */
+  readonly stats = { commits: 0, transactions: 0, reruns: 0 };
 
   constructor(
     private readonly db: Db,
@@ -47,7 +48,8 @@ export class GroupCommit {
   /**
    * Runs `fn` in a transaction that is committed, durably, before the returned promise resolves. `fn` must use only
    * `trx` (never the database handle outside it) and do nothing but database work: on SQLite it shares the
-   * transaction with others, one after another.
+   * transaction with others, one after another, and runs again (its first run rolled back) when another one of its
+   * batch fails.
    */
   run<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
     if (this.engine !== 'sqlite') {
@@ -90,7 +92,43 @@ export class GroupCommit {
     }
   }
 
+  /**
+   * Runs a batch in one transaction. First without savepoints (a savepoint and its release cost about as much as an
+   * upload's own statements, and SQLite's full-text index writes out what it holds at each one): when all succeed,
+   * that is the commit. When one throws, the transaction is rolled back and the batch runs again without it, each of
+   * the others inside a savepoint of its own, so that a later failure is rolled back alone. Its outcome, or undefined
+   * when the batch was answered already (its commit failed).
+   */
   private async runTogether(batch: Waiting[]): Promise<Outcome[] | undefined> {
+    const values: unknown[] = [];
+    let failure: { index: number; err: unknown } | undefined;
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        for (const [index, item] of batch.entries()) {
+          try {
+            values.push(await item.fn(trx));
+          } catch (err) {
+            failure = { index, err };
+            throw err;
+          }
+        }
+      });
+    } catch (err) {
+      if (failure === undefined) return this.failAll(batch, err);
+      this.stats.reruns++;
+      const { index } = failure;
+      const others = await this.runInSavepoints(batch.filter((_, i) => i !== index));
+      if (others === undefined) {
+        batch[index]!.reject(failure.err);
+        return undefined;
+      }
+      return [...others.slice(0, index), { ok: false, err: failure.err }, ...others.slice(index)];
+    }
+    return values.map((value) => ({ ok: true, value }));
+  }
+
+  /** Runs a batch in one transaction, each inside a savepoint: one that throws is rolled back alone. */
+  private async runInSavepoints(batch: Waiting[]): Promise<Outcome[] | undefined> {
     const outcomes: Outcome[] = [];
     try {
       // Answered once its commit is on disk (the driver's flush on SQLite, db/index.ts).
@@ -110,11 +148,15 @@ export class GroupCommit {
         }
       });
     } catch (err) {
-      // The commit (or the transaction itself) failed: nothing of the batch is stored.
-      for (const item of batch) item.reject(err);
-      return undefined;
+      return this.failAll(batch, err);
     }
     return outcomes;
+  }
+
+  /** The commit (or the transaction itself) failed: nothing of the batch is stored, and each gets the error. */
+  private failAll(batch: Waiting[], err: unknown): undefined {
+    for (const item of batch) item.reject(err);
+    return undefined;
   }
 }
 

@@ -64,6 +64,70 @@ forEachDatabase('group commit', (engine) => {
     await ctx.db.deleteFrom('pending_objects').where('storage_key', 'like', 'group-%').execute();
   });
 
+  it('when one of a batch fails, runs the others again without it: its writes are gone, theirs stored once', async () => {
+    const { ctx } = server();
+    const commits = new GroupCommit(ctx.db, ctx.engine);
+    const now = ctx.clock.now();
+    const insert = (trx: Parameters<Parameters<GroupCommit['run']>[0]>[0], key: string) =>
+      trx.insertInto('pending_objects').values({ storage_key: key, instance_id: 'test', created_at: now }).execute();
+    // The first transaction holds the database until the others are queued: on SQLite they then form one batch.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const first = commits.run(async (trx) => {
+      await gate;
+      await insert(trx, 'rerun-first');
+    });
+    const runs = [0, 0, 0, 0, 0, 0];
+    const rest = runs.map((_, i) =>
+      commits.run(async (trx) => {
+        runs[i]!++;
+        await insert(trx, `rerun-${i}`);
+        await new Promise((resolve) => setImmediate(resolve));
+        // Both fail after a write: the first run of the batch stops at 2, the run again without it at 4.
+        if (i === 2 || i === 4) throw new Error(`transaction ${i} fails`);
+        await insert(trx, `rerun-${i}-second`);
+        return i;
+      }),
+    );
+    const settled = Promise.allSettled(rest);
+    open();
+    await first;
+    const outcomes = await settled;
+    outcomes.forEach((outcome, i) => {
+      if (i === 2 || i === 4) assert.match(String((outcome as PromiseRejectedResult).reason), /fails/);
+      else assert.deepEqual(outcome, { status: 'fulfilled', value: i });
+    });
+    const stored = await ctx.db
+      .selectFrom('pending_objects')
+      .select('storage_key')
+      .where('storage_key', 'like', 'rerun-%')
+      .orderBy('storage_key')
+      .execute();
+    assert.deepEqual(
+      stored.map((r) => r.storage_key),
+      [
+        'rerun-0',
+        'rerun-0-second',
+        'rerun-1',
+        'rerun-1-second',
+        'rerun-3',
+        'rerun-3-second',
+        'rerun-5',
+        'rerun-5-second',
+        'rerun-first',
+      ],
+    );
+    if (engine === 'sqlite') {
+      // One batch after the first: run once up to the failing 2, then once more without it (4 rolled back alone).
+      assert.deepEqual(runs, [2, 2, 1, 1, 1, 1]);
+      assert.deepEqual(commits.stats, { commits: 2, transactions: 7, reruns: 1 });
+    } else {
+      assert.deepEqual(runs, [1, 1, 1, 1, 1, 1]);
+      assert.equal(commits.stats.reruns, 0);
+    }
+    await ctx.db.deleteFrom('pending_objects').where('storage_key', 'like', 'rerun-%').execute();
+  });
+
   it('commits a lone transaction at once, and uploads go through it', async () => {
     const { ctx } = server();
     const before = { ...ctx.commits.stats };
@@ -156,7 +220,7 @@ forEachDatabase('group commit', (engine) => {
     assert.equal(await stored(), 1, 'nothing committed while the flush runs');
     held.release();
     await Promise.all([first, ...later]);
-    assert.deepEqual(commits.stats, { commits: 2, transactions: 6 }, 'the five shared one commit');
+    assert.deepEqual(commits.stats, { commits: 2, transactions: 6, reruns: 0 }, 'the five shared one commit');
     await ctx.db.deleteFrom('pending_objects').where('storage_key', 'like', 'held-%').execute();
   });
 
