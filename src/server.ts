@@ -126,7 +126,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
       },
       { logger: options.logger ?? { level: config.LOG_LEVEL } },
     );
-    // Plain redirects and small public files are answered before Fastify's routing (http/fast-path.ts).
+    // Plain redirects, small public files and plain uploads are answered before Fastify's routing (http/fast-path.ts).
     installFastPath(app, ctx);
     // Names this process among the instances of the database (instances may share an INSTANCE_ID's data folder).
     const processId = `${instanceId}:${randomBytes(6).toString('hex')}`;

@@ -4,6 +4,7 @@
 // known before a byte of the body is read (an anonymous client cannot make the server read and parse its JSON), and
 // an unauthenticated or unauthorised caller learns nothing about the request schema (2xxx/3000, not 1000).
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../context.js';
 import type { SessionRow, UserRow } from '../db/types.js';
 import { findUserByToken } from '../services/accounts.js';
@@ -31,7 +32,8 @@ declare module 'fastify' {
   }
 }
 
-function tokenFromHeader(request: FastifyRequest): string | undefined {
+/** The API token of a request's Authorization header, if it has one. */
+export function tokenFromHeader(request: { headers: IncomingHttpHeaders }): string | undefined {
   const header = request.headers.authorization;
   if (header === undefined) return undefined;
   // The spec sends the token itself; a "Bearer " prefix from generic HTTP clients is tolerated.
@@ -41,28 +43,8 @@ function tokenFromHeader(request: FastifyRequest): string | undefined {
 /** Resolves the caller or throws the spec's 2xxx error. */
 export async function authenticate(ctx: AppContext, request: FastifyRequest): Promise<Authenticated> {
   const token = tokenFromHeader(request);
-  if (token !== undefined) {
-    const scoped = token ? await findApiToken(ctx, token) : undefined;
-    if (scoped) {
-      // A scoped token reaches only its scopes' routes (lib/token-scopes.ts); any other -> 9001 (403).
-      const route = request.routeOptions.url ?? request.url;
-      if (!scopesAllow(scoped.scopes, request.method, route)) {
-        throw new ApiError(
-          9001,
-          `this API token's scopes (${scoped.scopes.join(', ')}) do not allow ${request.method} ${route}`,
-        );
-      }
-      return {
-        user: scoped.user,
-        session: null,
-        via: 'token',
-        apiToken: { id: scoped.token.id, scopes: scoped.scopes },
-      };
-    }
-    const user = token ? await findUserByToken(ctx, token) : undefined;
-    if (!user) throw new ApiError(2001);
-    return { user, session: null, via: 'token' };
-  }
+  if (token !== undefined)
+    return authenticateToken(ctx, token, request.method, request.routeOptions.url ?? request.url);
   const cookie = request.cookies[SESSION_COOKIE];
   if (cookie) {
     const found = await findSession(ctx, cookie);
@@ -74,6 +56,34 @@ export async function authenticate(ctx: AppContext, request: FastifyRequest): Pr
     return { user: found.user, session: found.session, via: 'session' };
   }
   throw new ApiError(2002);
+}
+
+/**
+ * The caller of an API token (the Authorization header's value without "Bearer "), for a request of `method` to the
+ * route `route`, or the spec's error (2001; 9001 when a scoped token's scopes do not allow the route).
+ */
+export async function authenticateToken(
+  ctx: AppContext,
+  token: string,
+  method: string,
+  route: string,
+): Promise<Authenticated> {
+  const scoped = token ? await findApiToken(ctx, token) : undefined;
+  if (scoped) {
+    // A scoped token reaches only its scopes' routes (lib/token-scopes.ts); any other -> 9001 (403).
+    if (!scopesAllow(scoped.scopes, method, route)) {
+      throw new ApiError(9001, `this API token's scopes (${scoped.scopes.join(', ')}) do not allow ${method} ${route}`);
+    }
+    return {
+      user: scoped.user,
+      session: null,
+      via: 'token',
+      apiToken: { id: scoped.token.id, scopes: scoped.scopes },
+    };
+  }
+  const user = token ? await findUserByToken(ctx, token) : undefined;
+  if (!user) throw new ApiError(2001);
+  return { user, session: null, via: 'token' };
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

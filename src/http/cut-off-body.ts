@@ -6,6 +6,7 @@
 // connection open for the client's next request. (The answer must not say Connection: close: Node's server would then
 // close the socket as soon as the answer is written, and the client's next write would fail.)
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** How long a refused upload's connection keeps reading (and discarding) after the answer. */
 export const LINGER_MS = 5_000;
@@ -17,20 +18,29 @@ export function cutOffRequestBody(
   reply: FastifyReply,
   bound: { ms: number; bytes: number } = { ms: LINGER_MS, bytes: LINGER_BYTES },
 ): void {
-  if (request.raw.complete) return;
-  const { socket } = request.raw;
-  request.raw.unpipe();
+  cutOffBody(request.raw, reply.raw, bound);
+}
+
+/** cutOffRequestBody() on Node's own request and response (the fast path's uploads, http/upload-fast-path.ts). */
+export function cutOffBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  bound: { ms: number; bytes: number } = { ms: LINGER_MS, bytes: LINGER_BYTES },
+): void {
+  if (request.complete) return;
+  const { socket } = request;
+  request.unpipe();
   let discarded = 0;
-  request.raw.on('data', (chunk: Buffer) => {
+  request.on('data', (chunk: Buffer) => {
     discarded += chunk.length;
     if (discarded > bound.bytes) socket.destroy();
   });
-  request.raw.resume();
-  reply.raw.once('finish', () => {
-    if (request.raw.complete) return;
+  request.resume();
+  response.once('finish', () => {
+    if (request.complete) return;
     const timer = setTimeout(() => socket.destroy(), bound.ms);
     timer.unref();
-    request.raw.once('end', () => clearTimeout(timer));
+    request.once('end', () => clearTimeout(timer));
     socket.once('close', () => clearTimeout(timer));
   });
 }

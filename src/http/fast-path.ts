@@ -5,7 +5,7 @@
 // headers, built by the same functions; test/http/fast-path.test.ts compares them), the view is counted as the route
 // counts it (in memory, batched), and the route's request metrics count the request. Anything else, or a failure
 // before the answer began, goes to Fastify untouched, as if the fast path were not there; so does every request once
-// the server is stopping.
+// the server is stopping. POST requests are offered to the uploads' fast path (http/upload-fast-path.ts) first.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../context.js';
@@ -16,6 +16,7 @@ import { rewritePublicPrefixes, URLS_ROUTE_INTERNAL } from './links.js';
 import { hasBody } from './slow-requests.js';
 import { storedFileHeaders } from './stored-bytes.js';
 import type { App } from './types.js';
+import { plainUploads } from './upload-fast-path.js';
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -122,7 +123,13 @@ export function installFastPath(app: App, ctx: AppContext): void {
     app.inFlightHandlers.track(found.then(finish, () => fastify(request, response)));
   }
 
+  const upload = plainUploads(app, ctx, fastify);
+
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    if (request.method === 'POST') {
+      if (!upload(request, response)) fastify(request, response);
+      return;
+    }
     const url = request.method === 'GET' && server.listening ? rewritePublicPrefixes(ctx, request.url ?? '/') : '';
     if (url.startsWith(GO_PREFIX)) {
       const slug = url.slice(GO_PREFIX.length);

@@ -15,6 +15,15 @@ const HOST_RE = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-
  * scheme; an invalid one -> 1001 naming the header.
  */
 export function publicBaseUrl(ctx: AppContext, request: FastifyRequest, domain?: string): string {
+  return baseUrlOf(ctx, request, domain);
+}
+
+/** publicBaseUrl() from a request's protocol and host (as Fastify gives them: through trusted proxies). */
+export function baseUrlOf(
+  ctx: Pick<AppContext, 'config'>,
+  request: { protocol: string; host: string },
+  domain?: string,
+): string {
   if (domain !== undefined && domain !== '') {
     const match = /^(https?:\/\/)?([^/]+)\/?$/i.exec(domain.trim());
     if (!match || !HOST_RE.test(match[2]!)) throw new ApiError(1001, 'x-service-domain must be a host name');

@@ -11,6 +11,9 @@ import { uploadFiles, type IncomingFile, type UploadOptions } from '../services/
 import { cutOffRequestBody } from './cut-off-body.js';
 import { publicBaseUrl } from './links.js';
 
+/** Most file parts in one upload request. */
+export const MAX_FILES_PER_REQUEST = 100;
+
 /** The form field of a file part; other file parts are refused (chunks) or skipped (whole uploads). */
 const FILE_FIELD = 'file';
 

@@ -4,6 +4,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
+import type { UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { loadRedis } from '../lib/lazy-modules.js';
 
@@ -45,9 +46,14 @@ const guessKeys = new WeakMap<FastifyRequest, string>();
 
 /** Whether the upload/login limits apply to this request at all (off in settings, or an admin with bypass on). */
 export function rateLimitExempt(ctx: AppContext, request: FastifyRequest): boolean {
+  return callerExempt(ctx, request.auth?.user ?? null);
+}
+
+/** Whether the upload limit spares `user` (null: an anonymous caller): limits off, or an admin when admins bypass. */
+export function callerExempt(ctx: Pick<AppContext, 'settings'>, user: Pick<UserRow, 'role'> | null): boolean {
   const settings = ctx.settings.get();
   if (!settings.ratelimitEnabled) return true;
-  return settings.ratelimitAdminBypass && request.auth !== null && request.auth?.user.role !== 'USER';
+  return settings.ratelimitAdminBypass && user !== null && user.role !== 'USER';
 }
 
 /**

@@ -91,11 +91,11 @@ export class ProcessMetrics {
     'Bytes of uploaded files (and chunks) received by this process, whether kept or refused',
   );
 
-  /** Answers given by the fast path (http/fast-path.ts) instead of the routes. */
+  /** Answers given by the fast paths (http/fast-path.ts, http/upload-fast-path.ts) instead of the routes. */
   readonly fastPathAnswers = plainCounter(
     this.registry,
     'chute_fast_path_answers_total',
-    'Plain redirects and small public files answered by the fast path of this process (also counted by route)',
+    'Plain redirects, small public files and plain uploads answered by the fast path of this process (also counted by route)',
   );
 
   /** Bytes of stored files sent whole. */

@@ -5,15 +5,18 @@ import { requireUserOrUploadFolder, uploaderOf } from '../http/auth.js';
 import { cutOffRequestBody } from '../http/cut-off-body.js';
 import { ApiError } from '../lib/errors.js';
 import { sendApiError, toApiError } from '../http/errors.js';
-import { assertMultipart, receiving, sendLinksAsText, storeUploadParts } from '../http/multipart.js';
+import {
+  assertMultipart,
+  MAX_FILES_PER_REQUEST,
+  receiving,
+  sendLinksAsText,
+  storeUploadParts,
+} from '../http/multipart.js';
 import { AUTHENTICATED } from '../http/openapi.js';
 import { uploadRateLimit } from '../http/rate-limit.js';
 import type { RouteModule } from '../http/types.js';
 import { UploadResponseSchema } from '../schemas/file.js';
 import { parseUploadOptions, UPLOAD_HEADERS } from '../http/upload-headers.js';
-
-/** Most file parts in one request. */
-export const MAX_FILES_PER_REQUEST = 100;
 
 const optionHeaders = z.object({
   [UPLOAD_HEADERS.deletesAt]: z
