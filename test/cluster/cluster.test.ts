@@ -270,13 +270,15 @@ async function scenario(t: { diagnostic: (message: string) => void }, storageEnv
       assert.ok(i < 600, 'the queue never emptied');
       await sleep(100);
     }
-    const held = await db.query<{ state: string; attempts: number; lease_owner: string | null }>(
-      'select state, attempts, lease_owner from jobs where id = any($1)',
+    const held = await db.query<{ state: string; attempts: number; updated_at: string }>(
+      'select state, attempts, updated_at from jobs where id = any($1)',
       [heldJobs],
     );
     for (const job of held.rows) {
       assert.equal(job.state, 'done');
-      assert.ok(job.attempts >= 2, 'taken again after the lease of the dead instance ran out');
+      // A job may have been finished by the victim between the look-up above and the kill: then once is right.
+      const finishedBeforeTheKill = job.attempts === 1 && Number(job.updated_at) < killedAt;
+      assert.ok(job.attempts >= 2 || finishedBeforeTheKill, 'taken again after the lease of the dead instance ran out');
     }
     const failed = await db.query(`select id, last_error from jobs where state = 'failed'`);
     assert.deepEqual(failed.rows, [], 'no job failed');
