@@ -42,8 +42,20 @@ const ZIPLINE_PREFIX = 'x-zipline-';
  */
 function rawHeader(headers: IncomingHttpHeaders, name: string): string | string[] | undefined {
   const value = headers[name];
-  if (value !== undefined || !name.startsWith(OWN_PREFIX)) return value;
-  return headers[ZIPLINE_PREFIX + name.slice(OWN_PREFIX.length)];
+  if (value !== undefined) return value;
+  const alias = ziplineName(name);
+  return alias === null ? undefined : headers[alias];
+}
+
+/** The `x-zipline-` name of an `x-service-` header (null for others), made once per name: every upload asks. */
+const ziplineNames = new Map<string, string | null>();
+function ziplineName(name: string): string | null {
+  let alias = ziplineNames.get(name);
+  if (alias === undefined) {
+    alias = name.startsWith(OWN_PREFIX) ? ZIPLINE_PREFIX + name.slice(OWN_PREFIX.length) : null;
+    if (ziplineNames.size < 1000) ziplineNames.set(name, alias);
+  }
+  return alias;
 }
 
 /** Whether the request has the header (for an `x-service-` one: under either name). */
