@@ -154,10 +154,16 @@ async function* fileParts(request: IncomingMessage, maxFiles: number): AsyncGene
   };
   const refused = (message: string): ApiError => new ApiError(1061, message);
 
-  const parser = new Busboy({
-    headers: request.headers as { 'content-type': string },
-    limits: { files: maxFiles, fileSize: Number.MAX_SAFE_INTEGER, fields: 100, fieldSize: 64 * 1024, parts: 1000 },
-  });
+  let parser: ReturnType<typeof Busboy>;
+  try {
+    parser = new Busboy({
+      headers: request.headers as { 'content-type': string },
+      limits: { files: maxFiles, fileSize: Number.MAX_SAFE_INTEGER, fields: 100, fieldSize: 64 * 1024, parts: 1000 },
+    });
+  } catch (err) {
+    // A Content-Type busboy cannot read (an empty boundary ...): the parser's refusal, as the route gives it.
+    throw refused((err as Error).message);
+  }
   parser.on('file', (name: string, stream: Readable, fileName: string, _encoding: string, mimeType: string) => {
     // Errors of a part that is read later are its reader's (a part cut short: "terminated early").
     stream.on('error', () => undefined);

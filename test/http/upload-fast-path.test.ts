@@ -161,6 +161,12 @@ forEachDatabase('the fast path for uploads', (engine) => {
       fast: true,
     });
     assert.equal((answer.body as { code: number }).code, 1061);
+    // A boundary the parser cannot use.
+    answer = await sameAsRoute(() => broken, {
+      headers: { 'content-type': 'multipart/form-data; boundary=' },
+      fast: true,
+    });
+    assert.equal((answer.body as { code: number }).code, 1061);
     // A disabled extension, found when its part arrives.
     const settings = await server().json('PATCH', '/api/server/settings', {
       auth: admin.token,
