@@ -33,8 +33,23 @@ export interface GroupCommitOptions {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
 
+/**
+ * Rows that many callers each add to one table, each needing only to know that its row is committed (the pending
+ * marks of uploads): the rows of one batch are written by one call of `write`, in place of a transaction each.
+ */
+export interface RowLane<R> {
+  write(trx: Db, rows: R[]): Promise<unknown>;
+}
+
+interface WaitingRow {
+  lane: RowLane<unknown>;
+  row: unknown;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
 export class GroupCommit {
-  private readonly waiting: Waiting[] = [];
+  private readonly waiting: Array<Waiting | WaitingRow> = [];
   private flushing = false;
   /** Commits made, transactions they held, batches run again after one of them failed (for tests and benchmarks). */
   readonly stats = { commits: 0, transactions: 0, reruns: 0 };
@@ -63,6 +78,19 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * Adds `row` through `lane` in a transaction committed, durably, before the returned promise resolves. On SQLite the
+   * rows of one lane in one batch are written by one call, as one of the batch's transactions: when it fails, they
+   * all fail with its error.
+   */
+  add<R>(lane: RowLane<R>, row: R): Promise<void> {
+    if (this.engine !== 'sqlite') return this.run((trx) => lane.write(trx, [row])).then(() => undefined);
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ lane: lane as RowLane<unknown>, row, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
   private async flush(): Promise<void> {
     this.flushing = true;
     try {
@@ -71,7 +99,7 @@ export class GroupCommit {
         // meanwhile wait here instead and then share one commit, so that the pages they all touch (the tables' and
         // indexes' last pages, counters, the search index) are written to the log once, not once each.
         if (this.options.walSync) await this.options.walSync.idle();
-        const batch = this.waiting.splice(0, MAX_BATCH);
+        const batch = coalesceRows(this.waiting.splice(0, MAX_BATCH));
         const outcomes = batch.length === 1 ? await this.runAlone(batch[0]!) : await this.runTogether(batch);
         if (outcomes === undefined) continue;
         this.stats.commits++;
@@ -158,6 +186,37 @@ export class GroupCommit {
     for (const item of batch) item.reject(err);
     return undefined;
   }
+}
+
+/** The batch with the rows of each lane made into one transaction that writes them all and answers each of them. */
+function coalesceRows(items: Array<Waiting | WaitingRow>): Waiting[] {
+  const batch: Waiting[] = [];
+  const lanes = new Map<RowLane<unknown>, WaitingRow[]>();
+  for (const item of items) {
+    if ('fn' in item) {
+      batch.push(item);
+      continue;
+    }
+    let rows = lanes.get(item.lane);
+    if (rows === undefined) {
+      rows = [];
+      lanes.set(item.lane, rows);
+      const group = rows;
+      const lane = item.lane;
+      // In the place of the lane's first row: the batch keeps the order in which transactions were asked for.
+      batch.push({
+        fn: (trx) =>
+          lane.write(
+            trx,
+            group.map((r) => r.row),
+          ),
+        resolve: () => group.forEach((r) => r.resolve(undefined)),
+        reject: (err) => group.forEach((r) => r.reject(err)),
+      });
+    }
+    rows.push(item);
+  }
+  return batch;
 }
 
 interface SavepointStatements {

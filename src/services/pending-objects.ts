@@ -3,18 +3,20 @@
 // left by a process that died between storing and recording (kill -9 during the second file of a request, or between
 // the rename and the commit) names bytes that no record will ever own: the instance's next start removes them.
 import type { AppContext } from '../context.js';
-import type { Db } from '../db/types.js';
+import type { Insertable } from 'kysely';
+import type { RowLane } from '../db/group-commit.js';
+import type { Database, Db } from '../db/types.js';
 
 /** Marks `key` as stored bytes without a record yet (call before storing them). */
 export async function markPendingObject(ctx: AppContext, key: string): Promise<void> {
-  // Durable before the bytes are stored, in a commit shared with the concurrent uploads (group commit).
-  await ctx.commits.run((trx) =>
-    trx
-      .insertInto('pending_objects')
-      .values({ storage_key: key, instance_id: ctx.instanceId, created_at: ctx.clock.now() })
-      .execute(),
-  );
+  // Durable before the bytes are stored, in a commit shared with the concurrent uploads (group commit), the marks of
+  // one commit written by one statement.
+  await ctx.commits.add(pendingMarks, { storage_key: key, instance_id: ctx.instanceId, created_at: ctx.clock.now() });
 }
+
+const pendingMarks: RowLane<Insertable<Database['pending_objects']>> = {
+  write: (trx, rows) => trx.insertInto('pending_objects').values(rows).execute(),
+};
 
 /** Clears the marks of `keys`: inside the transaction that records their files, or after their bytes are removed. */
 export async function clearPendingObjects(db: Db, keys: string[]): Promise<void> {

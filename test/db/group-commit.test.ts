@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
 import { SQLITE_CACHE_SIZE } from '../../src/db/batch-writer.js';
-import { GroupCommit } from '../../src/db/group-commit.js';
+import { GroupCommit, type RowLane } from '../../src/db/group-commit.js';
 import type { WalSync } from '../../src/db/wal-sync.js';
 import { forEachDatabase, useTestServer } from '../support/server.js';
 
@@ -126,6 +126,78 @@ forEachDatabase('group commit', (engine) => {
       assert.equal(commits.stats.reruns, 0);
     }
     await ctx.db.deleteFrom('pending_objects').where('storage_key', 'like', 'rerun-%').execute();
+  });
+
+  it('rows added through a lane share one write per batch; a failing write fails its rows, not the batch', async () => {
+    const { ctx } = server();
+    const commits = new GroupCommit(ctx.db, ctx.engine);
+    const now = ctx.clock.now();
+    const writes: number[] = [];
+    const lane: RowLane<string> = {
+      write: async (trx, keys) => {
+        writes.push(keys.length);
+        await trx
+          .insertInto('pending_objects')
+          .values(keys.map((key) => ({ storage_key: key, instance_id: 'test', created_at: now })))
+          .execute();
+      },
+    };
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const first = commits.run(async () => gate);
+    // Queued behind the first: ten rows, a transaction among them, then a row whose key is already taken.
+    const rows = Array.from({ length: 10 }, (_, i) => commits.add(lane, `lane-${i}`));
+    const between = commits.run((trx) =>
+      trx
+        .insertInto('pending_objects')
+        .values({ storage_key: 'lane-tx', instance_id: 'test', created_at: now })
+        .execute(),
+    );
+    const settled = Promise.allSettled([...rows, between]);
+    open();
+    await first;
+    const outcomes = await settled;
+    assert.ok(outcomes.every((o) => o.status === 'fulfilled'));
+    const stored = await ctx.db
+      .selectFrom('pending_objects')
+      .select('storage_key')
+      .where('storage_key', 'like', 'lane-%')
+      .execute();
+    assert.equal(stored.length, 11);
+    if (engine === 'sqlite') {
+      assert.deepEqual(writes, [10], 'one write for the ten rows of the batch');
+      assert.deepEqual(commits.stats, { commits: 2, transactions: 3, reruns: 0 });
+    } else {
+      assert.equal(writes.length, 10);
+    }
+    // A write that fails (a key taken) fails each of its rows with its error; a transaction of the same batch is kept.
+    let reopen!: () => void;
+    const regate = new Promise<void>((resolve) => (reopen = resolve));
+    const second = commits.run(async () => regate);
+    const taken = [commits.add(lane, 'lane-new'), commits.add(lane, 'lane-0')];
+    const kept = commits.run((trx) =>
+      trx
+        .insertInto('pending_objects')
+        .values({ storage_key: 'lane-kept', instance_id: 'test', created_at: now })
+        .execute(),
+    );
+    const after = Promise.allSettled([...taken, kept]);
+    reopen();
+    await second;
+    const [newRow, takenRow, keptTx] = await after;
+    assert.equal(keptTx!.status, 'fulfilled');
+    assert.equal(takenRow!.status, 'rejected');
+    if (engine === 'sqlite') assert.equal(newRow!.status, 'rejected', 'the rows of a failed write share its failure');
+    const left = await ctx.db
+      .selectFrom('pending_objects')
+      .select('storage_key')
+      .where('storage_key', 'in', ['lane-new', 'lane-kept'])
+      .execute();
+    assert.deepEqual(
+      left.map((r) => r.storage_key).sort(),
+      engine === 'sqlite' ? ['lane-kept'] : ['lane-kept', 'lane-new'],
+    );
+    await ctx.db.deleteFrom('pending_objects').where('storage_key', 'like', 'lane-%').execute();
   });
 
   it('commits a lone transaction at once, and uploads go through it', async () => {
