@@ -3,10 +3,11 @@
 // stored bytes to their owner (its own Cache-Control) may set another.
 import type { FastifyInstance } from 'fastify';
 
+export const API_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } as const;
+
 export function registerApiHeaders(app: FastifyInstance): void {
   app.addHook('onRequest', async (request, reply) => {
     if (request.url !== '/api' && !request.url.startsWith('/api/')) return;
-    reply.header('cache-control', 'no-store');
-    reply.header('x-content-type-options', 'nosniff');
+    reply.headers(API_HEADERS);
   });
 }

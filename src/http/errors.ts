@@ -5,6 +5,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { ApiError, type ErrorCode } from '../lib/errors.js';
+import { API_HEADERS } from './api-headers.js';
 
 interface ValidationIssue {
   path: string;
@@ -98,7 +99,7 @@ export function frameworkErrorHandler(err: FastifyError, request: FastifyRequest
     default:
       error = toApiError(err, request);
   }
-  void sendApiError(reply.headers({ 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }), error);
+  void sendApiError(reply.headers(API_HEADERS), error);
 }
 
 /** The answer to a request that Node's HTTP parser refused (Fastify's `clientErrorHandler`). */

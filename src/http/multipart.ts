@@ -15,9 +15,12 @@ import { publicBaseUrl } from './links.js';
 export const MAX_FILES_PER_REQUEST = 100;
 
 /** The form field of a file part; other file parts are refused (chunks) or skipped (whole uploads). */
-const FILE_FIELD = 'file';
+export const FILE_FIELD = 'file';
 
-interface PartLimits {
+/** Largest value of a field (not a file) the parser reads. */
+export const FIELD_SIZE = 64 * 1024;
+
+export interface PartLimits {
   /** Most file parts; one more -> the parser's FST_FILES_LIMIT. */
   files: number;
   /** Largest file part the parser lets through (it truncates silently: the services count bytes themselves). */
@@ -32,7 +35,7 @@ interface PartLimits {
  * too many, never a 500.
  */
 function partReader(request: FastifyRequest, limits: PartLimits): () => Promise<Multipart | undefined> {
-  const options = { limits: { ...limits, fieldSize: 64 * 1024 }, throwFileSizeLimit: false };
+  const options = { limits: { ...limits, fieldSize: FIELD_SIZE }, throwFileSizeLimit: false };
   let parts: AsyncIterableIterator<Multipart> | undefined;
   return async () => {
     try {
@@ -61,7 +64,7 @@ function skip(part: Multipart): void {
  * silently truncate).
  */
 export async function* uploadFileParts(request: FastifyRequest, maxFiles: number): AsyncGenerator<IncomingFile> {
-  const next = partReader(request, { files: maxFiles, fileSize: Number.MAX_SAFE_INTEGER, fields: 100 });
+  const next = partReader(request, wholeUploadLimits(maxFiles));
   for (let part = await next(); part; part = await next()) {
     if (part.type !== 'file') continue;
     const file = part as MultipartFile;
@@ -71,6 +74,11 @@ export async function* uploadFileParts(request: FastifyRequest, maxFiles: number
     }
     yield { stream: file.file, fileName: file.filename, mimeType: file.mimetype };
   }
+}
+
+/** The parser's limits for a whole upload's parts (also the uploads' fast path's, http/upload-fast-path.ts). */
+export function wholeUploadLimits(maxFiles: number): PartLimits {
+  return { files: maxFiles, fileSize: Number.MAX_SAFE_INTEGER, fields: 100 };
 }
 
 /**
@@ -147,6 +155,11 @@ export function storeUploadParts(
 /** The x-service-no-json answer of an upload: its links as text, joined with ",". */
 export function sendLinksAsText<T>(reply: FastifyReply, links: string[]): T {
   // A text answer is not serialised by the JSON schema of 200.
+  return reply.type('text/plain; charset=utf-8').send(linksAsText(links)) as unknown as T;
+}
+
+/** An upload's links as the x-service-no-json answer gives them. */
+export function linksAsText(links: string[]): string {
   // Joined with "," as Zipline's upload route does (its docs say one per line; its clients read the code's shape).
-  return reply.type('text/plain; charset=utf-8').send(links.join(',')) as unknown as T;
+  return links.join(',');
 }

@@ -20,7 +20,8 @@ import { UploadResponseSchema } from '../schemas/file.js';
 import { uploadFiles, type IncomingFile } from '../services/uploads.js';
 import { authenticateToken, tokenFromHeader, type Authenticated } from './auth.js';
 import { cutOffBody } from './cut-off-body.js';
-import { MAX_FILES_PER_REQUEST } from './multipart.js';
+import { API_HEADERS } from './api-headers.js';
+import { FIELD_SIZE, FILE_FIELD, linksAsText, MAX_FILES_PER_REQUEST, wholeUploadLimits } from './multipart.js';
 import { baseUrlOf } from './links.js';
 import { callerExempt } from './rate-limit.js';
 import { watchIdle } from './slow-requests.js';
@@ -30,10 +31,6 @@ import { parseUploadOptions } from './upload-headers.js';
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
 const ROUTE = '/api/upload';
-/** The form field of a file part (http/multipart.ts): other file parts are skipped. */
-const FILE_FIELD = 'file';
-/** The headers of every /api/* answer (http/api-headers.ts). */
-const API_HEADERS = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' } as const;
 
 /**
  * Returns the handler that takes plain uploads (true: it answers the request) or leaves the request alone (false).
@@ -81,7 +78,7 @@ export function plainUploads(
         files: fileParts(request, MAX_FILES_PER_REQUEST),
       });
       const text = options.noJson
-        ? result.files.map((f) => f.url).join(',')
+        ? linksAsText(result.files.map((f) => f.url))
         : JSON.stringify(UploadResponseSchema.parse(result));
       response.writeHead(200, {
         ...API_HEADERS,
@@ -158,7 +155,8 @@ async function* fileParts(request: IncomingMessage, maxFiles: number): AsyncGene
   try {
     parser = new Busboy({
       headers: request.headers as { 'content-type': string },
-      limits: { files: maxFiles, fileSize: Number.MAX_SAFE_INTEGER, fields: 100, fieldSize: 64 * 1024, parts: 1000 },
+      // @fastify/multipart's default bound on parts, as the route has it.
+      limits: { ...wholeUploadLimits(maxFiles), fieldSize: FIELD_SIZE, parts: 1000 },
     });
   } catch (err) {
     // A Content-Type busboy cannot read (an empty boundary ...): the parser's refusal, as the route gives it.

@@ -2,8 +2,8 @@
 // transaction that records the file clears the mark, and a failed upload clears it after removing the bytes. A mark
 // left by a process that died between storing and recording (kill -9 during the second file of a request, or between
 // the rename and the commit) names bytes that no record will ever own: the instance's next start removes them.
-import type { AppContext } from '../context.js';
 import type { Insertable } from 'kysely';
+import type { AppContext } from '../context.js';
 import type { RowLane } from '../db/group-commit.js';
 import type { Database, Db } from '../db/types.js';
 
