@@ -1,8 +1,9 @@
 // The local datasource's way of writing a stream into an open file: chunks are gathered into 1 MiB batches written
 // with one positioned writev each, and, when the file must become durable, its pages are flushed to disk while the
 // rest still arrives (bench/RESULTS.md, 2026-11-24: why both matter on the upload path).
-import { open, type FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { Writable } from 'node:stream';
+import type { WritableFile } from './fd-file.js';
 
 /** Bytes gathered before one writev: a socket delivers about 32 KiB per read, so about 32 reads make one write. */
 export const WRITE_BATCH = 1024 * 1024;
@@ -100,7 +101,7 @@ async function flushFile(file: string): Promise<void> {
 export class FileWriter extends Writable {
   /** Bytes accepted so far (all of them written once the stream has finished). */
   bytesWritten = 0;
-  private readonly handle: FileHandle;
+  private readonly handle: WritableFile;
   private readonly flushEarly: boolean;
   private readonly fsyncAtEnd: boolean;
   private readonly flusher: BackgroundFlusher | null;
@@ -119,7 +120,7 @@ export class FileWriter extends Writable {
    */
   private flushError: Error | null = null;
 
-  constructor(handle: FileHandle, options: FileWriterOptions) {
+  constructor(handle: WritableFile, options: FileWriterOptions) {
     // The producer may run a batch ahead while one is written.
     super({ highWaterMark: WRITE_BATCH });
     this.handle = handle;
@@ -205,7 +206,7 @@ export class FileWriter extends Writable {
 }
 
 /** writev of `chunks` at `position`, again for what a short write left. */
-async function writeFully(handle: FileHandle, chunks: Buffer[], position: number): Promise<void> {
+async function writeFully(handle: WritableFile, chunks: Buffer[], position: number): Promise<void> {
   let rest = chunks;
   let at = position;
   for (;;) {

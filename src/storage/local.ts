@@ -1,7 +1,7 @@
 // The local-folder datasource: each object is a file under the root (keys with '/' are sub-folders). Bytes are
 // written to a temp file on the same filesystem, fsynced, renamed into place and the folder fsynced, so an object
 // is either absent or complete and durable, never half-written, even across a crash.
-import { open, rename, stat, truncate } from 'node:fs/promises';
+import { open, stat, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -14,6 +14,7 @@ import {
   type ObjectInfo,
   type PutInfo,
 } from './datasource.js';
+import { FdFile, renameFile } from './fd-file.js';
 import { BackgroundFlusher, FileWriter } from './file-writer.js';
 import { assertValidKey, assertValidRange, unsatisfiableRange } from './keys.js';
 import { LocalFileStream } from './local-file-stream.js';
@@ -86,7 +87,7 @@ export class LocalDatasource implements Datasource {
     // cleaned up before the open completed, and the open would then leave an orphan temp file behind.
     let handle;
     try {
-      handle = await open(temp, 'wx');
+      handle = await FdFile.open(temp, 'wx');
     } catch (err) {
       body.destroy();
       throw err;
@@ -257,12 +258,12 @@ export class LocalDatasource implements Datasource {
     // have gone meanwhile, the rename says so and the folder is made again.
     if (!this.knownFolders.has(folder)) await ensureDirectory(folder, this.fsync);
     try {
-      await rename(temp, target);
+      await renameFile(temp, target);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !this.knownFolders.has(folder)) throw err;
       this.knownFolders.delete(folder);
       await ensureDirectory(folder, this.fsync);
-      await rename(temp, target);
+      await renameFile(temp, target);
     }
     if (this.knownFolders.size < 10_000) this.knownFolders.add(folder);
     if (this.fsync) await this.directorySyncs.sync(folder);

@@ -1,8 +1,9 @@
 // Temp files of the datasources in one folder (DATA_DIR/tmp, same filesystem as the uploads so that publishing is a
 // rename), named by what they hold, and the start-up sweep that removes what a dead process left behind.
-import { mkdir, open, readdir, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomLowercase } from '../lib/ids.js';
+import { FdFile } from './fd-file.js';
 
 /**
  * put-*    a put() in progress: never survives its process (a crash before the rename leaves it unpublished), so
@@ -92,7 +93,7 @@ export async function unlinkIfPresent(file: string): Promise<void> {
 
 /** fsync of a directory, which makes the creation, rename or removal of its entries durable. */
 export async function fsyncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
+  const handle = await FdFile.open(dir, 'r');
   try {
     await handle.sync();
   } finally {

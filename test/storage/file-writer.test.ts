@@ -9,6 +9,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { after, before, describe, it } from 'node:test';
+import { FdFile, renameFile } from '../../src/storage/fd-file.js';
 import { BackgroundFlusher, EARLY_FLUSH_EVERY, FileWriter, WRITE_BATCH } from '../../src/storage/file-writer.js';
 import { openDescriptorsOf, waitFor } from '../support/open-files.js';
 
@@ -66,12 +67,14 @@ describe('FileWriter', () => {
       { name: 'less than one batch', sizes: [100], total: 1000, options: { flushEarly: true, fsyncAtEnd: true } },
       { name: 'nothing', sizes: [1], total: 0, options: { flushEarly: true, fsyncAtEnd: true } },
     ];
-    for (const c of cases) {
+    // Through a FileHandle and through an FdFile (what the local datasource's puts use).
+    for (const [c, opener] of cases.flatMap((c) => [[c, 'FileHandle'] as const, [c, 'FdFile'] as const])) {
       const file = path.join(dir, `${c.name.replaceAll(' ', '-')}.bin`);
       const before = randomBytes(777);
       await writeFile(file, before);
       const source = randomBytes(c.total);
-      const writer = new FileWriter(await open(file, 'r+'), { start: before.length, ...c.options });
+      const handle = opener === 'FdFile' ? await FdFile.open(file, 'r+') : await open(file, 'r+');
+      const writer = new FileWriter(handle, { start: before.length, ...c.options });
       await pipeline(Readable.from(piecesOf(source, c.sizes)), writer);
       assert.equal(writer.bytesWritten, c.total, c.name);
       assert.ok(
@@ -85,11 +88,13 @@ describe('FileWriter', () => {
   it('fails with the error of a write, and closes the file', async () => {
     const file = path.join(dir, 'read-only.bin');
     await writeFile(file, '');
-    const writer = new FileWriter(await open(file, 'r'), { flushEarly: false, fsyncAtEnd: false });
-    await assert.rejects(pipeline(Readable.from(piecesOf(randomBytes(3 * WRITE_BATCH), [64 * 1024])), writer), {
-      code: 'EBADF',
-    });
-    await waitFor(async () => (await openDescriptorsOf(file)) === 0, 'the file is closed');
+    for (const opened of [() => open(file, 'r'), () => FdFile.open(file, 'r')]) {
+      const writer = new FileWriter(await opened(), { flushEarly: false, fsyncAtEnd: false });
+      await assert.rejects(pipeline(Readable.from(piecesOf(randomBytes(3 * WRITE_BATCH), [64 * 1024])), writer), {
+        code: 'EBADF',
+      });
+      await waitFor(async () => (await openDescriptorsOf(file)) === 0, 'the file is closed');
+    }
   });
 
   it('fails when an early flush failed, even with no fsync at the end', async () => {
@@ -143,5 +148,42 @@ describe('FileWriter', () => {
     const writer = new FileWriter(await open(file, 'r+'), { flushEarly: true, fsyncAtEnd: true });
     await assert.rejects(pipeline(Readable.from(failing()), writer), /the client went away/);
     await waitFor(async () => (await openDescriptorsOf(file)) === 0, 'the file is closed');
+  });
+});
+
+describe('FdFile', () => {
+  let dir: string;
+  before(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'chute-fd-file-'));
+  });
+  after(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('once closed, never touches its descriptor number again (another file may have it by then)', async () => {
+    const first = await FdFile.open(path.join(dir, 'first.bin'), 'wx');
+    await first.writev([Buffer.from('first')], 0);
+    await first.close();
+    // The lowest free number: most likely the one the first file had.
+    const secondFile = path.join(dir, 'second.bin');
+    const second = await FdFile.open(secondFile, 'wx');
+    await first.close();
+    await assert.rejects(first.writev([Buffer.from('stray')], 0), { code: 'EBADF' });
+    await assert.rejects(first.sync(), { code: 'EBADF' });
+    await assert.rejects(first.datasync(), { code: 'EBADF' });
+    await second.writev([Buffer.from('second'), Buffer.from(' file')], 0);
+    await second.sync();
+    await second.close();
+    assert.equal(await readFile(secondFile, 'utf8'), 'second file');
+    assert.equal(await readFile(path.join(dir, 'first.bin'), 'utf8'), 'first');
+  });
+
+  it('reports the errors of the system calls (an open that finds the file, a rename to a missing folder)', async () => {
+    const file = path.join(dir, 'exists.bin');
+    await writeFile(file, 'x');
+    await assert.rejects(FdFile.open(file, 'wx'), { code: 'EEXIST' });
+    await assert.rejects(renameFile(file, path.join(dir, 'missing', 'x.bin')), { code: 'ENOENT' });
+    await renameFile(file, path.join(dir, 'renamed.bin'));
+    assert.equal(await readFile(path.join(dir, 'renamed.bin'), 'utf8'), 'x');
   });
 });
