@@ -1,6 +1,6 @@
 // Queries of the hot path, built and compiled once: Kysely otherwise builds the operation tree and compiles the same
 // SQL on every request, which cost a redirect about as much CPU as the query itself (bench/RESULTS.md).
-import type { Compilable, CompiledQuery } from 'kysely';
+import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
 import type { RowWatch, WatchedRows, WatchedTable } from './row-watch.js';
 import type { Db } from './types.js';
 
@@ -124,4 +124,42 @@ function cacheFor<T>(
   cache = { watch, entries: wanted.entries, generation: -1, answers: new Map() };
   caches.set(db, cache);
   return cache;
+}
+
+/** Stands for the value of `field` while a write is compiled; it never reaches the database. */
+const fieldMark = (field: string): string => `\u0000chute-precompiled-field:${field}\u0000`;
+
+/**
+ * A write of one shape whose values change per call (the record of an upload), compiled once per engine (Kysely's
+ * tree and compiler cost a 17-column insert ~11 us of the event loop per call, a scratch benchmark) and run on any
+ * connection or transaction of that engine. `build` gets a stand-in for each value and must bind every one of them
+ * as a parameter (as values() and where(column, '=', value) do), and each call must give the same fields (the first
+ * one is checked against them, and the compiled query for every one bound).
+ */
+export function precompiledWrite<V extends Record<string, unknown>>(
+  fields: ReadonlyArray<keyof V & string>,
+  build: (db: Db, values: V) => Compilable<unknown>,
+): (db: Db, engine: string, values: V) => Promise<QueryResult<unknown>> {
+  const compiled = new Map<string, { query: CompiledQuery<unknown>; slots: Array<string | null> }>();
+  return async (db, engine, values) => {
+    let entry = compiled.get(engine);
+    if (!entry) {
+      // A value the fields leave out would never be written: the first call (in every test) says so.
+      const unknown = Object.keys(values).filter((k) => !fields.includes(k));
+      if (unknown.length > 0)
+        throw new Error(`a precompiled write was given values it does not bind: ${unknown.join(', ')}`);
+      const marks = Object.fromEntries(fields.map((f) => [f, fieldMark(f)])) as V;
+      const query = build(db, marks).compile();
+      const byMark = new Map(fields.map((f) => [fieldMark(f), f as string]));
+      const slots = query.parameters.map((p) => (typeof p === 'string' ? (byMark.get(p) ?? null) : null));
+      for (const f of fields) {
+        if (!slots.includes(f)) throw new Error(`a precompiled write must bind ${f} as a parameter`);
+      }
+      entry = { query, slots };
+      compiled.set(engine, entry);
+    }
+    const { query, slots } = entry;
+    const parameters = slots.map((field, i) => (field === null ? query.parameters[i] : values[field]));
+    return db.executeQuery({ ...query, parameters });
+  };
 }

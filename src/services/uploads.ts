@@ -4,6 +4,7 @@
 import type { Readable } from 'node:stream';
 import mime from 'mime';
 import type { AppContext } from '../context.js';
+import { precompiledWrite } from '../db/precompiled.js';
 import type { Db, FileRow, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { fileLink, rawLink } from '../lib/links.js';
@@ -358,12 +359,8 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
             sibling: inserted.length > 0,
           },
           async (name) => {
-            const result = await trx
-              .insertInto('files')
-              .values({ ...row, name })
-              .onConflict((oc) => oc.column('name').doNothing())
-              .executeTakeFirst();
-            return Number(result.numInsertedOrUpdatedRows ?? 0) === 1 ? name : undefined;
+            const result = await insertFileRow(trx, ctx.engine, { ...row, name });
+            return Number(result.numAffectedRows ?? 0) === 1 ? name : undefined;
           },
         );
         inserted.push({ ...row });
@@ -400,6 +397,34 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
     throw err;
   }
 }
+
+const FILE_COLUMNS = [
+  'id',
+  'name',
+  'original_name',
+  'type',
+  'size',
+  'views',
+  'max_views',
+  'favorite',
+  'password',
+  'deletes_at',
+  'folder_id',
+  'user_id',
+  'storage_key',
+  'private',
+  'thumbnail_key',
+  'created_at',
+  'updated_at',
+] as const satisfies ReadonlyArray<keyof FileRow>;
+
+/** A new file's record, unless its name is taken (then no row is inserted): one statement per upload, compiled once. */
+const insertFileRow = precompiledWrite<FileRow>(FILE_COLUMNS, (db, row) =>
+  db
+    .insertInto('files')
+    .values(row)
+    .onConflict((oc) => oc.column('name').doNothing()),
+);
 
 function uploadResponse(ctx: AppContext, baseUrl: string, rows: FileRow[], objects: StoredObject[]): UploadResponse {
   const files = rows.map((row, i) => ({

@@ -14,7 +14,7 @@ import {
   type ObjectInfo,
   type PutInfo,
 } from './datasource.js';
-import { FdFile, renameFile } from './fd-file.js';
+import { FdFile, renameFile } from '../lib/fd-file.js';
 import { BackgroundFlusher, FileWriter } from './file-writer.js';
 import { assertValidKey, assertValidRange, unsatisfiableRange } from './keys.js';
 import { LocalFileStream } from './local-file-stream.js';

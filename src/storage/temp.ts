@@ -3,7 +3,7 @@
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { randomLowercase } from '../lib/ids.js';
-import { FdFile } from './fd-file.js';
+import { FdFile } from '../lib/fd-file.js';
 
 /**
  * put-*    a put() in progress: never survives its process (a crash before the rename leaves it unpublished), so

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { sql } from 'kysely';
-import { NOT_NOW, precompiledByKey } from '../../src/db/precompiled.js';
+import { NOT_NOW, precompiledByKey, precompiledWrite } from '../../src/db/precompiled.js';
 import { findUserByToken } from '../../src/services/accounts.js';
 import { findQuota } from '../../src/services/quotas.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
@@ -186,5 +186,61 @@ forEachDatabase('precompiled queries', (engine) => {
     });
     assert.equal(demoted.status, 200, JSON.stringify(demoted.body));
     assert.equal((await findUserByToken(ctx, otherToken))?.role, 'USER');
+  });
+
+  it("writes: compiled once per engine, run with each call's values in a transaction or outside one", async () => {
+    const { db } = server().ctx;
+    const insertMark = precompiledWrite<{ storage_key: string; instance_id: string; created_at: number }>(
+      ['storage_key', 'instance_id', 'created_at'],
+      (d, row) =>
+        d
+          .insertInto('pending_objects')
+          .values(row)
+          .onConflict((oc) => oc.column('storage_key').doNothing()),
+    );
+    const one = await insertMark(db, engine, { storage_key: 'pw-1', instance_id: 'pw', created_at: 1 });
+    assert.equal(Number(one.numAffectedRows), 1);
+    // The same key again: nothing inserted, and the result says so (an upload's name claim reads it).
+    const again = await insertMark(db, engine, { storage_key: 'pw-1', instance_id: 'other', created_at: 9 });
+    assert.equal(Number(again.numAffectedRows), 0);
+    await db.transaction().execute(async (trx) => {
+      await insertMark(trx, engine, { storage_key: 'pw-2', instance_id: 'pw', created_at: 2 });
+    });
+    const rows = await db
+      .selectFrom('pending_objects')
+      .select(['storage_key', 'instance_id', 'created_at'])
+      .where('storage_key', 'like', 'pw-%')
+      .orderBy('storage_key')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => ({ ...r, created_at: Number(r.created_at) })),
+      [
+        { storage_key: 'pw-1', instance_id: 'pw', created_at: 1 },
+        { storage_key: 'pw-2', instance_id: 'pw', created_at: 2 },
+      ],
+    );
+    await db.deleteFrom('pending_objects').where('storage_key', 'like', 'pw-%').execute();
+  });
+
+  it('writes: refuse values they do not bind, and a build that inlines a value', async () => {
+    const { db } = server().ctx;
+    const partial = precompiledWrite<{ storage_key: string; instance_id: string; created_at: number }>(
+      ['storage_key', 'instance_id'],
+      (d, row) => d.insertInto('pending_objects').values(row),
+    );
+    await assert.rejects(
+      partial(db, engine, { storage_key: 'pw-x', instance_id: 'pw', created_at: 1 }),
+      /does not bind: created_at/,
+    );
+    const inlined = precompiledWrite<{ storage_key: string }>(['storage_key'], (d, row) =>
+      d.deleteFrom('pending_objects').where('storage_key', '=', sql.lit(row.storage_key) as never),
+    );
+    await assert.rejects(inlined(db, engine, { storage_key: 'pw-x' }), /must bind storage_key/);
+    const left = await db
+      .selectFrom('pending_objects')
+      .select('storage_key')
+      .where('storage_key', '=', 'pw-x')
+      .execute();
+    assert.deepEqual(left, []);
   });
 });

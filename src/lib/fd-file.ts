@@ -17,7 +17,10 @@ export class FdFile implements WritableFile {
   /** Set by close(): the number may belong to another file from then on, so no call may use it again. */
   private closed = false;
 
-  private constructor(private readonly fd: number) {}
+  private constructor(
+    /** The descriptor (for calls this class does not make, while it is open). */
+    readonly fd: number,
+  ) {}
 
   static open(file: string, flags: string): Promise<FdFile> {
     return new Promise((resolve, reject) => {
