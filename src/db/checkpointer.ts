@@ -13,14 +13,20 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { WriteTurns } from './write-turns.js';
 
-/** How soon after a commit the log is checkpointed: the log grows by at most this long's commits in between. */
-export const CHECKPOINT_DELAY_MS = 100;
+/**
+ * How soon after a commit the log is checkpointed: the log grows by at most this long's commits in between. A page
+ * that many commits change (the last leaf of a table or an index, a counter) is copied once per checkpoint however
+ * often it went to the log, so a longer delay copies less: side by side, 32 clients of 4 KiB uploads made 1327
+ * instead of 1112 uploads/s at 867 instead of 1216 us of CPU per upload with 1 s instead of 100 ms, and 17% more than
+ * with 500 ms (bench/RESULTS.md, 2026-11-28). Under such a load the log then reaches a few tens of megabytes.
+ */
+export const CHECKPOINT_DELAY_MS = 1_000;
 
 /** A thread without a checkpoint for this long ends (its isolate costs ~9 MB); the next commit starts another. */
 const IDLE_MS = 30_000;
 
 export interface Checkpointer {
-  /** Says that a commit was made: a checkpoint follows within CHECKPOINT_DELAY_MS (one at a time). */
+  /** Says that a commit was made: a checkpoint follows within the delay (CHECKPOINT_DELAY_MS; one at a time). */
   committed(): void;
   /** Checkpoints done (for tests and benchmarks). */
   readonly checkpoints: number;
@@ -60,7 +66,7 @@ parentPort.on('message', () => {
  * checkpoint and holds no process open; a checkpoint that failed is reported to onFailure, and the next commit asks
  * for another.
  */
-export function startCheckpointer(sqlitePath: string, turns: WriteTurns): Checkpointer {
+export function startCheckpointer(sqlitePath: string, turns: WriteTurns, delayMs = CHECKPOINT_DELAY_MS): Checkpointer {
   let worker: Thread | undefined;
   let checkpoints = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -151,7 +157,7 @@ export function startCheckpointer(sqlitePath: string, turns: WriteTurns): Checkp
       timer = setTimeout(() => {
         if (running) void running.then(run);
         else run();
-      }, CHECKPOINT_DELAY_MS);
+      }, delayMs);
       timer.unref();
     },
     get checkpoints() {

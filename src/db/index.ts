@@ -77,6 +77,8 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** How long a PostgreSQL connection attempt may take (default: no bound but the network's). */
   connectTimeoutMs?: number;
+  /** SQLite: how soon after a commit the log is checkpointed (default db/checkpointer.ts CHECKPOINT_DELAY_MS). */
+  checkpointDelayMs?: number;
 }
 
 // int8 (bigint) and numeric counts come back as numbers: every bigint we store (sizes, epoch ms) is far below 2^53.
@@ -129,7 +131,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   const statements = withStatementCache(sqlite);
   // One writer at a time in this process, waiting its turn off the event loop (db/write-turns.ts).
   const turns = new WriteTurns();
-  const checkpointer = startCheckpointer(path.resolve(options.sqlitePath), turns);
+  const checkpointer = startCheckpointer(path.resolve(options.sqlitePath), turns, options.checkpointDelayMs);
   const walSync = new WalSync(`${path.resolve(options.sqlitePath)}-wal`);
   const db = new Kysely<Database>({
     dialect: new TransactionalDdlSqliteDialect(
