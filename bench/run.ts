@@ -706,7 +706,8 @@ async function main(): Promise<void> {
       isSuccess: (status, json) => status === 200 && typeof json?.bytes === 'number' && json.bytes > 4096,
     });
     const sinkCpuAfter = readCpu(sink.pid);
-    await emptyFolder(sink.dir);
+    // The sink's small files stay until the run ends, as Chute's do: deleting tens of thousands of files would slow
+    // every file creation near them for minutes on ext4 without a journal (bench/README.md), in the next repetitions.
     check(s.ok > 0, `no 4 KiB upload to the sink succeeded: ${s.firstFailure}`);
     // CPU per upload is steadier than uploads/s on a shared machine: the rate follows how fast the core is that minute.
     const perUpload = (
@@ -1087,7 +1088,8 @@ async function main(): Promise<void> {
       'engineers building and testing at the same time: absolute numbers are noisy; each ratio compares runs made ' +
       'side by side in the same minute, in rotating order.',
     '- Chute: built with tsc, `node dist/src/main.js`, SQLite, local storage in a temp DATA_DIR, default settings ' +
-      `except FILES_MAX_FILE_SIZE and RATELIMIT_ENABLED=false. All traffic on 127.0.0.1.`,
+      `except FILES_MAX_FILE_SIZE and RATELIMIT_ENABLED=false. All traffic on 127.0.0.1. Every server's files under ` +
+      `${os.tmpdir()} (TMPDIR; see bench/README.md).`,
     '',
     ...lines,
     '',
