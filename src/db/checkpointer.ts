@@ -16,9 +16,10 @@ import type { WriteTurns } from './write-turns.js';
 /**
  * How soon after a commit the log is checkpointed: the log grows by at most this long's commits in between. A page
  * that many commits change (the last leaf of a table or an index, a counter) is copied once per checkpoint however
- * often it went to the log, so a longer delay copies less: side by side, 32 clients of 4 KiB uploads made 1327
- * instead of 1112 uploads/s at 867 instead of 1216 us of CPU per upload with 1 s instead of 100 ms, and 17% more than
- * with 500 ms (bench/RESULTS.md, 2026-11-28). Under such a load the log then reaches a few tens of megabytes.
+ * often it went to the log, so a longer delay copies less: side by side, 32 clients of 4 KiB uploads made 6% more
+ * uploads/s at 4% less CPU per upload with 1 s instead of 100 ms (six interleaved rounds; on a disk busy finding free
+ * inodes, 19% more at 29% less CPU), and 17% more than with 500 ms (bench/RESULTS.md, 2026-11-28). Under such a load
+ * the log then reaches a few tens of megabytes.
  */
 export const CHECKPOINT_DELAY_MS = 1_000;
 
