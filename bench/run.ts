@@ -762,11 +762,14 @@ async function main(): Promise<void> {
       const inCurl: number[] = [];
       const chunkedSeconds: number[] = [];
       let chunkedPeak = 0;
+      /** VmRSS right before each chunked upload and its peak during it: the base and what the upload added. */
+      const chunkedRss: Array<{ before: number; peak: number }> = [];
       let lastChunked: { id?: string; name: string } | null = null;
       for (let rep = 0; rep < options.reps; rep++) {
         for (const how of rotate(['single', 'chunked'] as const, rep)) {
           await flushDisk(root);
           resetPeak(chute.pid);
+          const rssBefore = readMemory(chute.pid)?.rss ?? NaN;
           const sampler = sampleMemory(chute.pid);
           const t0 = performance.now();
           let file: { id?: string; name: string };
@@ -824,6 +827,7 @@ async function main(): Promise<void> {
             ackRates.push(mibps(size, ackSeconds));
             chunkedSeconds.push(ackSeconds);
             chunkedPeak = Math.max(chunkedPeak, mem.hwm, mem.maxSampledRss);
+            chunkedRss.push({ before: rssBefore, peak: Math.max(mem.hwm, mem.maxSampledRss) });
             if (lastChunked) await deleteChuteFile(chute, lastChunked.id);
             lastChunked = file;
           } else {
@@ -848,6 +852,12 @@ async function main(): Promise<void> {
       perRep.push(
         `chunked: seconds inside curl's ${pieces.length} requests (their time_total) of the seconds until the last ` +
           `answer, per repetition: ${inCurl.map((t, i) => `${t.toFixed(2)} of ${chunkedSeconds[i]!.toFixed(2)}`).join(', ')}`,
+      );
+      // Row 5m is the process's whole RSS, which holds what earlier rows left (SQLite's page cache filled by row 3's
+      // uploads, V8's heap): the base before each upload, next to the peak during it.
+      perRep.push(
+        `chunked: Chute's VmRSS before the upload / peak during it, per repetition: ` +
+          chunkedRss.map((r) => `${fmtMB(r.before)} / ${fmtMB(r.peak)}`).join(', '),
       );
       const what = `${sizeLabel} in ${options.chunkMiB} MiB chunks vs one request (curl for both)`;
       rows.push(ratioRow('5', what, { label: 'chunked ', rate: c }, { label: 'one request ', rate: s }, 0.9));
