@@ -18,6 +18,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Insertable } from 'kysely';
 import { openDatabase } from '../src/db/index.js';
+import { indexNewFiles } from '../src/db/search-index.js';
 import type { FilesTable, UrlsTable } from '../src/db/types.js';
 import { percentile, request } from './lib/client.js';
 import { startChuteWithUser } from './lib/chute.js';
@@ -74,7 +75,10 @@ export async function runHeavyBench(argv: string[], buildChute: () => Promise<st
       const ids: string[] = [];
       for (let done = 0; done < count;) {
         const rows = Array.from({ length: Math.min(SEED_BATCH, count - done) }, () => row(n++));
-        await database.db.transaction().execute((trx) => trx.insertInto('files').values(rows).execute());
+        await database.db.transaction().execute(async (trx) => {
+          await trx.insertInto('files').values(rows).execute();
+          await indexNewFiles(trx);
+        });
         await onBatch?.(rows);
         ids.push(...rows.map((r) => r.id!));
         done += rows.length;

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql, type Insertable } from 'kysely';
 import { openDatabase } from '../src/db/index.js';
+import { indexNewFiles } from '../src/db/search-index.js';
 import type { FilesTable } from '../src/db/types.js';
 import { FILE_SEARCH_FIELDS, FILE_SORT_FIELDS } from '../src/lib/file-list.js';
 import { parseJson, request, timeRequests, type Timing } from './lib/client.js';
@@ -83,6 +84,7 @@ export async function runListingBench(argv: string[], buildChute: () => Promise<
         await database.db.transaction().execute(async (trx) => {
           const rows = Array.from({ length: count }, (_, i) => fileRow(me.id, folderId, seeded + i));
           await trx.insertInto('files').values(rows).execute();
+          await indexNewFiles(trx);
           const links = rows.flatMap((row, i) => {
             const n = seeded + i;
             // A rare tag (1 in 1,000), a common one (1 in 10), and one in between (1 in 100).

@@ -15,6 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql, type Insertable } from 'kysely';
 import { openDatabase } from '../src/db/index.js';
+import { indexNewFiles } from '../src/db/search-index.js';
 import type { UrlsTable, UsersTable } from '../src/db/types.js';
 import { parseJson, request, timeRequests, type Timing } from './lib/client.js';
 import { startChuteWithUser } from './lib/chute.js';
@@ -240,6 +241,7 @@ async function seed(db: Db, size: Sizes, seeded: Sizes, targets: SeedTargets): P
     }));
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('files').values(rows).execute();
+      await indexNewFiles(trx);
       await trx
         .insertInto('file_tags')
         .values(rows.map((r) => ({ file_id: r.id!, tag_id: targets.tagId })))

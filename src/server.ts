@@ -40,6 +40,7 @@ import { SettingsService, settingsFromEnv } from './services/settings.js';
 import { Lifecycle } from './services/readiness.js';
 import { checkStorageIdentity, unsharedStorageMessage } from './services/storage-identity.js';
 import { flushViews, PendingViews, VIEW_FLUSH_INTERVAL_MS } from './services/view-counts.js';
+import { indexWaitingFiles, SEARCH_INDEX_INTERVAL_MS } from './services/file-listing.js';
 import type { Datasource } from './storage/datasource.js';
 import { createDatasource } from './storage/index.js';
 
@@ -156,6 +157,8 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     // then every minute, by one instance at a time (a lease inside).
     jobs.every('resume-deletions', 60_000, () => resumeDeletions(ctx, { atStart: false }));
     jobs.every('flush-views', VIEW_FLUSH_INTERVAL_MS, () => flushViews(ctx));
+    // SQLite: the new files' names into the trigram table, for many files at once (db/search-index.ts NEW_FILES).
+    if (ctx.engine === 'sqlite') jobs.every('index-new-files', SEARCH_INDEX_INTERVAL_MS, () => indexWaitingFiles(ctx));
     jobs.every('purge-done-jobs', 3_600_000, () => purgeDoneJobs(ctx.db, clock.now() - DONE_JOBS_KEPT_MS), {
       exclusive: true,
     });

@@ -1,6 +1,7 @@
 // Files written straight into the database through Chute's own data layer (src/db), in large batches, for the
 // benchmarks at scale (bench/writes.ts, bench/migrations.ts): the rows of bench/listing.ts's seed, spread over owners.
 import type { Kysely } from 'kysely';
+import { indexNewFiles } from '../../src/db/search-index.js';
 import type { Database } from '../../src/db/types.js';
 import { fileRow } from '../listing.js';
 
@@ -25,6 +26,7 @@ export async function seedFiles(
           fileRow(options.owners[(first + i) % options.owners.length]!, options.folderId, first + i),
         );
         await trx.insertInto('files').values(rows).execute();
+        await indexNewFiles(trx);
         n += count;
       }
     });

@@ -19,6 +19,9 @@ import {
   FILE_SEARCH,
   searchMatch,
   searchUsesIndex,
+  hasNewFiles,
+  indexNewFiles,
+  INDEX_SLICE,
   TRIGRAM_MIN_LENGTH,
 } from '../db/search-index.js';
 import type { Database, FileRow, UserRow } from '../db/types.js';
@@ -151,10 +154,24 @@ interface SearchWindow {
   rowsPerMatch?: number;
 }
 
+/** How often the server indexes the names of new files (SQLite; a search indexes them first in any case). */
+export const SEARCH_INDEX_INTERVAL_MS = 1_000;
+
+/**
+ * SQLite: indexes the names of the files waiting for it (db/search-index.ts NEW_FILES) in a transaction of their own,
+ * when any wait, INDEX_SLICE at a time. The server runs it about once a second, and before every search of the files.
+ */
+export async function indexWaitingFiles(ctx: Pick<AppContext, 'db' | 'commits'>): Promise<void> {
+  // In slices, each its own transaction, so that a long queue (a writer that left many) never holds the event loop.
+  while (await hasNewFiles(ctx.db)) await ctx.commits.run((trx) => indexNewFiles(trx, INDEX_SLICE));
+}
+
 /** One page of the caller's (or, for admins, a user's) files, the number of matches and the cursor of the next page. */
 export async function listFiles(ctx: AppContext, caller: Caller, query: FileListQuery): Promise<FileListPage> {
   // Ordered by views: the ones this instance holds in memory are written first, so the order is exact.
   if (query.sortBy === 'views') await flushViews(ctx);
+  // SQLite: the names of the latest files are indexed first (db/search-index.ts), so that every file is found.
+  if (query.searchQuery) await indexWaitingFiles(ctx);
   const ownerId = query.userId ?? caller.id;
   // An admin asking for an unknown user: 4009, as Zipline (a non-admin learns nothing: 3000 below).
   if (ownerId !== caller.id && isAdmin(caller)) {

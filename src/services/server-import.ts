@@ -11,6 +11,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { AppContext } from '../context.js';
+import { indexNewFiles } from '../db/search-index.js';
 import type { Db, FileRow, NewFolder, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { newId, newSecretToken } from '../lib/ids.js';
@@ -465,6 +466,7 @@ class ImportRun {
     for (const row of rows) if (row.folder_id && folderOwners.get(row.folder_id) !== row.user_id) row.folder_id = null;
     for (const part of chunks(rows)) {
       await this.db.insertInto('files').values(part).execute();
+      await indexNewFiles(this.db);
       await nextTurn();
     }
     this.counts.files += rows.length;
