@@ -61,6 +61,8 @@ const TRANSFER_TIMEOUT_MS = 15 * 60_000;
 /** The peak RSS target: 200 MB (10^6 bytes). */
 const RSS_LIMIT = 200e6;
 const BENCHES = ['upload', 'download', 'small', 'chunked', 'hot', 'tus'] as const;
+/** Untimed 4 KiB uploads to each server right before its timed run (row 3). */
+const SMALL_WARMUP_MS = 5_000;
 /** The small file of the hot-path rows. */
 const SMALL_FILE_BYTES = 64 * 1024;
 type Bench = (typeof BENCHES)[number];
@@ -670,13 +672,12 @@ async function main(): Promise<void> {
   if (options.only.has('small')) {
     const payload = randomBytes(4096);
     const common = { payload, concurrency: 32, maxRequests: 500_000 };
-    await smallUploadLoop({
-      ...common,
-      url: `${chute.base}/api/upload`,
-      headers: auth,
-      durationMs: 1_000,
-      isSuccess: (status, json) => status === 200 && typeof json?.files?.[0]?.url === 'string',
-    });
+    // Each server gets the same untimed warm-up under the same load right before its run: the rate of a server that has
+    // been up a while, not of V8 still compiling its hot functions (after 1 s of warm-up, Chute's next 5 s ran 10-30% slower than
+    // the 5 s after them in runs here, 2026-11-28).
+    const warmUp = (url: string, headers: Record<string, string>) =>
+      smallUploadLoop({ ...common, url, headers, durationMs: SMALL_WARMUP_MS, isSuccess: () => true });
+    await warmUp(`${chute.base}/api/upload`, auth);
     await flushDisk(root);
     const chuteCpu = readCpu(chute.pid);
     const c = await smallUploadLoop({
@@ -696,6 +697,7 @@ async function main(): Promise<void> {
         `4 KiB upload ${name} does not come back byte-exact (${got.status})`,
       );
     }
+    await warmUp(`${sink.base}/fsync`, {});
     await flushDisk(root);
     const sinkCpu = readCpu(sink.pid);
     const s = await smallUploadLoop({
