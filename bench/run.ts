@@ -673,8 +673,8 @@ async function main(): Promise<void> {
     const payload = randomBytes(4096);
     const common = { payload, concurrency: 32, maxRequests: 500_000 };
     // Each server gets the same untimed warm-up under the same load right before its run: the rate of a server that has
-    // been up a while, not of V8 still compiling its hot functions (after 1 s of warm-up, Chute's next 5 s ran 10-30% slower than
-    // the 5 s after them in runs here, 2026-11-28).
+    // been up a while, not of V8 still compiling its hot functions (after 1 s of warm-up, Chute's next 5 s ran 10-30%
+    // slower than the 5 s after them in runs here, 2026-11-28).
     const warmUp = (url: string, headers: Record<string, string>) =>
       smallUploadLoop({ ...common, url, headers, durationMs: SMALL_WARMUP_MS, isSuccess: () => true });
     await warmUp(`${chute.base}/api/upload`, auth);
