@@ -157,8 +157,9 @@ async function assemble(ctx: AppContext, sessionId: string): Promise<AssemblyOut
 
 /**
  * Removes a session (only if it is still as read: a session another request moved on is left alone) and its temp
- * data; a session that was assembling also loses its published bytes unless a file record already owns them, and its
- * incomplete file becomes FAILED.
+ * data; a session that was assembling also loses its published bytes unless a file record already owns them. Its
+ * incomplete file becomes FAILED, or COMPLETE when the assembly had recorded the file (a process that died between
+ * that commit and the incomplete file's).
  */
 export async function discardSession(ctx: AppContext, session: PartialUploadRow): Promise<boolean> {
   const deleted = await ctx.db
@@ -168,30 +169,38 @@ export async function discardSession(ctx: AppContext, session: PartialUploadRow)
     .where('state', '=', session.state)
     .executeTakeFirst();
   if (Number(deleted.numDeletedRows) !== 1) return false;
-  await releasePartialUploadData(ctx, session);
-  if (session.incomplete_file_id)
+  const recorded = await releasePartialUploadData(ctx, session);
+  if (session.incomplete_file_id && recorded !== null) {
+    await markIncompleteFile(ctx, session.incomplete_file_id, null, {
+      status: 'COMPLETE',
+      file_id: recorded,
+      chunks_complete: session.chunks,
+    });
+  } else if (session.incomplete_file_id) {
     await failIncompleteFile(ctx, session.incomplete_file_id, 'the upload was interrupted');
+  }
   return true;
 }
 
 /**
  * Removes the bytes of a session whose row is already gone (discarded, or deleted with its user): its temp data, and
- * for one that was assembling, its published bytes unless a file record already owns them.
+ * for one that was assembling, its published bytes unless a file record already owns them. Returns the id of that
+ * file record, or null.
  */
-export async function releasePartialUploadData(ctx: AppContext, session: PartialUploadRow): Promise<void> {
+export async function releasePartialUploadData(ctx: AppContext, session: PartialUploadRow): Promise<string | null> {
   try {
     await ctx.storage.abortAppend(JSON.parse(session.append_state) as AppendState);
   } catch (err) {
     ctx.log.warn({ err, partialUpload: session.id }, 'could not abort the temp data of a chunked upload');
   }
-  if (session.state === 'assembling') {
-    const owner = await ctx.db
-      .selectFrom('files')
-      .select('id')
-      .where('storage_key', '=', session.storage_key)
-      .executeTakeFirst();
-    if (!owner) await ctx.storage.delete(session.storage_key);
-  }
+  if (session.state !== 'assembling') return null;
+  const owner = await ctx.db
+    .selectFrom('files')
+    .select('id')
+    .where('storage_key', '=', session.storage_key)
+    .executeTakeFirst();
+  if (!owner) await ctx.storage.delete(session.storage_key);
+  return owner?.id ?? null;
 }
 
 /**
