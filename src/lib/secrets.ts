@@ -16,6 +16,10 @@ export function loadOrCreateSecret(dataDir: string, fromEnv?: string): string {
   );
 }
 
+/** Most hashes Secrets.hash keeps, and the longest value it keeps one for (tokens and session ids are far shorter). */
+const MEMO_ENTRIES = 1024;
+const MEMO_VALUE_LENGTH = 256;
+
 export class Secrets {
   private readonly hashKey: Buffer;
   private readonly encryptionKey: Buffer;
@@ -28,9 +32,21 @@ export class Secrets {
     this.signingKey = derive('signed-tokens');
   }
 
+  /** The latest hashes by value: an API token sends the same value with every request (an upload's HMAC ~8 us). */
+  private readonly hashes = new Map<string, string>();
+
   /** Keyed hash (HMAC-SHA256, hex) for storing a bearer secret so it can be found but not recovered. */
   hash(value: string): string {
-    return createHmac('sha256', this.hashKey).update(value).digest('hex');
+    let hashed = this.hashes.get(value);
+    if (hashed === undefined) {
+      hashed = createHmac('sha256', this.hashKey).update(value).digest('hex');
+      if (value.length <= MEMO_VALUE_LENGTH) {
+        // Bounded: emptied when full (a value in use comes back at its next request).
+        if (this.hashes.size >= MEMO_ENTRIES) this.hashes.clear();
+        this.hashes.set(value, hashed);
+      }
+    }
+    return hashed;
   }
 
   /** AES-256-GCM; output is base64url(iv | tag | ciphertext). */

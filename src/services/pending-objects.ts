@@ -5,7 +5,11 @@
 import type { Insertable } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { RowLane } from '../db/group-commit.js';
+import { precompiledWrite } from '../db/precompiled.js';
+import { isPostgres } from '../db/search-index.js';
 import type { Database, Db } from '../db/types.js';
+
+const engineOf = (db: Db): string => (isPostgres(db) ? 'postgres' : 'sqlite');
 
 /** Marks `key` as stored bytes without a record yet (call before storing them). */
 export async function markPendingObject(ctx: AppContext, key: string): Promise<void> {
@@ -21,8 +25,14 @@ const pendingMarks: RowLane<Insertable<Database['pending_objects']>> = {
 /** Clears the marks of `keys`: inside the transaction that records their files, or after their bytes are removed. */
 export async function clearPendingObjects(db: Db, keys: string[]): Promise<void> {
   if (keys.length === 0) return;
-  await db.deleteFrom('pending_objects').where('storage_key', 'in', keys).execute();
+  // One key (every single-file upload): a statement compiled once per engine.
+  if (keys.length === 1) await clearPendingObject(db, engineOf(db), { storage_key: keys[0]! });
+  else await db.deleteFrom('pending_objects').where('storage_key', 'in', keys).execute();
 }
+
+const clearPendingObject = precompiledWrite<{ storage_key: string }>(['storage_key'], (db, { storage_key }) =>
+  db.deleteFrom('pending_objects').where('storage_key', '=', storage_key),
+);
 
 /**
  * At start-up, before accepting uploads: removes the bytes this instance stored for uploads it never recorded (the

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHmac, hkdfSync } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { newId, newSecretToken, newTimeOrderedId, randomString } from '../../src/lib/ids.js';
 import { Secrets, loadOrCreateSecret } from '../../src/lib/secrets.js';
@@ -44,6 +45,15 @@ describe('Secrets', () => {
     assert.equal(secrets.hash('token'), secrets.hash('token'));
     assert.notEqual(secrets.hash('token'), new Secrets('y'.repeat(40)).hash('token'));
     assert.match(secrets.hash('token'), /^[0-9a-f]{64}$/);
+  });
+
+  it('keeps the latest hashes and gives the HMAC-SHA256 of the value whether kept or not', () => {
+    const hashKey = Buffer.from(hkdfSync('sha256', 'z'.repeat(40), 'chute', 'lookup-hash', 32));
+    const hmac = (value: string) => createHmac('sha256', hashKey).update(value).digest('hex');
+    const kept = new Secrets('z'.repeat(40));
+    // More values than it keeps (it empties itself when full), each asked twice, and values too long to keep.
+    const values = [...Array.from({ length: 2500 }, (_, i) => `token-${i}`), 'x'.repeat(300), 'é'.repeat(257)];
+    for (const value of [...values, ...values.reverse()]) assert.equal(kept.hash(value), hmac(value), value);
   });
   it('encrypts and decrypts; tampering is detected', () => {
     const sealed = secrets.encrypt('hello');
