@@ -1,6 +1,7 @@
 // curl as the transfer client for the 1 GiB upload and download runs: it streams from the file on disk (-F @path)
 // and to /dev/null in C, so the client is not what limits the numbers. Always --noproxy: traffic stays on 127.0.0.1.
 import { spawn } from 'node:child_process';
+import { launch } from './launcher.js';
 import { readFile, rm } from 'node:fs/promises';
 
 export interface CurlResult {
@@ -47,15 +48,8 @@ async function runCurl(args: string[], timeoutMs: number): Promise<CurlResult> {
     WRITE_OUT,
     ...args,
   ];
-  const child = spawn('sh', ['-c', CURL_WITH_CPU, 'sh', ...fullArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const code = await new Promise<number>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (c) => resolve(c ?? -1));
-  });
+  // Started from a small helper process (lib/launcher.ts): what starting it costs is a script's, not this process's.
+  const { code, stdout, stderr } = await launch('sh', ['-c', CURL_WITH_CPU, 'sh', ...fullArgs]);
   const client = splitClientCpu(stderr);
   if (code !== 0) throw new Error(`curl failed (exit ${code}): ${client.rest.trim() || stdout.trim()}`);
   const lastLine = stdout.trim().split('\n').pop() ?? '';

@@ -32,6 +32,11 @@ export function startProcess(name: string, command: string, args: string[], opti
   const log = openSync(options.logFile, 'a');
   const child = spawn(command, args, { env: options.env, cwd: options.cwd, stdio: ['ignore', log, log] });
   closeSync(log);
+  return trackProcess(name, child);
+}
+
+/** Stops `child` with the others when the benchmark ends (for a child started by other means than startProcess). */
+export function trackProcess(name: string, child: ChildProcess): ChildProcess {
   const exited = new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     child.once('error', () => resolve());
