@@ -111,15 +111,22 @@ export async function createSqliteSearchIndex(
     if (end.rows.length === 0) break;
     after = upTo;
   }
-  const seqOf = (row: 'new' | 'old') => `(select seq from ${numbers} where ${key} = ${row}.id)`;
-  const values = (row: 'new' | 'old') => index.columns.map((c) => `${row}.${c}`).join(', ');
-  const [, onUpdate, onDelete] = triggerNames(index);
   await createInsertTrigger(db, index, false);
+  await createChangeTriggers(db, index);
+}
+
+/** SQLite: the triggers that follow a changed or deleted row into the trigram table, at once (as made by 0012/0029). */
+async function createChangeTriggers(db: Executor, index: SearchIndex): Promise<void> {
+  const { table, numbers, key, fts } = index;
+  const columns = index.columns.join(', ');
+  const seqOf = (row: 'new' | 'old') => `(select seq from ${numbers} where ${key} = ${row}.id)`;
+  const values = index.columns.map((c) => `new.${c}`).join(', ');
+  const [, onUpdate, onDelete] = triggerNames(index);
   await sql
     .raw(
       `create trigger ${onUpdate} after update of ${columns} on ${table} begin
     delete from ${fts} where rowid = ${seqOf('old')};
-    insert into ${fts} (rowid, ${columns}) values (${seqOf('new')}, ${values('new')});
+    insert into ${fts} (rowid, ${columns}) values (${seqOf('new')}, ${values});
   end`,
     )
     .execute(db);
@@ -232,25 +239,7 @@ export async function dropSqliteSearchBacklog(db: Executor): Promise<void> {
   await indexNewFiles(db);
   const [, onUpdate, onDelete] = triggerNames(FILE_SEARCH);
   for (const trigger of [onUpdate, onDelete]) await sql`drop trigger if exists ${sql.id(trigger)}`.execute(db);
-  const seqOf = (row: 'new' | 'old') => `(select seq from file_search where file_id = ${row}.id)`;
-  const columns = FILE_SEARCH.columns.join(', ');
-  const values = FILE_SEARCH.columns.map((c) => `new.${c}`).join(', ');
-  await sql
-    .raw(
-      `create trigger ${onUpdate} after update of ${columns} on files begin
-    delete from files_fts where rowid = ${seqOf('old')};
-    insert into files_fts (rowid, ${columns}) values (${seqOf('new')}, ${values});
-  end`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `create trigger ${onDelete} after delete on files begin
-    delete from files_fts where rowid = ${seqOf('old')};
-    delete from file_search where file_id = old.id;
-  end`,
-    )
-    .execute(db);
+  await createChangeTriggers(db, FILE_SEARCH);
   await createInsertTrigger(db, FILE_SEARCH, true);
   await sql`drop table if exists ${sql.id(NEW_FILES)}`.execute(db);
 }

@@ -7,36 +7,18 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { Migrator, sql, type Insertable } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import { openDatabase } from '../../src/db/index.js';
 import { migrations } from '../../src/db/migrate.js';
 import { hasNewFiles, INDEX_SLICE, NEW_FILES } from '../../src/db/search-index.js';
-import type { Db, FilesTable } from '../../src/db/types.js';
+import type { Db } from '../../src/db/types.js';
 import { listFiles } from '../../src/services/file-listing.js';
-import { insertFileRows } from '../support/file-rows.js';
+import { fileRowOf, insertFileRows } from '../support/file-rows.js';
 import { oldUserRow, withDatabaseBefore } from '../support/old-database.js';
 import { startTestServer } from '../support/server.js';
 
-/** A file row as a writer that leaves the indexing to others inserts it (not through test/support/file-rows.ts). */
-function fileRow(id: string, userId: string, name: string): Insertable<FilesTable> {
-  return {
-    id,
-    name,
-    original_name: null,
-    type: 'image/png',
-    size: 1,
-    views: 0,
-    max_views: null,
-    favorite: 0,
-    password: null,
-    deletes_at: null,
-    folder_id: null,
-    user_id: userId,
-    storage_key: `none/${id}`,
-    created_at: 1_700_000_000_000,
-    updated_at: 1_700_000_000_000,
-  };
-}
+/** A file row as a writer that leaves the indexing to others inserts it (not through insertFileRows). */
+const fileRow = (id: string, userId: string, name: string) => fileRowOf({ id, user_id: userId, name });
 
 async function count(db: Db, table: string): Promise<number> {
   const rows = await sql<{ n: number }>`select count(*) as n from ${sql.table(table)}`.execute(db);

@@ -13,29 +13,32 @@ export type FileRowSpec = Partial<Insertable<FilesTable>> & Pick<FileRow, 'user_
 
 let sequence = 0;
 
+/** A files row: the spec with defaults for what it leaves out (ids and dates unique in this process). */
+export function fileRowOf(spec: FileRowSpec): Insertable<FilesTable> & { id: string } {
+  const id = spec.id ?? `f${randomString(15, 'abcdefghijklmnopqrstuvwxyz0123456789')}`;
+  sequence += 1;
+  return {
+    id,
+    name: `${id}.txt`,
+    original_name: null,
+    type: 'text/plain',
+    size: 1,
+    views: 0,
+    max_views: null,
+    favorite: 0,
+    password: null,
+    deletes_at: null,
+    folder_id: null,
+    storage_key: `none/${id}`,
+    created_at: 1_700_000_000_000 + sequence,
+    updated_at: 1_700_000_000_000 + sequence,
+    ...spec,
+  };
+}
+
 /** Inserts the rows (defaults for what a spec leaves out) in batches; returns them as stored, in the same order. */
 export async function insertFileRows(ctx: Pick<AppContext, 'db'>, specs: FileRowSpec[]): Promise<FileRow[]> {
-  const rows: Array<Insertable<FilesTable> & { id: string }> = specs.map((spec) => {
-    const id = spec.id ?? `f${randomString(15, 'abcdefghijklmnopqrstuvwxyz0123456789')}`;
-    sequence += 1;
-    return {
-      id,
-      name: `${id}.txt`,
-      original_name: null,
-      type: 'text/plain',
-      size: 1,
-      views: 0,
-      max_views: null,
-      favorite: 0,
-      password: null,
-      deletes_at: null,
-      folder_id: null,
-      storage_key: `none/${id}`,
-      created_at: 1_700_000_000_000 + sequence,
-      updated_at: 1_700_000_000_000 + sequence,
-      ...spec,
-    };
-  });
+  const rows = specs.map(fileRowOf);
   for (let i = 0; i < rows.length; i += 200) {
     await ctx.db
       .insertInto('files')
