@@ -187,8 +187,8 @@ export async function addSqliteSearchOwner(db: Executor, report: FillReport = ()
  * new file's trigger puts it here instead of into files_fts: FTS5 writes out what it holds at the end of every
  * statement that runs a trigger (a statement savepoint) and at every commit, so indexing each new file from its
  * insert's trigger wrote a new segment of the trigram index per file, inside the upload's commit. indexNewFiles()
- * indexes the queue with one statement: the server about once a second (services/file-listing.ts indexWaitingFiles),
- * and a search of the files first of all, so that a search finds every committed file.
+ * indexes the queue, up to INDEX_SLICE files per statement: the server about once a second (services/file-listing.ts
+ * indexWaitingFiles), and a search of the files first of all, so that a search finds every committed file.
  */
 export const NEW_FILES = 'file_search_new';
 

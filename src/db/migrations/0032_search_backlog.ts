@@ -1,6 +1,7 @@
-// SQLite: a new file's names reach the trigram table (files_fts) through a queue, file_search_new, indexed with one
-// statement per transaction (db/search-index.ts indexNewFiles) instead of from each insert's trigger, which made
-// FTS5 write a segment per file (issue 14, row 3). The table starts empty: every file already there is indexed.
+// SQLite: a new file's names reach the trigram table (files_fts) through a queue, file_search_new, indexed many at a
+// time (db/search-index.ts indexNewFiles: by the server once a second, and before every search of the files) instead
+// of from each insert's trigger, which made FTS5 write a segment per file (issue 14, row 3). The table starts empty:
+// every file already there is indexed.
 // PostgreSQL's pg_trgm indexes follow the table by themselves: nothing to do.
 import type { Kysely } from 'kysely';
 import { addSqliteSearchBacklog, dropSqliteSearchBacklog, isPostgres } from '../search-index.js';
