@@ -672,7 +672,7 @@ async function main(): Promise<void> {
 
   // 3. 4 KiB uploads at 32 concurrent clients (and the fsyncing sink under the same load, for reference). On a Chute of
   // its own, stopped after: ~50,000 uploads leave ~100 MB in the process (SQLite's page cache of the grown database,
-  // V8's heap), which the memory rows of the large transfers (1m, 5m) would otherwise count as theirs. Its RSS after
+  // V8's heap), which the memory rows of the large transfers (4, 5m, 9m) would otherwise count as theirs. Its RSS after
   // the run is printed below the table.
   if (options.only.has('small')) {
     const chute = await startChute(mainJs, root, options, 'chute-small');
