@@ -25,8 +25,10 @@ import {
   parseJson,
   percentile,
   request,
+  mergedLoops,
   smallUploadLoop,
   type AnswerJson,
+  type LoopResult,
 } from './lib/client.js';
 import { benchChuteEnv } from './lib/chute.js';
 import { describeMachine, loadAverage } from './lib/machine.js';
@@ -685,18 +687,58 @@ async function main(): Promise<void> {
     // slower than the 5 s after them in runs here, 2026-11-28).
     const warmUp = (url: string, headers: Record<string, string>) =>
       smallUploadLoop({ ...common, url, headers, durationMs: SMALL_WARMUP_MS, isSuccess: () => true });
-    await warmUp(`${chute.base}/api/upload`, auth);
-    await flushDisk(root);
-    const chuteCpu = readCpu(chute.pid);
-    const c = await smallUploadLoop({
-      ...common,
-      url: `${chute.base}/api/upload`,
-      headers: auth,
-      durationMs: options.smallSeconds * 1000,
-      isSuccess: (status, json) => status === 200 && typeof json?.files?.[0]?.url === 'string',
-    });
-    const chuteCpuAfter = readCpu(chute.pid);
+    const contenders = {
+      chute: {
+        pid: chute.pid,
+        url: `${chute.base}/api/upload`,
+        headers: auth as Record<string, string>,
+        isSuccess: (status: number, json: AnswerJson | null) =>
+          status === 200 && typeof json?.files?.[0]?.url === 'string',
+      },
+      sink: {
+        pid: sink.pid,
+        url: `${sink.base}/fsync`,
+        headers: {} as Record<string, string>,
+        isSuccess: (status: number, json: AnswerJson | null) =>
+          status === 200 && typeof json?.bytes === 'number' && json.bytes > 4096,
+      },
+    };
+    type Who = keyof typeof contenders;
+    // Per contender: each repetition's rate and result, and the CPU counted over the timed runs.
+    const runs: Record<Who, LoopResult[]> = { chute: [], sink: [] };
+    const cpuUsed: Record<Who, { process: number; mainThread: number; uploads: number }> = {
+      chute: { process: 0, mainThread: 0, uploads: 0 },
+      sink: { process: 0, mainThread: 0, uploads: 0 },
+    };
+    // Repetitions in rotating order, as every other row: one 10 s run each moved by as much as 20% with what the
+    // shared machine did that minute (bench/RESULTS.md, 2026-11-28 19:30).
+    for (let rep = 0; rep < options.reps; rep++) {
+      for (const who of rotate(['chute', 'sink'] as Who[], rep)) {
+        const { pid, url, headers, isSuccess } = contenders[who];
+        await warmUp(url, headers);
+        await flushDisk(root);
+        const before = readCpu(pid);
+        const r = await smallUploadLoop({
+          ...common,
+          url,
+          headers,
+          durationMs: options.smallSeconds * 1000,
+          isSuccess,
+        });
+        const after = readCpu(pid);
+        if (before && after) {
+          cpuUsed[who].process += after.process - before.process;
+          cpuUsed[who].mainThread += after.mainThread - before.mainThread;
+          cpuUsed[who].uploads += r.ok + r.failed;
+        } else {
+          cpuUsed[who].uploads = NaN;
+        }
+        runs[who].push(r);
+      }
+    }
     const rssAfter = readMemory(chute.pid)?.rss ?? NaN;
+    const c = mergedLoops(runs.chute);
+    const s = mergedLoops(runs.sink);
     check(c.ok > 0, `no 4 KiB upload succeeded: ${c.firstFailure}`);
     for (const sample of c.samples.slice(0, 4)) {
       const name = fileOf(sample).name;
@@ -706,47 +748,37 @@ async function main(): Promise<void> {
         `4 KiB upload ${name} does not come back byte-exact (${got.status})`,
       );
     }
-    await warmUp(`${sink.base}/fsync`, {});
-    await flushDisk(root);
-    const sinkCpu = readCpu(sink.pid);
-    const s = await smallUploadLoop({
-      ...common,
-      url: `${sink.base}/fsync`,
-      headers: {},
-      durationMs: options.smallSeconds * 1000,
-      isSuccess: (status, json) => status === 200 && typeof json?.bytes === 'number' && json.bytes > 4096,
-    });
-    const sinkCpuAfter = readCpu(sink.pid);
     // The sink's small files stay until the run ends, as Chute's do: deleting tens of thousands of files would slow
     // every file creation near them for minutes on ext4 without a journal (bench/README.md), in the next repetitions.
     check(s.ok > 0, `no 4 KiB upload to the sink succeeded: ${s.firstFailure}`);
     // CPU per upload is steadier than uploads/s on a shared machine: the rate follows how fast the core is that minute.
-    const perUpload = (
-      before: ReturnType<typeof readCpu>,
-      after: ReturnType<typeof readCpu>,
-      uploads: number,
-    ): string =>
-      before && after
-        ? `${(((after.process - before.process) / uploads) * 1e6).toFixed(0)} us (main thread ` +
-          `${(((after.mainThread - before.mainThread) / uploads) * 1e6).toFixed(0)} us)`
+    const perUpload = (used: { process: number; mainThread: number; uploads: number }): string =>
+      Number.isFinite(used.uploads) && used.uploads > 0
+        ? `${((used.process / used.uploads) * 1e6).toFixed(0)} us (main thread ` +
+          `${((used.mainThread / used.uploads) * 1e6).toFixed(0)} us)`
         : 'not read';
+    const rateOf = (r: LoopResult) => r.ok / r.seconds;
+    perRep.push(
+      `4 KiB uploads/s per repetition: Chute ${runs.chute.map((r) => rateOf(r).toFixed(0)).join(', ')}; ` +
+        `sink ${runs.sink.map((r) => rateOf(r).toFixed(0)).join(', ')}`,
+    );
     notes.push(
       `Server CPU per 4 KiB upload (/proc/<pid>/stat, all threads, user + system; counted over the ${options.smallSeconds} s ` +
-        `of each run, divided by the uploads answered): Chute ${perUpload(chuteCpu, chuteCpuAfter, c.ok + c.failed)}; ` +
-        `sink ${perUpload(sinkCpu, sinkCpuAfter, s.ok + s.failed)}.`,
+        `of each timed run, divided by the uploads answered): Chute ${perUpload(cpuUsed.chute)}; ` +
+        `sink ${perUpload(cpuUsed.sink)}.`,
     );
     notes.push(
       `Row 3 ran on a Chute of its own (stopped after it): its VmRSS after ${c.ok.toLocaleString('en')} timed uploads ` +
-        `(and the warm-up's) was ${fmtMB(rssAfter)}.`,
+        `(and the warm-ups') was ${fmtMB(rssAfter)}.`,
     );
     await chute.stop();
-    const cRate = c.ok / c.seconds;
-    const sRate = s.ok / s.seconds;
+    const cRate = median(runs.chute.map(rateOf));
+    const sRate = median(runs.sink.map(rateOf));
     const lat = (r: typeof c) =>
       `p50 ${percentile(r.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(r.latenciesMs, 99).toFixed(1)} ms`;
     rows.push({
       id: '3',
-      what: `4 KiB uploads/s, 32 clients, ${options.smallSeconds} s`,
+      what: `4 KiB uploads/s, 32 clients, ${options.smallSeconds} s${options.reps > 1 ? ` (median of ${options.reps})` : ''}`,
       chute: `${cRate.toFixed(0)}/s (${lat(c)}${c.failed ? `; ${c.failed} FAILED: ${c.firstFailure}` : ''})`,
       reference: `sink + fsync ${sRate.toFixed(0)}/s (${lat(s)}${s.failed ? `; ${s.failed} failed` : ''})`,
       ratio: `${(cRate / sRate).toFixed(2)}x`,

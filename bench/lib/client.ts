@@ -119,6 +119,18 @@ export interface LoopResult {
   samples: Array<AnswerJson | null>;
 }
 
+/** Several loops' results as one: counts, seconds and latencies added up, the first failure and samples kept. */
+export function mergedLoops(results: LoopResult[]): LoopResult {
+  return {
+    ok: results.reduce((n, r) => n + r.ok, 0),
+    failed: results.reduce((n, r) => n + r.failed, 0),
+    seconds: results.reduce((n, r) => n + r.seconds, 0),
+    latenciesMs: results.flatMap((r) => r.latenciesMs),
+    firstFailure: results.find((r) => r.firstFailure !== null)?.firstFailure ?? null,
+    samples: results.flatMap((r) => r.samples),
+  };
+}
+
 /**
  * `concurrency` clients on keep-alive connections, each sending the same small multipart upload back to back,
  * until `durationMs` has passed or `maxRequests` were started (both bounds always apply).
