@@ -52,6 +52,7 @@ import { runHeavyBench } from './heavy.js';
 import { runListingBench } from './listing.js';
 import { runListsBench } from './lists.js';
 import { runMigrationBench } from './migrations.js';
+import { runRecordCostBench } from './record-cost.js';
 import { runWritesBench } from './writes.js';
 import { assertWrkAvailable, exactGets, runWrk, type WrkResult } from './lib/wrk.js';
 import SqliteDatabase from 'better-sqlite3';
@@ -1176,6 +1177,7 @@ const modes: Record<string, () => Promise<void>> = {
   writes: () => runWritesBench(process.argv.slice(3), buildChute),
   migrations: () => runMigrationBench(process.argv.slice(3)),
   heavy: () => runHeavyBench(process.argv.slice(3), buildChute),
+  'record-cost': () => runRecordCostBench(process.argv.slice(3), buildChute),
 };
 const run = modes[process.argv[2] ?? ''] ?? main;
 run()

@@ -5,11 +5,9 @@
 // It is also the bare Node reference of the small requests: GET /go/<anything> answers a 302, GET /small the bytes of
 // <small-file> (read once at start), as fast as Node's http module can.
 //   node --import tsx bench/sink.ts <port> <folder> [<small-file>]
-import { createWriteStream, readFileSync } from 'node:fs';
-import { open, rename } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
+import { receiveBody } from './lib/sink-receive.js';
 
 const [portArg, dir, smallFile] = process.argv.slice(2);
 if (!portArg || !dir) {
@@ -17,34 +15,7 @@ if (!portArg || !dir) {
   process.exit(2);
 }
 
-let counter = 0;
 const small = smallFile ? readFileSync(smallFile) : Buffer.alloc(0);
-
-async function receive(req: http.IncomingMessage, durable: boolean): Promise<number> {
-  const n = ++counter;
-  const temp = path.join(dir!, `upload-${n}.part`);
-  const out = createWriteStream(temp);
-  await pipeline(req, out);
-  if (durable) {
-    // fsync applies to the file, whichever descriptor asks for it.
-    const file = await open(temp, 'r+');
-    try {
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-  }
-  await rename(temp, path.join(dir!, `upload-${n}.bin`));
-  if (durable) {
-    const folder = await open(dir!, 'r');
-    try {
-      await folder.sync();
-    } finally {
-      await folder.close();
-    }
-  }
-  return out.bytesWritten;
-}
 
 const server = http.createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/') {
@@ -64,7 +35,7 @@ const server = http.createServer((req, res) => {
     res.writeHead(404).end();
     return;
   }
-  receive(req, mode).then(
+  receiveBody(req, dir, mode).then(
     (bytes) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ bytes }));
     },

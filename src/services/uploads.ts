@@ -419,7 +419,7 @@ const FILE_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof FileRow>;
 
 /** A new file's record, unless its name is taken (then no row is inserted): one statement per upload, compiled once. */
-const insertFileRow = precompiledWrite<FileRow>(FILE_COLUMNS, (db, row) =>
+export const insertFileRow = precompiledWrite<FileRow>(FILE_COLUMNS, (db, row) =>
   db
     .insertInto('files')
     .values(row)

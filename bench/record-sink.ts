@@ -1,0 +1,105 @@
+// The sink of bench/sink.ts (POST /fsync's work: the body to a temp file, fsync, rename, fsync of the folder) plus one
+// durable database record per upload, committed through Chute's own database layer: SQLite opened as the server opens
+// it (db/index.ts), group commit with the log flushed off the event loop (db/group-commit.ts), and one of two records:
+//   record  Chute's files row, by the statement an upload inserts it with (services/uploads.ts insertFileRow), into a
+//           database Chute made (its indexes, counters and search-index triggers); the search queue indexed as the
+//           server does it (services/file-listing.ts indexWaitingFiles, every SEARCH_INDEX_INTERVAL_MS)
+//   bare    a row of four columns in a table with a primary key alone
+// No multipart parsing, authentication, quota or pending mark: what bytes and a record alone cost (bench/record-cost.ts).
+//   node --import tsx bench/record-sink.ts <port> <folder> <database file> <user id> record|bare
+import http from 'node:http';
+import { sql } from 'kysely';
+import { openDatabase } from '../src/db/index.js';
+import { GroupCommit } from '../src/db/group-commit.js';
+import { precompiledWrite } from '../src/db/precompiled.js';
+import type { Db } from '../src/db/types.js';
+import { newTimeOrderedId, randomLowercase } from '../src/lib/ids.js';
+import { indexWaitingFiles, SEARCH_INDEX_INTERVAL_MS } from '../src/services/file-listing.js';
+import { insertFileRow } from '../src/services/uploads.js';
+import { receiveBody } from './lib/sink-receive.js';
+
+const [portArg, dir, databaseFile, owner, mode] = process.argv.slice(2);
+if (!portArg || !dir || !databaseFile || !owner || (mode !== 'record' && mode !== 'bare')) {
+  console.error('usage: record-sink.ts <port> <folder> <database file> <user id> record|bare');
+  process.exit(2);
+}
+const userId: string = owner;
+
+const database = openDatabase({ sqlitePath: databaseFile });
+database.keepTemporaryDataInMemory?.();
+const commits = new GroupCommit(database.db, database.engine, database.walSync ? { walSync: database.walSync } : {});
+
+interface BareRow extends Record<string, unknown> {
+  id: string;
+  name: string;
+  size: number;
+  created_at: number;
+}
+const BARE_TABLE = 'bench_bare_rows';
+const insertBareRow = precompiledWrite<BareRow>(['id', 'name', 'size', 'created_at'], (db, row) =>
+  (db as unknown as Db).insertInto(BARE_TABLE as 'files').values(row as never),
+);
+
+if (mode === 'bare') {
+  await sql`create table if not exists ${sql.id(BARE_TABLE)} (id text primary key, name text not null, size integer not null, created_at integer not null)`.execute(
+    database.db,
+  );
+} else {
+  const ctx = { db: database.db, commits };
+  setInterval(() => void indexWaitingFiles(ctx), SEARCH_INDEX_INTERVAL_MS).unref();
+}
+
+async function record(size: number): Promise<string> {
+  const now = Date.now();
+  const name = `${randomLowercase(8)}.bin`;
+  const id = newTimeOrderedId(now);
+  if (mode === 'bare') {
+    await commits.run((trx) => insertBareRow(trx, database.engine, { id, name, size, created_at: now }));
+    return name;
+  }
+  await commits.run((trx) =>
+    insertFileRow(trx, database.engine, {
+      id,
+      name,
+      original_name: null,
+      type: 'application/octet-stream',
+      size,
+      views: 0,
+      max_views: null,
+      favorite: 0,
+      password: null,
+      deletes_at: null,
+      folder_id: null,
+      user_id: userId,
+      storage_key: newTimeOrderedId(now),
+      private: 0,
+      thumbnail_key: null,
+      created_at: now,
+      updated_at: now,
+    }),
+  );
+  return name;
+}
+
+const server = http.createServer((req, res) => {
+  if (req.method === 'GET' && req.url === '/') {
+    res.writeHead(200).end('ok');
+    return;
+  }
+  receiveBody(req, dir, true)
+    .then(async (bytes) => ({ bytes, name: await record(bytes) }))
+    .then(
+      (answer) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer)),
+      (err: unknown) =>
+        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: String(err) })),
+    );
+});
+server.keepAliveTimeout = 72_000;
+server.listen(Number(portArg), '127.0.0.1');
+const stop = () => {
+  server.close();
+  server.closeAllConnections();
+  void database.close().then(() => process.exit(0));
+};
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);
