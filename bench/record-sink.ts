@@ -12,10 +12,11 @@ import { sql } from 'kysely';
 import { openDatabase } from '../src/db/index.js';
 import { GroupCommit } from '../src/db/group-commit.js';
 import { precompiledWrite } from '../src/db/precompiled.js';
-import type { Db } from '../src/db/types.js';
+import type { Db, FileRow } from '../src/db/types.js';
 import { newTimeOrderedId, randomLowercase } from '../src/lib/ids.js';
 import { indexWaitingFiles, SEARCH_INDEX_INTERVAL_MS } from '../src/services/file-listing.js';
 import { insertFileRow } from '../src/services/uploads.js';
+import { fileRowOf } from '../test/support/file-rows.js';
 import { receiveBody } from './lib/sink-receive.js';
 
 const [portArg, dir, databaseFile, owner, mode] = process.argv.slice(2);
@@ -57,27 +58,22 @@ async function record(size: number): Promise<string> {
     await commits.run((trx) => insertBareRow(trx, database.engine, { id, name, size, created_at: now }));
     return name;
   }
-  await commits.run((trx) =>
-    insertFileRow(trx, database.engine, {
+  // The row a 4 KiB upload records (test/support/file-rows.ts's defaults for the columns it leaves empty).
+  const row = {
+    private: 0,
+    thumbnail_key: null,
+    ...fileRowOf({
       id,
       name,
-      original_name: null,
-      type: 'application/octet-stream',
       size,
-      views: 0,
-      max_views: null,
-      favorite: 0,
-      password: null,
-      deletes_at: null,
-      folder_id: null,
       user_id: userId,
-      storage_key: newTimeOrderedId(now),
-      private: 0,
-      thumbnail_key: null,
+      type: 'application/octet-stream',
       created_at: now,
       updated_at: now,
     }),
-  );
+    storage_key: newTimeOrderedId(now),
+  };
+  await commits.run((trx) => insertFileRow(trx, database.engine, row as FileRow));
   return name;
 }
 
