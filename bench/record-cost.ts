@@ -1,13 +1,14 @@
 // What a durable record costs a small upload (issue 14, row 3): `npm run bench -- record-cost [--seconds S]
-// [--rounds R]`. Four servers side by side on this machine, each taking 4 KiB uploads from 32 clients as row 3 of the
+// [--rounds R]`. Five servers side by side on this machine, each taking 4 KiB uploads from 32 clients as row 3 of the
 // main benchmark: Chute (built like the main benchmark), the reference sink (bench/sink.ts POST /fsync), and the sink
 // with one record per upload committed through Chute's database layer (bench/record-sink.ts): Chute's files row in a
-// database Chute made, or a bare row of a table with a primary key alone. Each gets 5 s of the load untimed first; then
+// database Chute made (on the main thread, or on a worker thread with a connection of its own), or a bare row of a table
+// with a primary key alone. Each gets 5 s of the load untimed first; then
 // R rounds (default 3) of S seconds (default 10) each, the servers in rotating order. Prints each one's median rate,
 // its ratio to the sink's, and its CPU per upload (all threads, and the main thread alone). Not recorded in
 // bench/RESULTS.md.
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { median, percentile, smallUploadLoop, type LoopResult } from './lib/client.js';
@@ -60,9 +61,18 @@ export async function runRecordCostBench(argv: string[], buildChute: () => Promi
     const recordScript = path.join(import.meta.dirname, 'record-sink.ts');
     const chuteDatabase = path.join(maker.dataDir, 'chute.db');
     const bareDatabase = path.join(root, 'bare.db');
+    // The same database again for the worker's server (the maker stopped: its log is checkpointed into the file).
+    const workerDatabase = path.join(root, 'records-worker.db');
+    await copyFile(chuteDatabase, workerDatabase);
     const servers: Array<[string, string, string[], string]> = [
       ['sink', sinkScript, [], '/fsync'],
       ["sink + Chute's files row", recordScript, [chuteDatabase, maker.userId, 'record'], '/'],
+      [
+        "sink + Chute's files row on a worker thread",
+        recordScript,
+        [workerDatabase, maker.userId, 'record-worker'],
+        '/',
+      ],
       ['sink + a bare row', recordScript, [bareDatabase, maker.userId, 'bare'], '/'],
     ];
     for (const [i, [name, script, args, route]] of servers.entries()) {

@@ -4,10 +4,13 @@
 //   record  Chute's files row, by the statement an upload inserts it with (services/uploads.ts insertFileRow), into a
 //           database Chute made (its indexes, counters and search-index triggers); the search queue indexed as the
 //           server does it (services/file-listing.ts indexWaitingFiles, every SEARCH_INDEX_INTERVAL_MS)
+//   record-worker  the same row written on a worker thread with a connection of its own (bench/lib/record-worker.ts:
+//           group commit on that thread, one message per upload)
 //   bare    a row of four columns in a table with a primary key alone
 // No multipart parsing, authentication, quota or pending mark: what bytes and a record alone cost (bench/record-cost.ts).
-//   node --import tsx bench/record-sink.ts <port> <folder> <database file> <user id> record|bare
+//   node --import tsx bench/record-sink.ts <port> <folder> <database file> <user id> record|record-worker|bare
 import http from 'node:http';
+import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/index.js';
 import { GroupCommit } from '../src/db/group-commit.js';
@@ -20,8 +23,8 @@ import { fileRowOf } from '../test/support/file-rows.js';
 import { receiveBody } from './lib/sink-receive.js';
 
 const [portArg, dir, databaseFile, owner, mode] = process.argv.slice(2);
-if (!portArg || !dir || !databaseFile || !owner || (mode !== 'record' && mode !== 'bare')) {
-  console.error('usage: record-sink.ts <port> <folder> <database file> <user id> record|bare');
+if (!portArg || !dir || !databaseFile || !owner || !['record', 'record-worker', 'bare'].includes(mode)) {
+  console.error('usage: record-sink.ts <port> <folder> <database file> <user id> record|record-worker|bare');
   process.exit(2);
 }
 const userId: string = owner;
@@ -45,9 +48,31 @@ if (mode === 'bare') {
   await sql`create table if not exists ${sql.id(BARE_TABLE)} (id text primary key, name text not null, size integer not null, created_at integer not null)`.execute(
     database.db,
   );
-} else {
+} else if (mode === 'record') {
   const ctx = { db: database.db, commits };
   setInterval(() => void indexWaitingFiles(ctx), SEARCH_INDEX_INTERVAL_MS).unref();
+}
+
+const worker =
+  mode === 'record-worker'
+    ? new Worker(new URL('./lib/ts-worker.mjs', import.meta.url), {
+        workerData: { entry: new URL('./lib/record-worker.ts', import.meta.url).href, databaseFile },
+      })
+    : undefined;
+const onWorkerWaiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>();
+let nextMessage = 0;
+worker?.on('message', ({ id, error }: { id: number; error?: string }) => {
+  const waiting = onWorkerWaiting.get(id)!;
+  onWorkerWaiting.delete(id);
+  if (error === undefined) waiting.resolve();
+  else waiting.reject(new Error(error));
+});
+function onWorker(row: FileRow): Promise<void> {
+  const id = nextMessage++;
+  return new Promise((resolve, reject) => {
+    onWorkerWaiting.set(id, { resolve, reject });
+    worker!.postMessage({ id, row });
+  });
 }
 
 async function record(size: number): Promise<string> {
@@ -73,7 +98,8 @@ async function record(size: number): Promise<string> {
     }),
     storage_key: newTimeOrderedId(now),
   };
-  await commits.run((trx) => insertFileRow(trx, database.engine, row as FileRow));
+  if (worker) await onWorker(row as FileRow);
+  else await commits.run((trx) => insertFileRow(trx, database.engine, row as FileRow));
   return name;
 }
 

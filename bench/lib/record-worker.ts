@@ -1,0 +1,24 @@
+// The worker thread of bench/record-sink.ts's `record-worker` mode: Chute's files row written on a connection of its
+// own, by group commit on this thread, one message per upload (what writing the upload records off the main thread
+// would save it).
+import { parentPort, workerData } from 'node:worker_threads';
+import { openDatabase } from '../../src/db/index.js';
+import { GroupCommit } from '../../src/db/group-commit.js';
+import type { FileRow } from '../../src/db/types.js';
+import { indexWaitingFiles, SEARCH_INDEX_INTERVAL_MS } from '../../src/services/file-listing.js';
+import { insertFileRow } from '../../src/services/uploads.js';
+
+const { databaseFile } = workerData as { databaseFile: string };
+const database = openDatabase({ sqlitePath: databaseFile });
+database.keepTemporaryDataInMemory?.();
+const commits = new GroupCommit(database.db, database.engine, database.walSync ? { walSync: database.walSync } : {});
+setInterval(() => void indexWaitingFiles({ db: database.db, commits }), SEARCH_INDEX_INTERVAL_MS).unref();
+
+parentPort!.on('message', ({ id, row }: { id: number; row: FileRow }) => {
+  commits
+    .run((trx) => insertFileRow(trx, database.engine, row))
+    .then(
+      () => parentPort!.postMessage({ id }),
+      (err: unknown) => parentPort!.postMessage({ id, error: String(err) }),
+    );
+});
