@@ -1,9 +1,9 @@
 // What a durable record costs a small upload (issue 14, row 3): `npm run bench -- record-cost [--seconds S]
-// [--rounds R]`. Five servers side by side on this machine, each taking 4 KiB uploads from 32 clients as row 3 of the
+// [--rounds R]`. Six servers side by side on this machine, each taking 4 KiB uploads from 32 clients as row 3 of the
 // main benchmark: Chute (built like the main benchmark), the reference sink (bench/sink.ts POST /fsync), and the sink
 // with one record per upload committed through Chute's database layer (bench/record-sink.ts): Chute's files row in a
-// database Chute made (on the main thread, or on a worker thread with a connection of its own), or a bare row of a table
-// with a primary key alone. Each gets 5 s of the load untimed first; then
+// database Chute made (on the main thread, or on a worker thread with a connection of its own, or with the upload's bytes
+// in the same commit instead of a file), or a bare row of a table with a primary key alone. Each gets 5 s of the load untimed first; then
 // R rounds (default 3) of S seconds (default 10) each, the servers in rotating order. Prints each one's median rate,
 // its ratio to the sink's, and its CPU per upload (all threads, and the main thread alone). Not recorded in
 // bench/RESULTS.md.
@@ -64,6 +64,8 @@ export async function runRecordCostBench(argv: string[], buildChute: () => Promi
     // The same database again for the worker's server (the maker stopped: its log is checkpointed into the file).
     const workerDatabase = path.join(root, 'records-worker.db');
     await copyFile(chuteDatabase, workerDatabase);
+    const blobDatabase = path.join(root, 'records-blob.db');
+    await copyFile(chuteDatabase, blobDatabase);
     const servers: Array<[string, string, string[], string]> = [
       ['sink', sinkScript, [], '/fsync'],
       ["sink + Chute's files row", recordScript, [chuteDatabase, maker.userId, 'record'], '/'],
@@ -71,6 +73,12 @@ export async function runRecordCostBench(argv: string[], buildChute: () => Promi
         "sink + Chute's files row on a worker thread",
         recordScript,
         [workerDatabase, maker.userId, 'record-worker'],
+        '/',
+      ],
+      [
+        "Chute's files row with the bytes in it (no file)",
+        recordScript,
+        [blobDatabase, maker.userId, 'record-blob'],
         '/',
       ],
       ['sink + a bare row', recordScript, [bareDatabase, maker.userId, 'bare'], '/'],

@@ -1,14 +1,15 @@
 // The sink of bench/sink.ts (POST /fsync's work: the body to a temp file, fsync, rename, fsync of the folder) plus one
 // durable database record per upload, committed through Chute's own database layer: SQLite opened as the server opens
-// it (db/index.ts), group commit with the log flushed off the event loop (db/group-commit.ts), and one of two records:
+// it (db/index.ts), group commit with the log flushed off the event loop (db/group-commit.ts), and one of these records:
 //   record  Chute's files row, by the statement an upload inserts it with (services/uploads.ts insertFileRow), into a
 //           database Chute made (its indexes, counters and search-index triggers); the search queue indexed as the
 //           server does it (services/file-listing.ts indexWaitingFiles, every SEARCH_INDEX_INTERVAL_MS)
 //   record-worker  the same row written on a worker thread with a connection of its own (bench/lib/record-worker.ts:
 //           group commit on that thread, one message per upload)
+//   record-blob  Chute's files row and the upload's bytes in one commit (a table of its own), no file written
 //   bare    a row of four columns in a table with a primary key alone
 // No multipart parsing, authentication, quota or pending mark: what bytes and a record alone cost (bench/record-cost.ts).
-//   node --import tsx bench/record-sink.ts <port> <folder> <database file> <user id> record|record-worker|bare
+//   node --import tsx bench/record-sink.ts <port> <folder> <database file> <user id> record|record-worker|record-blob|bare
 import http from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
@@ -23,8 +24,17 @@ import { fileRowOf } from '../test/support/file-rows.js';
 import { receiveBody } from './lib/sink-receive.js';
 
 const [portArg, dir, databaseFile, owner, mode] = process.argv.slice(2);
-if (!portArg || !dir || !databaseFile || !owner || !['record', 'record-worker', 'bare'].includes(mode)) {
-  console.error('usage: record-sink.ts <port> <folder> <database file> <user id> record|record-worker|bare');
+if (
+  !portArg ||
+  !dir ||
+  !databaseFile ||
+  !owner ||
+  !mode ||
+  !['record', 'record-worker', 'record-blob', 'bare'].includes(mode)
+) {
+  console.error(
+    'usage: record-sink.ts <port> <folder> <database file> <user id> record|record-worker|record-blob|bare',
+  );
   process.exit(2);
 }
 const userId: string = owner;
@@ -48,7 +58,12 @@ if (mode === 'bare') {
   await sql`create table if not exists ${sql.id(BARE_TABLE)} (id text primary key, name text not null, size integer not null, created_at integer not null)`.execute(
     database.db,
   );
-} else if (mode === 'record') {
+} else if (mode === 'record' || mode === 'record-blob') {
+  if (mode === 'record-blob') {
+    await sql`create table if not exists bench_blobs (storage_key text primary key, bytes blob not null)`.execute(
+      database.db,
+    );
+  }
   const ctx = { db: database.db, commits };
   setInterval(() => void indexWaitingFiles(ctx), SEARCH_INDEX_INTERVAL_MS).unref();
 }
@@ -75,7 +90,11 @@ function onWorker(row: FileRow): Promise<void> {
   });
 }
 
-async function record(size: number): Promise<string> {
+const insertBlob = precompiledWrite<{ storage_key: string; bytes: Buffer }>(['storage_key', 'bytes'], (db, row) =>
+  (db as unknown as Db).insertInto('bench_blobs' as 'files').values(row as never),
+);
+
+async function record(size: number, blob?: Buffer): Promise<string> {
   const now = Date.now();
   const name = `${randomLowercase(8)}.bin`;
   const id = newTimeOrderedId(now);
@@ -98,7 +117,13 @@ async function record(size: number): Promise<string> {
     }),
     storage_key: newTimeOrderedId(now),
   };
-  if (worker) await onWorker(row as FileRow);
+  if (blob) {
+    const bytes = blob;
+    await commits.run(async (trx) => {
+      await insertFileRow(trx, database.engine, row as FileRow);
+      await insertBlob(trx, database.engine, { storage_key: row.storage_key, bytes });
+    });
+  } else if (worker) await onWorker(row as FileRow);
   else await commits.run((trx) => insertFileRow(trx, database.engine, row as FileRow));
   return name;
 }
@@ -108,14 +133,20 @@ const server = http.createServer((req, res) => {
     res.writeHead(200).end('ok');
     return;
   }
-  receiveBody(req, dir, true)
-    .then(async (bytes) => ({ bytes, name: await record(bytes) }))
-    .then(
-      (answer) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer)),
-      (err: unknown) =>
-        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: String(err) })),
-    );
+  (mode === 'record-blob'
+    ? receiveInMemory(req).then(async (body) => ({ bytes: body.length, name: await record(body.length, body) }))
+    : receiveBody(req, dir, true).then(async (bytes) => ({ bytes, name: await record(bytes) }))
+  ).then(
+    (answer) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer)),
+    (err: unknown) =>
+      res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: String(err) })),
+  );
 });
+async function receiveInMemory(req: http.IncomingMessage): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const part of req) parts.push(part as Buffer);
+  return Buffer.concat(parts);
+}
 server.keepAliveTimeout = 72_000;
 server.listen(Number(portArg), '127.0.0.1');
 const stop = () => {
