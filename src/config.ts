@@ -208,6 +208,12 @@ export const ENV_VARIABLES = {
       'Acknowledge an upload only once its bytes are on disk (fsync); `false` is faster but a crash may lose files ' +
       'uploaded in the last seconds',
   }),
+  UPLOADS_INLINE_MAX: env(byteSizeFromEnv.prefault('16kb'), {
+    description:
+      'Upload requests of at most this many bytes (their `Content-Length`) keep their files in the database, ' +
+      "written in the same commit as the files' records: one fsync instead of three, on either datasource; `0` " +
+      'stores every file in the datasource; see [storage](storage.md)',
+  }),
   S3_ENDPOINT: env(z.string().url().optional(), {
     description: 'URL of an S3-compatible server, e.g. `https://s3.example.com` or `http://127.0.0.1:7480`',
     unset: 'AWS',

@@ -42,6 +42,7 @@ import { checkStorageIdentity, unsharedStorageMessage } from './services/storage
 import { flushViews, PendingViews, VIEW_FLUSH_INTERVAL_MS } from './services/view-counts.js';
 import { indexWaitingFiles, SEARCH_INDEX_INTERVAL_MS } from './services/file-listing.js';
 import type { Datasource } from './storage/datasource.js';
+import { withDatabaseObjects } from './storage/database-objects.js';
 import { createDatasource } from './storage/index.js';
 
 export interface Chute {
@@ -91,7 +92,11 @@ export async function createChute(config: Config, options: StartOptions = {}): P
   let batches: BatchWriter | undefined;
   let reads: SlowReader | undefined;
   try {
-    storage = await createDatasource({ ...config, DATA_DIR: dataDir }, { instanceId });
+    // The bytes of small uploads live in the database, next to their records (storage/database-objects.ts).
+    storage = withDatabaseObjects(
+      await createDatasource({ ...config, DATA_DIR: dataDir }, { instanceId }),
+      database.db,
+    );
     // Before the app (and its log) exists: a log with the app's settings for the migrations' progress, written at
     // once (process.stdout is synchronous for files and pipes): a SQLite migration holds the event loop until it ends,
     // so the app's asynchronous log would print its progress only afterwards.

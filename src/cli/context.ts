@@ -16,6 +16,7 @@ import { checkStorageIdentity, unsharedStorageMessage } from '../services/storag
 import { PendingViews } from '../services/view-counts.js';
 import type { Datasource } from '../storage/datasource.js';
 import { createDatasource } from '../storage/index.js';
+import { withDatabaseObjects } from '../storage/database-objects.js';
 import { sameConnectionReader, sameConnectionWriter } from '../db/batch-writer.js';
 
 /** A failure the command explains in words (printed without a stack trace, exit 1). */
@@ -106,7 +107,9 @@ export async function openCliContext(options: { storage: boolean }): Promise<Cli
     await settings.refresh();
     const fullConfig = { ...config, DATA_DIR: base.dataDir };
     // Only the commands that move bytes open storage: a command that does not need it never touches its folders.
-    storage = options.storage ? await createDatasource(fullConfig, { instanceId }) : noStorage();
+    storage = options.storage
+      ? withDatabaseObjects(await createDatasource(fullConfig, { instanceId }), base.database.db)
+      : noStorage();
     // Bytes put where the server's instances do not look would be files nobody can download.
     if (options.storage) {
       const identity = await checkStorageIdentity(base.database.db, storage);

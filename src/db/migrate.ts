@@ -29,6 +29,7 @@ import * as m0029 from './migrations/0029_url_user_search.js';
 import * as m0030 from './migrations/0030_tag_file_dates.js';
 import * as m0031 from './migrations/0031_search_owners.js';
 import * as m0032 from './migrations/0032_search_backlog.js';
+import * as m0033 from './migrations/0033_database_objects.js';
 
 /** Every migration, by name. A new one is added here and sorts after the others. */
 export const migrations: Record<string, Migration> = {
@@ -56,6 +57,7 @@ export const migrations: Record<string, Migration> = {
   '0030_tag_file_dates': m0030,
   '0031_search_owners': m0031,
   '0032_search_backlog': m0032,
+  '0033_database_objects': m0033,
 };
 
 /**

@@ -72,6 +72,13 @@ export interface TypeCountersTable {
 }
 
 /** Stored bytes not yet owned by a file record (migration 0018): removed at the next start if still here. */
+/** The bytes of a small upload, stored with its record (storage/database-objects.ts). */
+export interface DatabaseObjectsTable {
+  storage_key: string;
+  bytes: Buffer;
+  created_at: Millis;
+}
+
 export interface PendingObjectsTable {
   storage_key: string;
   instance_id: string;
@@ -422,6 +429,7 @@ export interface Database {
   file_shares: FileSharesTable;
   jobs: JobsTable;
   pending_objects: PendingObjectsTable;
+  database_objects: DatabaseObjectsTable;
   exports: ExportsTable;
   server_values: ServerValuesTable;
   leases: LeasesTable;

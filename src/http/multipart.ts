@@ -149,7 +149,14 @@ export function storeUploadParts(
     options: upload.options,
     baseUrl: publicBaseUrl(ctx, request, upload.options.domain ?? undefined),
     files: uploadFileParts(request, upload.maxFiles),
+    requestBytes: declaredLength(request.headers['content-length']),
   });
+}
+
+/** A request's Content-Length as a number, or undefined when it has none (chunked) or it is not one. */
+export function declaredLength(header: string | undefined): number | undefined {
+  if (header === undefined || !/^\d{1,15}$/.test(header)) return undefined;
+  return Number(header);
 }
 
 /** The x-service-no-json answer of an upload: its links as text, joined with ",". */

@@ -21,7 +21,14 @@ import { uploadFiles, type IncomingFile } from '../services/uploads.js';
 import { authenticateToken, tokenFromHeader, type Authenticated } from './auth.js';
 import { cutOffBody } from './cut-off-body.js';
 import { API_HEADERS } from './api-headers.js';
-import { FIELD_SIZE, FILE_FIELD, linksAsText, MAX_FILES_PER_REQUEST, wholeUploadLimits } from './multipart.js';
+import {
+  declaredLength,
+  FIELD_SIZE,
+  FILE_FIELD,
+  linksAsText,
+  MAX_FILES_PER_REQUEST,
+  wholeUploadLimits,
+} from './multipart.js';
 import { baseUrlOf } from './links.js';
 import { callerExempt } from './rate-limit.js';
 import { watchIdle } from './slow-requests.js';
@@ -76,6 +83,7 @@ export function plainUploads(
         options,
         baseUrl,
         files: fileParts(request, MAX_FILES_PER_REQUEST),
+        requestBytes: declaredLength(request.headers['content-length']),
       });
       const text = options.noJson
         ? linksAsText(result.files.map((f) => f.url))

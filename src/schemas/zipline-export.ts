@@ -112,6 +112,8 @@ const File = z.looseObject({
   folderId: RecordId.nullish(),
   /** Chute's: where the bytes are in the datasource (Zipline's files are stored under their name). */
   storageKey: z.string().optional(),
+  /** Chute's: the bytes (base64) of a small file kept in the database (storage/database-objects.ts). */
+  storedBytes: z.base64().optional(),
   /** Chute's: served only to the owner and through share links. */
   private: z.boolean().optional(),
   /** Chute's: the stored thumbnail's key. */

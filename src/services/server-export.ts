@@ -2,8 +2,8 @@
 // (schemas/zipline-export.ts), no file bytes, so that an admin can back up the records or move them to another Chute
 // (or see them with Zipline's tools). Written as a stream of text: each table is read in pages by id with a short
 // pause between pages, so memory stays flat and the server keeps answering however many records there are.
-// Chute's own additions (a `chute` block, files' storageKey, private and thumbnailKey) are keys Zipline's reader
-// ignores; POST /api/server/import reads them back.
+// Chute's own additions (a `chute` block, files' storageKey, private and thumbnailKey, and the bytes of small files kept
+// in the database as storedBytes) are keys Zipline's reader ignores; POST /api/server/import reads them back.
 import { cpus, hostname, platform, release } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AppContext } from '../context.js';
@@ -13,6 +13,7 @@ import { toIso } from '../lib/clock.js';
 import { ApiError } from '../lib/errors.js';
 import { parseView } from './mappers.js';
 import { runningVersion } from './version.js';
+import { isDatabaseKey } from '../storage/database-objects.js';
 
 /**
  * Rows read, turned into JSON and written at a time: a page of 50 files costs about 0.5 ms of the event loop (0.28 ms
@@ -84,6 +85,18 @@ function pages<T extends TableWithId>(ctx: AppContext, table: T): AsyncGenerator
         .limit(PAGE)
         .execute() as unknown as Promise<Array<Selectable<Database[T]> & { id: string }>>,
   );
+}
+
+/** The bytes of those of `keys` that are kept in the database, by key. */
+async function databaseObjectsOf(ctx: AppContext, keys: string[]): Promise<Map<string, Buffer>> {
+  const wanted = keys.filter(isDatabaseKey);
+  if (wanted.length === 0) return new Map();
+  const rows = await ctx.db
+    .selectFrom('database_objects')
+    .select(['storage_key', 'bytes'])
+    .where('storage_key', 'in', wanted)
+    .execute();
+  return new Map(rows.map((r) => [r.storage_key, Buffer.from(r.bytes)]));
 }
 
 /** `"key":[...]` of the records made from each page (a page may give fewer records than rows). */
@@ -314,8 +327,14 @@ async function* exportText(
       userId: u.user_id,
     })),
   );
-  yield* jsonArray('files', pages(ctx, 'files'), (rows) =>
-    rows.map((f) => ({
+  yield* jsonArray('files', pages(ctx, 'files'), async (rows) => {
+    // The bytes of small uploads kept in the database (storage/database-objects.ts) travel with their records: they
+    // are in no uploads folder or bucket to copy.
+    const inDatabase = await databaseObjectsOf(
+      ctx,
+      rows.map((f) => f.storage_key),
+    );
+    return rows.map((f) => ({
       id: f.id,
       createdAt: toIso(f.created_at),
       deletesAt: iso(f.deletes_at),
@@ -330,10 +349,11 @@ async function* exportText(
       userId: f.user_id,
       folderId: f.folder_id,
       storageKey: f.storage_key,
+      ...(inDatabase.has(f.storage_key) ? { storedBytes: inDatabase.get(f.storage_key)!.toString('base64') } : {}),
       private: f.private === 1,
       thumbnailKey: f.thumbnail_key,
-    })),
-  );
+    }));
+  });
   // A second pass over the files for the few with a thumbnail: only the three columns it needs (reading whole rows
   // twice was half the export's time).
   const thumbnails = keyset((after) =>

@@ -18,6 +18,7 @@ import { newId, newSecretToken } from '../lib/ids.js';
 import { parseByteSize } from '../lib/sizes.js';
 import { canonicalUsername, usernameKey } from '../lib/usernames.js';
 import type { Export4, ImportConfig, ImportResult } from '../schemas/zipline-export.js';
+import { isDatabaseKey } from '../storage/database-objects.js';
 import { assertValidKey } from '../storage/keys.js';
 import { SETTING_DEFINITIONS, type SettingKey } from './settings.js';
 
@@ -413,6 +414,8 @@ class ImportRun {
     );
     const takenKeys = await existing(this.db, 'files', 'storage_key', files.map(storageKeyOf));
     const rows: FileRow[] = [];
+    // The bytes of small files that the exporting Chute kept in its database, by key (storage/database-objects.ts).
+    const storedBytes = new Map<string, Buffer>();
     files.forEach((file, i) => {
       let userId: string | null = null;
       if (file.userId !== null) {
@@ -431,6 +434,8 @@ class ImportRun {
       }
       takenNames.add(file.name);
       takenKeys.add(key);
+      if (file.storedBytes !== undefined && isDatabaseKey(key))
+        storedBytes.set(key, Buffer.from(file.storedBytes, 'base64'));
       const folderId = file.folderId ? this.folders.get(file.folderId) : undefined;
       if (folderId) folderOf.set(file.id, folderId);
       const createdAt = millis(file.createdAt);
@@ -466,6 +471,17 @@ class ImportRun {
     for (const row of rows) if (row.folder_id && folderOwners.get(row.folder_id) !== row.user_id) row.folder_id = null;
     for (const part of chunks(rows)) {
       await this.db.insertInto('files').values(part).execute();
+      const objects = part.flatMap((row) => {
+        const bytes = storedBytes.get(row.storage_key);
+        return bytes === undefined ? [] : [{ storage_key: row.storage_key, bytes, created_at: row.created_at }];
+      });
+      if (objects.length > 0) {
+        await this.db
+          .insertInto('database_objects')
+          .values(objects)
+          .onConflict((oc) => oc.column('storage_key').doUpdateSet((eb) => ({ bytes: eb.ref('excluded.bytes') })))
+          .execute();
+      }
       await indexNewFiles(this.db);
       await nextTurn();
     }

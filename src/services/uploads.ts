@@ -21,6 +21,8 @@ import { deleteStoredBytes, folderForFiles, toFileDto } from './files.js';
 import { clearPendingObjects, markPendingObject } from './pending-objects.js';
 import { assertFileQuota, fileQuotaRoom } from './quotas.js';
 import { storageTempDir } from '../storage/index.js';
+import { insertDatabaseObject, newDatabaseKey } from '../storage/database-objects.js';
+import { collectBytes } from '../lib/collect-bytes.js';
 import { queueThumbnailJobs } from './thumbnails.js';
 import { queueWebhooks, webhooksWanted } from './webhooks.js';
 import {
@@ -80,6 +82,8 @@ export interface IncomingFileDescription {
 export interface StoredObject extends IncomingFileDescription {
   key: string;
   size: number;
+  /** The bytes of an object kept in the database, written with its record (storage/database-objects.ts). */
+  bytes?: Buffer;
   /** What image processing did (removedGps, compressed), for the answer. */
   processing?: Pick<ImageProcessingOutcome, 'removedGps' | 'compressed'>;
 }
@@ -157,11 +161,25 @@ async function storeStream(
   description: IncomingFileDescription,
   limits: StreamLimits,
   processing: ImageProcessingOptions | undefined,
+  inDatabase: boolean,
 ): Promise<StoredObject> {
   const limit = limits.quotaBytes === null ? limits.maxFileSize : Math.min(limits.maxFileSize, limits.quotaBytes);
   const counter = new ByteLimit(limit);
   // The client's stream is torn down with the counter, so the multipart parser stops reading the request.
   pipeInto(body, counter, () => undefined);
+  if (inDatabase && !wantsImageProcessing(description.type, processing)) {
+    // A small request's file: its bytes stay in memory (the request is at most UPLOADS_INLINE_MAX bytes) and go into
+    // the database with its record; nothing is written before that, so nothing is pending.
+    try {
+      const bytes = await collectBytes(counter);
+      return { ...description, key: newDatabaseKey(ctx.clock.now()), size: bytes.length, bytes };
+    } catch (err) {
+      counter.destroy();
+      throw uploadStreamError(err, counter, limit, limits);
+    } finally {
+      ctx.metrics.uploadedBytes.value += counter.bytes;
+    }
+  }
   const key = newStorageKey();
   ctx.metrics.uploadsInFlight.inc();
   // Until the file is recorded the bytes are pending: a crash before that leaves a mark for the next start. The mark
@@ -188,18 +206,22 @@ async function storeStream(
     // put() left nothing behind; the mark goes once it is there (a mark that failed left nothing either).
     await marked.catch(() => undefined);
     await clearPendingObjects(ctx.db, [key]);
-    if (err instanceof ByteLimitExceededError || counter.bytes > limit) {
-      if (counter.bytes > limits.maxFileSize) {
-        throw new ApiError(5001, `larger than ${formatByteSize(limits.maxFileSize)}`);
-      }
-      throw new ApiError(5002, `${formatByteSize(limits.quotaBytes ?? 0)} left of the byte quota`);
-    }
-    if (isClientStreamError(err)) throw new ApiError(1061, 'the request ended before the file did', { cause: err });
-    throw err;
+    throw uploadStreamError(err, counter, limit, limits);
   } finally {
     ctx.metrics.uploadsInFlight.dec();
     ctx.metrics.uploadedBytes.value += counter.bytes;
   }
+}
+
+/** What a failed stream of an upload's file is for the client: past the size limit (5001), the quota (5002), cut off. */
+function uploadStreamError(err: unknown, counter: ByteLimit, limit: number, limits: StreamLimits): unknown {
+  if (err instanceof ByteLimitExceededError || counter.bytes > limit) {
+    if (counter.bytes > limits.maxFileSize)
+      return new ApiError(5001, `larger than ${formatByteSize(limits.maxFileSize)}`);
+    return new ApiError(5002, `${formatByteSize(limits.quotaBytes ?? 0)} left of the byte quota`);
+  }
+  if (isClientStreamError(err)) return new ApiError(1061, 'the request ended before the file did', { cause: err });
+  return err;
 }
 
 /** Whether a stream failed because the client's request ended or broke (not a storage failure). */
@@ -221,6 +243,11 @@ export interface UploadInput {
   /** Base of the returned links (publicBaseUrl). */
   baseUrl: string;
   files: AsyncIterable<IncomingFile>;
+  /**
+   * The request's Content-Length, when it has one: a request of at most UPLOADS_INLINE_MAX bytes keeps its files in
+   * the database (storage/database-objects.ts).
+   */
+  requestBytes?: number | undefined;
 }
 
 /** POST /api/upload: stores every file part, then records them all or none. No file part -> 1062. */
@@ -229,6 +256,7 @@ export async function uploadFiles(ctx: AppContext, input: UploadInput): Promise<
   await assertUploadFolder(ctx, user.id, options.folderId);
   const room = await fileQuotaRoom(ctx.db, user.id);
   const maxFileSize = ctx.settings.get().filesMaxFileSize;
+  const inDatabase = input.requestBytes !== undefined && input.requestBytes <= ctx.config.UPLOADS_INLINE_MAX;
   const stored: StoredObject[] = [];
   try {
     for await (const file of input.files) {
@@ -239,7 +267,14 @@ export async function uploadFiles(ctx: AppContext, input: UploadInput): Promise<
       const usedBytes = stored.reduce((sum, s) => sum + s.size, 0);
       const quotaBytes = room.bytes === null ? null : Math.max(0, room.bytes - usedBytes);
       stored.push(
-        await storeStream(ctx, file.stream, description, { maxFileSize, quotaBytes }, options.imageProcessing),
+        await storeStream(
+          ctx,
+          file.stream,
+          description,
+          { maxFileSize, quotaBytes },
+          options.imageProcessing,
+          inDatabase,
+        ),
       );
     }
   } catch (err) {
@@ -250,11 +285,17 @@ export async function uploadFiles(ctx: AppContext, input: UploadInput): Promise<
   return finishStoredFiles(ctx, { user, options, baseUrl: input.baseUrl, objects: stored });
 }
 
-async function deleteStoredObjects(ctx: AppContext, objects: Array<Pick<StoredObject, 'key'>>): Promise<void> {
-  await Promise.all(objects.map((o) => deleteStoredBytes(ctx, o.key)));
+async function deleteStoredObjects(
+  ctx: AppContext,
+  objects: Array<Pick<StoredObject, 'key' | 'bytes'>>,
+): Promise<void> {
+  // Bytes kept for the database were never written anywhere.
+  const written = objects.filter((o) => o.bytes === undefined);
+  if (written.length === 0) return;
+  await Promise.all(written.map((o) => deleteStoredBytes(ctx, o.key)));
   await clearPendingObjects(
     ctx.db,
-    objects.map((o) => o.key),
+    written.map((o) => o.key),
   );
 }
 
@@ -329,6 +370,13 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
       const inserted: FileRow[] = [];
       for (const object of input.objects) {
         const now = ctx.clock.now();
+        if (object.bytes !== undefined) {
+          await insertDatabaseObject(trx, ctx.engine, {
+            storage_key: object.key,
+            bytes: object.bytes,
+            created_at: now,
+          });
+        }
         const row: FileRow = {
           // Time-ordered: the new file lands at the end of every index of the owner's files (lib/ids.ts).
           id: newTimeOrderedId(now),
@@ -385,10 +433,8 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
         );
       }
       // Recorded: the bytes are no longer pending (in the same transaction as the records).
-      await clearPendingObjects(
-        trx,
-        input.objects.map((o) => o.key),
-      );
+      const marked = input.objects.filter((o) => o.bytes === undefined).map((o) => o.key);
+      if (marked.length > 0) await clearPendingObjects(trx, marked);
       return inserted;
     });
     return uploadResponse(ctx, input.baseUrl, rows, input.objects);

@@ -21,13 +21,31 @@ export async function filesUnder(dir: string): Promise<string[]> {
     .filter((f) => !f.startsWith('.chute-storage/'));
 }
 
-/** The stored bytes and temp files of a server: DATA_DIR/uploads and DATA_DIR/tmp. */
+/**
+ * The stored bytes and temp files of a server: DATA_DIR/uploads, DATA_DIR/tmp, and the objects kept in the database
+ * (small uploads, storage/database-objects.ts) as `database/<key>`.
+ */
 export async function storedFiles(server: TestServer): Promise<string[]> {
-  const [uploads, tmp] = await Promise.all([
+  const [uploads, tmp, inDatabase] = await Promise.all([
     filesUnder(path.join(server.dataDir, 'uploads')),
     filesUnder(path.join(server.dataDir, 'tmp')),
+    databaseObjectKeys(server),
   ]);
-  return [...uploads.map((f) => `uploads/${f}`), ...tmp.map((f) => `tmp/${f}`)];
+  return [
+    ...uploads.map((f) => `uploads/${f}`),
+    ...tmp.map((f) => `tmp/${f}`),
+    ...inDatabase.map((k) => `database/${k}`),
+  ];
+}
+
+/** The keys of the objects a server keeps in its database. */
+export async function databaseObjectKeys(server: TestServer): Promise<string[]> {
+  const rows = await server.ctx.db
+    .selectFrom('database_objects')
+    .select('storage_key')
+    .orderBy('storage_key')
+    .execute();
+  return rows.map((r) => r.storage_key);
 }
 
 /**
