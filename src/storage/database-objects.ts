@@ -8,8 +8,8 @@
 //
 // Such objects have keys of their own (DATABASE_KEY_PREFIX, which no datasource key starts with: Chute's own keys are
 // time-ordered ids, imported ones file names); withDatabaseObjects() answers get/stat/delete for them from the table
-// and hands every other key to the datasource, so that serving, thumbnails, zips, exports and the removal of deleted
-// files' bytes (services/blob-deletions.ts) work on both alike. Only the upload's transaction writes them
+// and hands every other key to the datasource, so that serving, thumbnails, zips and exports work on both alike.
+// Deleting a file's record deletes its bytes here in the same transaction (a trigger, migration 0033). Only the upload's transaction writes them
 // (insertDatabaseObject); put() with such a key is refused.
 import { Readable } from 'node:stream';
 import { precompiledWrite } from '../db/precompiled.js';
@@ -95,7 +95,14 @@ class DatabaseObjects implements Datasource {
 
   async delete(key: string): Promise<void> {
     if (!isDatabaseKey(key)) return this.inner.delete(key);
-    await this.db.deleteFrom('database_objects').where('storage_key', '=', key).execute();
+    // Deleting the record deleted the bytes already (a trigger, migration 0033): look first, a read, and write only
+    // when they are still there, so that the removal of many deleted files' bytes does not commit once per key.
+    const there = await this.db
+      .selectFrom('database_objects')
+      .select('storage_key')
+      .where('storage_key', '=', key)
+      .executeTakeFirst();
+    if (there) await this.db.deleteFrom('database_objects').where('storage_key', '=', key).execute();
   }
 
   beginAppend(...args: Parameters<Datasource['beginAppend']>): ReturnType<Datasource['beginAppend']> {

@@ -12,7 +12,7 @@ import { httpClientOf, killChuteProcess, startChuteProcess, type ChuteProcess } 
 import { sendChunk, uploadInChunks } from '../support/partial-uploads.js';
 import { requestHead } from '../support/raw-http.js';
 import { forEachDatabase, startTestServer, withSharedState, type TestServer } from '../support/server.js';
-import { filesUnder } from '../support/stored.js';
+import { databaseObjectKeys, filesUnder } from '../support/stored.js';
 import { upload } from '../support/uploads.js';
 
 const KiB = 1024;
@@ -31,6 +31,15 @@ async function acknowledgedUploads(client: TestServer, token: string): Promise<A
   );
   assert.equal(res.status, 200, JSON.stringify(res.body));
   (res.body.files as Array<{ name: string }>).forEach((f, i) => acknowledged.set(f.name, parts[i]!));
+  // A small request: its files' bytes are kept in the database with their records (storage/database-objects.ts).
+  const small = [randomBytes(3 * KiB), randomBytes(1)];
+  const inDatabase = await upload(
+    client,
+    token,
+    small.map((content, i) => ({ name: `small-${i}.bin`, content })),
+  );
+  assert.equal(inDatabase.status, 200, JSON.stringify(inDatabase.body));
+  (inDatabase.body.files as Array<{ name: string }>).forEach((f, i) => acknowledged.set(f.name, small[i]!));
   return acknowledged;
 }
 
@@ -75,7 +84,7 @@ async function assertConsistentAfterRestart(
   const again = await startTestServer({ engine, ...shared });
   const rows = await again.ctx.db.selectFrom('files').select(['storage_key', 'size', 'name']).execute();
   const uploadsDir = path.join(shared.dataDir, 'uploads');
-  const objects = await filesUnder(uploadsDir);
+  const objects = [...(await filesUnder(uploadsDir)), ...(await databaseObjectKeys(again))];
   assert.deepEqual(
     [...objects].sort(),
     rows.map((r) => r.storage_key).sort(),
@@ -118,6 +127,20 @@ async function crashScenario(
 }
 
 forEachDatabase('kill -9', (engine) => {
+  it('right after small uploads were answered: each one is there, bytes and record (kept in the database)', async () => {
+    await crashScenario(engine, async (_chute, client, token, acknowledged) => {
+      // 24 at once: they share group commits; the kill comes as soon as the last answer is read.
+      const contents = Array.from({ length: 24 }, (_, i) => randomBytes(1 + i * 300));
+      const answers = await Promise.all(
+        contents.map((content, i) => upload(client, token, [{ name: `burst-${i}.bin`, content }])),
+      );
+      answers.forEach((res, i) => {
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        acknowledged.set((res.body.files as Array<{ name: string }>)[0]!.name, contents[i]!);
+      });
+    });
+  });
+
   it('during single uploads: one mid-file, one after its first file was stored, mid-second', async () => {
     await crashScenario(engine, async (chute, _client, token) => {
       startUpload(chute.url, token, [{ size: 4 * MiB, sent: 300 * KiB }]);
