@@ -204,16 +204,24 @@ forEachDatabase('group commit', (engine) => {
     const { ctx } = server();
     const before = { ...ctx.commits.stats };
     const admin = await server().setup();
-    const form = new FormData();
-    form.append('file', new Blob(['group committed']), 'g.txt');
-    const res = await server().fetch('/api/upload', {
-      method: 'POST',
-      headers: { authorization: admin.token },
-      body: form,
-    });
-    assert.equal(res.status, 200);
-    // The pending mark and the record: two transactions of the upload went through the group commit.
-    assert.ok(ctx.commits.stats.transactions >= before.transactions + 2);
+    const uploadThrough = async (content: Blob) => {
+      const form = new FormData();
+      form.append('file', content, 'g.bin');
+      const start = ctx.commits.stats.transactions;
+      const res = await server().fetch('/api/upload', {
+        method: 'POST',
+        headers: { authorization: admin.token },
+        body: form,
+      });
+      assert.equal(res.status, 200);
+      await res.arrayBuffer();
+      return ctx.commits.stats.transactions - start;
+    };
+    // A small request: one transaction, the record with the bytes (storage/database-objects.ts).
+    assert.ok((await uploadThrough(new Blob(['group committed']))) >= 1);
+    // A larger one: the pending mark and the record, two transactions of the upload.
+    assert.ok((await uploadThrough(new Blob([Buffer.alloc(64 * 1024, 7)]))) >= 2);
+    assert.ok(ctx.commits.stats.transactions >= before.transactions + 3);
   });
 
   it('on SQLite, answers each transaction only after a flush of the log that began after its commit', async (t) => {

@@ -5,19 +5,11 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { before, it } from 'node:test';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
+import { storageKeyOf } from '../support/stored.js';
 import { uploadOne } from '../support/uploads.js';
 
 const uploadBytes = (server: TestServer, token: string, bytes: Buffer, headers: Record<string, string> = {}) =>
   uploadOne(server, token, bytes, { name: 'small.bin', type: 'application/octet-stream', headers });
-
-async function storageKeyOf(server: TestServer, id: string): Promise<string> {
-  const row = await server.ctx.db
-    .selectFrom('files')
-    .select('storage_key')
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow();
-  return row.storage_key;
-}
 
 const get = async (server: TestServer, pathname: string, headers: Record<string, string> = {}) => {
   const res = await server.fetch(pathname, { headers });

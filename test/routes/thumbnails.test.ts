@@ -11,17 +11,8 @@ import { mp4Video, photo, pngBomb, truncatedMp4 } from '../support/media.js';
 import { uploadInChunks, waitForAssembly } from '../support/partial-uploads.js';
 import { describeS3 } from '../support/s3.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
-import { filesUnder } from '../support/stored.js';
+import { filesUnder, storageKeyOf } from '../support/stored.js';
 import { uploadOne } from '../support/uploads.js';
-
-async function storageKeyOf(server: TestServer, fileId: string): Promise<string> {
-  const row = await server.ctx.db
-    .selectFrom('files')
-    .select('storage_key')
-    .where('id', '=', fileId)
-    .executeTakeFirstOrThrow();
-  return row.storage_key;
-}
 
 async function thumbnailJobs(
   server: TestServer,

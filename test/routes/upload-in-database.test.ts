@@ -8,17 +8,8 @@ import { before, it } from 'node:test';
 import { isDatabaseKey } from '../../src/storage/database-objects.js';
 import { createTestUser, setFileQuota } from '../support/content.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
-import { databaseObjectKeys, fileRowCount, filesUnder, storedFiles } from '../support/stored.js';
+import { databaseObjectKeys, fileRowCount, filesUnder, storageKeyOf, storedFiles } from '../support/stored.js';
 import { upload, uploadOne } from '../support/uploads.js';
-
-async function storageKeyOf(server: TestServer, name: string): Promise<string> {
-  const row = await server.ctx.db
-    .selectFrom('files')
-    .select('storage_key')
-    .where('name', '=', name)
-    .executeTakeFirstOrThrow();
-  return row.storage_key;
-}
 
 /** The same multipart upload as `upload()`, sent without a Content-Length (chunked), as a streaming client does. */
 async function uploadChunked(server: TestServer, token: string, content: Buffer): Promise<Response> {
@@ -61,7 +52,7 @@ forEachDatabase('uploads kept in the database', (engine) => {
     for (const auth of [user.token, admin.cookie]) {
       const bytes = randomBytes(5_000);
       const file = await uploadOne(server(), auth, bytes, { name: 'small.bin' });
-      const key = await storageKeyOf(server(), file.name);
+      const key = await storageKeyOf(server(), file.id);
       assert.ok(isDatabaseKey(key), key);
       assert.ok((await databaseObjectKeys(server())).includes(key));
       const raw = await server().fetch(`/raw/${file.name}`);
@@ -85,10 +76,10 @@ forEachDatabase('uploads kept in the database', (engine) => {
       { name: 'empty.txt', content: '' },
     ]);
     assert.equal(res.status, 200);
-    const names = (res.body.files as Array<{ name: string }>).map((f) => f.name);
+    const files = res.body.files as Array<{ id: string; name: string }>;
     for (const [i, text] of ['first', 'second', ''].entries()) {
-      assert.ok(isDatabaseKey(await storageKeyOf(server(), names[i]!)));
-      const raw = await server().fetch(`/raw/${names[i]}`);
+      assert.ok(isDatabaseKey(await storageKeyOf(server(), files[i]!.id)));
+      const raw = await server().fetch(`/raw/${files[i]!.name}`);
       assert.equal(await raw.text(), text);
     }
   });
@@ -96,15 +87,15 @@ forEachDatabase('uploads kept in the database', (engine) => {
   it('a request over UPLOADS_INLINE_MAX, or without a Content-Length, goes to the datasource', async () => {
     const big = randomBytes(9_000);
     const file = await uploadOne(server(), user.token, big, { name: 'big.bin' });
-    const bigKey = await storageKeyOf(server(), file.name);
+    const bigKey = await storageKeyOf(server(), file.id);
     assert.ok(!isDatabaseKey(bigKey));
     assert.ok((await uploadedBytesOnDisk(server())).includes(bigKey));
 
     const small = randomBytes(1_000);
     const res = await uploadChunked(server(), user.token, small);
     assert.equal(res.status, 200);
-    const streamed = ((await res.json()) as { files: Array<{ name: string }> }).files[0]!;
-    const streamedKey = await storageKeyOf(server(), streamed.name);
+    const streamed = ((await res.json()) as { files: Array<{ id: string; name: string }> }).files[0]!;
+    const streamedKey = await storageKeyOf(server(), streamed.id);
     assert.ok(!isDatabaseKey(streamedKey), 'no Content-Length: the size is not known beforehand');
     const raw = await server().fetch(`/raw/${streamed.name}`);
     assert.deepEqual(Buffer.from(await raw.arrayBuffer()), small);
@@ -112,11 +103,8 @@ forEachDatabase('uploads kept in the database', (engine) => {
 
   it('deleting the file removes its bytes from the database', async () => {
     const file = await uploadOne(server(), user.token, 'to be deleted');
-    const key = await storageKeyOf(server(), file.name);
-    const id = (
-      await server().ctx.db.selectFrom('files').select('id').where('name', '=', file.name).executeTakeFirstOrThrow()
-    ).id;
-    const res = await server().fetch(`/api/user/files/${id}`, {
+    const key = await storageKeyOf(server(), file.id);
+    const res = await server().fetch(`/api/user/files/${file.id}`, {
       method: 'DELETE',
       headers: { authorization: user.token },
     });
@@ -128,9 +116,9 @@ forEachDatabase('uploads kept in the database', (engine) => {
 
   it('a statement that deletes many records deletes their bytes with them (no removal per key afterwards)', async () => {
     const owner = await createTestUser(server(), 'bulk-small');
-    const names: string[] = [];
-    for (let i = 0; i < 5; i++) names.push((await uploadOne(server(), owner.token, `bulk ${i}`)).name);
-    const keys = await Promise.all(names.map((n) => storageKeyOf(server(), n)));
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await uploadOne(server(), owner.token, `bulk ${i}`)).id);
+    const keys = await Promise.all(ids.map((id) => storageKeyOf(server(), id)));
     const kept = (await databaseObjectKeys(server())).filter((k) => !keys.includes(k));
     // Straight through the database, as a batch of the heavy deletions does: nothing but the trigger runs.
     await server().ctx.db.deleteFrom('files').where('user_id', '=', owner.id).execute();
@@ -158,7 +146,7 @@ forEachDatabase('uploads kept in the database', (engine) => {
     assert.equal(await fileRowCount(server()), files + 1);
     assert.deepEqual(
       (await storedFiles(server())).filter((f) => !stored.includes(f)),
-      [`database/${await storageKeyOf(server(), first.name)}`],
+      [`database/${await storageKeyOf(server(), first.id)}`],
     );
   });
 });
@@ -168,7 +156,7 @@ forEachDatabase('uploads kept in the database, turned off', (engine) => {
   it('UPLOADS_INLINE_MAX=0 stores every file in the datasource', async () => {
     const admin = await server().setup();
     const file = await uploadOne(server(), admin.token, 'tiny');
-    const key = await storageKeyOf(server(), file.name);
+    const key = await storageKeyOf(server(), file.id);
     assert.ok(!isDatabaseKey(key));
     assert.deepEqual(await databaseObjectKeys(server()), []);
     assert.equal(await (await server().fetch(`/raw/${file.name}`)).text(), 'tiny');

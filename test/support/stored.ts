@@ -61,6 +61,16 @@ export async function appendTempFiles(dataDir: string): Promise<string[]> {
   return lists.flat().filter((n) => n.startsWith('append-') || n.startsWith('spool-'));
 }
 
+/** Where a file's bytes are stored: its record's storage key. */
+export async function storageKeyOf(server: TestServer, fileId: string): Promise<string> {
+  const row = await server.ctx.db
+    .selectFrom('files')
+    .select('storage_key')
+    .where('id', '=', fileId)
+    .executeTakeFirstOrThrow();
+  return row.storage_key;
+}
+
 export async function fileRowCount(server: TestServer): Promise<number> {
   const row = await server.ctx.db
     .selectFrom('files')

@@ -5255,6 +5255,8 @@ export interface components {
           private?: boolean;
           size: number;
           storageKey?: string;
+          /** Format: base64 */
+          storedBytes?: string;
           thumbnailKey?: string | null;
           type: string;
           userId: string | null;
