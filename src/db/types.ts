@@ -71,7 +71,6 @@ export interface TypeCountersTable {
   bytes: number;
 }
 
-/** Stored bytes not yet owned by a file record (migration 0018): removed at the next start if still here. */
 /** The bytes of a small upload, stored with its record (storage/database-objects.ts). */
 export interface DatabaseObjectsTable {
   storage_key: string;
@@ -79,6 +78,7 @@ export interface DatabaseObjectsTable {
   created_at: Millis;
 }
 
+/** Stored bytes not yet owned by a file record (migration 0018): removed at the next start if still here. */
 export interface PendingObjectsTable {
   storage_key: string;
   instance_id: string;

@@ -167,6 +167,7 @@ async function storeStream(
   const counter = new ByteLimit(limit);
   // The client's stream is torn down with the counter, so the multipart parser stops reading the request.
   pipeInto(body, counter, () => undefined);
+  ctx.metrics.uploadsInFlight.inc();
   if (inDatabase && !wantsImageProcessing(description.type, processing)) {
     // A small request's file: its bytes stay in memory (the request is at most UPLOADS_INLINE_MAX bytes) and go into
     // the database with its record; nothing is written before that, so nothing is pending.
@@ -177,11 +178,11 @@ async function storeStream(
       counter.destroy();
       throw uploadStreamError(err, counter, limit, limits);
     } finally {
+      ctx.metrics.uploadsInFlight.dec();
       ctx.metrics.uploadedBytes.value += counter.bytes;
     }
   }
   const key = newStorageKey();
-  ctx.metrics.uploadsInFlight.inc();
   // Until the file is recorded the bytes are pending: a crash before that leaves a mark for the next start. The mark
   // is committed while the bytes are written, and before they become visible under the key (put()'s `ready`).
   const marked = markPendingObject(ctx, key);

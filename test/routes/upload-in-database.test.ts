@@ -162,3 +162,17 @@ forEachDatabase('uploads kept in the database, turned off', (engine) => {
     assert.equal(await (await server().fetch(`/raw/${file.name}`)).text(), 'tiny');
   });
 });
+
+forEachDatabase('uploads kept in the database, over the size limit', (engine) => {
+  const server = useTestServer({ engine, env: { FILES_MAX_FILE_SIZE: '1kb' } });
+  it('a small request whose file passes FILES_MAX_FILE_SIZE gets 5001, and nothing is kept', async () => {
+    const admin = await server().setup();
+    const res = await upload(server(), admin.token, [{ name: 'big.bin', content: randomBytes(3_000) }]);
+    assert.equal(res.status, 413);
+    assert.equal(res.body.code, 5001);
+    assert.equal(await fileRowCount(server()), 0);
+    assert.deepEqual(await storedFiles(server()), []);
+    const fits = await uploadOne(server(), admin.token, randomBytes(1_000));
+    assert.ok(isDatabaseKey(await storageKeyOf(server(), fits.id)));
+  });
+});
