@@ -32,6 +32,7 @@ import {
   type SlowReader,
 } from './batch-writer.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { allowUnflushedCommits } from './unflushed.js';
 import { WalSync } from './wal-sync.js';
 import { WriteTurns } from './write-turns.js';
 
@@ -101,6 +102,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     // replaced on the next query; without a listener its 'error' event would crash the process.
     pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    allowUnflushedCommits(db, { engine: 'postgres' });
     return {
       db,
       engine: 'postgres',
@@ -133,11 +135,20 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   const turns = new WriteTurns();
   const checkpointer = startCheckpointer(path.resolve(options.sqlitePath), turns, options.checkpointDelayMs);
   const walSync = new WalSync(`${path.resolve(options.sqlitePath)}-wal`);
+  const unflushed = { next: false };
   const db = new Kysely<Database>({
     dialect: new TransactionalDdlSqliteDialect(
       { database: statements },
-      { turns, statements, sqlite, walSync, checkpointer },
+      { turns, statements, sqlite, walSync, checkpointer, unflushed },
     ),
+  });
+  // The transaction open on the connection (only one can be) commits without waiting for the log's flush.
+  allowUnflushedCommits(db, {
+    engine: 'sqlite',
+    mark: () => {
+      if (!sqlite.inTransaction) throw new Error('an unflushed commit is asked for outside a transaction');
+      unflushed.next = true;
+    },
   });
   // Outside a transaction, a read cannot see anything uncommitted: it may skip Kysely's lock (db/precompiled.ts).
   // Copies of rows that the hot path keeps (db/precompiled.ts, cached queries) are used while this says they are current.
@@ -187,6 +198,8 @@ interface TurnSettings {
   walSync: WalSync;
   checkpointer: Checkpointer;
   statements: { prepare(sql: string): SqliteDatabase.Statement };
+  /** The open transaction's commit is not waited on to reach the disk (db/unflushed.ts). */
+  unflushed: { next: boolean };
   sqlite: SqliteDatabase.Database;
 }
 
@@ -199,13 +212,15 @@ interface TurnSettings {
  * Every writer first waits for its turn (db/write-turns.ts), shared with the batch writer's thread: a transaction from
  * BEGIN to its end, a statement that writes outside one for its own duration. Reads never wait. After its commit, a
  * writer gives its turn and the connection back, then waits for a flush of the log (synchronous = NORMAL, see
- * openDatabase).
+ * openDatabase), unless its transaction asked not to (db/unflushed.ts).
  */
 class ImmediateSqliteDriver extends SqliteDriver {
   /** Ends the turn of the transaction now open. */
   private endTurn: (() => void) | undefined;
   /** A commit was made since the connection was acquired: its caller waits for a flush of the log. */
   private flushOwed = false;
+  /** A commit that nobody waits for was made since the connection was acquired (db/unflushed.ts). */
+  private unflushedCommit = false;
   private wrapped: DatabaseConnection | undefined;
   private raw: DatabaseConnection | undefined;
 
@@ -255,13 +270,16 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 
   override async commitTransaction(): Promise<void> {
+    const unflushed = this.settings.unflushed.next;
+    this.settings.unflushed.next = false;
     try {
       await this.raw!.executeQuery(CompiledQuery.raw('commit'));
     } finally {
       // A commit that failed may leave the transaction open (SQLite keeps it for a retry); the rollback ends it.
       if (!this.settings.sqlite.inTransaction) this.releaseTurn();
     }
-    this.flushOwed = true;
+    if (unflushed) this.unflushedCommit = true;
+    else this.flushOwed = true;
   }
 
   /**
@@ -270,15 +288,16 @@ class ImmediateSqliteDriver extends SqliteDriver {
    */
   override async releaseConnection(): Promise<void> {
     const owed = this.flushOwed;
+    const committed = owed || this.unflushedCommit;
     this.flushOwed = false;
+    this.unflushedCommit = false;
     await super.releaseConnection();
-    if (owed) {
-      this.settings.checkpointer.committed();
-      await this.settings.walSync.sync();
-    }
+    if (committed) this.settings.checkpointer.committed();
+    if (owed) await this.settings.walSync.sync();
   }
 
   override async rollbackTransaction(): Promise<void> {
+    this.settings.unflushed.next = false;
     try {
       // After a commit that failed and ended the transaction, there is nothing to roll back (and saying so would hide
       // the commit's error).

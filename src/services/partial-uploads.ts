@@ -9,6 +9,7 @@
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import type { AppContext } from '../context.js';
 import { isUniqueViolation } from '../db/errors.js';
+import { unflushedTransaction } from '../db/unflushed.js';
 import type { PartialUploadRow, PartialUploadState, UserRow } from '../db/types.js';
 import { ApiError } from '../lib/errors.js';
 import { fileLink } from '../lib/links.js';
@@ -225,8 +226,9 @@ export async function receiveNextChunk(ctx: AppContext, input: NextChunkInput): 
   }
   const stream = await input.body.filePart();
   const now = ctx.clock.now();
-  // Committed with the concurrent uploads' transactions, its log flush off the event loop (group commit).
-  const consumed = await ctx.commits.run((trx) =>
+  // Not waited on to reach the disk (db/unflushed.ts): what a crash of the machine could lose of it, the session's
+  // bytes lose with it, and sessions do not survive a restart anyway. Atomic all the same: one request consumes it.
+  const consumed = await unflushedTransaction(ctx.db, (trx) =>
     trx
       .updateTable('partial_uploads')
       // The instance taking the chunk now holds the upload (its temp data, and its assembly after the last chunk).
@@ -286,7 +288,8 @@ async function receiveInto(
     }
     const now = ctx.clock.now();
     const next = newToken(ctx, now);
-    const moved = await ctx.commits.run((trx) =>
+    // Not waited on to reach the disk either (see receiveNextChunk): the last chunk's commit, durable, covers it.
+    const moved = await unflushedTransaction(ctx.db, (trx) =>
       trx
         .updateTable('partial_uploads')
         .set({

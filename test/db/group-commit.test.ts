@@ -5,8 +5,8 @@ import { it } from 'node:test';
 import { sql } from 'kysely';
 import { SQLITE_CACHE_SIZE } from '../../src/db/batch-writer.js';
 import { GroupCommit, type RowLane } from '../../src/db/group-commit.js';
-import type { WalSync } from '../../src/db/wal-sync.js';
 import { forEachDatabase, useTestServer } from '../support/server.js';
+import { holdFlushes } from '../support/wal.js';
 
 forEachDatabase('group commit', (engine) => {
   const server = useTestServer({ engine });
@@ -320,24 +320,3 @@ forEachDatabase('group commit', (engine) => {
     assert.ok(walSync.flushes > before, 'the log was flushed before the answer');
   });
 });
-
-/**
- * Holds back the flushes of the server's own log (real fdatasyncs of the real file, each counted as running while held)
- * until release(): what waits for them can be seen.
- */
-function holdFlushes(walSync: WalSync): { release: () => void } {
-  const target = walSync as unknown as { flush: () => Promise<void> };
-  const original = target.flush;
-  let open!: () => void;
-  const gate = new Promise<void>((resolve) => (open = resolve));
-  target.flush = async function (this: WalSync) {
-    await gate;
-    return original.call(this);
-  };
-  return {
-    release: () => {
-      target.flush = original;
-      open();
-    },
-  };
-}
