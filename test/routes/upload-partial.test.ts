@@ -5,12 +5,14 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { before, describe, it } from 'node:test';
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { ManualClock } from '../../src/lib/clock.js';
 import { setUserQuota } from '../../src/services/quotas.js';
 import type { ApiErrorBody } from '../support/api-errors.js';
 import { createTestUser, insertTestFolder } from '../support/content.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { appendTempFiles, partialSessionCount } from '../support/stored.js';
+import { holdFlushes } from '../support/wal.js';
 import {
   chunkHeaders,
   sendChunk,
@@ -21,6 +23,15 @@ import {
 } from '../support/partial-uploads.js';
 
 const THIRTY_MINUTES = 30 * 60_000;
+
+/** `promise`, or a failure when it has not settled within `seconds`. */
+function withinSeconds<T>(seconds: number, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`not answered within ${seconds} s`)), seconds * 1000);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 
 forEachDatabase('chunked uploads', (engine) => {
   const clock = new ManualClock();
@@ -661,6 +672,73 @@ forEachDatabase('chunked uploads', (engine) => {
       // An invalid token does not get around the limit.
       const forged = await sendChunk(server(), erin.token, { file: data, start: 1000, end: 1999, token: 'forged' });
       assert.equal(forged.status, 429);
+    });
+  });
+
+  describe("the session's commits between chunks", () => {
+    // A chunk's claim of its token and its next token are not waited on to reach the disk (src/db/unflushed.ts); the
+    // last chunk's commit is durable.
+    it('on SQLite, a middle chunk is answered while no flush of the log can end; the last one waits for it', async (t) => {
+      if (engine !== 'sqlite') return t.skip('the PostgreSQL case is the next test');
+      const user = await createTestUser(server(), 'fay');
+      const data = randomBytes(3000);
+      const token = await openUpload(user.token, data, 999);
+      const held = holdFlushes(server().chute.database.walSync!);
+      try {
+        const middle = await withinSeconds(
+          5,
+          sendChunk(server(), user.token, { file: data, start: 1000, end: 1999, token }),
+        );
+        assert.equal(middle.status, 200, JSON.stringify(middle.body));
+        let lastAnswered = false;
+        const last = sendChunk(server(), user.token, {
+          file: data,
+          start: 2000,
+          end: 2999,
+          token: middle.body.partialToken,
+        }).then((res) => ((lastAnswered = true), res));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(lastAnswered, false, "the last chunk's answer waits for the flush of its commit");
+        held.release();
+        const answer = await last;
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        assert.equal((await waitForAssembly(server(), user.token, answer.body.incompleteFileId)).status, 'COMPLETE');
+      } finally {
+        held.release();
+      }
+    });
+
+    it('on PostgreSQL, the claims and next tokens commit with synchronous_commit off, the last chunk with it on', async (t) => {
+      if (engine !== 'postgres') return t.skip('the SQLite case is the test before');
+      const db = server().ctx.db;
+      // What each update of a session ran with, seen by the database itself.
+      await sql`create table test_commit_modes (n serial, state text, mode text)`.execute(db);
+      await sql`create function test_commit_mode() returns trigger language plpgsql as $$
+        begin insert into test_commit_modes (state, mode) values (new.state, current_setting('synchronous_commit'));
+        return new; end $$`.execute(db);
+      await sql`create trigger test_commit_mode after update on partial_uploads for each row
+        execute function test_commit_mode()`.execute(db);
+      try {
+        const user = await createTestUser(server(), 'gil');
+        const res = await uploadInChunks(server(), user.token, randomBytes(3000), [1000, 1000, 1000]);
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        await waitForAssembly(server(), user.token, res.body.incompleteFileId);
+        const modes = await sql<{ state: string; mode: string }>`select state, mode from test_commit_modes order by n`
+          .execute(db)
+          .then((r) => r.rows);
+        const assembling = modes.findIndex((m) => m.state === 'assembling');
+        assert.deepEqual(modes.slice(0, assembling + 1), [
+          { state: 'open', mode: 'off' }, // the first chunk's next token
+          { state: 'receiving', mode: 'off' }, // the second chunk claims it
+          { state: 'open', mode: 'off' },
+          { state: 'receiving', mode: 'off' }, // the last chunk claims its token
+          { state: 'assembling', mode: 'on' }, // and reserves the file, durably
+        ]);
+      } finally {
+        await sql`drop trigger test_commit_mode on partial_uploads`.execute(db);
+        await sql`drop function test_commit_mode()`.execute(db);
+        await sql`drop table test_commit_modes`.execute(db);
+      }
     });
   });
 });
