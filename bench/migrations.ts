@@ -14,8 +14,8 @@ import {
   migrateToLatest,
   migrations,
   type MigrationProgressEvent,
-} from '../src/db/migrate.js';
-import type { Database } from '../src/db/types.js';
+} from '../src/db/schema/migrate.js';
+import type { Database } from '../src/db/schema/tables.js';
 import { seedFiles } from './lib/seed.js';
 
 /** The files are spread over this many users (one of them with a folder). */

@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { loadConfig } from '../src/config.js';
-import { JobWorker } from '../src/services/job-worker.js';
-import { makeThumbnail, queueMissingThumbnails, THUMBNAIL_JOB } from '../src/services/thumbnails.js';
+import { JobWorker } from '../src/services/operations/job-worker.js';
+import { makeThumbnail, queueMissingThumbnails, THUMBNAIL_JOB } from '../src/services/media/thumbnails.js';
 import { createChute } from '../src/server.js';
 
 function option(name: string, fallback: number): number {

@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
-import { parseByteSize } from './lib/sizes.js';
+import { parseByteSize } from './lib/text/sizes.js';
 
 /** A boolean variable: true, false, 1, 0, yes or no (the reference generator names this type). */
 export const booleanFromEnv = z
@@ -80,7 +80,7 @@ function env<T extends z.ZodType>(schema: T, doc: EnvDoc): T {
 /** The release feed the update check asks by default: the project's latest GitHub release. */
 export const DEFAULT_VERSION_CHECK_URL = 'https://api.github.com/repos/chute-server/chute/releases/latest';
 
-/** Every environment variable Chute reads (server settings aside: services/settings.ts), with its documentation. */
+/** Every environment variable Chute reads (server settings aside: services/operations/settings.ts), with its documentation. */
 export const ENV_VARIABLES = {
   PORT: env(z.coerce.number().int().min(0).max(65535).default(3000), { description: 'TCP port to listen on' }),
   HOST: env(z.string().min(1).default('0.0.0.0'), { description: 'Address to listen on' }),
@@ -163,7 +163,7 @@ export const ENV_VARIABLES = {
     description: 'Folder of the built web dashboard (`npm run build` makes it)',
     unset: '`web/dist` of the installation',
   }),
-  // Background work (src/services/jobs.ts, job-worker.ts, thumbnails.ts).
+  // Background work (src/services/operations/jobs.ts, job-worker.ts, thumbnails.ts).
   FFMPEG_PATH: env(z.string().min(1).default('ffmpeg'), {
     description:
       'The ffmpeg program that makes video thumbnails (a name looked up in `PATH`, or a path). When it does not run, ' +
@@ -184,7 +184,7 @@ export const ENV_VARIABLES = {
       'Seconds each webhook delivery may take (connecting, answering, reading); a slower receiver fails that attempt, ' +
       'which is retried with backoff',
   }),
-  // The update check of GET /api/version (setting featuresVersionChecking; services/version.ts).
+  // The update check of GET /api/version (setting featuresVersionChecking; services/operations/version.ts).
   VERSION_CHECK_URL: env(z.string().url().default(DEFAULT_VERSION_CHECK_URL), {
     description:
       "Where the update check asks for the latest release: GitHub's releases API answer (`tag_name`, `html_url`) " +

@@ -4,11 +4,11 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/index.js';
-import { migrateToLatest, type MigrationProgress } from './db/migrate.js';
+import { migrateToLatest, type MigrationProgress } from './db/schema/migrate.js';
 import { loadOrCreateDataDirValue } from './lib/data-dir-values.js';
-import { randomString } from './lib/ids.js';
-import { loadOrCreateSecret, Secrets } from './lib/secrets.js';
-import { sealLegacyInviteCodes } from './services/invites.js';
+import { randomString } from './lib/security/ids.js';
+import { loadOrCreateSecret, Secrets } from './lib/security/secrets.js';
+import { sealLegacyInviteCodes } from './services/accounts/invites.js';
 
 const INSTANCE_ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 

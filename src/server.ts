@@ -4,25 +4,25 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { buildApp } from './app.js';
-import { installFastPath } from './http/fast-path.js';
+import { installFastPath } from './http/serving/fast-path.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
-import { openChangeFeed, type ChangeFeed } from './db/change-feed.js';
-import type { BatchWriter, SlowReader } from './db/batch-writer.js';
-import { GroupCommit } from './db/group-commit.js';
+import { openChangeFeed, type ChangeFeed } from './db/postgres/change-feed.js';
+import type { BatchWriter, SlowReader } from './db/sqlite/worker-connections.js';
+import { GroupCommit } from './db/sqlite/group-commit.js';
 import type { DatabaseHandle } from './db/index.js';
-import { describeMigrationProgress } from './db/migrate.js';
+import { describeMigrationProgress } from './db/schema/migrate.js';
 import { migrateDatabase, openInstanceBase } from './instance.js';
-import { checkTrigramSearch } from './db/search-index.js';
+import { checkTrigramSearch } from './db/schema/search-index.js';
 import type { App } from './http/types.js';
-import { ByteCache } from './lib/byte-cache.js';
+import { ByteCache } from './lib/bytes/byte-cache.js';
 import { ProcessMetrics } from './lib/process-metrics.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { deleteExpiredFiles } from './services/files.js';
-import { deletionsSettled, resumeDeletions } from './services/deletions.js';
-import { JobWorker } from './services/job-worker.js';
-import { Jobs, purgeDoneJobs } from './services/jobs.js';
-import { makeThumbnail, THUMBNAIL_JOB } from './services/thumbnails.js';
+import { deleteExpiredFiles } from './services/files/files.js';
+import { deletionsSettled, resumeDeletions } from './services/files/deletions.js';
+import { JobWorker } from './services/operations/job-worker.js';
+import { Jobs, purgeDoneJobs } from './services/operations/jobs.js';
+import { makeThumbnail, THUMBNAIL_JOB } from './services/media/thumbnails.js';
 import {
   EXPORT_SWEEP_JOB,
   queueExportSweep,
@@ -30,17 +30,22 @@ import {
   sweepExports,
   USER_EXPORT_JOB,
   USER_EXPORT_TIMEOUT_MS,
-} from './services/user-exports.js';
-import { deliverDiscordWebhook, deliverWebhook, DISCORD_WEBHOOK_JOB, WEBHOOK_JOB } from './services/webhooks.js';
-import { METRICS_TICK_MS, takeMetricsSnapshot } from './services/metrics.js';
-import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/partial-upload-assembly.js';
-import { removeUnrecordedObjects } from './services/pending-objects.js';
-import { purgeExpiredSessions } from './services/sessions.js';
-import { SettingsService, settingsFromEnv } from './services/settings.js';
-import { Lifecycle } from './services/readiness.js';
-import { checkStorageIdentity, unsharedStorageMessage } from './services/storage-identity.js';
-import { flushViews, PendingViews, VIEW_FLUSH_INTERVAL_MS } from './services/view-counts.js';
-import { indexWaitingFiles, SEARCH_INDEX_INTERVAL_MS } from './services/file-listing.js';
+} from './services/exports/user-exports.js';
+import {
+  deliverDiscordWebhook,
+  deliverWebhook,
+  DISCORD_WEBHOOK_JOB,
+  WEBHOOK_JOB,
+} from './services/operations/webhooks.js';
+import { METRICS_TICK_MS, takeMetricsSnapshot } from './services/statistics/snapshots.js';
+import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/uploads/assembly.js';
+import { removeUnrecordedObjects } from './services/uploads/pending-objects.js';
+import { purgeExpiredSessions } from './services/accounts/sessions.js';
+import { SettingsService, settingsFromEnv } from './services/operations/settings.js';
+import { Lifecycle } from './services/operations/readiness.js';
+import { checkStorageIdentity, unsharedStorageMessage } from './services/operations/storage-identity.js';
+import { flushViews, PendingViews, VIEW_FLUSH_INTERVAL_MS } from './services/serving/view-counts.js';
+import { indexWaitingFiles, SEARCH_INDEX_INTERVAL_MS } from './services/lists/files.js';
 import type { Datasource } from './storage/datasource.js';
 import { withDatabaseObjects } from './storage/database-objects.js';
 import { createDatasource } from './storage/index.js';
@@ -132,7 +137,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
       },
       { logger: options.logger ?? { level: config.LOG_LEVEL } },
     );
-    // Plain redirects, small public files and plain uploads are answered before Fastify's routing (http/fast-path.ts).
+    // Plain redirects, small public files and plain uploads are answered before Fastify's routing (http/serving/fast-path.ts).
     installFastPath(app, ctx);
     // Names this process among the instances of the database (instances may share an INSTANCE_ID's data folder).
     const processId = `${instanceId}:${randomBytes(6).toString('hex')}`;
@@ -162,7 +167,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     // then every minute, by one instance at a time (a lease inside).
     jobs.every('resume-deletions', 60_000, () => resumeDeletions(ctx, { atStart: false }));
     jobs.every('flush-views', VIEW_FLUSH_INTERVAL_MS, () => flushViews(ctx));
-    // SQLite: the new files' names into the trigram table, for many files at once (db/search-index.ts NEW_FILES).
+    // SQLite: the new files' names into the trigram table, for many files at once (db/schema/search-index.ts NEW_FILES).
     if (ctx.engine === 'sqlite') jobs.every('index-new-files', SEARCH_INDEX_INTERVAL_MS, () => indexWaitingFiles(ctx));
     jobs.every('purge-done-jobs', 3_600_000, () => purgeDoneJobs(ctx.db, clock.now() - DONE_JOBS_KEPT_MS), {
       exclusive: true,

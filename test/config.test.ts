@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError, environmentWithEnvFile, loadConfig } from '../src/config.js';
-import { settingsFromEnv } from '../src/services/settings.js';
+import { settingsFromEnv } from '../src/services/operations/settings.js';
 
 describe('loadConfig', () => {
   it('has working defaults with nothing set', () => {

@@ -3,10 +3,10 @@
 // would save it).
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../../src/db/index.js';
-import { GroupCommit } from '../../src/db/group-commit.js';
-import type { FileRow } from '../../src/db/types.js';
-import { indexWaitingFiles, SEARCH_INDEX_INTERVAL_MS } from '../../src/services/file-listing.js';
-import { insertFileRow } from '../../src/services/uploads.js';
+import { GroupCommit } from '../../src/db/sqlite/group-commit.js';
+import type { FileRow } from '../../src/db/schema/tables.js';
+import { indexWaitingFiles, SEARCH_INDEX_INTERVAL_MS } from '../../src/services/lists/files.js';
+import { insertFileRow } from '../../src/services/uploads/uploads.js';
 
 const { databaseFile } = workerData as { databaseFile: string };
 const database = openDatabase({ sqlitePath: databaseFile });

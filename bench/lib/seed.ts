@@ -1,8 +1,8 @@
 // Files written straight into the database through Chute's own data layer (src/db), in large batches, for the
 // benchmarks at scale (bench/writes.ts, bench/migrations.ts): the rows of bench/listing.ts's seed, spread over owners.
 import type { Kysely } from 'kysely';
-import { indexNewFiles } from '../../src/db/search-index.js';
-import type { Database } from '../../src/db/types.js';
+import { indexNewFiles } from '../../src/db/schema/search-index.js';
+import type { Database } from '../../src/db/schema/tables.js';
 import { fileRow } from '../listing.js';
 
 const BATCH = 1_000;

@@ -1,23 +1,23 @@
 // What a `chute` command works with: the server's configuration (environment and .env), its database, settings and
 // (for the commands that move bytes) its storage, opened the way the server opens them (server.ts).
-import { GroupCommit } from '../db/group-commit.js';
+import { GroupCommit } from '../db/sqlite/group-commit.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { Migrator } from 'kysely';
 import { ConfigError, environmentWithEnvFile, loadConfig, type Config } from '../config.js';
 import type { AppContext } from '../context.js';
-import { migrations } from '../db/migrate.js';
-import { ByteCache } from '../lib/byte-cache.js';
+import { migrations } from '../db/schema/migrate.js';
+import { ByteCache } from '../lib/bytes/byte-cache.js';
 import { systemClock } from '../lib/clock.js';
 import { ProcessMetrics } from '../lib/process-metrics.js';
 import { openInstanceBase, type InstanceBase } from '../instance.js';
-import { Lifecycle } from '../services/readiness.js';
-import { SettingsService, settingsFromEnv } from '../services/settings.js';
-import { checkStorageIdentity, unsharedStorageMessage } from '../services/storage-identity.js';
-import { PendingViews } from '../services/view-counts.js';
+import { Lifecycle } from '../services/operations/readiness.js';
+import { SettingsService, settingsFromEnv } from '../services/operations/settings.js';
+import { checkStorageIdentity, unsharedStorageMessage } from '../services/operations/storage-identity.js';
+import { PendingViews } from '../services/serving/view-counts.js';
 import type { Datasource } from '../storage/datasource.js';
 import { createDatasource } from '../storage/index.js';
 import { withDatabaseObjects } from '../storage/database-objects.js';
-import { sameConnectionReader, sameConnectionWriter } from '../db/batch-writer.js';
+import { sameConnectionReader, sameConnectionWriter } from '../db/sqlite/worker-connections.js';
 
 /** A failure the command explains in words (printed without a stack trace, exit 1). */
 export class CliError extends Error {

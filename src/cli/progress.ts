@@ -1,5 +1,5 @@
 // Progress of a long command: a bar redrawn in place on a terminal, plain lines otherwise (logs, pipes, CI).
-import { formatByteSize } from '../lib/sizes.js';
+import { formatByteSize } from '../lib/text/sizes.js';
 
 const BAR_WIDTH = 24;
 /** Redraws at most this often (a fast import would otherwise spend its time drawing). */

@@ -20,8 +20,8 @@ import {
 import pg from 'pg';
 import { foldCase } from '../lib/file-list.js';
 import { allowSynchronousReads } from './precompiled.js';
-import { watchRows } from './row-watch.js';
-import type { Database, Db } from './types.js';
+import { watchRows } from './sqlite/row-watch.js';
+import type { Database, Db } from './schema/tables.js';
 import {
   SQLITE_CACHE_SIZE,
   sameConnectionReader,
@@ -30,11 +30,11 @@ import {
   sqliteWorkerWriter,
   type BatchWriter,
   type SlowReader,
-} from './batch-writer.js';
-import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+} from './sqlite/worker-connections.js';
+import { startCheckpointer, type Checkpointer } from './sqlite/checkpoints.js';
 import { allowUnflushedCommits } from './unflushed.js';
-import { WalSync } from './wal-sync.js';
-import { WriteTurns } from './write-turns.js';
+import { WalSync } from './sqlite/log-flush.js';
+import { WriteTurns } from './sqlite/write-lock.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -46,15 +46,15 @@ export interface DatabaseHandle {
    * on PostgreSQL by itself, but on SQLite its lock only covers one connection.
    */
   withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
-  /** Where the statements of long deletions run: a worker thread's own connection on SQLite (db/batch-writer.ts). */
+  /** Where the statements of long deletions run: a worker thread's own connection on SQLite (db/sqlite/worker-connections.ts). */
   batchWriter(): BatchWriter;
-  /** Where reads that may take long run: a worker thread's own connection on SQLite (db/batch-writer.ts). */
+  /** Where reads that may take long run: a worker thread's own connection on SQLite (db/sqlite/worker-connections.ts). */
   slowReader(): SlowReader;
-  /** SQLite: flushes of its write-ahead log off the event loop, for group commit (db/wal-sync.ts). */
+  /** SQLite: flushes of its write-ahead log off the event loop, for group commit (db/sqlite/log-flush.ts). */
   walSync?: WalSync;
-  /** SQLite: the turns of this process's writers, on its connection and the batch writer's (db/write-turns.ts). */
+  /** SQLite: the turns of this process's writers, on its connection and the batch writer's (db/sqlite/write-lock.ts). */
   turns?: WriteTurns;
-  /** SQLite: the checkpoints of the log, on a thread of their own (db/checkpointer.ts). */
+  /** SQLite: the checkpoints of the log, on a thread of their own (db/sqlite/checkpoints.ts). */
   checkpointer?: Checkpointer;
   /**
    * SQLite: from now on this connection keeps its temporary data in memory; call it once the migrations have run. A
@@ -64,7 +64,7 @@ export interface DatabaseHandle {
    * memory it costs half (101 -> 48 us per insert, bench/RESULTS.md, 2026-11-28). Not before the migrations: in memory
    * SQLite's sorter never spills either, and building an index over a million files would sort it all in memory. Not
    * on the batch writer's and the slow reader's connections (long deletions, exports, broad searches). Changing the
-   * setting drops the connection's temp triggers (db/row-watch.ts): it is set before any is made.
+   * setting drops the connection's temp triggers (db/sqlite/row-watch.ts): it is set before any is made.
    */
   keepTemporaryDataInMemory?(): void;
   close(): Promise<void>;
@@ -78,7 +78,7 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** How long a PostgreSQL connection attempt may take (default: no bound but the network's). */
   connectTimeoutMs?: number;
-  /** SQLite: how soon after a commit the log is checkpointed (default db/checkpointer.ts CHECKPOINT_DELAY_MS). */
+  /** SQLite: how soon after a commit the log is checkpointed (default db/sqlite/checkpoints.ts CHECKPOINT_DELAY_MS). */
   checkpointDelayMs?: number;
 }
 
@@ -117,13 +117,13 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
   const sqlite = new SqliteDatabase(options.sqlitePath);
   sqlite.pragma('journal_mode = WAL');
   // NORMAL: a commit writes its frames to the log without flushing it; the driver below then waits, off the event
-  // loop, for a flush of the log that began after the commit (db/wal-sync.ts) before the caller goes on. As durable as
+  // loop, for a flush of the log that began after the commit (db/sqlite/log-flush.ts) before the caller goes on. As durable as
   // FULL (an upload acknowledged to a client survives a power cut), without an fsync on the event loop per commit.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma(`cache_size = ${SQLITE_CACHE_SIZE}`);
-  // Never a checkpoint inside this connection's commits (on the event loop): db/checkpointer.ts runs them on a thread.
+  // Never a checkpoint inside this connection's commits (on the event loop): db/sqlite/checkpoints.ts runs them on a thread.
   sqlite.pragma('wal_autocheckpoint = 0');
 
   // Unicode case folding for searches too short for the trigram index (SQLite's own lower() folds ASCII only).
@@ -131,7 +131,7 @@ export function openDatabase(options: OpenDatabaseOptions): DatabaseHandle {
     typeof text === 'string' ? foldCase(text) : null,
   );
   const statements = withStatementCache(sqlite);
-  // One writer at a time in this process, waiting its turn off the event loop (db/write-turns.ts).
+  // One writer at a time in this process, waiting its turn off the event loop (db/sqlite/write-lock.ts).
   const turns = new WriteTurns();
   const checkpointer = startCheckpointer(path.resolve(options.sqlitePath), turns, options.checkpointDelayMs);
   const walSync = new WalSync(`${path.resolve(options.sqlitePath)}-wal`);
@@ -209,7 +209,7 @@ interface TurnSettings {
  * between, SQLite cannot let it write on its older snapshot and fails at once with SQLITE_BUSY, without waiting: a
  * folder deletion next to a bulk delete answered 500 (test/db/sqlite-transactions.test.ts).
  *
- * Every writer first waits for its turn (db/write-turns.ts), shared with the batch writer's thread: a transaction from
+ * Every writer first waits for its turn (db/sqlite/write-lock.ts), shared with the batch writer's thread: a transaction from
  * BEGIN to its end, a statement that writes outside one for its own duration. Reads never wait. After its commit, a
  * writer gives its turn and the connection back, then waits for a flush of the log (synchronous = NORMAL, see
  * openDatabase), unless its transaction asked not to (db/unflushed.ts).

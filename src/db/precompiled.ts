@@ -1,8 +1,8 @@
 // Queries of the hot path, built and compiled once: Kysely otherwise builds the operation tree and compiles the same
 // SQL on every request, which cost a redirect about as much CPU as the query itself (bench/RESULTS.md).
 import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
-import type { RowWatch, WatchedRows, WatchedTable } from './row-watch.js';
-import type { Db } from './types.js';
+import type { RowWatch, WatchedRows, WatchedTable } from './sqlite/row-watch.js';
+import type { Db } from './schema/tables.js';
 
 /** Stands for the key while the query is compiled; it never reaches the database. */
 const KEY = '\u0000chute-precompiled-key\u0000';
@@ -40,7 +40,7 @@ export interface PrecompiledOptions {
   /**
    * Keep the answers of now() in memory, by key (at most `entries`), while no row of `tables` (every table the query
    * reads, with every column it reads or filters on) may have changed: on a database that can watch them
-   * (db/row-watch.ts: SQLite), else never. The rows answered are then shared between callers: they must not change
+   * (db/sqlite/row-watch.ts: SQLite), else never. The rows answered are then shared between callers: they must not change
    * them.
    */
   cache?: { tables: readonly WatchedTable[]; entries: number };

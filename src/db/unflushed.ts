@@ -9,7 +9,7 @@
 // flush of the log per commit; on PostgreSQL the wait for its WAL flush (`synchronous_commit = off` for the one
 // transaction). A handle that was not opened by db/index.ts commits durably.
 import { sql } from 'kysely';
-import type { Db } from './types.js';
+import type { Db } from './schema/tables.js';
 
 type Marker = { engine: 'sqlite'; mark: () => void } | { engine: 'postgres' };
 

@@ -6,14 +6,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../context.js';
-import type { SessionRow, UserRow } from '../db/types.js';
-import { findUserByToken } from '../services/accounts.js';
-import { findApiToken } from '../services/api-tokens.js';
-import { findUploadFolder } from '../services/folders.js';
-import { findSession, SESSION_TTL_MS } from '../services/sessions.js';
+import type { SessionRow, UserRow } from '../db/schema/tables.js';
+import { findUserByToken } from '../services/accounts/accounts.js';
+import { findApiToken } from '../services/accounts/api-tokens.js';
+import { findUploadFolder } from '../services/organise/folders.js';
+import { findSession, SESSION_TTL_MS } from '../services/accounts/sessions.js';
 import { ApiError } from '../lib/errors.js';
-import { scopesAllow, type TokenScope } from '../lib/token-scopes.js';
-import { headerText, UPLOAD_HEADERS } from './upload-headers.js';
+import { scopesAllow, type TokenScope } from '../lib/security/token-scopes.js';
+import { headerText, UPLOAD_HEADERS } from './uploads/headers.js';
 
 export const SESSION_COOKIE = 'chute_session';
 
@@ -22,7 +22,7 @@ export interface Authenticated {
   /** The session, when the caller came with the cookie. */
   session: SessionRow | null;
   via: 'token' | 'session';
-  /** When the caller came with a scoped API token (services/api-tokens.ts): which one, and what it may do. */
+  /** When the caller came with a scoped API token (services/accounts/api-tokens.ts): which one, and what it may do. */
   apiToken?: { id: string; scopes: TokenScope[] };
 }
 
@@ -70,7 +70,7 @@ export async function authenticateToken(
 ): Promise<Authenticated> {
   const scoped = token ? await findApiToken(ctx, token) : undefined;
   if (scoped) {
-    // A scoped token reaches only its scopes' routes (lib/token-scopes.ts); any other -> 9001 (403).
+    // A scoped token reaches only its scopes' routes (lib/security/token-scopes.ts); any other -> 9001 (403).
     if (!scopesAllow(scoped.scopes, method, route)) {
       throw new ApiError(9001, `this API token's scopes (${scoped.scopes.join(', ')}) do not allow ${method} ${route}`);
     }

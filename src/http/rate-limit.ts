@@ -4,7 +4,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { AppContext } from '../context.js';
-import type { UserRow } from '../db/types.js';
+import type { UserRow } from '../db/schema/tables.js';
 import { ApiError } from '../lib/errors.js';
 import { loadRedis } from '../lib/lazy-modules.js';
 

@@ -33,7 +33,7 @@ export function hasBody(request: { headers: IncomingHttpHeaders }): boolean {
 /** How long a connection lingers after the 408 for the answer to leave before it is destroyed. */
 const CLOSE_GRACE_MS = 1_000;
 
-/** A request answered without Fastify (http/upload-fast-path.ts), for the idle timeout to end like a route's. */
+/** A request answered without Fastify (http/uploads/fast-path.ts), for the idle timeout to end like a route's. */
 export interface RawExchange {
   request: IncomingMessage;
   response: ServerResponse;

@@ -2,7 +2,7 @@
 // from GET /api/auth/webauthn/options to the request that answers it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { CHALLENGE_TTL_MS, type RelyingParty } from '../services/passkeys.js';
+import { CHALLENGE_TTL_MS, type RelyingParty } from '../services/accounts/passkeys.js';
 
 export const CHALLENGE_COOKIE = 'webauthn-challenge-id';
 

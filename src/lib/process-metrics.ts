@@ -1,7 +1,7 @@
-// This process's own Prometheus metrics (prom-client), scraped at /metrics (routes/metrics.ts): requests by route,
+// This process's own Prometheus metrics (prom-client), scraped at /metrics (routes/server/metrics.ts): requests by route,
 // bytes uploaded and served, uploads in flight, job failures. One registry per Chute (a test builds many in one
 // process); the figures every instance shares (queue depth, storage used) are read from the database at scrape time
-// (services/prometheus.ts) and set on the gauges here.
+// (services/statistics/prometheus.ts) and set on the gauges here.
 //
 // Recording sits on the hot path (every redirect, every /raw). prom-client's own inc() and observe() validate and hash
 // their labels on every call (about a microsecond each, measured); so requests and served bytes are added to plain
@@ -91,7 +91,7 @@ export class ProcessMetrics {
     'Bytes of uploaded files (and chunks) received by this process, whether kept or refused',
   );
 
-  /** Answers given by the fast paths (http/fast-path.ts, http/upload-fast-path.ts) instead of the routes. */
+  /** Answers given by the fast paths (http/serving/fast-path.ts, http/uploads/fast-path.ts) instead of the routes. */
   readonly fastPathAnswers = plainCounter(
     this.registry,
     'chute_fast_path_answers_total',
@@ -118,7 +118,7 @@ export class ProcessMetrics {
     registers: [this.registry],
   });
 
-  // Shared by every instance: read from the database at each scrape (services/prometheus.ts).
+  // Shared by every instance: read from the database at each scrape (services/statistics/prometheus.ts).
   readonly jobs = new Gauge({
     name: 'chute_jobs',
     help: 'Jobs in the durable queue by kind and state (from the database: the same on every instance)',

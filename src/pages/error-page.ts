@@ -1,5 +1,5 @@
 // The page a browser gets when a public address leads nowhere (missing, expired, not shared): what happened, in words.
-import { html } from '../lib/html.js';
+import { html } from '../lib/formats/html.js';
 import { icon } from './icons.js';
 import { renderPage, type RenderedPage } from './layout.js';
 

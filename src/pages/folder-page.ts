@@ -1,8 +1,8 @@
 // The public page of a folder (/folder/<id>): its files as a grid of tiles (a thumbnail for images anyone may load,
 // a type icon otherwise) linking to each file's view page, its public child folders, the zip download, and a plain
 // upload form (posted to the page itself, no script) when the owner accepts anonymous uploads.
-import { html, joinHtml, type SafeHtml } from '../lib/html.js';
-import { formatByteSize } from '../lib/sizes.js';
+import { html, joinHtml, type SafeHtml } from '../lib/formats/html.js';
+import { formatByteSize } from '../lib/text/sizes.js';
 import { fileIconName, icon } from './icons.js';
 import { formatDay, renderPage, type RenderedPage } from './layout.js';
 

@@ -1,6 +1,6 @@
 // Small outline icons for the public pages, inline SVG (no requests, nothing to run), drawn in currentColor.
-import { mimeEssence, mediaKind } from '../lib/media-types.js';
-import { html, SafeHtml } from '../lib/html.js';
+import { mimeEssence, mediaKind } from '../lib/formats/media-types.js';
+import { html, SafeHtml } from '../lib/formats/html.js';
 
 const PATHS = {
   file: '<path d="M14 3v4a1 1 0 0 0 1 1h4"/><path d="M17 21H7a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h7l5 5v11a2 2 0 0 1-2 2z"/>',

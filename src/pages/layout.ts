@@ -2,7 +2,7 @@
 // stylesheet with light and dark colours, the site title on top, no script at all. The stylesheet is a constant
 // allowed by its hash, so the Content-Security-Policy runs nothing and allows no other style.
 import { createHash } from 'node:crypto';
-import { html, SafeHtml } from '../lib/html.js';
+import { html, SafeHtml } from '../lib/formats/html.js';
 
 export interface RenderedPage {
   html: string;

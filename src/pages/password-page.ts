@@ -1,7 +1,7 @@
 // The password form of a protected file or short URL. A plain HTML form posted back to the same address (no script):
 // the server answers the right password with a redirect that carries an access token, a wrong one with this page
 // again and the reason in words.
-import { html, type SafeHtml } from '../lib/html.js';
+import { html, type SafeHtml } from '../lib/formats/html.js';
 import { icon } from './icons.js';
 import { renderPage, type RenderedPage } from './layout.js';
 

@@ -1,6 +1,6 @@
 // The page a visitor of a password-protected short URL sees: a plain form posted back to the link itself
 // (POST /go/<slug>), which answers the right password with a redirect to the link carrying an unlock token.
-import { html } from '../lib/html.js';
+import { html } from '../lib/formats/html.js';
 import { renderPasswordPage, unlockFailure } from './password-page.js';
 import type { RenderedPage } from './layout.js';
 

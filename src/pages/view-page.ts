@@ -2,15 +2,15 @@
 // page on): the file shown inline when it is an image, video, audio or text, its size, type and date, a download
 // button, and OpenGraph/Twitter embed tags as the owner's view settings ask. Every value is escaped; nothing runs.
 import { toIso } from '../lib/clock.js';
-import { html, joinHtml, SafeHtml } from '../lib/html.js';
-import { mediaKind, type MediaKind } from '../lib/media-types.js';
-import { rawLink } from '../lib/links.js';
-import { formatByteSize } from '../lib/sizes.js';
+import { html, joinHtml, SafeHtml } from '../lib/formats/html.js';
+import { mediaKind, type MediaKind } from '../lib/formats/media-types.js';
+import { rawLink } from '../lib/text/links.js';
+import { formatByteSize } from '../lib/text/sizes.js';
 import { colorDot, fileIconName, icon } from './icons.js';
 import { formatDay, renderPage, type RenderedPage } from './layout.js';
 import { renderPasswordPage as renderPasswordForm, unlockFailure } from './password-page.js';
 import type { UserViewSettings } from '../schemas/user.js';
-import type { ServedFile, ViewPageFolder, ViewPageTag } from '../services/file-serving.js';
+import type { ServedFile, ViewPageFolder, ViewPageTag } from '../services/serving/files.js';
 
 /** Bytes of a text file shown on its page. */
 export const TEXT_PREVIEW_BYTES = 64 * 1024;
@@ -154,7 +154,7 @@ ${tags}
 
 /**
  * The page a browser gets for a password-protected file: a form posted back to the same address, which answers the
- * right password with a redirect carrying an access token (see routes/files.ts).
+ * right password with a redirect carrying an access token (see routes/files/files.ts).
  */
 export function renderPasswordPage(
   file: Pick<ServedFile, 'name'>,

@@ -1,7 +1,7 @@
 // Scoped API tokens as the API shows them (POST/GET/DELETE /api/user/tokens). The secret appears only in the answer
 // to POST.
 import { z } from 'zod';
-import { TOKEN_SCOPES } from '../lib/token-scopes.js';
+import { TOKEN_SCOPES } from '../lib/security/token-scopes.js';
 import { IsoDateTime } from './common.js';
 
 export const TokenScopeSchema = z.enum(TOKEN_SCOPES).meta({ id: 'TokenScope' });

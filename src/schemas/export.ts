@@ -1,7 +1,7 @@
 // A user's export as the API shows it: Zipline's Export shape (size as a string, path the archive's name), and when
 // it expires.
 import { z } from 'zod';
-import type { ExportRow } from '../db/types.js';
+import type { ExportRow } from '../db/schema/tables.js';
 import { toIso } from '../lib/clock.js';
 import { IsoDateTime } from './common.js';
 

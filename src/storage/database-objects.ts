@@ -13,8 +13,8 @@
 // (insertDatabaseObject); put() with such a key is refused.
 import { Readable } from 'node:stream';
 import { precompiledWrite } from '../db/precompiled.js';
-import type { Db, Millis } from '../db/types.js';
-import { newTimeOrderedId } from '../lib/ids.js';
+import type { Db, Millis } from '../db/schema/tables.js';
+import { newTimeOrderedId } from '../lib/security/ids.js';
 import { StorageNotFoundError, type ByteRange, type Datasource, type ObjectInfo } from './datasource.js';
 import { assertValidRange, unsatisfiableRange } from './keys.js';
 
@@ -23,7 +23,7 @@ export const DATABASE_KEY_PREFIX = '.chute-db/';
 
 /**
  * Whether `key` names an object kept in the database: the prefix and an id, nothing more (a thumbnail's key adds to
- * its file's key, services/thumbnails.ts, and is the datasource's like any other).
+ * its file's key, services/media/thumbnails.ts, and is the datasource's like any other).
  */
 export function isDatabaseKey(key: string): boolean {
   return DATABASE_KEY.test(key);

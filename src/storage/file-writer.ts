@@ -3,7 +3,7 @@
 // rest still arrives (bench/RESULTS.md, 2026-11-24: why both matter on the upload path).
 import { open } from 'node:fs/promises';
 import { Writable } from 'node:stream';
-import type { WritableFile } from '../lib/fd-file.js';
+import type { WritableFile } from '../lib/bytes/fd-file.js';
 
 /** Bytes gathered before one writev: a socket delivers about 32 KiB per read, so about 32 reads make one write. */
 export const WRITE_BATCH = 1024 * 1024;

@@ -1,5 +1,5 @@
 // What the local datasource's get() returns: the bytes of one open file (or of one range of it) as a stream, for any
-// consumer. A consumer that can copy faster (the HTTP file sender, http/file-sender.ts) may instead take the open file
+// consumer. A consumer that can copy faster (the HTTP file sender, http/serving/file-sender.ts) may instead take the open file
 // over before the first read: a stream must hand out a fresh buffer per chunk, which costs about as much CPU per byte
 // as the copying itself (bench/RESULTS.md).
 import type { FileHandle } from 'node:fs/promises';

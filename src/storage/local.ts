@@ -14,11 +14,11 @@ import {
   type ObjectInfo,
   type PutInfo,
 } from './datasource.js';
-import { FdFile, renameFile } from '../lib/fd-file.js';
+import { FdFile, renameFile } from '../lib/bytes/fd-file.js';
 import { BackgroundFlusher, FileWriter } from './file-writer.js';
 import { assertValidKey, assertValidRange, unsatisfiableRange } from './keys.js';
 import { LocalFileStream } from './local-file-stream.js';
-import { pipeIntoAsync } from '../lib/pipe-into.js';
+import { pipeIntoAsync } from '../lib/bytes/pipe-into.js';
 import { DirectorySyncer, ensureDirectory, isTempName, newTempName, unlinkIfPresent } from './temp.js';
 
 export interface LocalDatasourceOptions {

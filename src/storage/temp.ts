@@ -2,8 +2,8 @@
 // rename), named by what they hold, and the start-up sweep that removes what a dead process left behind.
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { randomLowercase } from '../lib/ids.js';
-import { FdFile } from '../lib/fd-file.js';
+import { randomLowercase } from '../lib/security/ids.js';
+import { FdFile } from '../lib/bytes/fd-file.js';
 
 /**
  * put-*    a put() in progress: never survives its process (a crash before the rename leaves it unpublished), so
@@ -19,7 +19,7 @@ const TEMP_NAME = /^(put|append|spool)-(?:([A-Za-z0-9_-]{1,64})\.)?[a-z0-9]{26}\
 
 /**
  * A fresh temp file name (26 random lowercase letters and digits, ~134 bits); `owner` (an instance id) marks whose
- * start-up sweep may remove it. From the pooled CSPRNG bytes of lib/ids.ts: a randomBytes() call of its own per upload
+ * start-up sweep may remove it. From the pooled CSPRNG bytes of lib/security/ids.ts: a randomBytes() call of its own per upload
  * took ~25 us of the main thread under 32 concurrent uploads (2% of a 4 KiB upload's CPU in a profile).
  */
 export function newTempName(kind: TempKind, owner?: string): string {

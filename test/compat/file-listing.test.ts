@@ -1,6 +1,6 @@
 // GET /api/user/files with Zipline's query values: sortBy=id, searchField=tags|id and filter=dashboard|none|all, with
 // page numbers as Zipline's dashboard sends them and with Chute's cursors. (The query plans of sortBy=id are asserted
-// with every other order in test/routes/files-indexes.test.ts.)
+// with every other order in test/routes/files/files-indexes.test.ts.)
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { makeTag, makeUser, NO_RATE_LIMIT } from '../support/factory.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { before, it } from 'node:test';
 import sharp from 'sharp';
-import { FAVICON_SVG } from '../../src/services/site-files.js';
+import { FAVICON_SVG } from '../../src/services/serving/site-files.js';
 import { makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { it } from 'node:test';
 import { openDatabase, type DatabaseHandle, type Engine } from '../../src/db/index.js';
-import { counterDrift } from '../../src/db/usage-counters.js';
+import { counterDrift } from '../../src/db/schema/usage-counters.js';
 import { httpClientOf, killChuteProcess, startChuteProcess, type ChuteProcess } from '../support/chute-process.js';
 import { insertFileRows } from '../support/file-rows.js';
 import { forEachDatabase, startTestServer, withSharedState, type TestServer } from '../support/server.js';

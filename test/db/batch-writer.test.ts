@@ -1,4 +1,4 @@
-// The batch writer's and the slow reader's threads (src/db/batch-writer.ts) on a real SQLite file: they start with the
+// The batch writer's and the slow reader's threads (src/db/sqlite/worker-connections.ts) on a real SQLite file: they start with the
 // first statement, end after a while without any (their memory is the idle server's), and the next statement starts
 // them again. The reader sees what the main connection committed, folds case as it does, and writes nothing.
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { it } from 'node:test';
 import SqliteDatabase from 'better-sqlite3';
 import { CompiledQuery, type Compilable } from 'kysely';
-import { SQLITE_CACHE_SIZE, sqliteWorkerReader, sqliteWorkerWriter } from '../../src/db/batch-writer.js';
+import { SQLITE_CACHE_SIZE, sqliteWorkerReader, sqliteWorkerWriter } from '../../src/db/sqlite/worker-connections.js';
 import { foldCase } from '../../src/lib/file-list.js';
 
 /** A statement as the deletions hand them over: compiled SQL. */

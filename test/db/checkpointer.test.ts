@@ -1,4 +1,4 @@
-// SQLite's checkpoints off the event loop (src/db/checkpointer.ts): the server's connection never checkpoints inside a
+// SQLite's checkpoints off the event loop (src/db/sqlite/checkpoints.ts): the server's connection never checkpoints inside a
 // commit, a thread of its own does, so the log is still copied back and started again (it does not grow with every
 // commit), and nothing committed is lost across a restart. SQLite only: PostgreSQL checkpoints in its own server.
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/index.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
+import { migrateToLatest } from '../../src/db/schema/migrate.js';
 import { useTestServer } from '../support/server.js';
 
 const PAGE = 4096;

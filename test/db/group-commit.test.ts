@@ -1,10 +1,10 @@
-// Group commit (src/db/group-commit.ts) on the real engines: concurrent transactions share commits on SQLite, each
+// Group commit (src/db/sqlite/group-commit.ts) on the real engines: concurrent transactions share commits on SQLite, each
 // keeps its own outcome (one that fails is rolled back alone), and what resolved is stored.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
-import { SQLITE_CACHE_SIZE } from '../../src/db/batch-writer.js';
-import { GroupCommit, type RowLane } from '../../src/db/group-commit.js';
+import { SQLITE_CACHE_SIZE } from '../../src/db/sqlite/worker-connections.js';
+import { GroupCommit, type RowLane } from '../../src/db/sqlite/group-commit.js';
 import { forEachDatabase, useTestServer } from '../support/server.js';
 import { holdFlushes } from '../support/wal.js';
 

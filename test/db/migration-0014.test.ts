@@ -3,7 +3,7 @@
 // exact name, the oldest keeps the plain key, and the codes work while no longer stored in clear.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { hashPassword } from '../../src/lib/passwords.js';
+import { hashPassword } from '../../src/lib/security/passwords.js';
 import { withDatabaseBefore } from '../support/old-database.js';
 
 describe('migration 0014 (username keys, invite code hashes)', () => {

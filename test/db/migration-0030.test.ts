@@ -3,7 +3,7 @@
 // and after a cursor) from the tag's own index.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { listFiles } from '../../src/services/file-listing.js';
+import { listFiles } from '../../src/services/lists/files.js';
 import { insertFileRows } from '../support/file-rows.js';
 import { oldUserRow, withDatabaseBefore } from '../support/old-database.js';
 

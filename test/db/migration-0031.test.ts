@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
-import type { Db } from '../../src/db/types.js';
-import { listFiles } from '../../src/services/file-listing.js';
+import type { Db } from '../../src/db/schema/tables.js';
+import { listFiles } from '../../src/services/lists/files.js';
 import { insertFileRows } from '../support/file-rows.js';
 import { oldUserRow, withDatabaseBefore } from '../support/old-database.js';
 

@@ -1,4 +1,4 @@
-// Writers of one SQLite file within the process take turns (src/db/write-turns.ts): the main connection's writes (a
+// Writers of one SQLite file within the process take turns (src/db/sqlite/write-lock.ts): the main connection's writes (a
 // statement outside a transaction, a transaction from BEGIN to its end) and the batch writer thread's statements. A
 // writer that finds another writing waits off the event loop; before, the main connection waited in SQLite's busy
 // handler, which sleeps on the event loop: a job's claim stalled every request for up to a second while a user's files
@@ -10,8 +10,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { CompiledQuery, sql, type Compilable } from 'kysely';
 import { openDatabase, type DatabaseHandle } from '../../src/db/index.js';
-import { WriteTurns } from '../../src/db/write-turns.js';
-import type { Db } from '../../src/db/types.js';
+import { WriteTurns } from '../../src/db/sqlite/write-lock.js';
+import type { Db } from '../../src/db/schema/tables.js';
 
 /** Whether a turn asked for now is given at once (no turn left open before it). */
 async function free(turns: WriteTurns): Promise<boolean> {

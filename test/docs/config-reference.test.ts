@@ -1,11 +1,11 @@
-// docs/configuration.md is generated from src/config.ts and src/services/settings.ts (scripts/config-docs.ts): this
+// docs/configuration.md is generated from src/config.ts and src/services/operations/settings.ts (scripts/config-docs.ts): this
 // fails when the committed file is out of date, e.g. after a new variable or setting.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { z } from 'zod';
 import { ENV_VARIABLES } from '../../src/config.js';
-import { SETTING_DEFINITIONS } from '../../src/services/settings.js';
+import { SETTING_DEFINITIONS } from '../../src/services/operations/settings.js';
 import { CONFIGURATION_REFERENCE, environmentTable, renderConfigurationReference } from '../../scripts/config-docs.js';
 
 test('docs/configuration.md is what npm run docs:config generates', async () => {

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { parse } from 'yaml';
 import { ENV_VARIABLES } from '../../src/config.js';
-import { SETTING_DEFINITIONS } from '../../src/services/settings.js';
+import { SETTING_DEFINITIONS } from '../../src/services/operations/settings.js';
 
 const KNOWN_VARIABLES = new Set([
   ...Object.keys(ENV_VARIABLES),
@@ -37,7 +37,7 @@ for (const file of ['compose.yaml', 'compose.s3.yaml']) {
     assert.deepEqual(
       names.filter((n) => !KNOWN_VARIABLES.has(n)),
       [],
-      'variables that src/config.ts and src/services/settings.ts do not know',
+      'variables that src/config.ts and src/services/operations/settings.ts do not know',
     );
     assert.ok(names.includes('DATABASE_URL'));
     assert.ok(chute.volumes?.includes('chute-data:/data'), 'the volume chute-data at /data');

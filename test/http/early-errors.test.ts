@@ -1,6 +1,6 @@
 // Answers given before the request body has been read (a bad header, the size limit, the quota, a bad chunk token)
 // reach every client whole: Node's fetch (undici), which keeps sending while the answer arrives, reads the JSON
-// error every time instead of failing with EPIPE or ECONNRESET (src/http/cut-off-body.ts).
+// error every time instead of failing with EPIPE or ECONNRESET (src/http/uploads/cut-off-body.ts).
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';

@@ -1,9 +1,9 @@
-// The fast path (src/http/fast-path.ts) answers plain redirects and small public files before Fastify: its answers
+// The fast path (src/http/serving/fast-path.ts) answers plain redirects and small public files before Fastify: its answers
 // must be exactly the routes' own (the route answers the same request with a query added, which the fast path leaves
 // to it), views counted once, the route's metrics counting it, and everything that is not plain left to the routes.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { flushViews } from '../../src/services/view-counts.js';
+import { flushViews } from '../../src/services/serving/view-counts.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { uploadOne } from '../support/uploads.js';
 

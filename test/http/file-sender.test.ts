@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sendFileRange, type SendFileOptions, type SendOutcome } from '../../src/http/file-sender.js';
+import { sendFileRange, type SendFileOptions, type SendOutcome } from '../../src/http/serving/file-sender.js';
 import { FileShrankError, type OpenFileRange } from '../../src/storage/local-file-stream.js';
 import { readToEnd } from '../support/bodies.js';
 

@@ -1,5 +1,5 @@
-// The redirects and small public files that the fast path answers from memory on SQLite (db/row-watch.ts, the cached
-// look-ups in services/urls.ts and file-serving.ts, the headers computed once per record): every change of what a redirect depends on is followed by the very next request, whichever way
+// The redirects and small public files that the fast path answers from memory on SQLite (db/sqlite/row-watch.ts, the cached
+// look-ups in services/links/short-urls.ts and file-serving.ts, the headers computed once per record): every change of what a redirect depends on is followed by the very next request, whichever way
 // it is made (the API, a user's deletion, a transaction rolled back; another connection to the database file within
 // OTHER_CONNECTIONS_SEEN_WITHIN_MS), and a copy is really used while nothing changed.
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { before, it } from 'node:test';
 import { setTimeout } from 'node:timers/promises';
 import SqliteDatabase from 'better-sqlite3';
 import { sql } from 'kysely';
-import { OTHER_CONNECTIONS_SEEN_WITHIN_MS } from '../../src/db/row-watch.js';
+import { OTHER_CONNECTIONS_SEEN_WITHIN_MS } from '../../src/db/sqlite/row-watch.js';
 import { makeUser } from '../support/factory.js';
 import { uploadOne } from '../support/uploads.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';

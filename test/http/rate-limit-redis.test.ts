@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { Redis } from 'ioredis';
-import { randomString } from '../../src/lib/ids.js';
+import { randomString } from '../../src/lib/security/ids.js';
 import { createPostgresDatabase, startTestServer } from '../support/server.js';
 
 const REDIS = process.env.TEST_REDIS_URL;

@@ -1,4 +1,4 @@
-// The fast path of uploads (src/http/upload-fast-path.ts) answers plain POST /api/upload requests before Fastify: its
+// The fast path of uploads (src/http/uploads/fast-path.ts) answers plain POST /api/upload requests before Fastify: its
 // answers must be the route's (the route answers the same request with a query added, which the fast path leaves to
 // it), refusals in the spec's shape, and what it does not take (a caller with an upload limit, errors before the
 // body) left to the route.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { ByteCache } from '../../src/lib/byte-cache.js';
+import { ByteCache } from '../../src/lib/bytes/byte-cache.js';
 
 const bytes = (n: number, fill = 1) => Buffer.alloc(n, fill);
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { contentRange, parseRange, unsatisfiedRange } from '../../src/lib/byte-range.js';
-import { ifRangeAllows, isNotModified } from '../../src/lib/conditional.js';
+import { contentRange, parseRange, unsatisfiedRange } from '../../src/lib/formats/byte-range.js';
+import { ifRangeAllows, isNotModified } from '../../src/lib/formats/conditional.js';
 
 describe('parseRange', () => {
   it('reads single ranges, suffixes and open ends, clamped to the size', () => {

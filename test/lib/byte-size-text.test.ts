@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { byteSizeText, parseByteSize } from '../../src/lib/sizes.js';
+import { byteSizeText, parseByteSize } from '../../src/lib/text/sizes.js';
 
 it('writes a byte count in the largest unit that divides it, and parseByteSize reads it back', () => {
   const cases: Array<[number, string]> = [

@@ -3,12 +3,12 @@ import { describe, it } from 'node:test';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Writable } from 'node:stream';
-import { ByteLimit, ByteLimitExceededError } from '../../src/lib/byte-limit.js';
-import { HoldLastChunk } from '../../src/lib/hold-last-chunk.js';
-import { contentDisposition } from '../../src/lib/content-disposition.js';
-import { candidateName, extensionOf, fileNameProblem, sanitizeFileName } from '../../src/lib/file-names.js';
-import { escapeHtml, html } from '../../src/lib/html.js';
-import { mediaKind, mimeEssence, servingPolicy } from '../../src/lib/media-types.js';
+import { ByteLimit, ByteLimitExceededError } from '../../src/lib/bytes/byte-limit.js';
+import { HoldLastChunk } from '../../src/lib/bytes/hold-last-chunk.js';
+import { contentDisposition } from '../../src/lib/formats/content-disposition.js';
+import { candidateName, extensionOf, fileNameProblem, sanitizeFileName } from '../../src/lib/text/file-names.js';
+import { escapeHtml, html } from '../../src/lib/formats/html.js';
+import { mediaKind, mimeEssence, servingPolicy } from '../../src/lib/formats/media-types.js';
 
 describe('contentDisposition', () => {
   it('keeps ASCII names as they are and encodes the rest in filename*', () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHmac, hkdfSync } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { newId, newSecretToken, newTimeOrderedId, randomString } from '../../src/lib/ids.js';
-import { Secrets, loadOrCreateSecret } from '../../src/lib/secrets.js';
+import { newId, newSecretToken, newTimeOrderedId, randomString } from '../../src/lib/security/ids.js';
+import { Secrets, loadOrCreateSecret } from '../../src/lib/security/secrets.js';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

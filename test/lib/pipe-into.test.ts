@@ -1,9 +1,9 @@
-// pipeInto (src/lib/pipe-into.ts), the upload path's pipeline() without an AbortController: the same outcomes as
+// pipeInto (src/lib/bytes/pipe-into.ts), the upload path's pipeline() without an AbortController: the same outcomes as
 // pipeline() for success, an error of either stream, and a source that closes before its end.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { PassThrough, pipeline, Readable, Transform, Writable } from 'node:stream';
-import { pipeInto, pipeIntoAsync } from '../../src/lib/pipe-into.js';
+import { pipeInto, pipeIntoAsync } from '../../src/lib/bytes/pipe-into.js';
 
 function sink(fail?: Error): Writable & { received: Buffer[] } {
   const received: Buffer[] = [];

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatByteSize, parseByteSize } from '../../src/lib/sizes.js';
-import { parseDuration } from '../../src/lib/durations.js';
+import { formatByteSize, parseByteSize } from '../../src/lib/text/sizes.js';
+import { parseDuration } from '../../src/lib/text/durations.js';
 
 describe('parseByteSize', () => {
   it('reads plain numbers and binary units', () => {

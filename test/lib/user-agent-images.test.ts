@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { describeUserAgent } from '../../src/lib/user-agent.js';
-import { parseBase64Image, sniffImageType } from '../../src/lib/images.js';
+import { describeUserAgent } from '../../src/lib/formats/user-agent.js';
+import { parseBase64Image, sniffImageType } from '../../src/lib/formats/images.js';
 import { PNG_1X1 } from '../support/fixtures.js';
 
 describe('describeUserAgent', () => {

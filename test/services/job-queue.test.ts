@@ -7,8 +7,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { it } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
-import { JobWorker } from '../../src/services/job-worker.js';
-import { BACKOFF_BASE_MS, claimJob, enqueueJobs, PermanentJobError } from '../../src/services/jobs.js';
+import { JobWorker } from '../../src/services/operations/job-worker.js';
+import { BACKOFF_BASE_MS, claimJob, enqueueJobs, PermanentJobError } from '../../src/services/operations/jobs.js';
 import {
   forEachDatabase,
   startTestServer,

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
-import { resumeDeletions } from '../../src/services/deletions.js';
-import { runExclusive, takeLease } from '../../src/services/leases.js';
+import { resumeDeletions } from '../../src/services/files/deletions.js';
+import { runExclusive, takeLease } from '../../src/services/operations/leases.js';
 import { forEachDatabase, startTestServer, withSharedState } from '../support/server.js';
 
 const options = { intervalMs: 60_000, maxRunMs: 600_000 };

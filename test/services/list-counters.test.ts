@@ -1,4 +1,4 @@
-// Stored file counts of folders and tags (db/list-counters.ts): after random sequences of operations through the API
+// Stored file counts of folders and tags (db/schema/list-counters.ts): after random sequences of operations through the API
 // (files added into folders, moved in and out, deleted one by one and in bulk, folders deleted with their files kept
 // or deleted and their children lifted or deleted, tags set, added, removed and deleted, accounts deleted with their
 // content), run one after another and, on PostgreSQL, several at once, every stored count equals a fresh count; the
@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import fc from 'fast-check';
-import { countDrift } from '../../src/db/list-counters.js';
+import { countDrift } from '../../src/db/schema/list-counters.js';
 import { makeFolder, makeTag, makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 import { insertFileRows } from '../support/file-rows.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';

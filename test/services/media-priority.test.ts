@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { it } from 'node:test';
 import sharp from 'sharp';
-import { BACKGROUND_NICE, imageThumbnail } from '../../src/services/media.js';
+import { BACKGROUND_NICE, imageThumbnail } from '../../src/services/media/decode.js';
 
 it(
   'makes thumbnails on libvips threads with a lower CPU priority',

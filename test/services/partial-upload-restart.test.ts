@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { before, it } from 'node:test';
-import { discardUnfinishedPartialUploads } from '../../src/services/partial-upload-assembly.js';
+import { discardUnfinishedPartialUploads } from '../../src/services/uploads/assembly.js';
 import { sendChunk, uploadInChunks, waitForAssembly } from '../support/partial-uploads.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { appendTempFiles } from '../support/stored.js';

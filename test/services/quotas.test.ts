@@ -3,14 +3,14 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { isApiError } from '../../src/lib/errors.js';
-import { newId } from '../../src/lib/ids.js';
+import { newId } from '../../src/lib/security/ids.js';
 import {
   assertFileQuota,
   assertUrlQuota,
   fileQuotaRoom,
   quotaUsage,
   resolveQuotaInput,
-} from '../../src/services/quotas.js';
+} from '../../src/services/accounts/quotas.js';
 import { insertTestFile } from '../support/content.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
 import { makeUser, NO_RATE_LIMIT } from '../support/factory.js';

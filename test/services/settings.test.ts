@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
 import { isApiError } from '../../src/lib/errors.js';
-import { SettingsService } from '../../src/services/settings.js';
+import { SettingsService } from '../../src/services/operations/settings.js';
 import { forEachDatabase, startTestServer, useTestServer, withSharedState } from '../support/server.js';
 
 forEachDatabase('SettingsService', (engine) => {

@@ -1,12 +1,12 @@
-// Stored usage counters (db/usage-counters.ts, services/usage.ts): after any sequence of uploads, deletes (one, in
+// Stored usage counters (db/schema/usage-counters.ts, services/statistics/usage.ts): after any sequence of uploads, deletes (one, in
 // bulk, by the last allowed view, with their owner), favourites, type changes, views with and without a limit, short
 // URLs made, followed and deleted, every counter equals a fresh count(*)/sum() of the tables; also with the
 // operations running concurrently on PostgreSQL, and for a database that had files before the counters existed.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { flushViews } from '../../src/services/view-counts.js';
-import { rebuildUsageCounters, usageCounterDrift, usageOfOne } from '../../src/services/usage.js';
+import { flushViews } from '../../src/services/serving/view-counts.js';
+import { rebuildUsageCounters, usageCounterDrift, usageOfOne } from '../../src/services/statistics/usage.js';
 import { makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 import { insertFileRows } from '../support/file-rows.js';
 import { forEachDatabase, startTestServer, useTestServer, type TestServer, type TestUser } from '../support/server.js';

@@ -1,12 +1,12 @@
 // Views of files and short URLs without a view limit are counted in memory and written in batches
-// (src/services/view-counts.ts): exact after a flush, after a graceful stop, and with two instances on one database.
+// (src/services/serving/view-counts.ts): exact after a flush, after a graceful stop, and with two instances on one database.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, it } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
-import { flushViews } from '../../src/services/view-counts.js';
+import { flushViews } from '../../src/services/serving/view-counts.js';
 import {
   createPostgresDatabase,
   ENGINES,

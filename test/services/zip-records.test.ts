@@ -1,4 +1,4 @@
-// The central directory of a large zip (services/zip-entry-list.ts): the records of written entries go to a temp file
+// The central directory of a large zip (services/serving/zip-entry-list.ts): the records of written entries go to a temp file
 // that is unlinked as soon as it is open, and come back where the directory starts. Checked with Debian's unzip on a
 // zip of more entries than a classic end record can count (zip64), made by storedZipStream from real files and empty
 // folders; and a zip given up mid-way leaves no open temp file and nothing in DATA_DIR/tmp. No database is involved
@@ -12,8 +12,8 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { after, before, describe, it } from 'node:test';
 import yazl from 'yazl';
-import { storedZipStream, type ZipEntry } from '../../src/services/folder-zip.js';
-import { compactEntryList } from '../../src/services/zip-entry-list.js';
+import { storedZipStream, type ZipEntry } from '../../src/services/serving/zips.js';
+import { compactEntryList } from '../../src/services/serving/zip-entry-list.js';
 import { storageTempDir } from '../../src/storage/index.js';
 import { useTestServer } from '../support/server.js';
 

@@ -14,7 +14,7 @@ import {
   StorageNotFoundError,
   type Datasource,
 } from '../../src/storage/index.js';
-import { randomString } from '../../src/lib/ids.js';
+import { randomString } from '../../src/lib/security/ids.js';
 import { ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { describeS3, s3Client } from '../support/s3.js';
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { after, before, describe, it } from 'node:test';
-import { FdFile, renameFile } from '../../src/lib/fd-file.js';
+import { FdFile, renameFile } from '../../src/lib/bytes/fd-file.js';
 import { BackgroundFlusher, EARLY_FLUSH_EVERY, FileWriter, WRITE_BATCH } from '../../src/storage/file-writer.js';
 import { openDescriptorsOf, waitFor } from '../support/open-files.js';
 

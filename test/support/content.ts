@@ -2,10 +2,10 @@
 // straight into the database (and their bytes into storage when a test needs them), for tests that do not exercise
 // uploading itself. Accounts and content made through the API are in factory.ts.
 import { Readable } from 'node:stream';
-import { newId, randomString } from '../../src/lib/ids.js';
-import { insertUser, revealToken } from '../../src/services/accounts.js';
-import { setUserQuota } from '../../src/services/quotas.js';
-import { currentMetricData } from '../../src/services/metrics.js';
+import { newId, randomString } from '../../src/lib/security/ids.js';
+import { insertUser, revealToken } from '../../src/services/accounts/accounts.js';
+import { setUserQuota } from '../../src/services/accounts/quotas.js';
+import { currentMetricData } from '../../src/services/statistics/snapshots.js';
 import type { TestServer, TestUser } from './server.js';
 
 /** A USER account with its API token. */
@@ -109,7 +109,7 @@ export async function insertTestFolder(
 
 /**
  * `count` statistics snapshots, one per `intervalMs` slot before the current one, written straight into the table
- * (services/metrics.ts takes them one interval apart): today's figures, each earlier one a file and a view fewer.
+ * (services/statistics/snapshots.ts takes them one interval apart): today's figures, each earlier one a file and a view fewer.
  */
 export async function insertMetricSnapshots(
   server: TestServer,

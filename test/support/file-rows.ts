@@ -3,11 +3,11 @@
 // indexNewFiles on SQLite, the GIN indexes on PostgreSQL).
 import type { AppContext } from '../../src/context.js';
 import { sql } from 'kysely';
-import { indexNewFiles, isPostgres, NEW_FILES } from '../../src/db/search-index.js';
-import type { Db } from '../../src/db/types.js';
+import { indexNewFiles, isPostgres, NEW_FILES } from '../../src/db/schema/search-index.js';
+import type { Db } from '../../src/db/schema/tables.js';
 import type { Insertable } from 'kysely';
-import type { FileRow, FilesTable } from '../../src/db/types.js';
-import { randomString } from '../../src/lib/ids.js';
+import type { FileRow, FilesTable } from '../../src/db/schema/tables.js';
+import { randomString } from '../../src/lib/security/ids.js';
 
 export type FileRowSpec = Partial<Insertable<FilesTable>> & Pick<FileRow, 'user_id'>;
 
@@ -45,7 +45,7 @@ export async function insertFileRows(ctx: Pick<AppContext, 'db'>, specs: FileRow
       .values(rows.slice(i, i + 200))
       .execute();
   }
-  // As every writer of the product does before its commit (db/search-index.ts); a database from before migration 0032
+  // As every writer of the product does before its commit (db/schema/search-index.ts); a database from before migration 0032
   // indexes them from the trigger.
   if (await hasSearchBacklog(ctx.db)) await indexNewFiles(ctx.db);
   const stored = new Map<string, FileRow>();

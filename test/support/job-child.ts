@@ -2,7 +2,7 @@
 // runs a job worker whose `hang` jobs never end, says "started <jobId>" on stdout when it takes one, and waits to be
 // killed (SIGKILL: no shutdown, no hand-back, the lease simply stops being renewed).
 import { loadConfig } from '../../src/config.js';
-import { JobWorker } from '../../src/services/job-worker.js';
+import { JobWorker } from '../../src/services/operations/job-worker.js';
 import { createChute } from '../../src/server.js';
 
 const chute = await createChute(loadConfig({ ...process.env, LOG_LEVEL: 'silent', PORT: '0' }), { startJobs: false });

@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Migrator, type Kysely } from 'kysely';
 import { openDatabase } from '../../src/db/index.js';
-import { migrations } from '../../src/db/migrate.js';
-import type { Database } from '../../src/db/types.js';
+import { migrations } from '../../src/db/schema/migrate.js';
+import type { Database } from '../../src/db/schema/tables.js';
 import { createPostgresDatabase, startTestServer, type TestServer } from './server.js';
 
 /** A database made by makeDatabaseBefore: its data folder, its PostgreSQL URL (or none: SQLite), and its removal. */

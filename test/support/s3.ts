@@ -17,7 +17,7 @@ import {
   AbortMultipartUploadCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
-import { randomString } from '../../src/lib/ids.js';
+import { randomString } from '../../src/lib/security/ids.js';
 
 /** Where scripts/ceph-rgw.sh writes the endpoint and keys of the gateway it started. */
 export const CEPH_RGW_ENV_FILE = '/tmp/chute-ceph-rgw/env';

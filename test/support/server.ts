@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config.js';
 import type { AppContext } from '../../src/context.js';
 import type { Engine } from '../../src/db/index.js';
 import type { Clock } from '../../src/lib/clock.js';
-import { randomString } from '../../src/lib/ids.js';
+import { randomString } from '../../src/lib/security/ids.js';
 import { createChute, type Chute } from '../../src/server.js';
 
 const PG_URL = process.env.TEST_DATABASE_URL;

@@ -5,7 +5,7 @@ import type { TestServer } from './server.js';
 
 /**
  * Every regular file under `dir` (relative paths), [] when it does not exist; without the storage marker that every
- * Chute places in its storage (`.chute-storage/<id>`, services/storage-identity.ts).
+ * Chute places in its storage (`.chute-storage/<id>`, services/operations/storage-identity.ts).
  */
 export async function filesUnder(dir: string): Promise<string[]> {
   let entries;

@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { before, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { newId } from '../../src/lib/ids.js';
+import { newId } from '../../src/lib/security/ids.js';
 import type { TagDto } from '../../src/schemas/tag.js';
 import {
   DASHBOARD_ENV,

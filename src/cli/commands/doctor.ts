@@ -8,9 +8,13 @@ import { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
 import { pingDatabase } from '../../db/index.js';
 import { openInstanceBase, type InstanceBase } from '../../instance.js';
-import { ffmpegAvailable } from '../../services/media.js';
-import { checkStorageIdentity, storageMarkerKey, unsharedStorageMessage } from '../../services/storage-identity.js';
-import { rebuildUsageCounters, usageCounterDrift } from '../../services/usage.js';
+import { ffmpegAvailable } from '../../services/media/decode.js';
+import {
+  checkStorageIdentity,
+  storageMarkerKey,
+  unsharedStorageMessage,
+} from '../../services/operations/storage-identity.js';
+import { rebuildUsageCounters, usageCounterDrift } from '../../services/statistics/usage.js';
 import { createDatasource } from '../../storage/index.js';
 import { CliError, pendingMigrations, readConfig } from '../context.js';
 
@@ -186,7 +190,7 @@ async function checkDatabase(
   return true;
 }
 
-/** The stored usage counters against a fresh count (src/db/usage-counters.ts); recounted when asked. */
+/** The stored usage counters against a fresh count (src/db/schema/usage-counters.ts); recounted when asked. */
 async function checkCounters(report: Report, base: InstanceBase, fix: boolean): Promise<void> {
   const drift = await usageCounterDrift(base.database.db);
   if (drift.length === 0) {
@@ -208,7 +212,7 @@ async function checkCounters(report: Report, base: InstanceBase, fix: boolean): 
 
 /**
  * Writes, reads back and deletes a probe object; with the schema in place, also checks that this storage is the one
- * the database's other instances use (their marker, services/storage-identity.ts).
+ * the database's other instances use (their marker, services/operations/storage-identity.ts).
  */
 async function checkStorage(report: Report, config: Config, base: InstanceBase, schemaReady: boolean): Promise<void> {
   const target =

@@ -1,12 +1,12 @@
 // chute export: the instance's records as one JSON document, the same as GET /api/server/export gives
-// (services/server-export.ts: Zipline v4's export format), to standard output or a file.
+// (services/exports/instance-export.ts: Zipline v4's export format), to standard output or a file.
 import { createWriteStream } from 'node:fs';
 import { rename, rm } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import type { Writable } from 'node:stream';
 import type { AppContext } from '../../context.js';
-import { serverExport, serverExportCounts } from '../../services/server-export.js';
+import { serverExport, serverExportCounts } from '../../services/exports/instance-export.js';
 import { CliError, openCliContext } from '../context.js';
 
 export const EXPORT_HELP = `Usage: chute export [--output <file>]

@@ -1,5 +1,5 @@
 // chute migrate: brings the database to this version's schema, as a server start does, and says what it ran.
-import { describeMigrationProgress } from '../../db/migrate.js';
+import { describeMigrationProgress } from '../../db/schema/migrate.js';
 import { migrateDatabase, openInstanceBase } from '../../instance.js';
 import { readConfig } from '../context.js';
 

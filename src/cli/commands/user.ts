@@ -1,12 +1,12 @@
 // chute user create | reset-password | list | set-role: account administration from the server's console.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { Role } from '../../db/types.js';
+import type { Role } from '../../db/schema/tables.js';
 import {
   createUserAsOperator,
   listAccounts,
   resetPasswordAsOperator,
   setRoleAsOperator,
-} from '../../services/users.js';
+} from '../../services/accounts/users.js';
 import { CliError, openCliContext } from '../context.js';
 import { readNewPassword } from '../prompt.js';
 

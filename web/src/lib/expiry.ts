@@ -1,5 +1,5 @@
 // How long files (x-service-deletes-at, a file's deletesAt) and invites (expiresAt) live: the preset durations the
-// server reads from now ("1h", "7d"; src/lib/durations.ts), and the date-and-time fields for a moment of one's own.
+// server reads from now ("1h", "7d"; src/lib/text/durations.ts), and the date-and-time fields for a moment of one's own.
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 

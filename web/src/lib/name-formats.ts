@@ -1,4 +1,4 @@
-// The name formats of x-service-format (src/http/upload-headers.ts): how the server names an uploaded file, and
+// The name formats of x-service-format (src/http/uploads/headers.ts): how the server names an uploaded file, and
 // so its link. The upload page and the uploader configurations offer the same ones.
 export const NAME_FORMATS = [
   { value: 'random', label: 'Random letters', example: 'aB3xY9.png' },

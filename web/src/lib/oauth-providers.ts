@@ -1,4 +1,4 @@
-// The sign-in providers as the dashboard names them, and the addresses that start their flows (src/routes/oauth.ts):
+// The sign-in providers as the dashboard names them, and the addresses that start their flows (src/routes/accounts/oauth.ts):
 // plain links, since the flow is a chain of full-page redirects through the provider and back.
 import type { OAuthProviderKind } from '../api/types';
 

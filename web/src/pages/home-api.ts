@@ -1,4 +1,4 @@
-// The calls of the overview page (src/routes/user-files.ts): the caller's totals and latest files.
+// The calls of the overview page (src/routes/files/user-files.ts): the caller's totals and latest files.
 import { request } from '../api/client';
 import type { components } from '../api/openapi';
 import type { FileItem } from '../api/types';

@@ -1,5 +1,5 @@
-// The administration API as the admin pages use it: users (src/routes/users.ts), server statistics
-// (src/routes/server-stats.ts), server settings (src/routes/server-settings.ts) and the version (src/routes/version.ts). The shapes are the server's
+// The administration API as the admin pages use it: users (src/routes/accounts/users.ts), server statistics
+// (src/routes/server/server-stats.ts), server settings (src/routes/server/server-settings.ts) and the version (src/routes/server/version.ts). The shapes are the server's
 // (api/openapi.d.ts).
 import { request, type ApiAnswer, type ApiBody, type ApiQuery } from '../../api/client';
 import type { components } from '../../api/openapi';

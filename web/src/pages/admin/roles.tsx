@@ -1,4 +1,4 @@
-// The server's role rules (src/services/users.ts), mirrored so that the page only offers what will be allowed:
+// The server's role rules (src/services/accounts/users.ts), mirrored so that the page only offers what will be allowed:
 // an ADMIN manages USERs, a SUPERADMIN also ADMINs; only a SUPERADMIN grants ADMIN or SUPERADMIN; everyone may edit
 // themselves, nobody deletes themselves, and SUPERADMINs are managed by nobody else.
 import { Badge } from '@mantine/core';

@@ -1,5 +1,5 @@
-// The calls of signing in and out, the first-run setup and registration (src/routes/auth.ts, setup.ts, register.ts),
-// and what the session needs to know of the server and the caller (src/routes/server-settings.ts, user.ts).
+// The calls of signing in and out, the first-run setup and registration (src/routes/accounts/auth.ts, setup.ts, register.ts),
+// and what the session needs to know of the server and the caller (src/routes/server/server-settings.ts, user.ts).
 import { startAuthentication } from '@simplewebauthn/browser';
 import { request, type ApiAnswer, type ApiBody } from '../../api/client';
 import type { WebAuthnAuthenticationResponse } from '../../api/types';

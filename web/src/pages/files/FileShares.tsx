@@ -1,6 +1,6 @@
 // The "Share links" section of the file detail panel: whether the file is private (served only to its owner and
 // through share links), the file's share links with copy and revoke, and a form for a new one with its own
-// password, view limit and expiry (src/routes/file-shares.ts).
+// password, view limit and expiry (src/routes/files/file-shares.ts).
 import {
   ActionIcon,
   Button,

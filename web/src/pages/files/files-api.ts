@@ -1,4 +1,4 @@
-// The file calls of the Files page (src/routes/user-files.ts, src/routes/tags.ts); the shapes are in api/types.ts.
+// The file calls of the Files page (src/routes/files/user-files.ts, src/routes/organise/tags.ts); the shapes are in api/types.ts.
 import { errorFromResponse, request, type ApiAnswer, type ApiBody } from '../../api/client';
 import type { FileItem, FileTag } from '../../api/types';
 import { ownerRawUrl } from '../../lib/file-kind';
@@ -122,7 +122,7 @@ export async function readFileStart(id: string, bytes: number, signal: AbortSign
   return res.text();
 }
 
-/** A share link of a file (src/routes/file-shares.ts). */
+/** A share link of a file (src/routes/files/file-shares.ts). */
 export type FileShare = ApiAnswer<'/api/user/files/{id}/shares', 'get'>[number];
 export type NewFileShare = ApiBody<'/api/user/files/{id}/shares', 'post'>;
 

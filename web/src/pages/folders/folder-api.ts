@@ -1,4 +1,4 @@
-// The folder calls of the Folders page (src/routes/folders.ts), and the few file calls it needs; the shapes are in
+// The folder calls of the Folders page (src/routes/organise/folders.ts), and the few file calls it needs; the shapes are in
 // api/types.ts.
 import { request, type ApiAnswer, type ApiBody } from '../../api/client';
 import type { Folder, FolderDetail } from '../../api/types';

@@ -1,4 +1,4 @@
-// Invites as the admin invites page uses them (src/routes/invites.ts).
+// Invites as the admin invites page uses them (src/routes/accounts/invites.ts).
 import { request, type ApiBody } from '../../api/client';
 import type { components } from '../../api/openapi';
 

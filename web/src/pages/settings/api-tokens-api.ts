@@ -1,4 +1,4 @@
-// The calls of the scoped API tokens section (src/routes/user-tokens.ts): make one (its secret answered once), list,
+// The calls of the scoped API tokens section (src/routes/accounts/user-tokens.ts): make one (its secret answered once), list,
 // revoke.
 import { request, type ApiBody } from '../../api/client';
 import type { components } from '../../api/openapi';

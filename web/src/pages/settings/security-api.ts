@@ -1,4 +1,4 @@
-// The calls of the Security tab (src/routes/user-mfa-totp.ts, user-mfa-passkey.ts): TOTP with its recovery codes,
+// The calls of the Security tab (src/routes/accounts/user-mfa-totp.ts, user-mfa-passkey.ts): TOTP with its recovery codes,
 // and passkeys, registered through the browser's WebAuthn (@simplewebauthn/browser).
 import { startRegistration } from '@simplewebauthn/browser';
 import { request } from '../../api/client';

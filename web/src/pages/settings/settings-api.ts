@@ -1,4 +1,4 @@
-// The calls of the Settings page (src/routes/user.ts, oauth.ts): the profile, view settings, sessions, API token and
+// The calls of the Settings page (src/routes/accounts/user.ts, oauth.ts): the profile, view settings, sessions, API token and
 // linked sign-in providers.
 import { request, type ApiBody } from '../../api/client';
 

@@ -1,7 +1,7 @@
 // Uploader configurations made in the browser from the user's API token and chosen options: ShareX custom uploaders
 // (.sxcu) for files and for short URLs, and a shell script for Flameshot or any file. The requests are exactly the
-// API's: POST /api/upload (multipart parts named `file`, options in x-service-* headers, src/http/upload-headers.ts)
-// and POST /api/user/urls ({destination} JSON, max views and password in headers, src/routes/urls.ts).
+// API's: POST /api/upload (multipart parts named `file`, options in x-service-* headers, src/http/uploads/headers.ts)
+// and POST /api/user/urls ({destination} JSON, max views and password in headers, src/routes/links/urls.ts).
 import { EXPIRY_PRESETS } from '../../lib/expiry';
 import { NAME_FORMATS, nameFormatWithExample } from '../../lib/name-formats';
 

@@ -1,4 +1,4 @@
-// The tag calls of the Tags page (src/routes/tags.ts); the Tag shape is in api/types.ts.
+// The tag calls of the Tags page (src/routes/organise/tags.ts); the Tag shape is in api/types.ts.
 import { ApiRequestError, request, type ApiBody } from '../../api/client';
 import type { Tag } from '../../api/types';
 import { errorMessage } from '../../lib/notify';

@@ -23,7 +23,7 @@ function abortError(): DOMException {
 
 /**
  * Header values must be ISO-8859-1: a UTF-8 name or password is sent as its bytes, one character each, which the
- * server reads back as UTF-8 (decodeHeaderText in src/http/upload-headers.ts).
+ * server reads back as UTF-8 (decodeHeaderText in src/http/uploads/headers.ts).
  */
 export function headerText(value: string): string {
   return Array.from(new TextEncoder().encode(value), (byte) => String.fromCharCode(byte)).join('');
@@ -148,7 +148,7 @@ export interface ChunkProgress {
   count: number;
 }
 
-/** The answer headers that name the file a finished tus upload became (src/http/tus.ts). */
+/** The answer headers that name the file a finished tus upload became (src/http/uploads/tus.ts). */
 function linkFromAnswer(file: File, answer: tus.HttpResponse): UploadedLink | null {
   const url = answer.getHeader('chute-file-url');
   const rawUrl = answer.getHeader('chute-file-raw-url');

@@ -1,5 +1,5 @@
 // The calls of the Upload page besides the uploads themselves (transport.ts): the assemblies of chunked uploads
-// (src/routes/incomplete-files.ts).
+// (src/routes/uploads/incomplete-files.ts).
 import { request } from '../../api/client';
 import type { components } from '../../api/openapi';
 

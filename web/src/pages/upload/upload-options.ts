@@ -1,5 +1,5 @@
 // The upload options a person picks on the upload page, kept in this browser (except the password), and turned into
-// the x-service-* headers of src/http/upload-headers.ts.
+// the x-service-* headers of src/http/uploads/headers.ts.
 import { EXPIRY_FROM_NOW, readExpiryDate, type ExpiryPreset } from '../../lib/expiry';
 import { NAME_FORMATS, type NameFormat } from '../../lib/name-formats';
 import { headerText } from './transport';

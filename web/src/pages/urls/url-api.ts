@@ -1,4 +1,4 @@
-// Short URLs as the URLs page sees them (src/routes/urls.ts), and the API's refusals turned into form field errors.
+// Short URLs as the URLs page sees them (src/routes/links/urls.ts), and the API's refusals turned into form field errors.
 import { ApiRequestError, request, type ApiBody } from '../../api/client';
 import type { components } from '../../api/openapi';
 import { errorMessage } from '../../lib/notify';

@@ -1,0 +1,93 @@
+// POST /api/auth/login, POST (or same-site GET) /api/auth/logout.
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { z } from 'zod';
+import { clearSessionCookie, isCrossSite, optionalUser, sessionOrigin, setSessionCookie } from '../../http/auth.js';
+import { ApiError } from '../../lib/errors.js';
+import { loginAttemptsLimit } from '../../http/rate-limit.js';
+import { challengeIdOf, relyingParty } from '../../http/webauthn.js';
+import { AuthenticationResponseSchema } from '../../schemas/passkey.js';
+import type { RouteModule } from '../../http/types.js';
+import { UserSchema } from '../../schemas/user.js';
+import { loadUserDto, loginWithPassword } from '../../services/accounts/accounts.js';
+import { createSession, deleteSession } from '../../services/accounts/sessions.js';
+
+export const authRoutes: RouteModule = (app, ctx) => {
+  app.post(
+    '/api/auth/login',
+    {
+      onRequest: loginAttemptsLimit(app, ctx),
+      schema: {
+        summary: 'Log in with username and password (and a second step when the account has TOTP)',
+        description:
+          'Sets the session cookie. When the account has TOTP and no second step was given, answers {totp: true} ' +
+          '(with passkey: true when a passkey of the account will do too) and logs nobody in; send the same ' +
+          'request again with code (a TOTP code, accepted once, or a recovery code; 1045 otherwise) or passkey. ' +
+          'Every attempt, second steps included, counts against the login rate limit.',
+        tags: ['auth'],
+        body: z.object({
+          username: z.string().min(1).max(128),
+          password: z.string().min(1).max(1024),
+          code: z.string().max(16).optional().describe('a TOTP code or a recovery code'),
+          passkey: AuthenticationResponseSchema.optional().describe(
+            'instead of a code: a passkey of the account answering GET /api/auth/webauthn/options',
+          ),
+          challengeId: z.string().max(64).optional().describe('the passkey challenge id, when the cookie is not sent'),
+        }),
+        response: {
+          200: z.union([
+            z.object({ user: UserSchema }),
+            z.object({
+              totp: z.literal(true),
+              passkey: z.literal(true).optional().describe("present when one of the account's passkeys will do too"),
+            }),
+          ]),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { passkey, challengeId, ...password } = request.body;
+      const result = await loginWithPassword(
+        ctx,
+        {
+          ...password,
+          passkey: passkey && {
+            challengeId: challengeIdOf(request, challengeId),
+            response: passkey as AuthenticationResponseJSON,
+          },
+        },
+        relyingParty(ctx, request),
+      );
+      if (result.kind === 'totp-required') {
+        return result.passkey ? { totp: true as const, passkey: true as const } : { totp: true as const };
+      }
+      const { secret } = await createSession(ctx, result.user.id, sessionOrigin(request));
+      setSessionCookie(request, reply, secret);
+      return { user: await loadUserDto(ctx, result.user) };
+    },
+  );
+
+  app.route({
+    method: ['POST', 'GET'],
+    url: '/api/auth/logout',
+    // Another site may not sign the user out: a cross-site GET (a link, an <img>) is refused before anything else,
+    // a cross-site POST by the session check of optionalUser.
+    onRequest: async (request) => {
+      if (request.method === 'GET' && isCrossSite(ctx, request)) {
+        throw new ApiError(9001, 'cross-site request refused: sign out from this site');
+      }
+    },
+    preParsing: optionalUser(ctx),
+    schema: {
+      summary: 'End the current session and clear its cookie (POST; GET from this site only)',
+      description: 'A GET or POST that the browser says another site made (Sec-Fetch-Site, Origin) -> 403/9001.',
+      tags: ['auth'],
+      response: { 200: z.object({ loggedOut: z.boolean() }) },
+    },
+    handler: async (request, reply) => {
+      const session = request.auth?.session;
+      if (session) await deleteSession(ctx, session.id);
+      clearSessionCookie(reply);
+      return { loggedOut: true };
+    },
+  });
+};

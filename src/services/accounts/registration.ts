@@ -1,0 +1,35 @@
+// Self-service registration: open when the admin enables it, otherwise only with an invite code.
+import type { AppContext } from '../../context.js';
+import type { UserRow } from '../../db/schema/tables.js';
+import { ApiError } from '../../lib/errors.js';
+import { hashPassword } from '../../lib/security/passwords.js';
+import { canonicalUsername } from '../../lib/text/usernames.js';
+import { insertUser } from './accounts.js';
+import { consumeInvite } from './invites.js';
+
+export interface Registration {
+  username: string;
+  password: string;
+  /** An invite code; when given it is used (and must be valid) even while registration is open. */
+  code?: string | undefined;
+}
+
+/**
+ * Creates a USER. Without a code: registration off -> 1037. With a code: invites off -> 1036, a code that is unknown,
+ * expired or used up -> 1035. A taken username -> 1039 (Zipline's code), and the invite keeps its use.
+ */
+export async function registerUser(ctx: AppContext, input: Registration): Promise<UserRow> {
+  const settings = ctx.settings.get();
+  if (input.code === undefined) {
+    if (!settings.registrationEnabled) throw new ApiError(1037);
+  } else if (!settings.invitesEnabled) {
+    throw new ApiError(1036);
+  }
+  canonicalUsername(input.username);
+  // Hash before the transaction: argon2 takes tens of milliseconds and must not hold a database lock.
+  const passwordHash = await hashPassword(input.password);
+  return ctx.db.transaction().execute(async (trx) => {
+    if (input.code !== undefined) await consumeInvite(ctx, trx, input.code);
+    return insertUser(ctx, trx, { username: input.username, passwordHash, role: 'USER' }, 1039);
+  });
+}

@@ -1,0 +1,96 @@
+// Incomplete files: the records that report the background assembly of a finished chunked upload
+// (PENDING -> PROCESSING -> COMPLETE | FAILED), listed and cleared by their owner.
+import type { AppContext } from '../../context.js';
+import type { IncompleteFileRow, IncompleteFileStatus, IncompleteFilesTable } from '../../db/schema/tables.js';
+import { toIso } from '../../lib/clock.js';
+import type { IncompleteFileDto } from '../../schemas/partial-upload.js';
+
+/** What the metadata column holds. */
+export interface IncompleteFileMetadata {
+  /** The served name the file gets. */
+  name: string;
+  type: string;
+  size: number;
+  /** Its share link. */
+  url: string | null;
+  /** Why the assembly FAILED. */
+  error?: string;
+}
+
+const FINISHED: IncompleteFileStatus[] = ['COMPLETE', 'FAILED'];
+
+/**
+ * Moves a record on (optionally only from the status `from`); returns whether it did. Touches updated_at.
+ */
+export async function markIncompleteFile(
+  ctx: AppContext,
+  id: string,
+  from: IncompleteFileStatus | null,
+  patch: Partial<Pick<IncompleteFilesTable, 'status' | 'file_id' | 'chunks_complete'>>,
+): Promise<boolean> {
+  let query = ctx.db
+    .updateTable('incomplete_files')
+    .set({ ...patch, updated_at: ctx.clock.now() })
+    .where('id', '=', id);
+  if (from !== null) query = query.where('status', '=', from);
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** PENDING or PROCESSING -> FAILED, keeping the reason in the metadata. A finished record is left alone. */
+export async function failIncompleteFile(ctx: AppContext, id: string, reason: string): Promise<void> {
+  const row = await ctx.db.selectFrom('incomplete_files').select('metadata').where('id', '=', id).executeTakeFirst();
+  if (!row) return;
+  const metadata = { ...(JSON.parse(row.metadata) as IncompleteFileMetadata), error: reason };
+  await ctx.db
+    .updateTable('incomplete_files')
+    .set({ status: 'FAILED', metadata: JSON.stringify(metadata), updated_at: ctx.clock.now() })
+    .where('id', '=', id)
+    .where('status', 'in', ['PENDING', 'PROCESSING'])
+    .execute();
+}
+
+export function toIncompleteFileDto(row: IncompleteFileRow): IncompleteFileDto {
+  const metadata = JSON.parse(row.metadata) as IncompleteFileMetadata;
+  return {
+    id: row.id,
+    status: row.status,
+    chunksTotal: row.chunks_total,
+    chunksComplete: row.chunks_complete,
+    fileId: row.file_id,
+    userId: row.user_id,
+    metadata: {
+      name: metadata.name,
+      type: metadata.type,
+      size: metadata.size,
+      url: metadata.url,
+      ...(metadata.error === undefined ? {} : { error: metadata.error }),
+    },
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+  };
+}
+
+/** The user's records, newest first. */
+export async function listIncompleteFiles(ctx: AppContext, userId: string): Promise<IncompleteFileDto[]> {
+  const rows = await ctx.db
+    .selectFrom('incomplete_files')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .execute();
+  return rows.map(toIncompleteFileDto);
+}
+
+/**
+ * Removes the user's finished (COMPLETE or FAILED) records: those listed in `ids`, or all of them. Records still
+ * PENDING or PROCESSING stay. Returns how many were removed.
+ */
+export async function deleteFinishedIncompleteFiles(ctx: AppContext, userId: string, ids?: string[]): Promise<number> {
+  if (ids !== undefined && ids.length === 0) return 0;
+  let query = ctx.db.deleteFrom('incomplete_files').where('user_id', '=', userId).where('status', 'in', FINISHED);
+  if (ids !== undefined) query = query.where('id', 'in', ids);
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
