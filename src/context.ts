@@ -10,8 +10,8 @@ import type { Clock } from './lib/clock.js';
 import type { ProcessMetrics } from './lib/process-metrics.js';
 import type { Secrets } from './lib/security/secrets.js';
 import type { SettingsService } from './services/operations/settings.js';
-import type { Lifecycle } from './services/operations/readiness.js';
-import type { PendingViews } from './services/serving/view-counts.js';
+import type { Lifecycle } from './services/operations/lifecycle.js';
+import type { PendingViews } from './services/serving/pending-views.js';
 import type { Datasource } from './storage/datasource.js';
 
 export interface AppContext {

@@ -4,6 +4,7 @@
 // again from the beginning. Each migration's start and end, and the steps of long ones, are reported as they happen.
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { isPostgres } from './search-index.js';
+import type { MigrationStepReport } from './migration-steps.js';
 import type { Db } from './tables.js';
 import * as m0001 from './migrations/0001_core.js';
 import * as m0002 from './migrations/0002_file_indexes.js';
@@ -59,12 +60,6 @@ export const migrations: Record<string, Migration> = {
   '0032_search_backlog': m0032,
   '0033_database_objects': m0033,
 };
-
-/**
- * What a migration may say while it runs: a step of its work, with a count when it has one. A migration's `up` gets
- * it as its second argument: `up(db: Kysely<unknown>, report: MigrationStepReport)`.
- */
-export type MigrationStepReport = (message: string, count?: { done: number; total: number }) => void;
 
 type ReportingUp = (db: Kysely<unknown>, report: MigrationStepReport) => Promise<void>;
 

@@ -38,7 +38,8 @@ import {
   type ServedFile,
 } from '../../services/serving/files.js';
 import { renderPasswordPage, renderViewPage, TEXT_PREVIEW_BYTES } from '../../pages/view-page.js';
-import { fileIdOfThumbnailName, openPublicThumbnail } from '../../services/media/thumbnails.js';
+import { openPublicThumbnail } from '../../services/media/thumbnails.js';
+import { fileIdOfThumbnailName } from '../../services/media/thumbnail-names.js';
 
 const EMBED_CRAWLERS =
   /discordbot|twitterbot|facebookexternalhit|slackbot|telegrambot|whatsapp|linkedinbot|mastodon|skypeuripreview|redditbot|embedly/i;

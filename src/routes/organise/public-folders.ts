@@ -24,7 +24,7 @@ import {
   getPublicFolder,
   type FolderFilesPage,
 } from '../../services/organise/folders.js';
-import { publicThumbnailName } from '../../services/media/thumbnails.js';
+import { publicThumbnailName } from '../../services/media/thumbnail-names.js';
 import { parseUploadOptions } from '../../http/uploads/headers.js';
 import { FolderFilesQuery, sendFolderZip } from './folders.js';
 

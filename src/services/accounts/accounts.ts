@@ -16,7 +16,7 @@ import { parseView, toUserDto } from './dto.js';
 import { listSessionsOf, revokeOtherSessions } from './sessions.js';
 import { acceptSecondFactorCode } from './totp.js';
 import { hasPasskeys, verifyPasskeyAssertion, type RelyingParty } from './passkeys.js';
-import { userNotDeleted } from '../files/deletions.js';
+import { userNotDeleted } from './deleted-owners.js';
 
 /** Largest avatar accepted, decoded. */
 export const AVATAR_MAX_BYTES = 1024 * 1024;

@@ -7,7 +7,7 @@ import { toIso } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId, newSecretToken } from '../../lib/security/ids.js';
 import { parseScopes, TOKEN_SCOPES, type TokenScope } from '../../lib/security/token-scopes.js';
-import { userNotDeleted } from '../files/deletions.js';
+import { userNotDeleted } from './deleted-owners.js';
 
 /** Every scoped token starts so, which tells it from the main API token without a second look-up. */
 export const SCOPED_TOKEN_PREFIX = 'chute_';

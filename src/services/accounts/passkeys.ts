@@ -17,7 +17,7 @@ import type { PasskeyRow, UserRow, WebauthnPurpose } from '../../db/schema/table
 import { isUniqueViolation } from '../../db/errors.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/security/ids.js';
-import { userNotDeleted } from '../files/deletions.js';
+import { userNotDeleted } from './deleted-owners.js';
 
 /** How long a challenge (and so a registration or login ceremony) lives. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;

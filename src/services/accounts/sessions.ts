@@ -4,7 +4,7 @@ import type { Db, SessionRow, UserRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId, newSecretToken } from '../../lib/security/ids.js';
 import { describeUserAgent } from '../../lib/formats/user-agent.js';
-import { userNotDeleted } from '../files/deletions.js';
+import { userNotDeleted } from './deleted-owners.js';
 
 /** A session lives this long after its last use. */
 export const SESSION_TTL_MS = 30 * 24 * 3_600_000;

@@ -33,7 +33,9 @@ import {
   type ListPosition,
 } from '../lists/pages.js';
 import { searchMatch, USER_SEARCH } from '../../db/schema/search-index.js';
-import { beginUserDeletion, continueUserDeletion, resumeDeletions, userNotDeleted } from '../files/deletions.js';
+import { resumeDeletions } from '../operations/unfinished-deletions.js';
+import { beginUserDeletion, continueUserDeletion } from './user-deletion.js';
+import { userNotDeleted } from './deleted-owners.js';
 import { usageOfOne } from '../statistics/usage.js';
 import { resolveQuotaInput, setUserQuota, type QuotaLimits } from './quotas.js';
 

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { releaseLease, takeLease } from '../operations/leases.js';
-import { thumbnailKeyOf } from '../media/thumbnails.js';
+import { thumbnailKeyOf } from '../media/thumbnail-names.js';
 
 /** How many stored objects are removed at once, ... */
 const PARALLEL_REMOVALS = 16;

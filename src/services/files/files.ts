@@ -12,7 +12,7 @@ import { fileLink } from '../../lib/text/links.js';
 import { managesRole } from '../../lib/security/roles.js';
 import { toIso } from '../../lib/clock.js';
 import { typeCounts, usageOfOne } from '../statistics/usage.js';
-import { publicThumbnailName, thumbnailKeyOf } from '../media/thumbnails.js';
+import { publicThumbnailName, thumbnailKeyOf } from '../media/thumbnail-names.js';
 import { flushViews } from '../serving/view-counts.js';
 import { deleteFilesById, deleteFilesWhere, yieldToRequests } from './deletions.js';
 import { mimeEssence } from '../../lib/formats/media-types.js';

@@ -25,7 +25,7 @@ import {
 import { assertUrlQuota } from '../accounts/quotas.js';
 import { usageOfOne } from '../statistics/usage.js';
 import { queueWebhooks, webhooksWanted } from '../operations/webhooks.js';
-import { ownerNotDeleted } from '../files/deletions.js';
+import { ownerNotDeleted } from '../accounts/deleted-owners.js';
 
 /** How long the token handed out for a right password lets its holder follow the link. */
 export const UNLOCK_TOKEN_TTL_MS = 5 * 60_000;

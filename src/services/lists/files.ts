@@ -37,7 +37,7 @@ import { isAdmin, managesFilesOf } from '../files/files.js';
 import { isDeepPage, listRunner, type RunList } from './pages.js';
 import { typeCounts, usageOfOne } from '../statistics/usage.js';
 import { flushViews } from '../serving/view-counts.js';
-import { userNotDeleted } from '../files/deletions.js';
+import { userNotDeleted } from '../accounts/deleted-owners.js';
 
 type Caller = Pick<UserRow, 'id' | 'role'>;
 type FilesQuery = SelectQueryBuilder<Database, 'files', object>;

@@ -12,7 +12,8 @@ import { ApiError } from '../../lib/errors.js';
 import { storageTempDir } from '../../storage/index.js';
 import { enqueueJobs, PermanentJobError } from '../operations/jobs.js';
 import { ffmpegAvailable, imageThumbnail, MediaToolError, videoFrame } from './decode.js';
-import { ownerNotDeleted } from '../files/deletions.js';
+import { thumbnailKeyOf } from './thumbnail-names.js';
+import { ownerNotDeleted } from '../accounts/deleted-owners.js';
 
 export const THUMBNAIL_JOB = 'thumbnail';
 
@@ -27,23 +28,6 @@ const THUMBNAIL_IMAGE_TYPES = new Set([
   'image/heif',
   'image/tiff',
 ]);
-
-/** Where the thumbnail of the bytes under `storageKey` is kept. */
-export function thumbnailKeyOf(storageKey: string): string {
-  return `${storageKey}.thumbnail.webp`;
-}
-
-/** The name under which a file's thumbnail is served publicly: /raw/.thumbnail.<fileId>.webp (Zipline's names). */
-export function publicThumbnailName(fileId: string): string {
-  return `.thumbnail.${fileId}.webp`;
-}
-
-const PUBLIC_NAME = /^\.thumbnail\.([A-Za-z0-9_-]{1,64})\.webp$/;
-
-/** The file id of a public thumbnail name, or null when `name` is not one. */
-export function fileIdOfThumbnailName(name: string): string | null {
-  return PUBLIC_NAME.exec(name)?.[1] ?? null;
-}
 
 type Kind = 'image' | 'video';
 

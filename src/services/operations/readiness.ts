@@ -7,20 +7,6 @@ import { pingDatabase } from '../../db/index.js';
 /** How long the readiness answer waits for the database before saying it is not ready. */
 const DATABASE_CHECK_MS = 2_000;
 
-/** This process's place in its life: serving, or draining before it stops. */
-export class Lifecycle {
-  private drainingSince: number | null = null;
-
-  /** From now on the readiness answer is false (called first thing when the server begins to stop). */
-  drain(now: number): void {
-    this.drainingSince ??= now;
-  }
-
-  get draining(): boolean {
-    return this.drainingSince !== null;
-  }
-}
-
 export type Readiness = { ready: true } | { ready: false; reason: 'draining' | 'database' };
 
 /** Ready unless draining or the database does not answer within a couple of seconds. */

@@ -15,7 +15,7 @@ import { formatByteSize } from '../../lib/text/sizes.js';
 import type { FileDto } from '../../schemas/file.js';
 import type { UrlDto } from '../../schemas/url.js';
 import { enqueueJobs, PermanentJobError, type NewJob } from './jobs.js';
-import { publicThumbnailName } from '../media/thumbnails.js';
+import { publicThumbnailName } from '../media/thumbnail-names.js';
 
 export const WEBHOOK_JOB = 'webhook';
 export const DISCORD_WEBHOOK_JOB = 'discord-webhook';

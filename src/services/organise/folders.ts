@@ -17,7 +17,7 @@ import {
   type ReadRows,
 } from '../lists/pages.js';
 import { removeBlobs } from '../files/blob-deletions.js';
-import { ownerNotDeleted, userNotDeleted } from '../files/deletions.js';
+import { ownerNotDeleted, userNotDeleted } from '../accounts/deleted-owners.js';
 
 /** Folder trees deeper than this are refused (and a cycle, were one ever stored, cannot loop forever). */
 export const MAX_FOLDER_DEPTH = 64;

@@ -14,7 +14,7 @@ import { parseView } from '../accounts/dto.js';
 import type { UserViewSettings } from '../../schemas/user.js';
 import { deleteFiles, fileByIdOrName, managesFilesOf } from '../files/files.js';
 import { removeBlobs } from '../files/blob-deletions.js';
-import { ownerNotDeleted } from '../files/deletions.js';
+import { ownerNotDeleted } from '../accounts/deleted-owners.js';
 
 /** How long a token handed out for a right password opens the file. */
 export const FILE_ACCESS_TOKEN_TTL_MS = 30 * 60_000;

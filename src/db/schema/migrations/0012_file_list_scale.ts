@@ -2,7 +2,7 @@
 // the id as tie-breaker (keyset paging walks these), a folder's files by date, tags looked up from the tag side,
 // and the substring-search index (db/schema/search-index.ts), filled from the files already there.
 import type { Kysely } from 'kysely';
-import type { MigrationStepReport } from '../migrate.js';
+import type { MigrationStepReport } from '../migration-steps.js';
 import {
   createSqliteSearchIndex,
   createTrigramIndexes,

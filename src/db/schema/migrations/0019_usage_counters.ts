@@ -1,7 +1,7 @@
 // Stored usage counters (issue 23, item 4): tables, the triggers that keep them, and their first values, counted
 // from the files and URLs already there (one grouped pass over each table). See db/schema/usage-counters.ts.
 import type { Kysely } from 'kysely';
-import type { MigrationStepReport } from '../migrate.js';
+import type { MigrationStepReport } from '../migration-steps.js';
 import {
   createCounterTables,
   createCounterTriggers,

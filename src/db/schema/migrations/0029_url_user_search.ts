@@ -2,7 +2,7 @@
 // search (issue 23): SQLite's FTS5 trigram tables with the triggers that keep them in step, filled from the rows
 // already there; PostgreSQL's pg_trgm GIN indexes (without the extension, searches scan: server.ts says so).
 import type { Kysely } from 'kysely';
-import type { MigrationStepReport } from '../migrate.js';
+import type { MigrationStepReport } from '../migration-steps.js';
 import {
   createSqliteSearchIndex,
   createTrigramIndexes,

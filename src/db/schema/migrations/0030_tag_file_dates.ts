@@ -3,7 +3,7 @@
 // first, a page from either end or after a cursor, at the same cost whatever the tag's size. A trigger fills the date
 // of every row added (no code path has to remember it); the rows already there are filled from their files.
 import { sql, type Kysely } from 'kysely';
-import type { MigrationStepReport } from '../migrate.js';
+import type { MigrationStepReport } from '../migration-steps.js';
 import { isPostgres } from '../search-index.js';
 
 const PG_FUNCTION = `create or replace function chute_file_tag_date() returns trigger language plpgsql as $$

@@ -3,7 +3,7 @@
 // table and file_search alone instead of reading every matching file's row (issue 23, items 1 and 3). PostgreSQL
 // counts through pg_trgm and the files' rows as before: nothing to do.
 import type { Kysely } from 'kysely';
-import type { MigrationStepReport } from '../migrate.js';
+import type { MigrationStepReport } from '../migration-steps.js';
 import { addSqliteSearchOwner, dropSqliteSearchOwner, isPostgres } from '../search-index.js';
 
 export async function up(db: Kysely<unknown>, report: MigrationStepReport = () => undefined): Promise<void> {
