@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
-import { resumeDeletions } from '../../src/services/files/deletions.js';
+import { resumeDeletions } from '../../src/services/operations/unfinished-deletions.js';
 import { runExclusive, takeLease } from '../../src/services/operations/leases.js';
 import { forEachDatabase, startTestServer, withSharedState } from '../support/server.js';
 

@@ -12,7 +12,7 @@
 // (services/accounts/user-deletion.ts) uses the same batches.
 import type { Compilable, SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { Database, Db } from '../../db/schema/tables.js';
+import type { Database } from '../../db/schema/tables.js';
 import { newId } from '../../lib/security/ids.js';
 import { removeBlobs } from './blob-deletions.js';
 

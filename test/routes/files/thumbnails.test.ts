@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import sharp from 'sharp';
-import { thumbnailKeyOf } from '../../../src/services/media/thumbnails.js';
+import { thumbnailKeyOf } from '../../../src/services/media/thumbnail-names.js';
 import { makeUser, NO_RATE_LIMIT } from '../../support/factory.js';
 import { mp4Video, photo, pngBomb, truncatedMp4 } from '../../support/media.js';
 import { uploadInChunks, waitForAssembly } from '../../support/partial-uploads.js';
