@@ -11,7 +11,7 @@ forEachDatabase('GET /api/openapi.json', (engine) => {
   let spec: string;
   before(async () => {
     doc = (await server().json('GET', '/api/openapi.json')).body;
-    spec = await readFile(new URL('../../../docs/api-spec', import.meta.url), 'utf8');
+    spec = await readFile(new URL('../../../docs/api-spec.md', import.meta.url), 'utf8');
   });
 
   it('is OpenAPI 3.1 with version 4.7.0', () => {

@@ -26,7 +26,7 @@ import {
 import { insertFileRows } from '../../support/file-rows.js';
 import { uploadOne } from '../../support/uploads.js';
 
-const FIXTURE = path.join(import.meta.dirname, '..', 'compat', 'fixtures', 'zipline-v4-export.json');
+const FIXTURE = path.join(import.meta.dirname, '..', '..', 'compat', 'fixtures', 'zipline-v4-export.json');
 const zipline = async () => JSON.parse(await readFile(FIXTURE, 'utf8'));
 
 /** The bytes of the fixture's files, as they lie in Zipline's uploads folder (named as the files). */

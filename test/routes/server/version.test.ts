@@ -9,7 +9,7 @@ forEachDatabase('version', (engine) => {
 
   it('answers the running version to a signed-in user, 401 to anyone else', async () => {
     const admin = await server().setup();
-    const pkg = JSON.parse(await readFile(new URL('../../../package', import.meta.url), 'utf8')) as {
+    const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as {
       version: string;
     };
     const res = await server().json('GET', '/api/version', { auth: admin.token });
