@@ -1,7 +1,7 @@
 // The sink of bench/sink.ts (POST /fsync's work: the body to a temp file, fsync, rename, fsync of the folder) plus one
 // durable database record per upload, committed through Chute's own database layer: SQLite opened as the server opens
-// it (db/index.ts), group commit with the log flushed off the event loop (db/sqlite/group-commit.ts), and one of these records:
-//   record  Chute's files row, by the statement an upload inserts it with (services/uploads/uploads.ts insertFileRow), into a
+// it (db/sqlite/connection.ts), group commit with the log flushed off the event loop (db/sqlite/commits.ts), and one of these records:
+//   record  Chute's files row, by the statement an upload inserts it with (services/files/records.ts insertFileRow), into a
 //           database Chute made (its indexes, counters and search-index triggers); the search queue indexed as the
 //           server does it (services/lists/files.ts indexWaitingFiles, every SEARCH_INDEX_INTERVAL_MS)
 //   record-worker  the same row written on a worker thread with a connection of its own (bench/lib/record-worker.ts:
@@ -14,12 +14,11 @@ import http from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { openDatabase } from '../src/db/index.js';
-import { GroupCommit } from '../src/db/sqlite/group-commit.js';
 import { precompiledWrite } from '../src/db/precompiled.js';
 import type { Db, FileRow } from '../src/db/schema/tables.js';
 import { newTimeOrderedId, randomLowercase } from '../src/lib/security/ids.js';
 import { indexWaitingFiles, SEARCH_INDEX_INTERVAL_MS } from '../src/services/lists/files.js';
-import { insertFileRow } from '../src/services/uploads/uploads.js';
+import { insertFileRow } from '../src/services/files/records.js';
 import { fileRowOf } from '../test/support/file-rows.js';
 import { receiveBody } from './lib/sink-receive.js';
 
@@ -41,7 +40,7 @@ const userId: string = owner;
 
 const database = openDatabase({ sqlitePath: databaseFile });
 database.keepTemporaryDataInMemory?.();
-const commits = new GroupCommit(database.db, database.engine, database.walSync ? { walSync: database.walSync } : {});
+const commits = database.groupCommit();
 
 interface BareRow extends Record<string, unknown> {
   id: string;

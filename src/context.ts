@@ -1,8 +1,8 @@
 // What every service needs from the outside world, built once in buildApp and passed as the first argument.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
-import type { BatchWriter, SlowReader } from './db/sqlite/worker-connections.js';
-import type { GroupCommit } from './db/sqlite/group-commit.js';
+import type { BatchWriter, SlowReader } from './db/batches-and-slow-reads.js';
+import type { GroupCommit } from './db/commits.js';
 import type { Engine } from './db/index.js';
 import type { Db } from './db/schema/tables.js';
 import type { ByteCache } from './lib/bytes/byte-cache.js';
@@ -22,11 +22,11 @@ export interface AppContext {
   /** This instance among several sharing the database (INSTANCE_ID, or an id kept in DATA_DIR). */
   instanceId: string;
   secrets: Secrets;
-  /** Small write transactions of concurrent requests share one durable commit (db/sqlite/group-commit.ts). */
+  /** Small write transactions of concurrent requests share one durable commit (db/commits.ts). */
   commits: GroupCommit;
-  /** Where the statements of long deletions run, off the main thread on SQLite (db/sqlite/worker-connections.ts). */
+  /** Where the statements of long deletions run, off the main thread on SQLite (db/batches-and-slow-reads.ts). */
   batches: BatchWriter;
-  /** Where reads that may take long run, off the main thread on SQLite (db/sqlite/worker-connections.ts). */
+  /** Where reads that may take long run, off the main thread on SQLite (db/batches-and-slow-reads.ts). */
   reads: SlowReader;
   settings: SettingsService;
   /** Where file bytes live (local folder or S3), see src/storage. */

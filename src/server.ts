@@ -8,8 +8,7 @@ import { installFastPath } from './http/serving/fast-path.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { openChangeFeed, type ChangeFeed } from './db/postgres/change-feed.js';
-import type { BatchWriter, SlowReader } from './db/sqlite/worker-connections.js';
-import { GroupCommit } from './db/sqlite/group-commit.js';
+import type { BatchWriter, SlowReader } from './db/batches-and-slow-reads.js';
 import type { DatabaseHandle } from './db/index.js';
 import { describeMigrationProgress } from './db/schema/migrate.js';
 import { migrateDatabase, openInstanceBase } from './instance.js';
@@ -131,7 +130,7 @@ export async function createChute(config: Config, options: StartOptions = {}): P
         views: new PendingViews(),
         lifecycle: new Lifecycle(),
         smallFiles: new ByteCache(SMALL_FILE_BYTES, SMALL_FILES_CACHE_BYTES),
-        commits: new GroupCommit(database.db, database.engine, database.walSync ? { walSync: database.walSync } : {}),
+        commits: database.groupCommit(),
         batches: (batches = database.batchWriter()),
         reads: (reads = database.slowReader()),
         metrics: new ProcessMetrics(),

@@ -3,15 +3,14 @@
 // would save it).
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../../src/db/index.js';
-import { GroupCommit } from '../../src/db/sqlite/group-commit.js';
 import type { FileRow } from '../../src/db/schema/tables.js';
 import { indexWaitingFiles, SEARCH_INDEX_INTERVAL_MS } from '../../src/services/lists/files.js';
-import { insertFileRow } from '../../src/services/uploads/uploads.js';
+import { insertFileRow } from '../../src/services/files/records.js';
 
 const { databaseFile } = workerData as { databaseFile: string };
 const database = openDatabase({ sqlitePath: databaseFile });
 database.keepTemporaryDataInMemory?.();
-const commits = new GroupCommit(database.db, database.engine, database.walSync ? { walSync: database.walSync } : {});
+const commits = database.groupCommit();
 setInterval(() => void indexWaitingFiles({ db: database.db, commits }), SEARCH_INDEX_INTERVAL_MS).unref();
 
 parentPort!.on('message', ({ id, row }: { id: number; row: FileRow }) => {

@@ -1,6 +1,5 @@
 // What a `chute` command works with: the server's configuration (environment and .env), its database, settings and
 // (for the commands that move bytes) its storage, opened the way the server opens them (server.ts).
-import { GroupCommit } from '../db/sqlite/group-commit.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { Migrator } from 'kysely';
 import { ConfigError, environmentWithEnvFile, loadConfig, type Config } from '../config.js';
@@ -17,7 +16,7 @@ import { PendingViews } from '../services/serving/pending-views.js';
 import type { Datasource } from '../storage/datasource.js';
 import { createDatasource } from '../storage/index.js';
 import { withDatabaseObjects } from '../storage/database-objects.js';
-import { sameConnectionReader, sameConnectionWriter } from '../db/sqlite/worker-connections.js';
+import { sameConnectionReader, sameConnectionWriter } from '../db/batches-and-slow-reads.js';
 
 /** A failure the command explains in words (printed without a stack trace, exit 1). */
 export class CliError extends Error {
@@ -126,7 +125,7 @@ export async function openCliContext(options: { storage: boolean }): Promise<Cli
       storage,
       storageShared: true,
       smallFiles: new ByteCache(0, 0),
-      commits: new GroupCommit(base.database.db, base.database.engine),
+      commits: base.database.groupCommit(),
       // A command's deletions run on its own connection (nothing else waits on this process).
       batches: sameConnectionWriter(base.database.db),
       reads: sameConnectionReader(base.database.db),

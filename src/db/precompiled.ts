@@ -17,10 +17,10 @@ const synchronousReaders = new WeakMap<Db, SynchronousReader>();
 const rowWatches = new WeakMap<Db, RowWatch>();
 
 /**
- * Lets the precompiled queries of `db` run synchronously (db/index.ts, for SQLite: better-sqlite3 runs a statement
- * synchronously anyway; this skips Kysely's connection lock and its promises, which cost a redirect more than the
- * query). The reader must refuse while a transaction is open on the connection: a read then would see its uncommitted
- * rows.
+ * Lets the precompiled queries of `db` run synchronously (db/sqlite/connection.ts, for SQLite: better-sqlite3 runs a
+ * statement synchronously anyway; this skips Kysely's connection lock and its promises, which cost a redirect more than
+ * the query). The reader must refuse while a transaction is open on the connection: a read then would see its
+ * uncommitted rows.
  */
 export function allowSynchronousReads(db: Db, reader: SynchronousReader, watch?: RowWatch): void {
   synchronousReaders.set(db, reader);
@@ -40,8 +40,8 @@ export interface PrecompiledOptions {
   /**
    * Keep the answers of now() in memory, by key (at most `entries`), while no row of `tables` (every table the query
    * reads, with every column it reads or filters on) may have changed: on a database that can watch them
-   * (db/sqlite/row-watch.ts: SQLite), else never. The rows answered are then shared between callers: they must not change
-   * them.
+   * (db/sqlite/row-watch.ts: SQLite), else never. The rows answered are then shared between callers: they must not
+   * change them.
    */
   cache?: { tables: readonly WatchedTable[]; entries: number };
 }

@@ -1,6 +1,7 @@
-// The batch writer's and the slow reader's threads (src/db/sqlite/worker-connections.ts) on a real SQLite file: they start with the
-// first statement, end after a while without any (their memory is the idle server's), and the next statement starts
-// them again. The reader sees what the main connection committed, folds case as it does, and writes nothing.
+// The batch writer's and the slow reader's threads (src/db/sqlite/worker-connections.ts) on a real SQLite file: they
+// start with the first statement, end after a while without any (their memory is the idle server's), and the next
+// statement starts them again. The reader sees what the main connection committed, folds case as it does, and writes
+// nothing.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -55,7 +56,8 @@ it("the slow reader's thread reads what another connection committed, folds case
   main.exec("create table t (name text); insert into t values ('ÉCRAN'), ('plain')");
   const reader = sqliteWorkerReader(file, { idleMs: 100 });
   try {
-    // The function of searches too short for the trigram index (db/index.ts), on the thread's own connection.
+    // The function of searches too short for the trigram index (db/sqlite/connection.ts), on the thread's own
+    // connection.
     const folded = await reader.all(
       statement<{ name: string }>("select name from t where instr(chute_fold(name), 'écr') > 0"),
     );

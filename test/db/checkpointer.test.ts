@@ -1,6 +1,6 @@
-// SQLite's checkpoints off the event loop (src/db/sqlite/checkpoints.ts): the server's connection never checkpoints inside a
-// commit, a thread of its own does, so the log is still copied back and started again (it does not grow with every
-// commit), and nothing committed is lost across a restart. SQLite only: PostgreSQL checkpoints in its own server.
+// SQLite's checkpoints off the event loop (src/db/sqlite/checkpoints.ts): the server's connection never checkpoints
+// inside a commit, a thread of its own does, so the log is still copied back and started again (it does not grow with
+// every commit), and nothing committed is lost across a restart. SQLite only: PostgreSQL checkpoints in its own server.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';

@@ -1,10 +1,10 @@
-// Transactions whose commit is not waited on to reach the disk (src/db/unflushed.ts), on the real engines: atomic and
-// seen at once like any other, without a flush of SQLite's log per commit, and with PostgreSQL's
+// Transactions whose commit is not waited on to reach the disk (src/db/commits.ts unflushedTransaction), on the real
+// engines: atomic and seen at once like any other, without a flush of SQLite's log per commit, and with PostgreSQL's
 // synchronous_commit off for that transaction alone.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
-import { unflushedTransaction } from '../../src/db/unflushed.js';
+import { unflushedTransaction } from '../../src/db/commits.js';
 import { forEachDatabase, useTestServer } from '../support/server.js';
 import { holdFlushes } from '../support/wal.js';
 

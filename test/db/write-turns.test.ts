@@ -1,5 +1,5 @@
-// Writers of one SQLite file within the process take turns (src/db/sqlite/write-lock.ts): the main connection's writes (a
-// statement outside a transaction, a transaction from BEGIN to its end) and the batch writer thread's statements. A
+// Writers of one SQLite file within the process take turns (src/db/sqlite/write-lock.ts): the main connection's writes
+// (a statement outside a transaction, a transaction from BEGIN to its end) and the batch writer thread's statements. A
 // writer that finds another writing waits off the event loop; before, the main connection waited in SQLite's busy
 // handler, which sleeps on the event loop: a job's claim stalled every request for up to a second while a user's files
 // were deleted (bench/heavy.ts).

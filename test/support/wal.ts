@@ -1,5 +1,5 @@
-// SQLite's log flushes (src/db/sqlite/log-flush.ts) held back in tests, so that what waits for them can be seen.
-import type { WalSync } from '../../src/db/sqlite/log-flush.js';
+// SQLite's log flushes (src/db/sqlite/commits.ts WalSync) held back in tests, so that what waits for them can be seen.
+import type { WalSync } from '../../src/db/sqlite/commits.js';
 
 /**
  * Holds back the flushes of the server's own log (real fdatasyncs of the real file, each counted as running while held)

@@ -1,7 +1,7 @@
-// Runs the migrations in src/db/migrations in name order. Kysely's migrator records what ran, takes a lock
-// (so several instances starting at once migrate once) and wraps the pending migrations and their records in one
-// transaction, on SQLite too (db/index.ts): a run killed mid-way leaves nothing behind, and the next start runs it
-// again from the beginning. Each migration's start and end, and the steps of long ones, are reported as they happen.
+// Runs the migrations in src/db/migrations in name order. Kysely's migrator records what ran, takes a lock (so several
+// instances starting at once migrate once) and wraps the pending migrations and their records in one transaction, on
+// SQLite too (db/sqlite/connection.ts): a run killed mid-way leaves nothing behind, and the next start runs it again
+// from the beginning. Each migration's start and end, and the steps of long ones, are reported as they happen.
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { isPostgres } from './search-index.js';
 import type { MigrationStepReport } from './migration-steps.js';

@@ -3,11 +3,11 @@
 // on the server's connection that was the event loop, every ~130 small uploads, several milliseconds each time with
 // every request waiting (bench/RESULTS.md, 2026-11-28). The server's connection therefore never checkpoints by itself
 // (wal_autocheckpoint = 0); this worker thread, with its own connection to the same file, runs the checkpoint shortly
-// after commits were made. It takes a writer's turn first (db/sqlite/write-lock.ts): the writers of this process wait for it
-// asynchronously, the event loop goes on, and as no frame is added meanwhile the checkpoint copies the whole log,
-// so that the next writer starts the log again from its beginning, as after an automatic checkpoint (without the turn,
-// under a steady load of commits, no checkpoint would ever finish the log and it would grow without end). The other
-// connections (the batch writer's and the slow reader's threads, the `chute` command) keep SQLite's automatic
+// after commits were made. It takes a writer's turn first (db/sqlite/write-lock.ts): the writers of this process wait
+// for it asynchronously, the event loop goes on, and as no frame is added meanwhile the checkpoint copies the whole
+// log, so that the next writer starts the log again from its beginning, as after an automatic checkpoint (without the
+// turn, under a steady load of commits, no checkpoint would ever finish the log and it would grow without end). The
+// other connections (the batch writer's and the slow reader's threads, the `chute` command) keep SQLite's automatic
 // checkpoints, on their own threads.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';

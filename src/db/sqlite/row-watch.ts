@@ -1,12 +1,12 @@
 // Whether rows of some tables may have changed, cheaply enough to ask on every request, so that an in-memory copy of a
-// row (db/precompiled.ts, cached queries) is used only while it is current. SQLite only: temp triggers on the tables
-// of each watch (they exist on this connection alone) count the writes of this connection at once, per watch (a
-// write to another watch's tables does not count), including those of transactions that roll back later (a needless refresh, never a stale answer), and PRAGMA data_version tells when any
-// other connection (the batch writer's thread, another process such as the `chute` command) committed anything. That
-// pragma costs about 4 us (as much as the look-up it would save), so it is read at most once a millisecond: a commit by
-// another process is seen within 1 ms. The batch writer's thread (db/sqlite/worker-connections.ts) says so itself through changed()
-// as each of its statements ends, before the request that waits for it answers: what a bulk delete removed is gone
-// from the next request.
+// row (db/precompiled.ts, cached queries) is used only while it is current. SQLite only: temp triggers on the tables of
+// each watch (they exist on this connection alone) count the writes of this connection at once, per watch (a write to
+// another watch's tables does not count), including those of transactions that roll back later (a needless refresh,
+// never a stale answer), and PRAGMA data_version tells when any other connection (the batch writer's thread, another
+// process such as the `chute` command) committed anything. That pragma costs about 4 us (as much as the look-up it
+// would save), so it is read at most once a millisecond: a commit by another process is seen within 1 ms. The batch
+// writer's thread (db/sqlite/worker-connections.ts) says so itself through changed() as each of its statements ends,
+// before the request that waits for it answers: what a bulk delete removed is gone from the next request.
 import { performance } from 'node:perf_hooks';
 import type SqliteDatabase from 'better-sqlite3';
 

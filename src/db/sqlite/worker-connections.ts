@@ -1,54 +1,29 @@
-// Where the statements of long deletions run (services/files/deletions.ts). better-sqlite3 runs each statement, and each
-// commit's fsync, on the thread that calls it: a batch of deletes on the main thread holds up every request for as long
-// as it takes. On SQLite these statements therefore run on a worker thread with its own connection to the same file:
-// readers on the main connection (a redirect, a download, a listing) go on meanwhile (WAL), and a writer there waits
-// only for the one batch in progress. Each statement is its own transaction, as on the main connection. PostgreSQL
-// runs them on its pool as any other query (its server does the work; nothing blocks this process).
+// The batch writer and the slow reader of SQLite (db/batches-and-slow-reads.ts): worker threads with connections of
+// their own to the same file. better-sqlite3 runs each statement, and each commit's fsync, on the thread that calls it:
+// a batch of deletes (services/files/deletions.ts) or a broad search on the main thread holds up every request for as
+// long as it takes. Here readers on the main connection (a redirect, a download, a listing) go on meanwhile (WAL), and
+// a writer there waits only for the one batch in progress. Each statement is its own transaction, as on the main
+// connection.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type { Compilable, CompiledQuery } from 'kysely';
 import { foldCase } from '../../lib/file-list.js';
-import type { Db } from '../schema/tables.js';
+import type { BatchResult, BatchWriter, SlowReader } from '../batches-and-slow-reads.js';
 import type { WriteTurns } from './write-lock.js';
 
-export interface BatchResult<R> {
-  rows: R[];
-  numAffectedRows: number;
-}
-
-export interface BatchWriter {
-  /** How long one batch statement should take: what a writer on the main connection may wait for it. */
-  readonly batchTargetMs: number;
-  /** Runs one statement (with or without RETURNING) as its own transaction. */
-  execute<R>(query: Compilable<R>): Promise<BatchResult<R>>;
-  close(): Promise<void>;
-}
-
-/** The statements on the database's own connection (PostgreSQL, and the CLI). */
-export function sameConnectionWriter(db: Db): BatchWriter {
-  return {
-    batchTargetMs: 20,
-    async execute<R>(query: Compilable<R>) {
-      const result = await db.executeQuery(query.compile());
-      return { rows: result.rows as R[], numAffectedRows: Number(result.numAffectedRows ?? 0) };
-    },
-    close: async () => undefined,
-  };
-}
-
 /**
- * The page cache of each SQLite connection, in KiB (negative: a size, not a page count): 64 MiB, where SQLite's default
- * is 2 MiB. An upload writes a leaf page of each index of `files` and of the search index at a random place (ids, names
- * and storage keys were random; ids and keys have grown with time since, lib/security/ids.ts, names still are); at a million
- * files those pages no longer fit in 2 MiB, and every upload read them
- * again from the file: uploads into an account of 1,000,000 files ran at 0.82x the rate into an empty one, 0.99x with
- * this cache (bench/RESULTS.md, 2026-11-26 23:30). The cache fills only with pages that are used: a small database
- * keeps a small cache.
+ * The page cache of each SQLite connection (the server's, db/sqlite/connection.ts, and these threads'), in KiB
+ * (negative: a size, not a page count): 64 MiB, where SQLite's default is 2 MiB. An upload writes a leaf page of each
+ * index of `files` and of the search index at a random place (ids, names and storage keys were random; ids and keys
+ * have grown with time since, lib/security/ids.ts, names still are); at a million files those pages no longer fit
+ * in 2 MiB, and every upload read them again from the file: uploads into an account of 1,000,000 files ran at 0.82x
+ * the rate into an empty one, 0.99x with this cache (bench/RESULTS.md, 2026-11-26 23:30). The cache fills only with
+ * pages that are used: a small database keeps a small cache.
  */
 export const SQLITE_CACHE_SIZE = -64 * 1024;
 
-// The worker: its own connection with the pragmas of db/index.ts, one statement per message. A reader's connection
-// writes nothing (query_only) and has the functions that searches call (chute_fold, db/index.ts).
+// The worker: its own connection with the pragmas of the server's (db/sqlite/connection.ts), one statement per message.
+// A reader's connection writes nothing (query_only) and has the functions that searches call (chute_fold, as there).
 const workerSource = (reader: boolean) => `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.module);
@@ -199,26 +174,6 @@ export function sqliteWorkerWriter(
     batchTargetMs: 20,
     execute: (query) => worker.execute(query),
     close: () => worker.close(),
-  };
-}
-
-/**
- * Reads that may take long (a listing that counts every match of a broad search, a page number deep in a long list):
- * on SQLite, a worker thread's own connection (WAL: it reads what was committed, as the main connection does), so that
- * better-sqlite3 does not hold the event loop, and with it every other request, for as long as they run. PostgreSQL
- * and the CLI read on the database's own connection.
- */
-export interface SlowReader {
-  all<R>(query: Compilable<R>): Promise<R[]>;
-  close(): Promise<void>;
-}
-
-export function sameConnectionReader(db: Db): SlowReader {
-  return {
-    async all<R>(query: Compilable<R>) {
-      return (await db.executeQuery(query.compile())).rows as R[];
-    },
-    close: async () => undefined,
   };
 }
 

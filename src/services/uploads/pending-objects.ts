@@ -4,7 +4,7 @@
 // the rename and the commit) names bytes that no record will ever own: the instance's next start removes them.
 import type { Insertable } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { RowLane } from '../../db/sqlite/group-commit.js';
+import type { RowLane } from '../../db/commits.js';
 import { precompiledWrite } from '../../db/precompiled.js';
 import { isPostgres } from '../../db/schema/search-index.js';
 import type { Database, Db } from '../../db/schema/tables.js';

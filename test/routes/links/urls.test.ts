@@ -83,7 +83,8 @@ forEachDatabase('short URLs', (engine) => {
     assert.equal((await server().fetch(`/go/${res.body.code}`)).status, 302);
     assert.equal((await server().fetch('/go/no-such-link-at-all')).status, 404);
     if (engine === 'sqlite') {
-      // NORMAL: every commit of the server's connection is flushed by its driver, off the event loop (db/index.ts).
+      // NORMAL: every commit of the server's connection is flushed by its driver, off the event loop
+      // (db/sqlite/commits.ts).
       const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(server().ctx.db);
       assert.equal(rows[0]!.synchronous, 1);
     } else {

@@ -676,7 +676,7 @@ forEachDatabase('chunked uploads', (engine) => {
   });
 
   describe("the session's commits between chunks", () => {
-    // A chunk's claim of its token and its next token are not waited on to reach the disk (src/db/unflushed.ts); the
+    // A chunk's claim of its token and its next token are not waited on to reach the disk (src/db/commits.ts); the
     // last chunk's commit is durable.
     it('on SQLite, a middle chunk is answered while no flush of the log can end; the last one waits for it', async (t) => {
       if (engine !== 'sqlite') return t.skip('the PostgreSQL case is the next test');
