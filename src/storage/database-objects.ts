@@ -48,6 +48,15 @@ export const insertDatabaseObject = precompiledWrite<DatabaseObjectRow>(
   (db, row) => db.insertInto('database_objects').values(row),
 );
 
+/** The bytes of imported files (an instance export of Chute's carries them), replacing any under the same key. */
+export async function insertImportedDatabaseObjects(db: Db, objects: DatabaseObjectRow[]): Promise<void> {
+  await db
+    .insertInto('database_objects')
+    .values(objects)
+    .onConflict((oc) => oc.column('storage_key').doUpdateSet((eb) => ({ bytes: eb.ref('excluded.bytes') })))
+    .execute();
+}
+
 /** `storage` with the objects kept in the database answered from there. */
 export function withDatabaseObjects(storage: Datasource, db: Db): Datasource {
   return new DatabaseObjects(storage, db);

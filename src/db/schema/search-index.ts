@@ -365,7 +365,7 @@ export const searchUsesIndex = (query: string): boolean =>
  * Case-insensitive substring match of `query` in any of `columns` of the index's table (lib/file-list.ts foldCase:
  * all of Unicode, the same on both engines; `%`, `_` and `\` are plain characters). PostgreSQL: ILIKE, which the
  * pg_trgm GIN indexes serve from three characters on. SQLite: the FTS5 trigram table from three characters on (unless
- * `scan`: a column without trigrams), a scan through chute_fold (db/index.ts) below that.
+ * `scan`: a column without trigrams), a scan through chute_fold (db/sqlite/connection.ts) below that.
  */
 export function searchMatch(
   engine: 'sqlite' | 'postgres',

@@ -12,6 +12,7 @@
 // the user cannot come back, whatever order the database runs the cascades in.
 import { sql, type QueryExecutorProvider } from 'kysely';
 import { createTriggers, dropTriggers, isPostgresExecutor, pgStatementTriggers, type TriggerSet } from './triggers.js';
+import type { Db } from './tables.js';
 
 type Executor = QueryExecutorProvider;
 
@@ -231,6 +232,21 @@ const TRIGGERS: TriggerSet = {
 export const createCounterTriggers = (db: Executor): Promise<void> => createTriggers(db, TRIGGERS);
 
 export const dropCounterTriggers = (db: Executor): Promise<void> => dropTriggers(db, TRIGGERS);
+
+// --- View totals ----------------------------------------------------------------------------------------------------
+
+/**
+ * Adds views to an owner's totals, in the transaction of services/serving/view-counts.ts's flush (the one writer of
+ * these counters besides the triggers). An owner without a row holds no records, so there is nothing to add to.
+ */
+export async function addViewTotals(db: Db, owner: string, fileViews: number, urlViews: number): Promise<void> {
+  if (fileViews === 0 && urlViews === 0) return;
+  await db
+    .updateTable('usage_counters')
+    .set((eb) => ({ file_views: eb('file_views', '+', fileViews), url_views: eb('url_views', '+', urlViews) }))
+    .where('owner', '=', owner)
+    .execute();
+}
 
 // --- Filling, checking ----------------------------------------------------------------------------------------------
 

@@ -215,3 +215,8 @@ export async function sealLegacyInviteCodes(db: Db, secrets: Secrets): Promise<n
   }
   return rows.length;
 }
+
+/** An imported invite, in the import's transaction. */
+export async function insertImportedInvite(db: Db, row: InviteRow): Promise<void> {
+  await db.insertInto('invites').values(row).execute();
+}

@@ -158,3 +158,8 @@ export async function assertUrlQuota(
   const { urls } = await usageOfOne(trx, userId);
   if (urls + incoming > quota.max_urls) throw new ApiError(3012, `the quota allows ${quota.max_urls} short URL(s)`);
 }
+
+/** An imported quota, in the import's transaction. */
+export async function insertImportedQuota(db: Db, row: QuotaRow): Promise<void> {
+  await db.insertInto('quotas').values(row).execute();
+}

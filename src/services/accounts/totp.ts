@@ -9,6 +9,7 @@ import type { AppContext } from '../../context.js';
 import type { Db, UserRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId, randomString } from '../../lib/security/ids.js';
+import { claimTotpStep, setUserColumns, turnTotpOn } from './user-records.js';
 
 const DIGITS = 6;
 const PERIOD_SECONDS = 30;
@@ -80,13 +81,7 @@ export async function enableTotp(
   const changes = { totp_secret: ctx.secrets.encrypt(secret), totp_last_step: step, updated_at: ctx.clock.now() };
   const recoveryCodes = await ctx.db.transaction().execute(async (trx) => {
     // Conditional: of two concurrent confirmations, one turns TOTP on and the other answers 1069.
-    const updated = await trx
-      .updateTable('users')
-      .set(changes)
-      .where('id', '=', user.id)
-      .where('totp_secret', 'is', null)
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) !== 1) throw new ApiError(1069);
+    if (!(await turnTotpOn(trx, user.id, changes))) throw new ApiError(1069);
     return replaceRecoveryCodes(ctx, trx, user.id);
   });
   return { user: { ...user, ...changes }, recoveryCodes };
@@ -99,7 +94,7 @@ export async function disableTotp(ctx: AppContext, user: UserRow, code: string):
   if (!(await acceptSecondFactorCode(ctx, user, code))) throw new ApiError(1045);
   const changes = { totp_secret: null, totp_last_step: null, updated_at: ctx.clock.now() };
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.updateTable('users').set(changes).where('id', '=', user.id).execute();
+    await setUserColumns(trx, user.id, changes);
     await trx.deleteFrom('recovery_codes').where('user_id', '=', user.id).execute();
   });
   return { ...user, ...changes };
@@ -134,13 +129,7 @@ export async function acceptSecondFactorCode(ctx: AppContext, user: UserRow, cod
     const step = matchingStep(ctx, totpFor(ctx, user.username, ctx.secrets.decrypt(user.totp_secret)), typed);
     if (step === null) return false;
     // The step moves forward in one conditional update, so of two requests with the same code only one wins.
-    const claimed = await ctx.db
-      .updateTable('users')
-      .set({ totp_last_step: step })
-      .where('id', '=', user.id)
-      .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
-      .executeTakeFirst();
-    return Number(claimed.numUpdatedRows) === 1;
+    return claimTotpStep(ctx.db, user.id, step);
   }
   const recovery = normalizeRecoveryCode(typed);
   if (recovery.length !== RECOVERY_CODE_LENGTH) return false;

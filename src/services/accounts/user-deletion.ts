@@ -2,11 +2,14 @@
 // commit on the user is gone for every look-up (services/accounts/deleted-owners.ts) while their files and short URLs
 // go (or lose their owner) in batches on the batch writer (services/files/deletions.ts), resumed after a crash by
 // services/operations/unfinished-deletions.ts.
-import type { ExpressionBuilder } from 'kysely';
 import type { AppContext } from '../../context.js';
-import type { Database, Db } from '../../db/schema/tables.js';
+import type { Db } from '../../db/schema/tables.js';
 import { deleteFilesWhere, writeInBatches } from '../files/deletions.js';
+import { disownFilesOf } from '../files/records.js';
+import { disownUrlsOf, urlsOfUserDeletion } from '../links/short-urls.js';
 import { releasePartialUploadData } from '../uploads/assembly.js';
+import { deleteSessionsOf } from './sessions.js';
+import { deleteUserRow } from './user-records.js';
 
 /**
  * Notes the deletion of a user, inside the caller's transaction (with the checks that allow it). From its commit on,
@@ -19,13 +22,7 @@ export async function beginUserDeletion(ctx: AppContext, trx: Db, userId: string
     .values({ user_id: userId, with_content: withContent ? 1 : 0, created_at: ctx.clock.now() })
     .onConflict((oc) => oc.column('user_id').doNothing())
     .execute();
-  await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
-}
-
-/** The ids of at most `size` of the user's rows of `table`, as a subquery. */
-function ofUser(table: 'files' | 'urls', userId: string, size: number) {
-  return (eb: ExpressionBuilder<Database, typeof table>) =>
-    eb.selectFrom(table).select('id').where('user_id', '=', userId).limit(size);
+  await deleteSessionsOf(trx, userId);
 }
 
 /**
@@ -43,36 +40,16 @@ export async function continueUserDeletion(ctx: AppContext, userId: string, onBa
       (size) => ctx.db.selectFrom('files').select('id').where('user_id', '=', userId).limit(size),
       onBatch,
     );
-    await writeInBatches(
-      ctx,
-      (size) => ctx.db.deleteFrom('urls').where('id', 'in', ofUser('urls', userId, size)),
-      onBatch,
-    );
+    await writeInBatches(ctx, (size) => urlsOfUserDeletion(ctx.db, userId, size), onBatch);
   } else {
     // What the foreign keys would do to every row at once when the user row goes (owner and folder set null).
-    await writeInBatches(
-      ctx,
-      (size) =>
-        ctx.db
-          .updateTable('files')
-          .set({ user_id: null, folder_id: null })
-          .where('id', 'in', ofUser('files', userId, size)),
-      onBatch,
-    );
-    await writeInBatches(
-      ctx,
-      (size) =>
-        ctx.db
-          .updateTable('urls')
-          .set({ user_id: null })
-          .where('id', 'in', ofUser('urls', userId, size)),
-      onBatch,
-    );
+    await writeInBatches(ctx, (size) => disownFilesOf(ctx.db, userId, size), onBatch);
+    await writeInBatches(ctx, (size) => disownUrlsOf(ctx.db, userId, size), onBatch);
   }
   // Their unfinished chunked uploads go with them (the rows by cascade); their bytes are released after the commit.
   const partialUploads = await ctx.db.transaction().execute(async (trx) => {
     const sessions = await trx.selectFrom('partial_uploads').selectAll().where('user_id', '=', userId).execute();
-    await trx.deleteFrom('users').where('id', '=', userId).execute();
+    await deleteUserRow(trx, userId);
     await trx.deleteFrom('user_deletions').where('user_id', '=', userId).execute();
     return sessions;
   });

@@ -18,9 +18,18 @@ import { newId, newSecretToken } from '../../lib/security/ids.js';
 import { parseByteSize } from '../../lib/text/sizes.js';
 import { canonicalUsername, usernameKey } from '../../lib/text/usernames.js';
 import type { Export4, ImportConfig, ImportResult } from '../../schemas/zipline-export.js';
-import { isDatabaseKey } from '../../storage/database-objects.js';
+import { insertImportedDatabaseObjects, isDatabaseKey } from '../../storage/database-objects.js';
 import { assertValidKey } from '../../storage/keys.js';
-import { SETTING_DEFINITIONS, type SettingKey } from '../operations/settings.js';
+import { insertImportedInvite } from '../accounts/invites.js';
+import { insertImportedOAuthProvider } from '../accounts/oauth.js';
+import { insertImportedPasskey } from '../accounts/passkeys.js';
+import { insertImportedQuota } from '../accounts/quotas.js';
+import { insertImportedUsers } from '../accounts/user-records.js';
+import { insertImportedFiles } from '../files/records.js';
+import { insertImportedUrl } from '../links/short-urls.js';
+import { SETTING_DEFINITIONS, storeImportedSettings, type SettingKey } from '../operations/settings.js';
+import { insertImportedFolders } from '../organise/folders.js';
+import { insertImportedFileTags, insertImportedTag } from '../organise/tags.js';
 
 /** Rows per insert statement and per look-up (within both engines' bound-parameter limits). */
 const BATCH = 200;
@@ -173,7 +182,7 @@ class ImportRun {
     await this.importInvites(data.invites);
     for (const metric of data.metrics) this.skip('metric', metric.id, 'Chute keeps no metrics records');
     const tookSettings = Object.keys(settings).length > 0;
-    if (tookSettings) await this.importSettings(settings);
+    if (tookSettings) await storeImportedSettings(this.db, settings, this.now);
     return { imported: this.counts, skipped: this.skipped, settings: tookSettings };
   }
 
@@ -231,7 +240,7 @@ class ImportRun {
       this.users.set(user.id, user.id);
     }
     for (const part of chunks(rows)) {
-      await this.db.insertInto('users').values(part).execute();
+      await insertImportedUsers(this.db, part);
       await nextTurn();
     }
     this.counts.users += rows.length;
@@ -262,19 +271,16 @@ class ImportRun {
       taken.add(userId);
       const maxBytes = quota.maxBytes == null ? null : parseByteSize(quota.maxBytes);
       const createdAt = millis(quota.createdAt);
-      await this.db
-        .insertInto('quotas')
-        .values({
-          id: newId(),
-          user_id: userId,
-          files_quota: quota.filesQuota,
-          max_bytes: maxBytes,
-          max_files: quota.maxFiles ?? null,
-          max_urls: quota.maxUrls ?? null,
-          created_at: createdAt,
-          updated_at: createdAt,
-        })
-        .execute();
+      await insertImportedQuota(this.db, {
+        id: newId(),
+        user_id: userId,
+        files_quota: quota.filesQuota,
+        max_bytes: maxBytes,
+        max_files: quota.maxFiles ?? null,
+        max_urls: quota.maxUrls ?? null,
+        created_at: createdAt,
+        updated_at: createdAt,
+      });
       this.counts.quotas++;
     }
   }
@@ -296,20 +302,17 @@ class ImportRun {
         }
       }
       const createdAt = millis(provider.createdAt);
-      await this.db
-        .insertInto('oauth_providers')
-        .values({
-          id: newId(),
-          user_id: userId,
-          provider: provider.provider,
-          username: provider.username,
-          oauth_id: provider.oauthId ?? null,
-          access_token: provider.accessToken || null,
-          refresh_token: provider.refreshToken ?? null,
-          created_at: createdAt,
-          updated_at: createdAt,
-        })
-        .execute();
+      await insertImportedOAuthProvider(this.db, {
+        id: newId(),
+        user_id: userId,
+        provider: provider.provider,
+        username: provider.username,
+        oauth_id: provider.oauthId ?? null,
+        access_token: provider.accessToken || null,
+        refresh_token: provider.refreshToken ?? null,
+        created_at: createdAt,
+        updated_at: createdAt,
+      });
       this.counts.oauthProviders++;
     }
   }
@@ -335,19 +338,16 @@ class ImportRun {
       }
       if (credential !== null) taken.add(credential);
       const createdAt = millis(passkey.createdAt);
-      await this.db
-        .insertInto('passkeys')
-        .values({
-          id: newId(),
-          user_id: userId,
-          name: passkey.name,
-          reg: JSON.stringify(passkey.reg),
-          credential_id: credential,
-          last_used: millisOrNull(passkey.lastUsed),
-          created_at: createdAt,
-          updated_at: createdAt,
-        })
-        .execute();
+      await insertImportedPasskey(this.db, {
+        id: newId(),
+        user_id: userId,
+        name: passkey.name,
+        reg: JSON.stringify(passkey.reg),
+        credential_id: credential,
+        last_used: millisOrNull(passkey.lastUsed),
+        created_at: createdAt,
+        updated_at: createdAt,
+      });
       this.counts.passkeys++;
     }
   }
@@ -393,7 +393,7 @@ class ImportRun {
       rows.push(row);
     });
     for (const part of chunks(rows)) {
-      await this.db.insertInto('folders').values(part).execute();
+      await insertImportedFolders(this.db, part);
       await nextTurn();
     }
     this.counts.folders += rows.length;
@@ -470,18 +470,12 @@ class ImportRun {
     }
     for (const row of rows) if (row.folder_id && folderOwners.get(row.folder_id) !== row.user_id) row.folder_id = null;
     for (const part of chunks(rows)) {
-      await this.db.insertInto('files').values(part).execute();
+      await insertImportedFiles(this.db, part);
       const objects = part.flatMap((row) => {
         const bytes = storedBytes.get(row.storage_key);
         return bytes === undefined ? [] : [{ storage_key: row.storage_key, bytes, created_at: row.created_at }];
       });
-      if (objects.length > 0) {
-        await this.db
-          .insertInto('database_objects')
-          .values(objects)
-          .onConflict((oc) => oc.column('storage_key').doUpdateSet((eb) => ({ bytes: eb.ref('excluded.bytes') })))
-          .execute();
-      }
+      if (objects.length > 0) await insertImportedDatabaseObjects(this.db, objects);
       await indexNewFiles(this.db);
       await nextTurn();
     }
@@ -510,17 +504,16 @@ class ImportRun {
         const createdAt = millis(tag.createdAt);
         const color = tag.color && /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/.test(tag.color) ? tag.color : '#000000';
         const id = ids[i]!;
-        await this.db
-          .insertInto('tags')
-          .values({ id, user_id: userId, name: tag.name, color, created_at: createdAt, updated_at: createdAt })
-          .execute();
+        await insertImportedTag(this.db, {
+          id,
+          user_id: userId,
+          name: tag.name,
+          color,
+          created_at: createdAt,
+          updated_at: createdAt,
+        });
         const fileIds = [...new Set(tag.files.map((f) => this.files.get(f)).filter((f): f is string => !!f))];
-        for (const links of chunks(fileIds)) {
-          await this.db
-            .insertInto('file_tags')
-            .values(links.map((fileId) => ({ file_id: fileId, tag_id: id })))
-            .execute();
-        }
+        for (const links of chunks(fileIds)) await insertImportedFileTags(this.db, id, links);
         this.counts.tags++;
       }
       await nextTurn();
@@ -555,29 +548,20 @@ class ImportRun {
       if (vanity) taken.add(vanity);
       const createdAt = millis(url.createdAt);
       const id = ids[i]!;
-      await this.db
-        .insertInto('urls')
-        .values({
-          id,
-          user_id: userId,
-          code: url.code,
-          vanity,
-          destination: url.destination,
-          views: Math.max(0, url.views),
-          max_views: url.maxViews ?? null,
-          password: url.password ?? null,
-          enabled: url.enabled ? 1 : 0,
-          created_at: createdAt,
-          updated_at: createdAt,
-        })
-        .execute();
-      await this.db
-        .insertInto('url_slugs')
-        .values([
-          { slug: url.code, url_id: id, kind: 'code' as const },
-          ...(vanity ? [{ slug: vanity, url_id: id, kind: 'vanity' as const }] : []),
-        ])
-        .execute();
+      // With its slugs: the code, and the vanity when it has one.
+      await insertImportedUrl(this.db, {
+        id,
+        user_id: userId,
+        code: url.code,
+        vanity,
+        destination: url.destination,
+        views: Math.max(0, url.views),
+        max_views: url.maxViews ?? null,
+        password: url.password ?? null,
+        enabled: url.enabled ? 1 : 0,
+        created_at: createdAt,
+        updated_at: createdAt,
+      });
       this.counts.urls++;
       if (i % BATCH === BATCH - 1) await nextTurn();
     }
@@ -598,37 +582,18 @@ class ImportRun {
       }
       taken.add(hash);
       const createdAt = millis(invite.createdAt);
-      await this.db
-        .insertInto('invites')
-        .values({
-          id: ids[i]!,
-          code_hash: hash,
-          code_enc: this.ctx.secrets.encrypt(invite.code),
-          inviter_id: this.users.get(invite.inviterId) ?? null,
-          expires_at: millisOrNull(invite.expiresAt),
-          max_uses: invite.maxUses ?? null,
-          uses: invite.uses,
-          created_at: createdAt,
-          updated_at: createdAt,
-        })
-        .execute();
+      await insertImportedInvite(this.db, {
+        id: ids[i]!,
+        code_hash: hash,
+        code_enc: this.ctx.secrets.encrypt(invite.code),
+        inviter_id: this.users.get(invite.inviterId) ?? null,
+        expires_at: millisOrNull(invite.expiresAt),
+        max_uses: invite.maxUses ?? null,
+        uses: invite.uses,
+        created_at: createdAt,
+        updated_at: createdAt,
+      });
       this.counts.invites++;
     }
-  }
-
-  async importSettings(settings: Record<string, unknown>): Promise<void> {
-    const row = await this.db.selectFrom('settings').select('data').where('id', '=', 1).executeTakeFirst();
-    if (!row) throw new ApiError(4010);
-    let stored: Record<string, unknown> = {};
-    try {
-      stored = JSON.parse(row.data) as Record<string, unknown>;
-    } catch {
-      // replaced below
-    }
-    await this.db
-      .updateTable('settings')
-      .set({ data: JSON.stringify({ ...stored, ...settings }), updated_at: this.now })
-      .where('id', '=', 1)
-      .execute();
   }
 }

@@ -15,6 +15,7 @@ import type { AppContext } from '../../context.js';
 import type { Database } from '../../db/schema/tables.js';
 import { newId } from '../../lib/security/ids.js';
 import { removeBlobs } from './blob-deletions.js';
+import { fileRecordsDeletion } from './records.js';
 
 const FIRST_BATCH = 100;
 const MIN_BATCH = 50;
@@ -86,9 +87,7 @@ async function deleteFileRowsByIds(ctx: AppContext, ids: readonly string[], betw
       const slice = ids.slice(offset, offset + size);
       offset += slice.length;
       if (slice.length === 0) return 0;
-      const { rows } = await ctx.batches.execute(
-        ctx.db.deleteFrom('files').where('id', 'in', slice).returning('storage_key'),
-      );
+      const { rows } = await ctx.batches.execute(fileRecordsDeletion(ctx.db, slice));
       deleted += keys.add(rows);
       return slice.length;
     },
@@ -107,7 +106,7 @@ async function deleteFileRowsByIds(ctx: AppContext, ids: readonly string[], betw
 export async function deleteFilesById(ctx: AppContext, ids: readonly string[]): Promise<number> {
   if (ids.length === 0) return 0;
   if (ids.length <= FIRST_BATCH) {
-    const rows = await ctx.db.deleteFrom('files').where('id', 'in', ids).returning('storage_key').execute();
+    const rows = await fileRecordsDeletion(ctx.db, ids).execute();
     await removeBlobs(
       ctx,
       rows.map((r) => r.storage_key),
@@ -136,11 +135,7 @@ export async function deleteFilesWhere(
   const keys = new DeletedKeys(ctx);
   return inBatches(
     ctx,
-    async (size) =>
-      keys.add(
-        (await ctx.batches.execute(ctx.db.deleteFrom('files').where('id', 'in', select(size)).returning('storage_key')))
-          .rows,
-      ),
+    async (size) => keys.add((await ctx.batches.execute(fileRecordsDeletion(ctx.db, select(size)))).rows),
     async () => {
       await keys.remove();
       await between?.();

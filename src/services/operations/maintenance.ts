@@ -4,6 +4,7 @@
 import type { AppContext } from '../../context.js';
 import { clearStaleTempFiles } from '../../storage/index.js';
 import { deleteFiles } from '../files/files.js';
+import { setFileSize } from '../files/records.js';
 import { discardIdlePartialUploads } from '../uploads/assembly.js';
 
 /** A temp file nobody has written to for this long belongs to no request (an upload in progress keeps writing). */
@@ -89,7 +90,7 @@ export async function requerySizes(ctx: AppContext, options: RequeryOptions): Pr
         continue;
       }
       if (info.size === row.size) continue;
-      await ctx.db.updateTable('files').set({ size: info.size }).where('id', '=', row.id).execute();
+      await setFileSize(ctx.db, row.id, info.size);
       ctx.smallFiles.delete(row.storage_key);
       updated++;
     }

@@ -596,3 +596,41 @@ export class SettingsService {
     return out as Partial<Settings>;
   }
 }
+
+// --- The other writes of the settings record (this module is its one writer) -----------------------------------------
+
+/**
+ * Leaves first-time setup only while the instance is in it: of several concurrent setups exactly one wins (the result
+ * says whether this one did).
+ */
+export async function claimFirstSetup(db: Db, now: number): Promise<boolean> {
+  const claimed = await db
+    .updateTable('settings')
+    .set({ first_setup: 0, updated_at: now })
+    .where('id', '=', 1)
+    .where('first_setup', '=', 1)
+    .executeTakeFirst();
+  return Number(claimed.numUpdatedRows) === 1;
+}
+
+/** Leaves first-time setup, whether or not it was still on (an operator made a SUPERADMIN). */
+export async function endFirstSetup(db: Db, now: number): Promise<void> {
+  await db.updateTable('settings').set({ first_setup: 0, updated_at: now }).where('id', '=', 1).execute();
+}
+
+/** Stores an import's settings values over the stored ones (checked by the import), in its transaction. */
+export async function storeImportedSettings(db: Db, settings: Record<string, unknown>, now: number): Promise<void> {
+  const row = await db.selectFrom('settings').select('data').where('id', '=', 1).executeTakeFirst();
+  if (!row) throw new ApiError(4010);
+  let stored: Record<string, unknown> = {};
+  try {
+    stored = JSON.parse(row.data) as Record<string, unknown>;
+  } catch {
+    // replaced below
+  }
+  await db
+    .updateTable('settings')
+    .set({ data: JSON.stringify({ ...stored, ...settings }), updated_at: now })
+    .where('id', '=', 1)
+    .execute();
+}

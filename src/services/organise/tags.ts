@@ -188,3 +188,16 @@ export async function removeFileTag(
   await ctx.db.deleteFrom('file_tags').where('file_id', '=', fileId).where('tag_id', '=', tagId).execute();
   return fileTags(ctx.db, fileId);
 }
+
+/** An imported tag, in the import's transaction (its file count is the triggers'). */
+export async function insertImportedTag(db: Db, row: NewTag): Promise<void> {
+  await db.insertInto('tags').values(row).execute();
+}
+
+/** Imported links of files to a tag, one statement per slice the import gives. */
+export async function insertImportedFileTags(db: Db, tagId: string, fileIds: string[]): Promise<void> {
+  await db
+    .insertInto('file_tags')
+    .values(fileIds.map((fileId) => ({ file_id: fileId, tag_id: tagId })))
+    .execute();
+}

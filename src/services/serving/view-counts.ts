@@ -10,7 +10,9 @@
 // most one interval of the totals as well (a rebuild of the counters recounts them).
 import type { AppContext } from '../../context.js';
 import { TARGETS, type ViewTarget } from './pending-views.js';
-import { INSTANCE, OWNERLESS } from '../../db/schema/usage-counters.js';
+import { addViewTotals, INSTANCE, OWNERLESS } from '../../db/schema/usage-counters.js';
+import { addFileViews } from '../files/records.js';
+import { addUrlViews } from '../links/short-urls.js';
 
 /** How often the pending counts are written. */
 export const VIEW_FLUSH_INTERVAL_MS = 1_000;
@@ -44,12 +46,7 @@ export async function flushViews(ctx: Pick<AppContext, 'db' | 'views'>): Promise
         totals.set(owner, sums);
       };
       for (const { target, id, views } of batches) {
-        const row = await trx
-          .updateTable(target)
-          .set((eb) => ({ views: eb('views', '+', views) }))
-          .where('id', '=', id)
-          .returning('user_id')
-          .executeTakeFirst();
+        const row = await (target === 'files' ? addFileViews(trx, id, views) : addUrlViews(trx, id, views));
         if (row) addTotal(target, row.user_id, views);
       }
       for (const { target, id, ownerId, views } of written) {
@@ -72,14 +69,4 @@ export async function flushViews(ctx: Pick<AppContext, 'db' | 'views'>): Promise
     throw err;
   }
   return batches.length + written.length;
-}
-
-/** Adds views to an owner's totals. An owner without a row holds no records, so there is nothing to add to. */
-async function addViewTotals(db: AppContext['db'], owner: string, fileViews: number, urlViews: number): Promise<void> {
-  if (fileViews === 0 && urlViews === 0) return;
-  await db
-    .updateTable('usage_counters')
-    .set((eb) => ({ file_views: eb('file_views', '+', fileViews), url_views: eb('url_views', '+', urlViews) }))
-    .where('owner', '=', owner)
-    .execute();
 }

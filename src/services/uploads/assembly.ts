@@ -4,7 +4,8 @@ import type { AppContext } from '../../context.js';
 import type { PartialUploadRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
 import type { AppendState } from '../../storage/datasource.js';
-import { failIncompleteFile, markIncompleteFile } from './incomplete-files.js';
+import { failIncompleteFile, failOrphanedIncompleteFiles, markIncompleteFile } from './incomplete-files.js';
+import { deletePartialUpload, deletePartialUploadAsRead, touchBusySession } from './partial-uploads.js';
 import type { UploadOptions } from './uploads.js';
 import { finishStoredFiles, type IncomingFileDescription } from './uploads.js';
 
@@ -26,13 +27,9 @@ export const STALE_BUSY_MS = 2 * 60_000;
  */
 export function keepSessionAlive(ctx: AppContext, sessionId: string): () => void {
   const timer = setInterval(() => {
-    ctx.db
-      .updateTable('partial_uploads')
-      .set({ updated_at: ctx.clock.now() })
-      .where('id', '=', sessionId)
-      .where('state', 'in', ['receiving', 'assembling'])
-      .execute()
-      .catch((err: unknown) => ctx.log.warn({ err, partialUpload: sessionId }, 'chunked upload heartbeat failed'));
+    touchBusySession(ctx.db, sessionId, ctx.clock.now()).catch((err: unknown) =>
+      ctx.log.warn({ err, partialUpload: sessionId }, 'chunked upload heartbeat failed'),
+    );
   }, BUSY_HEARTBEAT_MS);
   timer.unref();
   return () => clearInterval(timer);
@@ -151,7 +148,7 @@ async function assemble(ctx: AppContext, sessionId: string): Promise<AssemblyOut
     }
     return { error: err };
   } finally {
-    await ctx.db.deleteFrom('partial_uploads').where('id', '=', session.id).execute();
+    await deletePartialUpload(ctx.db, session.id);
   }
 }
 
@@ -162,12 +159,7 @@ async function assemble(ctx: AppContext, sessionId: string): Promise<AssemblyOut
  * that commit and the incomplete file's).
  */
 export async function discardSession(ctx: AppContext, session: PartialUploadRow): Promise<boolean> {
-  const deleted = await ctx.db
-    .deleteFrom('partial_uploads')
-    .where('id', '=', session.id)
-    .where('updated_at', '=', session.updated_at)
-    .where('state', '=', session.state)
-    .executeTakeFirst();
+  const deleted = await deletePartialUploadAsRead(ctx.db, session);
   if (Number(deleted.numDeletedRows) !== 1) return false;
   const recorded = await releasePartialUploadData(ctx, session);
   if (session.incomplete_file_id && recorded !== null) {
@@ -245,21 +237,5 @@ export async function discardUnfinishedPartialUploads(ctx: AppContext): Promise<
     .execute();
   let sessions = 0;
   for (const row of rows) if (await discardSession(ctx, row)) sessions++;
-  // An assembly's session row lives until its record is COMPLETE or FAILED, so a PENDING or PROCESSING record
-  // without one was orphaned by a crash.
-  const failed = await ctx.db
-    .updateTable('incomplete_files')
-    .set({ status: 'FAILED', updated_at: ctx.clock.now() })
-    .where('status', 'in', ['PENDING', 'PROCESSING'])
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('partial_uploads')
-            .select('partial_uploads.id')
-            .whereRef('partial_uploads.incomplete_file_id', '=', 'incomplete_files.id'),
-        ),
-      ),
-    )
-    .executeTakeFirst();
-  return { sessions, failed: Number(failed.numUpdatedRows) };
+  return { sessions, failed: await failOrphanedIncompleteFiles(ctx) };
 }

@@ -9,7 +9,7 @@
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import { unflushedTransaction } from '../../db/unflushed.js';
+import { unflushedTransaction } from '../../db/commits.js';
 import type { PartialUploadRow, PartialUploadState, UserRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
 import { fileLink } from '../../lib/text/links.js';
@@ -17,7 +17,8 @@ import { newId, newSecretToken } from '../../lib/security/ids.js';
 import { formatByteSize } from '../../lib/text/sizes.js';
 import type { FinalChunkResponse } from '../../schemas/partial-upload.js';
 import { StorageNotFoundError, type AppendState } from '../../storage/datasource.js';
-import type { IncompleteFileMetadata } from './incomplete-files.js';
+import { insertIncompleteFile, type IncompleteFileMetadata } from './incomplete-files.js';
+import { claimChunkToken, insertPartialUpload, reopenForNextChunk, reserveForAssembly } from './partial-uploads.js';
 import { discardSession, keepSessionAlive, storedFileOf, storedOptionsOf, toStoredOptions } from './assembly.js';
 import { fileQuotaRoom } from '../accounts/quotas.js';
 import type { UploadOptions } from './uploads.js';
@@ -180,7 +181,7 @@ export async function receiveFirstChunk(ctx: AppContext, input: FirstChunkInput)
     updated_at: now,
   };
   try {
-    await ctx.commits.run((trx) => trx.insertInto('partial_uploads').values(session).execute());
+    await ctx.commits.run((trx) => insertPartialUpload(trx, session));
   } catch (err) {
     stream.resume();
     await ctx.storage.abortAppend(appendState).catch((e: unknown) => ctx.log.error({ err: e }, 'abortAppend failed'));
@@ -220,26 +221,9 @@ export async function receiveNextChunk(ctx: AppContext, input: NextChunkInput): 
   }
   const stream = await input.body.filePart();
   const now = ctx.clock.now();
-  // Not waited on to reach the disk (db/unflushed.ts): what a crash of the machine could lose of it, the session's
+  // Not waited on to reach the disk (db/commits.ts): what a crash of the machine could lose of it, the session's
   // bytes lose with it, and sessions do not survive a restart anyway. Atomic all the same: one request consumes it.
-  const consumed = await unflushedTransaction(ctx.db, (trx) =>
-    trx
-      .updateTable('partial_uploads')
-      // The instance taking the chunk now holds the upload (its temp data, and its assembly after the last chunk).
-      .set({
-        token_hash: null,
-        token_expires_at: null,
-        state: 'receiving',
-        instance_id: ctx.instanceId,
-        updated_at: now,
-      })
-      .where('id', '=', session.id)
-      .where('token_hash', '=', session.token_hash)
-      .where('state', '=', 'open')
-      .where('token_expires_at', '>', now)
-      .returningAll()
-      .executeTakeFirst(),
-  );
+  const consumed = await unflushedTransaction(ctx.db, (trx) => claimChunkToken(trx, session, ctx.instanceId, now));
   if (!consumed) {
     stream.resume();
     throw new ApiError(1003, `the token was used by another request: ${RESTART}`);
@@ -284,20 +268,14 @@ async function receiveInto(
     const next = newToken(ctx, now);
     // Not waited on to reach the disk either (see receiveNextChunk): the last chunk's commit, durable, covers it.
     const moved = await unflushedTransaction(ctx.db, (trx) =>
-      trx
-        .updateTable('partial_uploads')
-        .set({
-          state: 'open',
-          token_hash: next.hash,
-          token_expires_at: next.expiresAt,
-          append_state: JSON.stringify(state),
-          received: position.end + 1,
-          chunks: session.chunks + 1,
-          updated_at: now,
-        })
-        .where('id', '=', session.id)
-        .where('state', '=', 'receiving')
-        .executeTakeFirst(),
+      reopenForNextChunk(trx, session.id, {
+        token_hash: next.hash,
+        token_expires_at: next.expiresAt,
+        append_state: JSON.stringify(state),
+        received: position.end + 1,
+        chunks: session.chunks + 1,
+        updated_at: now,
+      }),
     );
     if (Number(moved.numUpdatedRows) !== 1) throw new ApiError(1003, `the upload was discarded meanwhile: ${RESTART}`);
     return { kind: 'partial', partialToken: next.token, noJson };
@@ -377,36 +355,27 @@ export async function reserveFile(
     const metadata: IncompleteFileMetadata = { name, type: file.type, size: session.total_size, url };
     try {
       await ctx.db.transaction().execute(async (trx) => {
-        const moved = await trx
-          .updateTable('partial_uploads')
-          .set({
-            state: 'assembling',
-            reserved_name: name,
-            incomplete_file_id: incompleteId,
-            append_state: JSON.stringify(state),
-            received: session.total_size,
-            chunks,
-            updated_at: now,
-          })
-          .where('id', '=', session.id)
-          .where('state', '=', from)
-          .executeTakeFirst();
+        const moved = await reserveForAssembly(trx, session.id, from, {
+          reserved_name: name,
+          incomplete_file_id: incompleteId,
+          append_state: JSON.stringify(state),
+          received: session.total_size,
+          chunks,
+          updated_at: now,
+        });
         if (Number(moved.numUpdatedRows) !== 1)
           throw new ApiError(1003, `the upload was discarded meanwhile: ${RESTART}`);
-        await trx
-          .insertInto('incomplete_files')
-          .values({
-            id: incompleteId,
-            user_id: session.user_id,
-            file_id: null,
-            status: 'PENDING',
-            chunks_total: chunks,
-            chunks_complete: 0,
-            metadata: JSON.stringify(metadata),
-            created_at: now,
-            updated_at: now,
-          })
-          .execute();
+        await insertIncompleteFile(trx, {
+          id: incompleteId,
+          user_id: session.user_id,
+          file_id: null,
+          status: 'PENDING',
+          chunks_total: chunks,
+          chunks_complete: 0,
+          metadata: JSON.stringify(metadata),
+          created_at: now,
+          updated_at: now,
+        });
       });
       return finalAnswer(ctx, session, name, incompleteId);
     } catch (err) {

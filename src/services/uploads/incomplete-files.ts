@@ -1,7 +1,7 @@
 // Incomplete files: the records that report the background assembly of a finished chunked upload
 // (PENDING -> PROCESSING -> COMPLETE | FAILED), listed and cleared by their owner.
 import type { AppContext } from '../../context.js';
-import type { IncompleteFileRow, IncompleteFileStatus, IncompleteFilesTable } from '../../db/schema/tables.js';
+import type { Db, IncompleteFileRow, IncompleteFileStatus, IncompleteFilesTable } from '../../db/schema/tables.js';
 import { toIso } from '../../lib/clock.js';
 import type { IncompleteFileDto } from '../../schemas/partial-upload.js';
 
@@ -18,6 +18,11 @@ export interface IncompleteFileMetadata {
 }
 
 const FINISHED: IncompleteFileStatus[] = ['COMPLETE', 'FAILED'];
+
+/** Records a PENDING assembly, in the transaction that reserves its session's name (uploads/chunked.ts). */
+export async function insertIncompleteFile(db: Db, row: IncompleteFileRow): Promise<void> {
+  await db.insertInto('incomplete_files').values(row).execute();
+}
 
 /**
  * Moves a record on (optionally only from the status `from`); returns whether it did. Touches updated_at.
@@ -48,6 +53,28 @@ export async function failIncompleteFile(ctx: AppContext, id: string, reason: st
     .where('id', '=', id)
     .where('status', 'in', ['PENDING', 'PROCESSING'])
     .execute();
+}
+
+/**
+ * At start-up: records left PENDING or PROCESSING without a session become FAILED (an assembly's session row lives
+ * until its record is COMPLETE or FAILED, so such a record was orphaned by a crash). Returns how many.
+ */
+export async function failOrphanedIncompleteFiles(ctx: Pick<AppContext, 'db' | 'clock'>): Promise<number> {
+  const failed = await ctx.db
+    .updateTable('incomplete_files')
+    .set({ status: 'FAILED', updated_at: ctx.clock.now() })
+    .where('status', 'in', ['PENDING', 'PROCESSING'])
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('partial_uploads')
+            .select('partial_uploads.id')
+            .whereRef('partial_uploads.incomplete_file_id', '=', 'incomplete_files.id'),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(failed.numUpdatedRows);
 }
 
 export function toIncompleteFileDto(row: IncompleteFileRow): IncompleteFileDto {

@@ -14,6 +14,7 @@ import { fileLink, rawLink } from '../../lib/text/links.js';
 import type { AppendState } from '../../storage/datasource.js';
 import { assemblePartialUpload, discardSession, toStoredOptions, TUS_UPLOAD_TTL_MS } from './assembly.js';
 import { assertWholeFileFits, reserveFile } from './chunked.js';
+import { insertPartialUpload, recordTusProgress } from './partial-uploads.js';
 import { assertUploadFolder, describeIncomingFile, newStorageKey, type UploadOptions } from './uploads.js';
 
 export { TUS_UPLOAD_TTL_MS };
@@ -99,7 +100,7 @@ export async function createTusUpload(ctx: AppContext, input: TusCreateInput): P
     updated_at: now,
   };
   try {
-    await ctx.db.insertInto('partial_uploads').values(session).execute();
+    await insertPartialUpload(ctx.db, session);
   } catch (err) {
     await ctx.storage.abortAppend(appendState).catch((e: unknown) => ctx.log.error({ err: e }, 'abortAppend failed'));
     throw err;
@@ -246,19 +247,13 @@ export async function appendToTusUpload(ctx: AppContext, input: TusPatchInput): 
     room: session.total_size - session.received,
   });
   const now = ctx.clock.now();
-  const moved = await ctx.db
-    .updateTable('partial_uploads')
-    .set({
-      received: state.size,
-      append_state: JSON.stringify(state),
-      chunks: session.chunks + (state.size > before.size ? 1 : 0),
-      instance_id: ctx.instanceId,
-      updated_at: now,
-    })
-    .where('id', '=', session.id)
-    .where('state', '=', 'open')
-    .where('received', '=', session.received)
-    .executeTakeFirst();
+  const moved = await recordTusProgress(ctx.db, session, {
+    received: state.size,
+    append_state: JSON.stringify(state),
+    chunks: session.chunks + (state.size > before.size ? 1 : 0),
+    instance_id: ctx.instanceId,
+    updated_at: now,
+  });
   if (Number(moved.numUpdatedRows) !== 1) {
     throw new ApiError(9000, 'another request moved this upload on meanwhile: ask for its offset again', {
       status: 409,

@@ -4,7 +4,6 @@
 import type { Readable } from 'node:stream';
 import mime from 'mime';
 import type { AppContext } from '../../context.js';
-import { precompiledWrite } from '../../db/precompiled.js';
 import type { Db, FileRow, UserRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
 import { fileLink, rawLink } from '../../lib/text/links.js';
@@ -24,6 +23,7 @@ import { hashPassword } from '../../lib/security/passwords.js';
 import { formatByteSize } from '../../lib/text/sizes.js';
 import type { UploadedFileDto, UploadResponse } from '../../schemas/file.js';
 import { deleteStoredBytes, folderForFiles, toFileDto } from '../files/files.js';
+import { insertFileRow } from '../files/records.js';
 import { clearPendingObjects, markPendingObject } from './pending-objects.js';
 import { assertFileQuota, fileQuotaRoom } from '../accounts/quotas.js';
 import { storageTempDir } from '../../storage/index.js';
@@ -450,34 +450,6 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
     throw err;
   }
 }
-
-const FILE_COLUMNS = [
-  'id',
-  'name',
-  'original_name',
-  'type',
-  'size',
-  'views',
-  'max_views',
-  'favorite',
-  'password',
-  'deletes_at',
-  'folder_id',
-  'user_id',
-  'storage_key',
-  'private',
-  'thumbnail_key',
-  'created_at',
-  'updated_at',
-] as const satisfies ReadonlyArray<keyof FileRow>;
-
-/** A new file's record, unless its name is taken (then no row is inserted): one statement per upload, compiled once. */
-export const insertFileRow = precompiledWrite<FileRow>(FILE_COLUMNS, (db, row) =>
-  db
-    .insertInto('files')
-    .values(row)
-    .onConflict((oc) => oc.column('name').doNothing()),
-);
 
 function uploadResponse(ctx: AppContext, baseUrl: string, rows: FileRow[], objects: StoredObject[]): UploadResponse {
   const files = rows.map((row, i) => ({

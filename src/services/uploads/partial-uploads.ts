@@ -1,0 +1,106 @@
+// The one writer of `partial_uploads` (test/lint/table-owners.test.ts), the sessions of chunked and tus uploads: each
+// move of a session from one state to the next is one conditional UPDATE, so that of two requests racing on a session
+// exactly one moves it (the result says whether this one did). Imports only db/.
+import type { Db, PartialUploadRow, PartialUploadState } from '../../db/schema/tables.js';
+
+/** A new session's row. */
+export function insertPartialUpload(db: Db, session: PartialUploadRow) {
+  return db.insertInto('partial_uploads').values(session).execute();
+}
+
+/**
+ * Consumes a chunked session's continuation token: open -> receiving, held by `instanceId` from now on (its temp
+ * data, and its assembly after the last chunk). The session as it is now, or undefined when another request took
+ * the token first (or it expired).
+ */
+export function claimChunkToken(
+  db: Db,
+  session: Pick<PartialUploadRow, 'id' | 'token_hash'>,
+  instanceId: string,
+  now: number,
+) {
+  return db
+    .updateTable('partial_uploads')
+    .set({ token_hash: null, token_expires_at: null, state: 'receiving', instance_id: instanceId, updated_at: now })
+    .where('id', '=', session.id)
+    .where('token_hash', '=', session.token_hash)
+    .where('state', '=', 'open')
+    .where('token_expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** A chunk is in: receiving -> open, with the next token's hash and where the upload stands. */
+export function reopenForNextChunk(
+  db: Db,
+  sessionId: string,
+  next: Pick<
+    PartialUploadRow,
+    'token_hash' | 'token_expires_at' | 'append_state' | 'received' | 'chunks' | 'updated_at'
+  >,
+) {
+  return db
+    .updateTable('partial_uploads')
+    .set({ state: 'open', ...next })
+    .where('id', '=', sessionId)
+    .where('state', '=', 'receiving')
+    .executeTakeFirst();
+}
+
+/** The last bytes are in: `from` -> assembling, with the served name reserved and the incomplete file named. */
+export function reserveForAssembly(
+  db: Db,
+  sessionId: string,
+  from: PartialUploadState,
+  reserved: Pick<
+    PartialUploadRow,
+    'reserved_name' | 'incomplete_file_id' | 'append_state' | 'received' | 'chunks' | 'updated_at'
+  >,
+) {
+  return db
+    .updateTable('partial_uploads')
+    .set({ state: 'assembling', ...reserved })
+    .where('id', '=', sessionId)
+    .where('state', '=', from)
+    .executeTakeFirst();
+}
+
+/** A tus PATCH's bytes are durable: the new offset, unless another request moved the upload on meanwhile. */
+export function recordTusProgress(
+  db: Db,
+  session: Pick<PartialUploadRow, 'id' | 'received'>,
+  progress: Pick<PartialUploadRow, 'received' | 'append_state' | 'chunks' | 'instance_id' | 'updated_at'>,
+) {
+  return db
+    .updateTable('partial_uploads')
+    .set(progress)
+    .where('id', '=', session.id)
+    .where('state', '=', 'open')
+    .where('received', '=', session.received)
+    .executeTakeFirst();
+}
+
+/** The heartbeat of a busy session (receiving, assembling): its process is alive. */
+export function touchBusySession(db: Db, sessionId: string, now: number) {
+  return db
+    .updateTable('partial_uploads')
+    .set({ updated_at: now })
+    .where('id', '=', sessionId)
+    .where('state', 'in', ['receiving', 'assembling'])
+    .execute();
+}
+
+/** Removes a session whose assembly ended (recorded or failed). */
+export function deletePartialUpload(db: Db, sessionId: string) {
+  return db.deleteFrom('partial_uploads').where('id', '=', sessionId).execute();
+}
+
+/** Removes a session only if it is still as read (a session another request moved on is left alone). */
+export function deletePartialUploadAsRead(db: Db, session: Pick<PartialUploadRow, 'id' | 'updated_at' | 'state'>) {
+  return db
+    .deleteFrom('partial_uploads')
+    .where('id', '=', session.id)
+    .where('updated_at', '=', session.updated_at)
+    .where('state', '=', session.state)
+    .executeTakeFirst();
+}
