@@ -1,7 +1,6 @@
 // buildApp(): the Fastify application with its plugins, error handling and routes. No side effects at import time;
 // tests build as many as they like, each with its own context.
 import cookie from '@fastify/cookie';
-import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppContext } from './context.js';
@@ -16,91 +15,20 @@ import { registerRequestMetrics } from './http/request-metrics.js';
 import { registerRequestTimeouts } from './http/slow-requests.js';
 import { registerWellFormedText } from './http/well-formed-text.js';
 import { strictBodyValidatorCompiler } from './http/strict-bodies.js';
-import type { App, RouteModule } from './http/types.js';
-import { authRoutes } from './routes/accounts/auth.js';
-import { oauthRoutes } from './routes/accounts/oauth.js';
-import { authWebauthnRoutes } from './routes/accounts/auth-webauthn.js';
-import { fileServingRoutes } from './routes/files/files.js';
-import { fileShareRoutes } from './routes/files/file-shares.js';
-import { folderRoutes } from './routes/organise/folders.js';
-import { healthcheckRoutes } from './routes/server/healthcheck.js';
-import { readinessRoutes } from './routes/server/readiness.js';
-import { incompleteFilesRoutes } from './routes/uploads/incomplete-files.js';
-import { invitesRoutes } from './routes/accounts/invites.js';
-import { publicFolderRoutes } from './routes/organise/public-folders.js';
-import { redirectRoutes } from './routes/links/redirect.js';
-import { registerRoutes } from './routes/accounts/register.js';
-import { serverSettingsRoutes } from './routes/server/server-settings.js';
-import { serverExportRoutes } from './routes/server/server-export.js';
-import { serverJobsRoutes } from './routes/server/server-jobs.js';
-import { serverMaintenanceRoutes } from './routes/server/server-maintenance.js';
-import { serverStatsRoutes } from './routes/server/server-stats.js';
-import { statsRoutes } from './routes/server/stats.js';
-import { metricsRoutes } from './routes/server/metrics.js';
-import { setupRoutes } from './routes/accounts/setup.js';
-import { shareRoutes } from './routes/files/shares.js';
-import { siteFileRoutes } from './routes/server/site-files.js';
-import { tagRoutes } from './routes/organise/tags.js';
-import { uploadPartialRoutes } from './routes/uploads/upload-partial.js';
-import { uploadTusRoutes } from './routes/uploads/upload-tus.js';
-import { uploadRoutes } from './routes/uploads/upload.js';
-import { urlRoutes } from './routes/links/urls.js';
-import { userAvatarRoutes } from './routes/accounts/user-avatar.js';
-import { userExportRoutes } from './routes/accounts/user-exports.js';
-import { userFilesRoutes } from './routes/files/user-files.js';
-import { userMfaPasskeyRoutes } from './routes/accounts/user-mfa-passkey.js';
-import { userMfaTotpRoutes } from './routes/accounts/user-mfa-totp.js';
-import { userRoutes } from './routes/accounts/user.js';
-import { userTokenRoutes } from './routes/accounts/user-tokens.js';
-import { usersRoutes } from './routes/accounts/users.js';
-import { versionRoutes } from './routes/server/version.js';
+import { acceptMultipartBodies } from './http/uploads/multipart.js';
+import type { App, AreaPlugin } from './http/types.js';
+import { accountsArea } from './routes/accounts/index.js';
+import { filesArea } from './routes/files/index.js';
+import { linksArea } from './routes/links/index.js';
+import { organiseArea } from './routes/organise/index.js';
+import { serverArea } from './routes/server/index.js';
+import { uploadsArea } from './routes/uploads/index.js';
 
-/** Every route module, grouped by area. */
-const ROUTES: RouteModule[] = [
-  // server and accounts
-  healthcheckRoutes,
-  readinessRoutes,
-  versionRoutes,
-  setupRoutes,
-  authRoutes,
-  oauthRoutes,
-  authWebauthnRoutes,
-  registerRoutes,
-  userRoutes,
-  userTokenRoutes,
-  userAvatarRoutes,
-  userMfaTotpRoutes,
-  userMfaPasskeyRoutes,
-  userExportRoutes,
-  // files: uploads (single request, chunked and tus), serving, management
-  uploadRoutes,
-  uploadPartialRoutes,
-  uploadTusRoutes,
-  incompleteFilesRoutes,
-  fileServingRoutes,
-  userFilesRoutes,
-  fileShareRoutes,
-  shareRoutes,
-  // short URLs, folders, tags
-  urlRoutes,
-  redirectRoutes,
-  folderRoutes,
-  publicFolderRoutes,
-  tagRoutes,
-  // administration
-  usersRoutes,
-  invitesRoutes,
-  serverSettingsRoutes,
-  serverStatsRoutes,
-  serverJobsRoutes,
-  serverMaintenanceRoutes,
-  // statistics: the snapshots' series and the Prometheus scrape
-  statsRoutes,
-  metricsRoutes,
-  serverExportRoutes,
-  // robots.txt, the web manifest, favicons, Zipline's invite links
-  siteFileRoutes,
-];
+/**
+ * The areas of the API, each an encapsulated plugin of route groups (a prefix and who may call, http/auth.ts):
+ * server and accounts, uploads, files, short URLs, folders and tags.
+ */
+const AREAS: AreaPlugin[] = [serverArea, accountsArea, uploadsArea, filesArea, linksArea, organiseArea];
 
 export interface BuildAppOptions {
   logger: FastifyServerOptions['logger'];
@@ -151,10 +79,12 @@ export async function buildApp(
   registerWellFormedText(app);
   await registerOpenApi(app);
   await app.register(cookie);
-  await app.register(multipart, { throwFileSizeLimit: true });
+  acceptMultipartBodies(app);
   await registerRateLimit(app, fullCtx);
 
-  for (const routes of ROUTES) await routes(app, fullCtx);
+  // After every hook and decorator above, which the areas' encapsulated plugins inherit (the onRoute hooks of
+  // openapi.ts, in-flight.ts and request-metrics.ts see their routes too).
+  for (const area of AREAS) await app.register(area, { ctx: fullCtx });
   // The web dashboard's pages and assets (web/, built into web/dist).
   await registerDashboard(app, fullCtx);
   return { app, ctx: fullCtx };

@@ -1,9 +1,11 @@
 // Who is calling: the API token in the Authorization header (the token itself), or the session cookie.
 // Missing -> 2002, a bad token -> 2001, a bad or revoked session -> 2000; a state change authenticated by the cookie
-// that another site made (Sec-Fetch-Site / Origin) -> 9001. Routes use these as `preParsing` hooks: the caller is
-// known before a byte of the body is read (an anonymous client cannot make the server read and parse its JSON), and
-// an unauthenticated or unauthorised caller learns nothing about the request schema (2xxx/3000, not 1000).
-import type { FastifyReply, FastifyRequest } from 'fastify';
+// that another site made (Sec-Fetch-Site / Origin) -> 9001. Route groups (registerRouteGroups) declare who may call
+// their routes, checked in a `preParsing` hook: the caller is known before a byte of the body is read (an anonymous
+// client cannot make the server read and parse its JSON), and an unauthenticated or unauthorised caller learns
+// nothing about the request schema (2xxx/3000, not 1000).
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../context.js';
 import type { SessionRow, UserRow } from '../db/schema/tables.js';
@@ -13,6 +15,8 @@ import { findUploadFolder } from '../services/organise/folders.js';
 import { findSession, SESSION_TTL_MS } from '../services/accounts/sessions.js';
 import { ApiError } from '../lib/errors.js';
 import { scopesAllow, type TokenScope } from '../lib/security/token-scopes.js';
+import { AUTHENTICATED } from './openapi.js';
+import type { App, RouteModule } from './types.js';
 import { headerText, UPLOAD_HEADERS } from './uploads/headers.js';
 
 export const SESSION_COOKIE = 'chute_session';
@@ -161,6 +165,15 @@ export function requireAdmin(ctx: AppContext) {
   };
 }
 
+/** preParsing hook: a SUPERADMIN only (a USER -> 3000, an ADMIN -> 3015). */
+export function requireSuperadmin(ctx: AppContext) {
+  const admin = requireAdmin(ctx);
+  return async (request: FastifyRequest): Promise<void> => {
+    await admin(request);
+    if (caller(request).user.role !== 'SUPERADMIN') throw new ApiError(3015);
+  };
+}
+
 /** preParsing hook: the caller is resolved when credentials are given and valid; anonymous otherwise. */
 export function optionalUser(ctx: AppContext) {
   return async (request: FastifyRequest): Promise<void> => {
@@ -173,7 +186,56 @@ export function optionalUser(ctx: AppContext) {
   };
 }
 
-/** The caller of a route guarded by requireUser/requireAdmin. */
+/**
+ * Who may call the routes of a group: anyone (no check), anyone with the caller resolved when their credentials are
+ * valid (optionalUser), a signed-in user, one or an anonymous upload into a public folder (requireUserOrUploadFolder),
+ * an ADMIN or SUPERADMIN, a SUPERADMIN.
+ */
+export type Access = 'anyone' | 'optional-user' | 'user' | 'user-or-upload-folder' | 'admin' | 'superadmin';
+
+const GUARDS: Record<Exclude<Access, 'anyone'>, (ctx: AppContext) => (request: FastifyRequest) => Promise<void>> = {
+  'optional-user': optionalUser,
+  user: requireUser,
+  'user-or-upload-folder': requireUserOrUploadFolder,
+  admin: requireAdmin,
+  superadmin: requireSuperadmin,
+};
+
+/** The groups whose routes the OpenAPI document marks as needing the API token or the session cookie. */
+const NEEDS_CREDENTIALS = new Set<Access>(['user', 'user-or-upload-folder', 'admin', 'superadmin']);
+
+/** Routes under one URL prefix that share who may call them. */
+export interface RouteGroup {
+  prefix: string;
+  access: Access;
+  routes: RouteModule[];
+}
+
+/**
+ * Registers each group as an encapsulated plugin under its prefix. Its access is one preParsing hook for all its
+ * routes: after the onRequest hooks (rate limits, login attempts), before the body is read, parsed and validated.
+ * The routes of a group that needs credentials are marked so in the OpenAPI document.
+ */
+export async function registerRouteGroups(app: App, ctx: AppContext, groups: RouteGroup[]): Promise<void> {
+  for (const { prefix, access, routes } of groups) {
+    await app.register(
+      async (scope) => {
+        const group = scope.withTypeProvider<ZodTypeProvider>();
+        if (access !== 'anyone') group.addHook('preParsing', GUARDS[access](ctx));
+        if (NEEDS_CREDENTIALS.has(access)) group.addHook('onRoute', markAuthenticated);
+        for (const register of routes) await register(group, ctx);
+      },
+      { prefix },
+    );
+  }
+}
+
+/** An onRoute hook; the schema is copied, as one schema object may serve routes of several groups. */
+function markAuthenticated(route: RouteOptions): void {
+  route.schema = { ...route.schema, security: AUTHENTICATED };
+}
+
+/** The caller of a route whose group needs a signed-in one (user, admin, superadmin). */
 export function caller(request: FastifyRequest): Authenticated {
   if (!request.auth) throw new ApiError(2002);
   return request.auth;

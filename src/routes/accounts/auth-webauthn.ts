@@ -8,12 +8,12 @@ import { challengeIdOf, clearChallengeCookie, relyingParty, setChallengeCookie }
 import { AuthenticationResponseSchema } from '../../schemas/passkey.js';
 import { UserSchema } from '../../schemas/user.js';
 import { loadUserDto } from '../../services/accounts/accounts.js';
-import { loginOptions, verifyPasskeyAssertion } from '../../services/accounts/passkeys.js';
-import { createSession } from '../../services/accounts/sessions.js';
+import { loginOptions, signInWithPasskey } from '../../services/accounts/passkeys.js';
 
+/** Under /api/auth, for anyone. */
 export const authWebauthnRoutes: RouteModule = (app, ctx) => {
   app.get(
-    '/api/auth/webauthn/options',
+    '/webauthn/options',
     {
       config: { rateLimit: { ...loginRateLimit(ctx), groupId: 'webauthn-options', max: 30 } },
       schema: {
@@ -34,7 +34,7 @@ export const authWebauthnRoutes: RouteModule = (app, ctx) => {
   );
 
   app.post(
-    '/api/auth/webauthn',
+    '/webauthn',
     {
       onRequest: loginAttemptsLimit(app, ctx),
       schema: {
@@ -54,17 +54,16 @@ export const authWebauthnRoutes: RouteModule = (app, ctx) => {
       },
     },
     async (request, reply) => {
-      const user = await verifyPasskeyAssertion(
+      const { user, secret } = await signInWithPasskey(
         ctx,
         relyingParty(ctx, request),
         {
           challengeId: challengeIdOf(request, request.body.id),
           response: request.body.response as AuthenticationResponseJSON | undefined,
         },
-        { requireUserVerification: true },
+        sessionOrigin(request),
       );
       clearChallengeCookie(reply);
-      const { secret } = await createSession(ctx, user.id, sessionOrigin(request));
       setSessionCookie(request, reply, secret);
       return { user: await loadUserDto(ctx, user) };
     },

@@ -1,19 +1,20 @@
-// POST /api/auth/login, POST (or same-site GET) /api/auth/logout.
+// POST /api/auth/login (anyone), POST (or same-site GET) /api/auth/logout (the caller when signed in).
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { z } from 'zod';
-import { clearSessionCookie, isCrossSite, optionalUser, sessionOrigin, setSessionCookie } from '../../http/auth.js';
+import { clearSessionCookie, isCrossSite, sessionOrigin, setSessionCookie } from '../../http/auth.js';
 import { ApiError } from '../../lib/errors.js';
 import { loginAttemptsLimit } from '../../http/rate-limit.js';
 import { challengeIdOf, relyingParty } from '../../http/webauthn.js';
 import { AuthenticationResponseSchema } from '../../schemas/passkey.js';
 import type { RouteModule } from '../../http/types.js';
 import { UserSchema } from '../../schemas/user.js';
-import { loadUserDto, loginWithPassword } from '../../services/accounts/accounts.js';
-import { createSession, deleteSession } from '../../services/accounts/sessions.js';
+import { loadUserDto, signInWithPassword } from '../../services/accounts/accounts.js';
+import { deleteSession } from '../../services/accounts/sessions.js';
 
-export const authRoutes: RouteModule = (app, ctx) => {
+/** Under /api/auth, for anyone. */
+export const loginRoutes: RouteModule = (app, ctx) => {
   app.post(
-    '/api/auth/login',
+    '/login',
     {
       onRequest: loginAttemptsLimit(app, ctx),
       schema: {
@@ -46,7 +47,7 @@ export const authRoutes: RouteModule = (app, ctx) => {
     },
     async (request, reply) => {
       const { passkey, challengeId, ...password } = request.body;
-      const result = await loginWithPassword(
+      const result = await signInWithPassword(
         ctx,
         {
           ...password,
@@ -56,27 +57,29 @@ export const authRoutes: RouteModule = (app, ctx) => {
           },
         },
         relyingParty(ctx, request),
+        sessionOrigin(request),
       );
       if (result.kind === 'totp-required') {
         return result.passkey ? { totp: true as const, passkey: true as const } : { totp: true as const };
       }
-      const { secret } = await createSession(ctx, result.user.id, sessionOrigin(request));
-      setSessionCookie(request, reply, secret);
+      setSessionCookie(request, reply, result.secret);
       return { user: await loadUserDto(ctx, result.user) };
     },
   );
+};
 
+/** Under /api/auth, with the caller resolved when signed in. */
+export const logoutRoutes: RouteModule = (app, ctx) => {
   app.route({
     method: ['POST', 'GET'],
-    url: '/api/auth/logout',
+    url: '/logout',
     // Another site may not sign the user out: a cross-site GET (a link, an <img>) is refused before anything else,
-    // a cross-site POST by the session check of optionalUser.
+    // a cross-site POST by the session check of the group's optionalUser.
     onRequest: async (request) => {
       if (request.method === 'GET' && isCrossSite(ctx, request)) {
         throw new ApiError(9001, 'cross-site request refused: sign out from this site');
       }
     },
-    preParsing: optionalUser(ctx),
     schema: {
       summary: 'End the current session and clear its cookie (POST; GET from this site only)',
       description: 'A GET or POST that the browser says another site made (Sec-Fetch-Site, Origin) -> 403/9001.',

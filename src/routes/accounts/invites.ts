@@ -1,8 +1,7 @@
 // Invites: admins list, create, read and delete them (/api/auth/invites); the register page looks a code up
 // without logging in (/api/auth/invites/web/:code), learning whether it can be used but not who made it.
 import { z } from 'zod';
-import { caller, requireAdmin } from '../../http/auth.js';
-import { guardedRoute } from '../../http/openapi.js';
+import { caller } from '../../http/auth.js';
 import { loginRateLimit } from '../../http/rate-limit.js';
 import type { RouteModule } from '../../http/types.js';
 import { Id, IsoDateTime } from '../../schemas/common.js';
@@ -43,36 +42,67 @@ const PublicInviteSchema = z
 
 const Params = z.object({ id: Id });
 
-export const invitesRoutes: RouteModule = (app, ctx) => {
-  const adminOnly = guardedRoute(requireAdmin(ctx), tags);
-
+/** Under /api/auth/invites, for admins. */
+export const inviteRoutes: RouteModule = (app, ctx) => {
   app.get(
-    '/api/auth/invites',
-    adminOnly({ summary: 'Every invite, newest first', response: { 200: z.array(InviteSchema) } }),
+    '',
+    { schema: { tags, summary: 'Every invite, newest first', response: { 200: z.array(InviteSchema) } } },
     async () => listInvites(ctx),
   );
 
   app.post(
-    '/api/auth/invites',
-    adminOnly({
-      summary: 'Create an invite (1036 while invites are disabled)',
-      description: 'The code has settings.invitesCodeLength characters.',
-      body: z.object({
-        expiresAt: z
-          .string()
-          .max(64)
-          .nullable()
-          .optional()
-          .describe('ISO date-time, a duration from now such as 7d, or "never" (the default)'),
-        maxUses: z.number().int().min(1).nullable().optional().describe('unlimited when absent or null'),
-      }),
-      response: { 200: InviteSchema },
-    }),
+    '',
+    {
+      schema: {
+        tags,
+        summary: 'Create an invite (1036 while invites are disabled)',
+        description: 'The code has settings.invitesCodeLength characters.',
+        body: z.object({
+          expiresAt: z
+            .string()
+            .max(64)
+            .nullable()
+            .optional()
+            .describe('ISO date-time, a duration from now such as 7d, or "never" (the default)'),
+          maxUses: z.number().int().min(1).nullable().optional().describe('unlimited when absent or null'),
+        }),
+        response: { 200: InviteSchema },
+      },
+    },
     async (request) => createInvite(ctx, caller(request).user.id, request.body),
   );
 
   app.get(
-    '/api/auth/invites/web/:code',
+    '/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One invite, by id or code (4005 when neither matches)',
+        params: Params,
+        response: { 200: InviteSchema },
+      },
+    },
+    async (request) => getInvite(ctx, request.params.id),
+  );
+
+  app.delete(
+    '/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete an invite (4004 when unknown, 6000 when the database refuses)',
+        params: Params,
+        response: { 200: InviteSchema },
+      },
+    },
+    async (request) => deleteInvite(ctx, request.params.id),
+  );
+};
+
+/** Under /api/auth, for anyone: the register page's look-ups of a code. */
+export const inviteLookupRoutes: RouteModule = (app, ctx) => {
+  app.get(
+    '/invites/web/:code',
     {
       config: { rateLimit: loginRateLimit(ctx) },
       schema: {
@@ -89,7 +119,7 @@ export const invitesRoutes: RouteModule = (app, ctx) => {
   // Zipline's look-up: ?code=, answered {invite} with the invite or null, never an error (an open route must not
   // say more than "no such invite" either way).
   app.get(
-    '/api/auth/invites/web',
+    '/invites/web',
     {
       config: { rateLimit: loginRateLimit(ctx) },
       schema: {
@@ -109,25 +139,5 @@ export const invitesRoutes: RouteModule = (app, ctx) => {
         throw err;
       }
     },
-  );
-
-  app.get(
-    '/api/auth/invites/:id',
-    adminOnly({
-      summary: 'One invite, by id or code (4005 when neither matches)',
-      params: Params,
-      response: { 200: InviteSchema },
-    }),
-    async (request) => getInvite(ctx, request.params.id),
-  );
-
-  app.delete(
-    '/api/auth/invites/:id',
-    adminOnly({
-      summary: 'Delete an invite (4004 when unknown, 6000 when the database refuses)',
-      params: Params,
-      response: { 200: InviteSchema },
-    }),
-    async (request) => deleteInvite(ctx, request.params.id),
   );
 };

@@ -6,10 +6,9 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import type { OAuthProviderKind } from '../../db/schema/tables.js';
-import { caller, optionalUser, requireUser, sessionOrigin, setSessionCookie } from '../../http/auth.js';
+import { caller, sessionOrigin, setSessionCookie } from '../../http/auth.js';
 import { toApiError } from '../../http/errors.js';
 import { publicBaseUrl } from '../../http/links.js';
-import { guardedRoute } from '../../http/openapi.js';
 import { pageErrorHandler, sendPage } from '../../http/serving/pages.js';
 import type { RouteModule } from '../../http/types.js';
 import { renderErrorPage } from '../../pages/error-page.js';
@@ -18,14 +17,13 @@ import { OAuthProviderSchema } from '../../schemas/user.js';
 import { ApiError } from '../../lib/errors.js';
 import { toOAuthProviderDto } from '../../services/accounts/dto.js';
 import {
-  finishOAuthFlow,
+  finishOAuthSignIn,
   listOAuthLinks,
   OAUTH_FLOW_TTL_MS,
   startOAuthFlow,
   unlinkOAuthProvider,
 } from '../../services/accounts/oauth.js';
 import { OAUTH_PROVIDERS } from '../../services/accounts/oauth-providers.js';
-import { createSession } from '../../services/accounts/sessions.js';
 
 const tags = ['auth'];
 const FLOW_COOKIE = 'chute_oauth_flow';
@@ -33,8 +31,13 @@ const FLOW_COOKIE_PATH = '/api/auth/oauth';
 
 const ProviderSchema = z.enum(OAUTH_PROVIDERS as [OAuthProviderKind, ...OAuthProviderKind[]]);
 
+/** The flow's route under /api/auth. */
+function providerPath(provider: OAuthProviderKind): string {
+  return `/oauth/${provider.toLowerCase()}`;
+}
+
 function callbackPath(provider: OAuthProviderKind): string {
-  return `/api/auth/oauth/${provider.toLowerCase()}`;
+  return `/api/auth${providerPath(provider)}`;
 }
 
 /** Failures of a flow: logged with their cause, the flow cookie dropped, then a page (browsers) or the JSON error. */
@@ -61,14 +64,12 @@ function oauthErrorHandler(ctx: AppContext, provider: OAuthProviderKind) {
   };
 }
 
-export const oauthRoutes: RouteModule = (app, ctx) => {
-  const guarded = guardedRoute(requireUser(ctx), tags);
-
+/** Under /api/auth, with the caller resolved when signed in (who links a provider). */
+export const oauthFlowRoutes: RouteModule = (app, ctx) => {
   for (const provider of OAUTH_PROVIDERS) {
     app.get(
-      callbackPath(provider),
+      providerPath(provider),
       {
-        preParsing: optionalUser(ctx),
         errorHandler: oauthErrorHandler(ctx, provider),
         schema: {
           summary: `Sign in with ${provider}: start the flow, or finish it when the provider sends the browser back`,
@@ -108,41 +109,43 @@ export const oauthRoutes: RouteModule = (app, ctx) => {
           return reply.redirect(flow.url, 302);
         }
         const callbackUrl = new URL(request.url, redirectUri);
-        const outcome = await finishOAuthFlow(ctx, {
-          provider,
-          callbackUrl,
-          redirectUri,
-          flowCookie: request.cookies[FLOW_COOKIE],
-          currentUser: current,
-        });
+        const outcome = await finishOAuthSignIn(
+          ctx,
+          { provider, callbackUrl, redirectUri, flowCookie: request.cookies[FLOW_COOKIE], currentUser: current },
+          sessionOrigin(request),
+        );
         reply.clearCookie(FLOW_COOKIE, { path: FLOW_COOKIE_PATH });
         if (outcome.kind === 'linked') return reply.redirect('/dashboard/settings', 302);
-        const { secret } = await createSession(ctx, outcome.user.id, sessionOrigin(request));
-        setSessionCookie(request, reply, secret);
+        setSessionCookie(request, reply, outcome.secret);
         return reply.redirect('/dashboard', 302);
       },
     );
   }
+};
 
+/** Under /api/auth, for a signed-in user: their links. */
+export const oauthLinkRoutes: RouteModule = (app, ctx) => {
   app.get(
-    '/api/auth/oauth',
-    guarded({
-      summary: "The caller's linked OAuth providers",
-      response: { 200: z.array(OAuthProviderSchema) },
-    }),
+    '/oauth',
+    {
+      schema: { tags, summary: "The caller's linked OAuth providers", response: { 200: z.array(OAuthProviderSchema) } },
+    },
     async (request) => (await listOAuthLinks(ctx, caller(request).user.id)).map(toOAuthProviderDto),
   );
 
   app.delete(
-    '/api/auth/oauth',
-    guarded({
-      summary: 'Unlink an OAuth provider from the caller; answers the links that remain',
-      description:
-        '1030 when the caller has no link to that provider; 1043 when it is the last way to sign in of an account ' +
-        'without a password (and without a passkey).',
-      body: z.object({ provider: ProviderSchema }),
-      response: { 200: z.array(OAuthProviderSchema) },
-    }),
+    '/oauth',
+    {
+      schema: {
+        tags,
+        summary: 'Unlink an OAuth provider from the caller; answers the links that remain',
+        description:
+          '1030 when the caller has no link to that provider; 1043 when it is the last way to sign in of an account ' +
+          'without a password (and without a passkey).',
+        body: z.object({ provider: ProviderSchema }),
+        response: { 200: z.array(OAuthProviderSchema) },
+      },
+    },
     async (request) =>
       (await unlinkOAuthProvider(ctx, caller(request).user, request.body.provider)).map(toOAuthProviderDto),
   );

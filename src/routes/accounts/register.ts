@@ -5,12 +5,12 @@ import { loginRateLimit } from '../../http/rate-limit.js';
 import type { RouteModule } from '../../http/types.js';
 import { UserSchema } from '../../schemas/user.js';
 import { loadUserDto } from '../../services/accounts/accounts.js';
-import { registerUser } from '../../services/accounts/registration.js';
-import { createSession } from '../../services/accounts/sessions.js';
+import { registerAndSignIn } from '../../services/accounts/registration.js';
 
+/** Under /api/auth, for anyone. */
 export const registerRoutes: RouteModule = (app, ctx) => {
   app.post(
-    '/api/auth/register',
+    '/register',
     {
       config: { rateLimit: loginRateLimit(ctx) },
       schema: {
@@ -28,8 +28,7 @@ export const registerRoutes: RouteModule = (app, ctx) => {
       },
     },
     async (request, reply) => {
-      const user = await registerUser(ctx, request.body);
-      const { secret } = await createSession(ctx, user.id, sessionOrigin(request));
+      const { user, secret } = await registerAndSignIn(ctx, request.body, sessionOrigin(request));
       setSessionCookie(request, reply, secret);
       return { user: await loadUserDto(ctx, user) };
     },

@@ -3,13 +3,13 @@ import { z } from 'zod';
 import { sessionOrigin, setSessionCookie } from '../../http/auth.js';
 import type { RouteModule } from '../../http/types.js';
 import { UserSchema } from '../../schemas/user.js';
-import { completeFirstSetup, isFirstSetup, loadUserDto } from '../../services/accounts/accounts.js';
-import { createSession } from '../../services/accounts/sessions.js';
+import { completeFirstSetupSignedIn, isFirstSetup, loadUserDto } from '../../services/accounts/accounts.js';
 import { loginRateLimit } from '../../http/rate-limit.js';
 
+/** Under /api/setup, for anyone. */
 export const setupRoutes: RouteModule = (app, ctx) => {
   app.get(
-    '/api/setup',
+    '',
     {
       schema: {
         summary: 'Whether the service is in first-time setup mode',
@@ -21,7 +21,7 @@ export const setupRoutes: RouteModule = (app, ctx) => {
   );
 
   app.post(
-    '/api/setup',
+    '',
     {
       config: { rateLimit: loginRateLimit(ctx) },
       schema: {
@@ -32,9 +32,7 @@ export const setupRoutes: RouteModule = (app, ctx) => {
       },
     },
     async (request, reply) => {
-      const user = await completeFirstSetup(ctx, request.body);
-      // The new owner is logged in at once, so that a dashboard can carry on without a second step.
-      const { secret } = await createSession(ctx, user.id, sessionOrigin(request));
+      const { user, secret } = await completeFirstSetupSignedIn(ctx, request.body, sessionOrigin(request));
       setSessionCookie(request, reply, secret);
       return { firstSetup: false, user: await loadUserDto(ctx, user) };
     },

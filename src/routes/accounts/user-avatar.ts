@@ -4,14 +4,12 @@
 // an <img> does: then the bytes.
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { caller, requireAdmin, requireUser } from '../../http/auth.js';
+import { caller } from '../../http/auth.js';
 import { ApiError } from '../../lib/errors.js';
-import { AUTHENTICATED } from '../../http/openapi.js';
 import type { RouteModule } from '../../http/types.js';
 import { Id } from '../../schemas/common.js';
 import { findUserById } from '../../services/accounts/accounts.js';
 
-const security = AUTHENTICATED;
 const imageResponse = { 200: z.any().describe('the image bytes (image/png, image/jpeg, image/gif or image/webp)') };
 
 function sendAvatar(reply: FastifyReply, avatar: string | null, asDataUrl = false): FastifyReply {
@@ -32,16 +30,15 @@ function sendAvatar(reply: FastifyReply, avatar: string | null, asDataUrl = fals
     .send(Buffer.from(match[2]!, 'base64'));
 }
 
-export const userAvatarRoutes: RouteModule = (app, ctx) => {
+/** Under /api/user, for a signed-in user. */
+export const userAvatarRoutes: RouteModule = (app) => {
   app.get(
-    '/api/user/avatar',
+    '/avatar',
     {
-      preParsing: requireUser(ctx),
       schema: {
         summary:
           "The caller's avatar: its data URL as text (Zipline's answer), the image with Accept: image/* (404, 9002 when none)",
         tags: ['user'],
-        security,
         response: {
           200: z
             .any()
@@ -52,15 +49,16 @@ export const userAvatarRoutes: RouteModule = (app, ctx) => {
     async (request, reply) =>
       sendAvatar(reply, caller(request).user.avatar, !/\bimage\//.test(request.headers.accept ?? '')),
   );
+};
 
+/** Under /api/users, for admins. */
+export const usersAvatarRoutes: RouteModule = (app, ctx) => {
   app.get(
-    '/api/users/:id/avatar',
+    '/:id/avatar',
     {
-      preParsing: requireAdmin(ctx),
       schema: {
         summary: "A user's avatar image (4009 unknown user, 9002 no avatar)",
         tags: ['users'],
-        security,
         params: z.object({ id: Id }),
         response: imageResponse,
       },

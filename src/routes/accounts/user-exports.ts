@@ -2,8 +2,7 @@
 // files and a JSON of their records), list them, download a finished one, delete one.
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { caller, requireUser } from '../../http/auth.js';
-import { guardedRoute } from '../../http/openapi.js';
+import { caller } from '../../http/auth.js';
 import type { RouteModule } from '../../http/types.js';
 import { contentDisposition } from '../../lib/formats/content-disposition.js';
 import { ApiError } from '../../lib/errors.js';
@@ -19,18 +18,20 @@ import {
 const tags = ['user'];
 const ExportQuery = z.object({ id: Id.optional().describe('the export to download (GET) or delete (DELETE)') });
 
+/** Under /api/user, for a signed-in user. */
 export const userExportRoutes: RouteModule = (app, ctx) => {
-  const guarded = guardedRoute(requireUser(ctx), tags);
-
   app.post(
-    '/api/user/export',
-    guarded({
-      summary: 'Start an export: a zip of all your files and a JSON of your records, made in the background',
-      description:
-        'Answers at once; the export appears in GET /api/user/export and can be downloaded once completed. It is ' +
-        'kept for 7 days. 1025 when you have no files.',
-      response: { 200: z.object({ running: z.literal(true), export: ExportSchema }) },
-    }),
+    '/export',
+    {
+      schema: {
+        tags,
+        summary: 'Start an export: a zip of all your files and a JSON of your records, made in the background',
+        description:
+          'Answers at once; the export appears in GET /api/user/export and can be downloaded once completed. It is ' +
+          'kept for 7 days. 1025 when you have no files.',
+        response: { 200: z.object({ running: z.literal(true), export: ExportSchema }) },
+      },
+    },
     async (request) => {
       const row = await startUserExport(ctx, caller(request).user);
       return { running: true as const, export: toExportDto(row) };
@@ -38,13 +39,16 @@ export const userExportRoutes: RouteModule = (app, ctx) => {
   );
 
   app.get(
-    '/api/user/export',
-    guarded({
-      summary: 'Your exports (newest first), or with ?id= the zip of one',
-      description: 'With ?id=: the zip (application/zip); 1024 while it is not completed, 9002 for no such export.',
-      querystring: ExportQuery,
-      response: { 200: z.array(ExportSchema) },
-    }),
+    '/export',
+    {
+      schema: {
+        tags,
+        summary: 'Your exports (newest first), or with ?id= the zip of one',
+        description: 'With ?id=: the zip (application/zip); 1024 while it is not completed, 9002 for no such export.',
+        querystring: ExportQuery,
+        response: { 200: z.array(ExportSchema) },
+      },
+    },
     async (request, reply) => {
       const userId = caller(request).user.id;
       const id = request.query.id;
@@ -61,12 +65,15 @@ export const userExportRoutes: RouteModule = (app, ctx) => {
   );
 
   app.delete(
-    '/api/user/export',
-    guarded({
-      summary: 'Delete an export and its zip (1029 without ?id=, 9002 for no such export)',
-      querystring: ExportQuery,
-      response: { 200: z.object({ deleted: z.literal(true) }) },
-    }),
+    '/export',
+    {
+      schema: {
+        tags,
+        summary: 'Delete an export and its zip (1029 without ?id=, 9002 for no such export)',
+        querystring: ExportQuery,
+        response: { 200: z.object({ deleted: z.literal(true) }) },
+      },
+    },
     async (request) => {
       if (request.query.id === undefined) throw new ApiError(1029);
       await deleteUserExport(ctx, caller(request).user.id, request.query.id);

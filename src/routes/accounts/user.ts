@@ -1,34 +1,36 @@
 // The current user: GET/PATCH /api/user, the API token, and the user's sessions.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { caller, requireUser, type Authenticated } from '../../http/auth.js';
-import { guardedRoute } from '../../http/openapi.js';
+import { caller } from '../../http/auth.js';
 import { loginAttemptsLimit } from '../../http/rate-limit.js';
 import type { RouteModule } from '../../http/types.js';
 import { SessionListSchema, UserSchema, UserViewSettingsSchema, UserWithTokenSchema } from '../../schemas/user.js';
-import { loadUserDto, regenerateToken, revealToken, updateProfile } from '../../services/accounts/accounts.js';
+import type { SessionRow } from '../../db/schema/tables.js';
+import {
+  loadUserDto,
+  regenerateToken,
+  revealToken,
+  signOutSessions,
+  updateProfile,
+} from '../../services/accounts/accounts.js';
 import { toSessionDto } from '../../services/accounts/dto.js';
-import { listSessions, revokeOtherSessions, revokeSession } from '../../services/accounts/sessions.js';
+import { listSessions } from '../../services/accounts/sessions.js';
 
 const tags = ['user'];
 
+/** The answer of /api/user/sessions: the caller's `current` session apart from the others. */
+function sessionList(current: SessionRow | null, sessions: SessionRow[]) {
+  return {
+    current: current ? toSessionDto(current) : null,
+    other: sessions.filter((s) => s.id !== current?.id).map(toSessionDto),
+  };
+}
+
+/** Under /api/user, for a signed-in user. */
 export const userRoutes: RouteModule = (app, ctx) => {
-  const guarded = guardedRoute(requireUser(ctx), tags);
-
-  async function sessionsOf({ user, session }: Authenticated) {
-    const sessions = await listSessions(ctx, user.id);
-    return {
-      current: session ? toSessionDto(session) : null,
-      other: sessions.filter((s) => s.id !== session?.id).map(toSessionDto),
-    };
-  }
-
   app.get(
-    '/api/user',
-    guarded({
-      summary: 'The authenticated user and their API token',
-      response: { 200: UserWithTokenSchema },
-    }),
+    '',
+    { schema: { tags, summary: 'The authenticated user and their API token', response: { 200: UserWithTokenSchema } } },
     async (request) => {
       const { user } = caller(request);
       return { user: await loadUserDto(ctx, user), token: revealToken(ctx, user) };
@@ -39,13 +41,14 @@ export const userRoutes: RouteModule = (app, ctx) => {
   // attempts (10 a minute per address), so that a stolen session cannot try passwords at full speed.
   const loginAttempts = loginAttemptsLimit(app, ctx);
   app.patch(
-    '/api/user',
+    '',
     {
       preHandler: async (request: FastifyRequest, reply: FastifyReply) => {
         if ((request.body as { currentPassword?: unknown } | undefined)?.currentPassword !== undefined)
           await loginAttempts(request, reply);
       },
-      ...guarded({
+      schema: {
+        tags,
         summary: 'Update the authenticated user; missing properties stay, view merges property by property',
         description:
           'A new password also replaces the API token (the answer carries the new one) and signs out every other ' +
@@ -65,7 +68,7 @@ export const userRoutes: RouteModule = (app, ctx) => {
           view: UserViewSettingsSchema.optional(),
         }),
         response: { 200: UserWithTokenSchema },
-      }),
+      },
     },
     async (request) => {
       const { user, session } = caller(request);
@@ -75,20 +78,20 @@ export const userRoutes: RouteModule = (app, ctx) => {
   );
 
   app.get(
-    '/api/user/token',
-    guarded({
-      summary: "The user's API token",
-      response: { 200: z.object({ token: z.string() }) },
-    }),
+    '/token',
+    { schema: { tags, summary: "The user's API token", response: { 200: z.object({ token: z.string() }) } } },
     async (request) => ({ token: revealToken(ctx, caller(request).user) }),
   );
 
   app.patch(
-    '/api/user/token',
-    guarded({
-      summary: 'Regenerate the API token; the old one stops working at once',
-      response: { 200: z.object({ user: UserSchema, token: z.string() }) },
-    }),
+    '/token',
+    {
+      schema: {
+        tags,
+        summary: 'Regenerate the API token; the old one stops working at once',
+        response: { 200: z.object({ user: UserSchema, token: z.string() }) },
+      },
+    },
     async (request) => {
       const updated = await regenerateToken(ctx, caller(request).user.id);
       return { user: await loadUserDto(ctx, updated), token: revealToken(ctx, updated) };
@@ -96,38 +99,42 @@ export const userRoutes: RouteModule = (app, ctx) => {
   );
 
   app.get(
-    '/api/user/sessions',
-    guarded({
-      summary: "The caller's current session and their other sessions",
-      response: { 200: SessionListSchema },
-    }),
-    async (request) => sessionsOf(caller(request)),
+    '/sessions',
+    {
+      schema: {
+        tags,
+        summary: "The caller's current session and their other sessions",
+        response: { 200: SessionListSchema },
+      },
+    },
+    async (request) => {
+      const { user, session } = caller(request);
+      return sessionList(session, await listSessions(ctx, user.id));
+    },
   );
 
   app.delete(
-    '/api/user/sessions',
-    guarded({
-      summary: 'Revoke one session ({sessionId}) or all other sessions ({all: true})',
-      description:
-        'Sign out everywhere: {all: true, rotateToken: true} also replaces the API token (read the new one with ' +
-        'GET /api/user/token), so that nothing signed in before keeps access.',
-      body: z.union([
-        z.object({ sessionId: z.string().min(1) }),
-        z.object({
-          all: z.literal(true),
-          rotateToken: z.boolean().optional().describe('also replace the API token; the old one stops working'),
-        }),
-      ]),
-      response: { 200: SessionListSchema },
-    }),
+    '/sessions',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke one session ({sessionId}) or all other sessions ({all: true})',
+        description:
+          'Sign out everywhere: {all: true, rotateToken: true} also replaces the API token (read the new one with ' +
+          'GET /api/user/token), so that nothing signed in before keeps access.',
+        body: z.union([
+          z.object({ sessionId: z.string().min(1) }),
+          z.object({
+            all: z.literal(true),
+            rotateToken: z.boolean().optional().describe('also replace the API token; the old one stops working'),
+          }),
+        ]),
+        response: { 200: SessionListSchema },
+      },
+    },
     async (request) => {
       const { user, session } = caller(request);
-      if ('sessionId' in request.body) await revokeSession(ctx, user.id, session?.id, request.body.sessionId);
-      else {
-        await revokeOtherSessions(ctx, user.id, session?.id);
-        if (request.body.rotateToken) await regenerateToken(ctx, user.id);
-      }
-      return sessionsOf(caller(request));
+      return sessionList(session, await signOutSessions(ctx, user.id, session?.id, request.body));
     },
   );
 };

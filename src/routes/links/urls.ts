@@ -2,15 +2,15 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { UrlRow } from '../../db/schema/tables.js';
-import { caller, requireUser } from '../../http/auth.js';
+import { caller } from '../../http/auth.js';
 import { ApiError } from '../../lib/errors.js';
 import { publicBaseUrl } from '../../http/links.js';
 import { headerText } from '../../http/uploads/headers.js';
 import { urlLink } from '../../lib/text/links.js';
-import { guardedRoute } from '../../http/openapi.js';
 import type { RouteModule } from '../../http/types.js';
 import { passwordGuessGuard, shortenRateLimit } from '../../http/rate-limit.js';
 import { Id } from '../../schemas/common.js';
+import { pagedList, pagedListSchema } from '../../schemas/paged-list.js';
 import { DestinationSchema, UrlSchema, VanitySchema } from '../../schemas/url.js';
 import {
   createUrl,
@@ -40,18 +40,19 @@ function parseMaxViews(raw: string | undefined): number | undefined {
 
 const UrlIdParams = z.object({ id: Id });
 
+/** Under /api/user, for a signed-in user. */
 export const urlRoutes: RouteModule = (app, ctx) => {
-  const guarded = guardedRoute(requireUser(ctx), tags);
   /** The API shape of a URL, its link on the request's own base. */
   const dtoFor = (request: FastifyRequest, row: UrlRow) =>
     toUrlDto(ctx, row, (slug) => urlLink(ctx.settings.get(), publicBaseUrl(ctx, request), slug));
 
   app.post(
-    '/api/user/urls',
+    '/urls',
     {
       // Limited like uploads (ratelimitMax per ratelimitWindow per user, admins bypass), as Zipline's global limiter.
       config: { rateLimit: shortenRateLimit(ctx) },
-      ...guarded({
+      schema: {
+        tags,
         summary: 'Shorten a URL',
         headers: ShortenHeaders,
         body: z.object({
@@ -62,7 +63,7 @@ export const urlRoutes: RouteModule = (app, ctx) => {
           enabled: z.boolean().optional(),
         }),
         response: { 200: UrlSchema, 201: z.string().describe('x-service-no-json: the bare link') },
-      }),
+      },
     },
     async (request, reply) => {
       // Each option also under its Zipline name (x-zipline-max-views ...); the x-service- one wins.
@@ -84,37 +85,32 @@ export const urlRoutes: RouteModule = (app, ctx) => {
   );
 
   app.get(
-    '/api/user/urls',
-    guarded({
-      summary:
-        "The caller's short URLs, newest first; searchQuery matches destination, vanity or code. With page: one " +
-        'page object; without: all of them as an array (as Zipline)',
-      querystring: z.object({
-        searchQuery: z.string().max(1000).optional(),
-        searchField: z.enum(['destination', 'vanity', 'code']).optional(),
-        page: z.coerce.number().int().min(1).optional().describe('asks for a page object instead of an array'),
-        cursor: z
-          .string()
-          .max(2000)
-          .optional()
-          .describe("the previous page's nextCursor: the page after it (a page object; page is then not used)"),
-        perPage: z.coerce.number().int().min(1).max(500).default(50),
-      }),
-      response: {
-        200: z.union([
-          z.object({
-            page: z.array(UrlSchema),
-            total: z.number().int(),
-            pages: z.number().int(),
-            nextCursor: z
-              .string()
-              .nullable()
-              .describe('pass as ?cursor= for the next page (keyset: nothing skipped or repeated); null on the last'),
-          }),
-          z.array(UrlSchema).describe('without page and cursor: every URL (an answer as long as the list)'),
-        ]),
+    '/urls',
+    {
+      schema: {
+        tags,
+        summary:
+          "The caller's short URLs, newest first; searchQuery matches destination, vanity or code. With page: one " +
+          'page object; without: all of them as an array (as Zipline)',
+        querystring: z.object({
+          searchQuery: z.string().max(1000).optional(),
+          searchField: z.enum(['destination', 'vanity', 'code']).optional(),
+          page: z.coerce.number().int().min(1).optional().describe('asks for a page object instead of an array'),
+          cursor: z
+            .string()
+            .max(2000)
+            .optional()
+            .describe("the previous page's nextCursor: the page after it (a page object; page is then not used)"),
+          perPage: z.coerce.number().int().min(1).max(500).default(50),
+        }),
+        response: {
+          200: z.union([
+            pagedListSchema(UrlSchema),
+            z.array(UrlSchema).describe('without page and cursor: every URL (an answer as long as the list)'),
+          ]),
+        },
       },
-    }),
+    },
     async (request) => {
       const { page, cursor, ...query } = request.query;
       const userId = caller(request).user.id;
@@ -122,55 +118,59 @@ export const urlRoutes: RouteModule = (app, ctx) => {
         const { rows } = await listUrls(ctx, userId, { ...query, page: 1, perPage: null });
         return rows.map((row) => dtoFor(request, row));
       }
-      const { rows, total, nextCursor } = await listUrls(ctx, userId, { ...query, page: page ?? 1, cursor });
-      return {
-        page: rows.map((row) => dtoFor(request, row)),
-        total,
-        pages: Math.ceil(total / query.perPage),
-        nextCursor,
-      };
+      const listed = await listUrls(ctx, userId, { ...query, page: page ?? 1, cursor });
+      return pagedList(
+        listed.rows.map((row) => dtoFor(request, row)),
+        listed,
+        query.perPage,
+      );
     },
   );
 
   app.get(
-    '/api/user/urls/:id',
-    guarded({
-      summary: "One of the caller's short URLs",
-      params: UrlIdParams,
-      response: { 200: UrlSchema },
-    }),
+    '/urls/:id',
+    { schema: { tags, summary: "One of the caller's short URLs", params: UrlIdParams, response: { 200: UrlSchema } } },
     async (request) => dtoFor(request, await getOwnUrl(ctx, caller(request).user.id, request.params.id)),
   );
 
   app.patch(
-    '/api/user/urls/:id',
-    guarded({
-      summary: 'Edit a short URL; missing properties stay, null clears vanity, maxViews or password',
-      params: UrlIdParams,
-      body: z.object({
-        destination: DestinationSchema.optional(),
-        vanity: VanitySchema.nullable().optional().describe('1041 when another vanity, 1042 when a random code'),
-        enabled: z.boolean().optional(),
-        maxViews: z.number().int().min(1).nullable().optional(),
-        password: z.string().max(1024).nullable().optional(),
-      }),
-      response: { 200: UrlSchema },
-    }),
+    '/urls/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Edit a short URL; missing properties stay, null clears vanity, maxViews or password',
+        params: UrlIdParams,
+        body: z.object({
+          destination: DestinationSchema.optional(),
+          vanity: VanitySchema.nullable().optional().describe('1041 when another vanity, 1042 when a random code'),
+          enabled: z.boolean().optional(),
+          maxViews: z.number().int().min(1).nullable().optional(),
+          password: z.string().max(1024).nullable().optional(),
+        }),
+        response: { 200: UrlSchema },
+      },
+    },
     async (request) => dtoFor(request, await updateUrl(ctx, caller(request).user.id, request.params.id, request.body)),
   );
 
   app.delete(
-    '/api/user/urls/:id',
-    guarded({
-      summary: 'Delete a short URL; answers with it',
-      params: UrlIdParams,
-      response: { 200: UrlSchema },
-    }),
+    '/urls/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a short URL; answers with it',
+        params: UrlIdParams,
+        response: { 200: UrlSchema },
+      },
+    },
     async (request) => dtoFor(request, await deleteUrl(ctx, caller(request).user.id, request.params.id)),
   );
+};
 
+/** Under /api/user, for anyone: visitors of a protected link unlock it without an account. */
+export const urlUnlockRoutes: RouteModule = (app, ctx) => {
   app.post(
-    '/api/user/urls/:id/password',
+    '/urls/:id/password',
     {
       // Visitors of a protected link call this without an account; limited like logins against guessing.
       schema: {

@@ -1,24 +1,23 @@
 // The caller's folders: the tree (create, list, read, rename, move, open to the public, delete), the files in them,
 // and downloading one as a zip.
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
-import { caller, requireUser } from '../../http/auth.js';
+import { caller } from '../../http/auth.js';
 import { publicBaseUrl } from '../../http/links.js';
-import { guardedRoute } from '../../http/openapi.js';
 import type { RouteModule } from '../../http/types.js';
 import { contentDisposition } from '../../lib/formats/content-disposition.js';
 import { ApiError } from '../../lib/errors.js';
 import { Id } from '../../schemas/common.js';
 import { FolderDetailSchema, FolderNameSchema, FolderSchema } from '../../schemas/folder.js';
+import { pagedList, pagedListSchema } from '../../schemas/paged-list.js';
 import { toFileDtos } from '../../services/files/files.js';
-import { folderZipStream } from '../../services/serving/zips.js';
+import { ownFolderZip, type FolderZip } from '../../services/serving/zips.js';
 import {
   addFileToFolder,
   createFolder,
   deleteFolder,
+  deleteFolderReturningIt,
   type FolderDeleteOptions,
   getFolderDetail,
-  getOwnFolder,
   listFolderPage,
   listFolderPageOf,
   listFolders,
@@ -27,7 +26,6 @@ import {
   toFolderDto,
   updateFolder,
 } from '../../services/organise/folders.js';
-import type { FolderRow } from '../../db/schema/tables.js';
 import type { FastifyReply } from 'fastify';
 
 const tags = ['folders'];
@@ -48,13 +46,7 @@ export const FolderFilesQuery = z.object({
 const ParentId = Id.nullable().describe('the parent folder; null for the top level (1015, 1016, 3003, 4007)');
 
 /** Sends a folder as a streamed zip download. */
-export async function sendFolderZip(
-  ctx: AppContext,
-  reply: FastifyReply,
-  folder: FolderRow,
-  audience: 'owner' | 'public',
-) {
-  const stream = folderZipStream(ctx, folder, { audience });
+export function sendFolderZip(reply: FastifyReply, { folder, stream }: FolderZip) {
   return reply
     .header('content-type', 'application/zip')
     .header('content-disposition', contentDisposition('attachment', `${folder.name}.zip`))
@@ -95,46 +87,40 @@ function publicFlag(body: { public?: boolean | undefined; isPublic?: boolean | u
   return body.public ?? body.isPublic;
 }
 
+/** Under /api/user, for a signed-in user. */
 export const folderRoutes: RouteModule = (app, ctx) => {
-  const guarded = guardedRoute(requireUser(ctx), tags);
-
   app.get(
-    '/api/user/folders',
-    guarded({
-      summary:
-        "The caller's folders by name: all, the top level (parentId=root) or one folder's children; with page or " +
-        'cursor, one page object',
-      description:
-        "Zipline's root=true is parentId=root; noincl is accepted (folders are listed without their files: " +
-        'each has fileCount; GET /api/user/folders/:id has the files).',
-      querystring: z.object({
-        parentId: z.string().max(64).optional().describe('a folder id, or "root"'),
-        root: z.enum(['true', 'false']).optional().describe("Zipline's: true lists the top level only"),
-        noincl: z.string().max(10).optional().describe("Zipline's: accepted; folders never list their files here"),
-        user: Id.optional().describe("Zipline's, admins: another user's folders (4009 unknown, 3000 not managed)"),
-        page: z.coerce.number().int().min(1).optional().describe('asks for a page object instead of an array'),
-        cursor: z
-          .string()
-          .max(2000)
-          .optional()
-          .describe("the previous page's nextCursor: the page after it (a page object; page is then not used)"),
-        perpage: z.coerce.number().int().min(1).max(500).default(50),
-      }),
-      response: {
-        200: z.union([
-          z.array(FolderSchema).describe('without page and cursor: every folder asked for (as long as the list)'),
-          z.object({
-            page: z.array(FolderSchema),
-            total: z.number().int(),
-            pages: z.number().int(),
-            nextCursor: z
-              .string()
-              .nullable()
-              .describe('pass as ?cursor= for the next page (keyset: nothing skipped or repeated); null on the last'),
-          }),
-        ]),
+    '/folders',
+    {
+      schema: {
+        tags,
+        summary:
+          "The caller's folders by name: all, the top level (parentId=root) or one folder's children; with page or " +
+          'cursor, one page object',
+        description:
+          "Zipline's root=true is parentId=root; noincl is accepted (folders are listed without their files: " +
+          'each has fileCount; GET /api/user/folders/:id has the files).',
+        querystring: z.object({
+          parentId: z.string().max(64).optional().describe('a folder id, or "root"'),
+          root: z.enum(['true', 'false']).optional().describe("Zipline's: true lists the top level only"),
+          noincl: z.string().max(10).optional().describe("Zipline's: accepted; folders never list their files here"),
+          user: Id.optional().describe("Zipline's, admins: another user's folders (4009 unknown, 3000 not managed)"),
+          page: z.coerce.number().int().min(1).optional().describe('asks for a page object instead of an array'),
+          cursor: z
+            .string()
+            .max(2000)
+            .optional()
+            .describe("the previous page's nextCursor: the page after it (a page object; page is then not used)"),
+          perpage: z.coerce.number().int().min(1).max(500).default(50),
+        }),
+        response: {
+          200: z.union([
+            z.array(FolderSchema).describe('without page and cursor: every folder asked for (as long as the list)'),
+            pagedListSchema(FolderSchema),
+          ]),
+        },
       },
-    }),
+    },
     async (request) => {
       const { parentId, root, user, page, cursor, perpage } = request.query;
       const parent = parentId === 'root' || (parentId === undefined && root === 'true') ? null : parentId;
@@ -145,12 +131,7 @@ export const folderRoutes: RouteModule = (app, ctx) => {
           user === undefined
             ? await listFolderPage(ctx, me.id, parent, query)
             : await listFolderPageOf(ctx, me, user, parent, query);
-        return {
-          page: listed.rows.map(toFolderDto),
-          total: listed.total,
-          pages: Math.ceil(listed.total / perpage),
-          nextCursor: listed.nextCursor,
-        };
+        return pagedList(listed.rows.map(toFolderDto), listed, perpage);
       }
       const rows =
         user === undefined ? await listFolders(ctx, me.id, parent) : await listFoldersOf(ctx, me, user, parent);
@@ -159,23 +140,26 @@ export const folderRoutes: RouteModule = (app, ctx) => {
   );
 
   app.post(
-    '/api/user/folders',
-    guarded({
-      summary: "Create a folder, optionally inside another of the caller's folders",
-      body: z.object({
-        name: FolderNameSchema,
-        public: z.boolean().optional(),
-        isPublic: IsPublic,
-        allowUploads: z.boolean().optional(),
-        parentId: ParentId.optional(),
-        files: z
-          .array(Id)
-          .max(1000)
-          .optional()
-          .describe("Zipline's key: ids of the caller's files to put into the new folder (4000 when one is not)"),
-      }),
-      response: { 200: FolderSchema },
-    }),
+    '/folders',
+    {
+      schema: {
+        tags,
+        summary: "Create a folder, optionally inside another of the caller's folders",
+        body: z.object({
+          name: FolderNameSchema,
+          public: z.boolean().optional(),
+          isPublic: IsPublic,
+          allowUploads: z.boolean().optional(),
+          parentId: ParentId.optional(),
+          files: z
+            .array(Id)
+            .max(1000)
+            .optional()
+            .describe("Zipline's key: ids of the caller's files to put into the new folder (4000 when one is not)"),
+        }),
+        response: { 200: FolderSchema },
+      },
+    },
     async (request) => {
       const { isPublic: _isPublic, files, ...input } = request.body;
       const userId = caller(request).user.id;
@@ -186,16 +170,19 @@ export const folderRoutes: RouteModule = (app, ctx) => {
   );
 
   app.get(
-    '/api/user/folders/:id',
-    guarded({
-      summary: 'A folder with a page of its files (newest first), its child folders and its path from the top',
-      description:
-        'The files come a page at a time (perpage, 100 by default): nextCursor, passed as ?cursor=, gives the ' +
-        'next page of older files; fileCount is the number of all of them.',
-      params: FolderIdParams,
-      querystring: FolderFilesQuery,
-      response: { 200: FolderDetailSchema },
-    }),
+    '/folders/:id',
+    {
+      schema: {
+        tags,
+        summary: 'A folder with a page of its files (newest first), its child folders and its path from the top',
+        description:
+          'The files come a page at a time (perpage, 100 by default): nextCursor, passed as ?cursor=, gives the ' +
+          'next page of older files; fileCount is the number of all of them.',
+        params: FolderIdParams,
+        querystring: FolderFilesQuery,
+        response: { 200: FolderDetailSchema },
+      },
+    },
     async (request) => {
       const { cursor, perpage } = request.query;
       const detail = await getFolderDetail(ctx, caller(request).user.id, request.params.id, { size: perpage, cursor });
@@ -210,19 +197,22 @@ export const folderRoutes: RouteModule = (app, ctx) => {
   );
 
   app.patch(
-    '/api/user/folders/:id',
-    guarded({
-      summary: 'Rename, move (parentId), open or close a folder; missing properties stay',
-      params: FolderIdParams,
-      body: z.object({
-        name: FolderNameSchema.optional(),
-        public: z.boolean().optional(),
-        isPublic: IsPublic,
-        allowUploads: z.boolean().optional(),
-        parentId: ParentId.optional(),
-      }),
-      response: { 200: FolderSchema },
-    }),
+    '/folders/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Rename, move (parentId), open or close a folder; missing properties stay',
+        params: FolderIdParams,
+        body: z.object({
+          name: FolderNameSchema.optional(),
+          public: z.boolean().optional(),
+          isPublic: IsPublic,
+          allowUploads: z.boolean().optional(),
+          parentId: ParentId.optional(),
+        }),
+        response: { 200: FolderSchema },
+      },
+    },
     async (request) => {
       const { isPublic: _isPublic, ...patch } = request.body;
       return toFolderDto(
@@ -235,35 +225,38 @@ export const folderRoutes: RouteModule = (app, ctx) => {
   );
 
   app.delete(
-    '/api/user/folders/:id',
-    guarded({
-      summary: 'Delete a folder, or (Zipline\'s body {delete: "file", id}) take one file out of it',
-      description:
-        "Chute's form (no body): files=keep (default) leaves the folder's files unfiled, files=delete deletes them " +
-        'with their bytes; children=delete (default) deletes the folders below too, children=lift moves them up to ' +
-        "its parent. Zipline's form (a JSON body): delete=file takes the file `id` out of the folder (1013, 4000, " +
-        '1012) and answers the folder; delete=folder deletes it and answers it with success: true, its child ' +
-        'folders going to the top level (childrenAction root, the default), into targetFolderId (folder; 4008, 1016; ' +
-        'its files go there too) or deleted with it (cascade keeps their files unfiled, cascade-files deletes them). ' +
-        'A body of another shape, or a body together with files= or children=, is refused with 1000.',
-      params: FolderIdParams,
-      querystring: z.object({
-        files: z.enum(['keep', 'delete']).optional(),
-        children: z.enum(['delete', 'lift']).optional(),
-      }),
-      body: ZiplineFolderDelete.nullish(),
-      response: {
-        200: z.union([
-          z.object({
-            folders: z.number().int().describe('folders deleted'),
-            deletedFiles: z.number().int(),
-            keptFiles: z.number().int().describe('files that were in deleted folders and are now unfiled'),
-          }),
-          FolderSchema.extend({ success: z.literal(true) }).describe("Zipline's form, delete=folder: the folder"),
-          FolderSchema.describe("Zipline's form, delete=file: the folder the file left"),
-        ]),
+    '/folders/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a folder, or (Zipline\'s body {delete: "file", id}) take one file out of it',
+        description:
+          "Chute's form (no body): files=keep (default) leaves the folder's files unfiled, files=delete deletes them " +
+          'with their bytes; children=delete (default) deletes the folders below too, children=lift moves them up to ' +
+          "its parent. Zipline's form (a JSON body): delete=file takes the file `id` out of the folder (1013, 4000, " +
+          '1012) and answers the folder; delete=folder deletes it and answers it with success: true, its child ' +
+          'folders going to the top level (childrenAction root, the default), into targetFolderId (folder; 4008, 1016; ' +
+          'its files go there too) or deleted with it (cascade keeps their files unfiled, cascade-files deletes them). ' +
+          'A body of another shape, or a body together with files= or children=, is refused with 1000.',
+        params: FolderIdParams,
+        querystring: z.object({
+          files: z.enum(['keep', 'delete']).optional(),
+          children: z.enum(['delete', 'lift']).optional(),
+        }),
+        body: ZiplineFolderDelete.nullish(),
+        response: {
+          200: z.union([
+            z.object({
+              folders: z.number().int().describe('folders deleted'),
+              deletedFiles: z.number().int(),
+              keptFiles: z.number().int().describe('files that were in deleted folders and are now unfiled'),
+            }),
+            FolderSchema.extend({ success: z.literal(true) }).describe("Zipline's form, delete=folder: the folder"),
+            FolderSchema.describe("Zipline's form, delete=file: the folder the file left"),
+          ]),
+        },
       },
-    }),
+    },
     async (request) => {
       const userId = caller(request).user.id;
       const { body, query } = request;
@@ -280,26 +273,28 @@ export const folderRoutes: RouteModule = (app, ctx) => {
         if (body.id === undefined) throw new ApiError(1013);
         return toFolderDto(await removeFileFromFolder(ctx, userId, request.params.id, body.id));
       }
-      const folder = toFolderDto(await getOwnFolder(ctx, userId, request.params.id));
-      await deleteFolder(ctx, userId, request.params.id, ziplineDeleteOptions(body));
-      return { ...folder, success: true as const };
+      const folder = await deleteFolderReturningIt(ctx, userId, request.params.id, ziplineDeleteOptions(body));
+      return { ...toFolderDto(folder), success: true as const };
     },
   );
 
   // POST .../files is Chute's address, PUT /api/user/folders/:id Zipline's; the same body, answer and codes.
   for (const route of [
-    { method: 'post', url: '/api/user/folders/:id/files', summary: "Put one of the caller's files into the folder" },
-    { method: 'put', url: '/api/user/folders/:id', summary: "Zipline's address of POST /api/user/folders/:id/files" },
+    { method: 'post', url: '/folders/:id/files', summary: "Put one of the caller's files into the folder" },
+    { method: 'put', url: '/folders/:id', summary: "Zipline's address of POST /api/user/folders/:id/files" },
   ] as const) {
     app[route.method](
       route.url,
-      guarded({
-        summary: route.summary,
-        description: "1013 without id, 4000 for a file that is not the caller's, 1011 when it is already there.",
-        params: FolderIdParams,
-        body: z.object({ id: Id.optional().describe('the file') }),
-        response: { 200: FolderSchema },
-      }),
+      {
+        schema: {
+          tags,
+          summary: route.summary,
+          description: "1013 without id, 4000 for a file that is not the caller's, 1011 when it is already there.",
+          params: FolderIdParams,
+          body: z.object({ id: Id.optional().describe('the file') }),
+          response: { 200: FolderSchema },
+        },
+      },
       async (request) => {
         if (request.body.id === undefined) throw new ApiError(1013);
         return toFolderDto(await addFileToFolder(ctx, caller(request).user.id, request.params.id, request.body.id));
@@ -308,23 +303,25 @@ export const folderRoutes: RouteModule = (app, ctx) => {
   }
 
   app.delete(
-    '/api/user/folders/:id/files/:fileId',
-    guarded({
-      summary: 'Take a file out of the folder; it stays, unfiled (1012 when it is not in the folder)',
-      params: z.object({ id: Id, fileId: Id }),
-      response: { 200: FolderSchema },
-    }),
+    '/folders/:id/files/:fileId',
+    {
+      schema: {
+        tags,
+        summary: 'Take a file out of the folder; it stays, unfiled (1012 when it is not in the folder)',
+        params: z.object({ id: Id, fileId: Id }),
+        response: { 200: FolderSchema },
+      },
+    },
     async (request) =>
       toFolderDto(await removeFileFromFolder(ctx, caller(request).user.id, request.params.id, request.params.fileId)),
   );
 
   for (const [url, summary] of [
-    ['/api/user/folders/:id/zip', 'Download the folder and the folders below it as a zip (streamed)'],
-    ['/api/user/folders/:id/export', "Zipline's address of GET /api/user/folders/:id/zip"],
+    ['/folders/:id/zip', 'Download the folder and the folders below it as a zip (streamed)'],
+    ['/folders/:id/export', "Zipline's address of GET /api/user/folders/:id/zip"],
   ] as const) {
-    app.get(url, guarded({ summary, params: FolderIdParams }), async (request, reply) => {
-      const folder = await getOwnFolder(ctx, caller(request).user.id, request.params.id);
-      return sendFolderZip(ctx, reply, folder, 'owner');
-    });
+    app.get(url, { schema: { tags, summary, params: FolderIdParams } }, async (request, reply) =>
+      sendFolderZip(reply, await ownFolderZip(ctx, caller(request).user.id, request.params.id)),
+    );
   }
 };

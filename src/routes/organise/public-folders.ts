@@ -18,13 +18,9 @@ import { renderFolderPage } from '../../pages/folder-page.js';
 import { Id } from '../../schemas/common.js';
 import { UploadResponseSchema, type UploadResponse } from '../../schemas/file.js';
 import { PublicFolderSchema, type PublicFolderDto } from '../../schemas/folder.js';
-import {
-  findPublicFolder,
-  findUploadFolder,
-  getPublicFolder,
-  type FolderFilesPage,
-} from '../../services/organise/folders.js';
+import { findUploadFolder, getPublicFolder, type FolderFilesPage } from '../../services/organise/folders.js';
 import { publicThumbnailName } from '../../services/media/thumbnail-names.js';
+import { publicFolderZip } from '../../services/serving/zips.js';
 import { parseUploadOptions } from '../../http/uploads/headers.js';
 import { FolderFilesQuery, sendFolderZip } from './folders.js';
 
@@ -105,6 +101,7 @@ function uploadFailure(error: ApiError): string {
   }
 }
 
+/** For anyone, in a group without prefix (full URLs). */
 export const publicFolderRoutes: RouteModule = (app, ctx) => {
   for (const [url, summary] of [
     ['/api/folders/:id', 'A public folder as anonymous visitors see it: files with their links, public child folders'],
@@ -141,7 +138,7 @@ export const publicFolderRoutes: RouteModule = (app, ctx) => {
         params: FolderIdParams,
       },
     },
-    async (request, reply) => sendFolderZip(ctx, reply, await findPublicFolder(ctx, request.params.id), 'public'),
+    async (request, reply) => sendFolderZip(reply, await publicFolderZip(ctx, request.params.id)),
   );
 
   app.get(

@@ -1,7 +1,6 @@
 // The caller's tags (create, list, read, rename/recolour, delete) and the tags on the caller's files.
 import { z } from 'zod';
-import { caller, requireUser } from '../../http/auth.js';
-import { guardedRoute } from '../../http/openapi.js';
+import { caller } from '../../http/auth.js';
 import type { RouteModule } from '../../http/types.js';
 import { Id } from '../../schemas/common.js';
 import { FileTagSchema } from '../../schemas/file.js';
@@ -24,53 +23,57 @@ const FileIdParams = z.object({ id: Id });
 const FileTagParams = z.object({ id: Id, tagId: Id });
 const FileTagsReply = z.object({ tags: z.array(FileTagSchema) });
 
+/** Under /api/user, for a signed-in user. */
 export const tagRoutes: RouteModule = (app, ctx) => {
-  const guarded = guardedRoute(requireUser(ctx), tags);
-
   app.get(
-    '/api/user/tags',
-    guarded({ summary: "The caller's tags, by name", response: { 200: z.array(TagSchema) } }),
+    '/tags',
+    { schema: { tags, summary: "The caller's tags, by name", response: { 200: z.array(TagSchema) } } },
     async (request) => (await listTags(ctx, caller(request).user.id)).map(toTagDto),
   );
 
   app.post(
-    '/api/user/tags',
-    guarded({
-      summary: 'Create a tag (1033 when the caller already has one of that name)',
-      body: z.object({ name: TagNameSchema, color: TagColorSchema.optional() }),
-      response: { 200: TagSchema },
-    }),
+    '/tags',
+    {
+      schema: {
+        tags,
+        summary: 'Create a tag (1033 when the caller already has one of that name)',
+        body: z.object({ name: TagNameSchema, color: TagColorSchema.optional() }),
+        response: { 200: TagSchema },
+      },
+    },
     async (request) => toTagDto(await createTag(ctx, caller(request).user.id, request.body)),
   );
 
   app.get(
-    '/api/user/tags/:id',
-    guarded({
-      summary: "One of the caller's tags",
-      params: TagIdParams,
-      response: { 200: TagSchema },
-    }),
+    '/tags/:id',
+    { schema: { tags, summary: "One of the caller's tags", params: TagIdParams, response: { 200: TagSchema } } },
     async (request) => toTagDto(await getOwnTag(ctx, caller(request).user.id, request.params.id)),
   );
 
   app.patch(
-    '/api/user/tags/:id',
-    guarded({
-      summary: 'Rename or recolour a tag (1034 when the new name is taken)',
-      params: TagIdParams,
-      body: z.object({ name: TagNameSchema.optional(), color: TagColorSchema.optional() }),
-      response: { 200: TagSchema },
-    }),
+    '/tags/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Rename or recolour a tag (1034 when the new name is taken)',
+        params: TagIdParams,
+        body: z.object({ name: TagNameSchema.optional(), color: TagColorSchema.optional() }),
+        response: { 200: TagSchema },
+      },
+    },
     async (request) => toTagDto(await updateTag(ctx, caller(request).user.id, request.params.id, request.body)),
   );
 
   app.delete(
-    '/api/user/tags/:id',
-    guarded({
-      summary: 'Delete a tag (files keep existing, untagged); answers the tag and, as Zipline, success: true',
-      params: TagIdParams,
-      response: { 200: TagSchema.extend({ success: z.literal(true) }) },
-    }),
+    '/tags/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a tag (files keep existing, untagged); answers the tag and, as Zipline, success: true',
+        params: TagIdParams,
+        response: { 200: TagSchema.extend({ success: z.literal(true) }) },
+      },
+    },
     async (request) => ({
       ...toTagDto(await deleteTag(ctx, caller(request).user.id, request.params.id)),
       success: true as const,
@@ -78,47 +81,59 @@ export const tagRoutes: RouteModule = (app, ctx) => {
   );
 
   app.get(
-    '/api/user/files/:id/tags',
-    guarded({
-      summary: "The tags of one of the caller's files",
-      params: FileIdParams,
-      response: { 200: FileTagsReply },
-    }),
+    '/files/:id/tags',
+    {
+      schema: {
+        tags,
+        summary: "The tags of one of the caller's files",
+        params: FileIdParams,
+        response: { 200: FileTagsReply },
+      },
+    },
     async (request) => ({ tags: await tagsOfFile(ctx, caller(request).user.id, request.params.id) }),
   );
 
   app.put(
-    '/api/user/files/:id/tags',
-    guarded({
-      summary: "Set the tags of one of the caller's files to exactly these (1032 for a tag that is not the caller's)",
-      params: FileIdParams,
-      body: z.object({ tags: z.array(Id).max(500) }),
-      response: { 200: FileTagsReply },
-    }),
+    '/files/:id/tags',
+    {
+      schema: {
+        tags,
+        summary: "Set the tags of one of the caller's files to exactly these (1032 for a tag that is not the caller's)",
+        params: FileIdParams,
+        body: z.object({ tags: z.array(Id).max(500) }),
+        response: { 200: FileTagsReply },
+      },
+    },
     async (request) => ({
       tags: await setFileTags(ctx, caller(request).user.id, request.params.id, request.body.tags, 'replace'),
     }),
   );
 
   app.post(
-    '/api/user/files/:id/tags/:tagId',
-    guarded({
-      summary: "Attach a tag to one of the caller's files",
-      params: FileTagParams,
-      response: { 200: FileTagsReply },
-    }),
+    '/files/:id/tags/:tagId',
+    {
+      schema: {
+        tags,
+        summary: "Attach a tag to one of the caller's files",
+        params: FileTagParams,
+        response: { 200: FileTagsReply },
+      },
+    },
     async (request) => ({
       tags: await setFileTags(ctx, caller(request).user.id, request.params.id, [request.params.tagId], 'add'),
     }),
   );
 
   app.delete(
-    '/api/user/files/:id/tags/:tagId',
-    guarded({
-      summary: "Detach a tag from one of the caller's files",
-      params: FileTagParams,
-      response: { 200: FileTagsReply },
-    }),
+    '/files/:id/tags/:tagId',
+    {
+      schema: {
+        tags,
+        summary: "Detach a tag from one of the caller's files",
+        params: FileTagParams,
+        response: { 200: FileTagsReply },
+      },
+    },
     async (request) => ({
       tags: await removeFileTag(ctx, caller(request).user.id, request.params.id, request.params.tagId),
     }),

@@ -11,9 +11,10 @@ const ReadinessSchema = z.object({
     .describe('draining: the instance is shutting down; database: the database does not answer'),
 });
 
+/** Under /api, for anyone. */
 export const readinessRoutes: RouteModule = (app, ctx) => {
   app.get(
-    '/api/readyz',
+    '/readyz',
     {
       schema: {
         summary: 'Whether this instance should be sent requests (for load balancers)',

@@ -1,14 +1,11 @@
 // The instance's records for a SUPERADMIN: the export in Zipline v4's format (GET /api/server/export) and the import
 // of such an export, Chute's own or Zipline's (POST /api/server/import, and Zipline's /api/server/import/v4).
 import { Readable } from 'node:stream';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
-import { caller, requireAdmin } from '../../http/auth.js';
-import { guardedRoute } from '../../http/openapi.js';
+import { caller } from '../../http/auth.js';
 import type { RouteModule } from '../../http/types.js';
 import { contentDisposition } from '../../lib/formats/content-disposition.js';
-import { ApiError } from '../../lib/errors.js';
 import {
   Export4Schema,
   ExportCountsSchema,
@@ -22,38 +19,31 @@ const tags = ['server'];
 /** An export holds every record of an instance: far more than other JSON bodies (JSON_BODY_LIMIT). */
 export const IMPORT_BODY_LIMIT = 1024 ** 3;
 
-/** preParsing hook: a SUPERADMIN only (a USER -> 3000, an ADMIN -> 3015). */
-function requireSuperadmin(ctx: AppContext) {
-  const admin = requireAdmin(ctx);
-  return async (request: FastifyRequest): Promise<void> => {
-    await admin(request);
-    if (caller(request).user.role !== 'SUPERADMIN') throw new ApiError(3015);
-  };
-}
-
 /** Zipline's body of /api/server/import/v4. */
 const ZiplineImportBody = z.object({
   export4: Export4Schema,
   config: ImportConfigSchema.optional(),
 });
 
+/** Under /api/server, for the SUPERADMIN. */
 export const serverExportRoutes: RouteModule = (app, ctx) => {
-  const superadminOnly = guardedRoute(requireSuperadmin(ctx), tags);
-
   app.get(
-    '/api/server/export',
-    superadminOnly({
-      summary: "Every record of the instance as JSON in Zipline v4's export format (no file bytes)",
-      description:
-        'A download (chute_export_<ms>.json), streamed. ?counts=true answers how many records of each kind instead. ' +
-        '?nometrics is accepted (Chute keeps no metrics records: the list is always empty). 1023 when the settings ' +
-        'record is missing; 3015 for an ADMIN.',
-      querystring: z.object({
-        counts: z.string().optional().describe('"true": only the number of records of each kind'),
-        nometrics: z.string().optional().describe("leave out the metrics (Zipline's option)"),
-      }),
-      response: { 200: z.union([Export4Schema, ExportCountsSchema]) },
-    }),
+    '/export',
+    {
+      schema: {
+        tags,
+        summary: "Every record of the instance as JSON in Zipline v4's export format (no file bytes)",
+        description:
+          'A download (chute_export_<ms>.json), streamed. ?counts=true answers how many records of each kind instead. ' +
+          '?nometrics is accepted (Chute keeps no metrics records: the list is always empty). 1023 when the settings ' +
+          'record is missing; 3015 for an ADMIN.',
+        querystring: z.object({
+          counts: z.string().optional().describe('"true": only the number of records of each kind'),
+          nometrics: z.string().optional().describe("leave out the metrics (Zipline's option)"),
+        }),
+        response: { 200: z.union([Export4Schema, ExportCountsSchema]) },
+      },
+    },
     async (request, reply) => {
       if (request.query.counts === 'true') return ExportCountsSchema.parse(await serverExportCounts(ctx));
       const text = await serverExport(ctx, caller(request).user);
@@ -67,9 +57,10 @@ export const serverExportRoutes: RouteModule = (app, ctx) => {
   );
 
   app.post(
-    '/api/server/import',
+    '/import',
     {
-      ...superadminOnly({
+      schema: {
+        tags,
         summary: "Import an instance export: Chute's own (GET /api/server/export) or Zipline v4's",
         description:
           "The body is the export itself, or Zipline's {export4, config}. Users, quotas, sign-in providers, passkeys, " +
@@ -79,7 +70,7 @@ export const serverExportRoutes: RouteModule = (app, ctx) => {
           'serve them (docs/moving-from-zipline.md). 3015 for an ADMIN.',
         body: z.union([ZiplineImportBody, Export4Schema]),
         response: { 200: ImportResultSchema },
-      }),
+      },
       bodyLimit: IMPORT_BODY_LIMIT,
     },
     async (request) => {
@@ -90,13 +81,14 @@ export const serverExportRoutes: RouteModule = (app, ctx) => {
   );
 
   app.post(
-    '/api/server/import/v4',
+    '/import/v4',
     {
-      ...superadminOnly({
+      schema: {
+        tags,
         summary: "Zipline's name for POST /api/server/import, with its body {export4, config}",
         body: ZiplineImportBody,
         response: { 200: ImportResultSchema },
-      }),
+      },
       bodyLimit: IMPORT_BODY_LIMIT,
     },
     async (request) => importServerExport(ctx, caller(request).user, request.body.export4, request.body.config ?? {}),

@@ -1,8 +1,6 @@
 // The background job queue for admins (GET /api/server/jobs, retry, delete) and the thumbnail task
 // (POST /api/server/thumbnails).
 import { z } from 'zod';
-import { requireAdmin } from '../../http/auth.js';
-import { guardedRoute } from '../../http/openapi.js';
 import type { RouteModule } from '../../http/types.js';
 import { toIso } from '../../lib/clock.js';
 import type { JobRow } from '../../db/schema/tables.js';
@@ -52,20 +50,22 @@ function toJobDto(job: JobRow): z.infer<typeof JobSchema> {
 
 const jobParams = z.object({ id: z.string().min(1).max(64) });
 
+/** Under /api/server, for admins. */
 export const serverJobsRoutes: RouteModule = (app, ctx) => {
-  const adminOnly = guardedRoute(requireAdmin(ctx), tags);
-
   app.get(
-    '/api/server/jobs',
-    adminOnly({
-      summary: 'The background job queue: how many jobs of each kind are in each state, and the failed ones',
-      response: {
-        200: z.object({
-          counts: z.array(z.object({ kind: z.string(), state: JobStateSchema, count: z.number().int() })),
-          failed: z.array(JobSchema).describe('the 100 most recently failed jobs, with their last error'),
-        }),
+    '/jobs',
+    {
+      schema: {
+        tags,
+        summary: 'The background job queue: how many jobs of each kind are in each state, and the failed ones',
+        response: {
+          200: z.object({
+            counts: z.array(z.object({ kind: z.string(), state: JobStateSchema, count: z.number().int() })),
+            failed: z.array(JobSchema).describe('the 100 most recently failed jobs, with their last error'),
+          }),
+        },
       },
-    }),
+    },
     async () => {
       const overview = await jobOverview(ctx.db);
       return { counts: overview.counts, failed: overview.failed.map(toJobDto) };
@@ -73,22 +73,28 @@ export const serverJobsRoutes: RouteModule = (app, ctx) => {
   );
 
   app.post(
-    '/api/server/jobs/:id/retry',
-    adminOnly({
-      summary: 'Queue a failed (or done) job again with fresh attempts (a queued or running one -> 400/9000)',
-      params: jobParams,
-      response: { 200: JobSchema },
-    }),
+    '/jobs/:id/retry',
+    {
+      schema: {
+        tags,
+        summary: 'Queue a failed (or done) job again with fresh attempts (a queued or running one -> 400/9000)',
+        params: jobParams,
+        response: { 200: JobSchema },
+      },
+    },
     async (request) => toJobDto(await retryJob(ctx.db, request.params.id, ctx.clock.now())),
   );
 
   app.delete(
-    '/api/server/jobs/:id',
-    adminOnly({
-      summary: 'Delete a job that is not running (a running one -> 400/9000; none -> 404/9002)',
-      params: jobParams,
-      response: { 200: z.object({ deleted: z.literal(true) }) },
-    }),
+    '/jobs/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a job that is not running (a running one -> 400/9000; none -> 404/9002)',
+        params: jobParams,
+        response: { 200: z.object({ deleted: z.literal(true) }) },
+      },
+    },
     async (request) => {
       await deleteJob(ctx.db, request.params.id);
       return { deleted: true as const };
@@ -96,13 +102,17 @@ export const serverJobsRoutes: RouteModule = (app, ctx) => {
   );
 
   app.post(
-    '/api/server/thumbnails',
-    adminOnly({
-      summary: 'Queue thumbnail jobs for the images and videos that have none (rerun: for all of them)',
-      description: 'Answers at once; the jobs run in the background. 4011 while the setting thumbnailsEnabled is off.',
-      body: z.object({ rerun: z.boolean().optional() }).nullish(),
-      response: { 200: z.object({ status: z.string(), queued: z.number().int() }) },
-    }),
+    '/thumbnails',
+    {
+      schema: {
+        tags,
+        summary: 'Queue thumbnail jobs for the images and videos that have none (rerun: for all of them)',
+        description:
+          'Answers at once; the jobs run in the background. 4011 while the setting thumbnailsEnabled is off.',
+        body: z.object({ rerun: z.boolean().optional() }).nullish(),
+        response: { 200: z.object({ status: z.string(), queued: z.number().int() }) },
+      },
+    },
     async (request) => {
       const queued = await queueMissingThumbnails(ctx, request.body?.rerun === true);
       return { status: queued === 0 ? 'nothing to do' : `queued ${queued} thumbnail job(s)`, queued };

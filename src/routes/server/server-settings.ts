@@ -2,12 +2,10 @@
 // GET /api/server/public, what a login or register page (and the upload page: chunk sizes) needs before anyone is logged in.
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { caller, requireAdmin } from '../../http/auth.js';
-import { guardedRoute } from '../../http/openapi.js';
+import { caller } from '../../http/auth.js';
 import type { RouteModule } from '../../http/types.js';
 import { PublicServerInfoSchema } from '../../schemas/server.js';
-import { isFirstSetup } from '../../services/accounts/accounts.js';
-import { configuredProviders } from '../../services/accounts/oauth.js';
+import { publicServerInfo } from '../../services/operations/public-info.js';
 import {
   SECRET_MASK,
   SECRET_SETTING_KEYS,
@@ -60,8 +58,8 @@ const FIELDS = Object.fromEntries(
   ]),
 );
 
+/** Under /api/server, for admins. */
 export const serverSettingsRoutes: RouteModule = (app, ctx) => {
-  const adminOnly = guardedRoute(requireAdmin(ctx), tags);
   const answer = (request: FastifyRequest, settings: Settings) => ({
     settings: settingsAsSeenBy(settings, caller(request).user.role),
     locked: ctx.settings.lockedKeys(),
@@ -69,34 +67,43 @@ export const serverSettingsRoutes: RouteModule = (app, ctx) => {
   });
 
   app.get(
-    '/api/server/settings',
-    adminOnly({
-      summary: 'The server settings, the keys locked by the environment, and what each key means',
-      description:
-        'Read from the database on every call (4010 when the settings record is missing). Secrets (' +
-        `${SECRET_SETTING_KEYS.join(', ')}) are answered in full to the SUPERADMIN only; other admins read ` +
-        `"${SECRET_MASK}" when one is set.`,
-      response: { 200: SettingsAnswer },
-    }),
+    '/settings',
+    {
+      schema: {
+        tags,
+        summary: 'The server settings, the keys locked by the environment, and what each key means',
+        description:
+          'Read from the database on every call (4010 when the settings record is missing). Secrets (' +
+          `${SECRET_SETTING_KEYS.join(', ')}) are answered in full to the SUPERADMIN only; other admins read ` +
+          `"${SECRET_MASK}" when one is set.`,
+        response: { 200: SettingsAnswer },
+      },
+    },
     async (request) => answer(request, await ctx.settings.refresh()),
   );
 
   app.patch(
-    '/api/server/settings',
-    adminOnly({
-      summary: 'Change some settings; they take effect at once',
-      description:
-        'Unknown keys, invalid values and keys locked by the environment are refused together with 1022, naming ' +
-        'each failing key in issues; nothing is stored then. 4010 when the settings record is missing. A secret ' +
-        `sent back as "${SECRET_MASK}" (as an ADMIN read it) keeps its stored value.`,
-      body: z.record(z.string(), z.unknown()),
-      response: { 200: SettingsAnswer },
-    }),
+    '/settings',
+    {
+      schema: {
+        tags,
+        summary: 'Change some settings; they take effect at once',
+        description:
+          'Unknown keys, invalid values and keys locked by the environment are refused together with 1022, naming ' +
+          'each failing key in issues; nothing is stored then. 4010 when the settings record is missing. A secret ' +
+          `sent back as "${SECRET_MASK}" (as an ADMIN read it) keeps its stored value.`,
+        body: z.record(z.string(), z.unknown()),
+        response: { 200: SettingsAnswer },
+      },
+    },
     async (request) => answer(request, await ctx.settings.update(request.body)),
   );
+};
 
+/** Under /api/server, for anyone. */
+export const publicServerInfoRoutes: RouteModule = (app, ctx) => {
   app.get(
-    '/api/server/public',
+    '/public',
     {
       schema: {
         summary: 'What a login or register page (and the upload page) needs, without logging in',
@@ -106,22 +113,6 @@ export const serverSettingsRoutes: RouteModule = (app, ctx) => {
         },
       },
     },
-    async () => {
-      const { siteTitle, registrationEnabled, invitesEnabled, chunksEnabled, chunksThreshold, chunksSize } =
-        ctx.settings.get();
-      const { mfaTotpEnabled, mfaPasskeys } = ctx.settings.get();
-      return {
-        siteTitle,
-        registrationEnabled,
-        invitesEnabled,
-        firstSetup: await isFirstSetup(ctx),
-        chunksEnabled,
-        chunksThreshold,
-        chunksSize,
-        oauthProviders: configuredProviders(ctx),
-        mfaTotpEnabled,
-        mfaPasskeys,
-      };
-    },
+    async () => publicServerInfo(ctx),
   );
 };

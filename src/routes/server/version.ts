@@ -1,9 +1,7 @@
 // GET /api/version: the version of the running server and, when the update check is on, the latest release.
 import { z } from 'zod';
-import { requireUser } from '../../http/auth.js';
-import { guardedRoute } from '../../http/openapi.js';
 import type { RouteModule } from '../../http/types.js';
-import { checkForUpdate, runningVersion } from '../../services/operations/version.js';
+import { versionInfo } from '../../services/operations/version.js';
 
 const UpdateSchema = z
   .object({
@@ -15,26 +13,26 @@ const UpdateSchema = z
   })
   .meta({ id: 'UpdateCheck' });
 
+/** Under /api, for a signed-in user. */
 export const versionRoutes: RouteModule = (app, ctx) => {
   app.get(
-    '/api/version',
-    guardedRoute(requireUser(ctx), ['server'])({
-      summary: 'The version of the running server (and the latest release, when the update check is on)',
-      description:
-        'With the setting featuresVersionChecking on (off by default), the release feed at VERSION_CHECK_URL is ' +
-        'asked for the latest release (a good answer is kept an hour); when it cannot be asked, or answers no ' +
-        'version: 500/6001.',
-      response: {
-        200: z.object({
-          version: z.string().describe("Chute's version, e.g. 0.1.0"),
-          update: UpdateSchema.optional().describe('present when the update check is on'),
-        }),
+    '/version',
+    {
+      schema: {
+        tags: ['server'],
+        summary: 'The version of the running server (and the latest release, when the update check is on)',
+        description:
+          'With the setting featuresVersionChecking on (off by default), the release feed at VERSION_CHECK_URL is ' +
+          'asked for the latest release (a good answer is kept an hour); when it cannot be asked, or answers no ' +
+          'version: 500/6001.',
+        response: {
+          200: z.object({
+            version: z.string().describe("Chute's version, e.g. 0.1.0"),
+            update: UpdateSchema.optional().describe('present when the update check is on'),
+          }),
+        },
       },
-    }),
-    async () => {
-      const version = runningVersion();
-      if (!ctx.settings.get().featuresVersionChecking) return { version };
-      return { version, update: await checkForUpdate(ctx) };
     },
+    async () => versionInfo(ctx),
   );
 };

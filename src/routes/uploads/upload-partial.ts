@@ -3,10 +3,9 @@
 // upload options; every answer but the last carries the single-use token for the next chunk.
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { requireUserOrUploadFolder, uploaderOf } from '../../http/auth.js';
+import { uploaderOf } from '../../http/auth.js';
 import { publicBaseUrl } from '../../http/links.js';
 import { assertMultipart, chunkBody, receiving, sendLinksAsText } from '../../http/uploads/multipart.js';
-import { AUTHENTICATED } from '../../http/openapi.js';
 import { uploadRateLimit } from '../../http/rate-limit.js';
 import type { RouteModule } from '../../http/types.js';
 import {
@@ -34,6 +33,7 @@ const chunkHeaders = z.object({
   [UPLOAD_HEADERS.folder]: z.string().optional().describe('target folder; the same on every chunk'),
 });
 
+/** Under /api/upload, for a signed-in user or an anonymous upload into a public folder. */
 export const uploadPartialRoutes: RouteModule = (app, ctx) => {
   // Assemblies run after their answer was sent; closing the app waits for them.
   const assemblies = new BackgroundAssemblies(ctx);
@@ -56,9 +56,8 @@ export const uploadPartialRoutes: RouteModule = (app, ctx) => {
   };
 
   app.post(
-    '/api/upload/partial',
+    '/partial',
     {
-      preParsing: requireUserOrUploadFolder(ctx),
       config: { rateLimit: { ...uploadLimit, allowList } },
       schema: {
         summary: 'Upload one file in chunks',
@@ -69,7 +68,6 @@ export const uploadPartialRoutes: RouteModule = (app, ctx) => {
           '(GET /api/user/files/incomplete). Without credentials, every chunk names a public folder that allows uploads ' +
           "in x-service-folder (as POST /api/upload): the file is the folder owner's.",
         tags: ['files'],
-        security: AUTHENTICATED,
         headers: chunkHeaders,
         consumes: ['multipart/form-data'],
         response: { 200: z.union([PartialChunkResponseSchema, FinalChunkResponseSchema]) },
@@ -80,7 +78,7 @@ export const uploadPartialRoutes: RouteModule = (app, ctx) => {
         const chunk = parsePartialHeaders(request.headers);
         assertMultipart(request, 'send the chunk as multipart/form-data with a file part named file');
         const { user } = await uploaderOf(ctx, request);
-        const body = chunkBody(request, chunk.position.end - chunk.position.start + 1);
+        const body = chunkBody(request.raw, chunk.position.end - chunk.position.start + 1);
         if (chunk.token === null) {
           const options = parseUploadOptions(request.headers, ctx.settings.get(), ctx.clock.now());
           const baseUrl = publicBaseUrl(ctx, request, options.domain ?? undefined);

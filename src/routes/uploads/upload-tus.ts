@@ -5,10 +5,9 @@
 // (application/offset+octet-stream) reaches the tus handler as the untouched request stream (http/uploads/tus.ts).
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { requireUser } from '../../http/auth.js';
-import { AUTHENTICATED } from '../../http/openapi.js';
+import { registerRouteGroups } from '../../http/auth.js';
 import { uploadRateLimit } from '../../http/rate-limit.js';
-import { createTusServer, handleTusRequest, TUS_PATH } from '../../http/uploads/tus.js';
+import { createTusServer, handleTusRequest } from '../../http/uploads/tus.js';
 import type { RouteModule } from '../../http/types.js';
 
 const tusHeaders = z.object({
@@ -31,6 +30,10 @@ const DESCRIPTION =
   'the file in Chute-File-Id, Chute-File-Url and Chute-File-Raw-Url (HEAD too, afterwards). Errors use the spec ' +
   'shape with the tus status (409 offset, 460 checksum mismatch, 413 with 5001 or 5002).';
 
+/**
+ * Under /api/upload/tus (TUS_PATH), for anyone: OPTIONS, which tus clients ask before anything else; the rest is in a
+ * group of its own for a signed-in user, inside the same scope without body parsers.
+ */
 export const uploadTusRoutes: RouteModule = async (app, ctx) => {
   const tus = createTusServer(ctx);
   const limit = uploadRateLimit(ctx);
@@ -47,40 +50,43 @@ export const uploadTusRoutes: RouteModule = async (app, ctx) => {
       reply.header('tus-resumable', '1.0.0');
     });
 
-    const common = {
-      config: { rateLimit },
-      preParsing: requireUser(ctx),
-      schema: { tags: ['files'], security: AUTHENTICATED, headers: tusHeaders, description: DESCRIPTION },
-    };
     scope.route({
       method: 'OPTIONS',
-      url: TUS_PATH,
+      url: '',
       schema: { tags: ['files'], summary: 'tus: the versions, extensions and limits served', description: DESCRIPTION },
       handler: (request, reply) => handleTusRequest(ctx, tus, request, reply),
     });
     scope.route({
-      ...common,
-      method: 'POST',
-      url: TUS_PATH,
-      schema: { ...common.schema, summary: 'tus: create an upload (with its first bytes, optionally)' },
-      handler: (request, reply) => handleTusRequest(ctx, tus, request, reply),
-    });
-    scope.route({
       method: 'OPTIONS',
-      url: `${TUS_PATH}/:id`,
+      url: '/:id',
       schema: { hide: true },
       handler: (request, reply) => handleTusRequest(ctx, tus, request, reply),
     });
-    scope.route({
-      ...common,
-      method: ['HEAD', 'PATCH', 'DELETE'],
-      url: `${TUS_PATH}/:id`,
-      schema: {
-        ...common.schema,
-        params: z.object({ id: z.string() }),
-        summary: 'tus: the offset (HEAD), append (PATCH), terminate (DELETE)',
-      },
-      handler: (request, reply) => handleTusRequest(ctx, tus, request, reply),
-    });
+
+    const common = {
+      config: { rateLimit },
+      schema: { tags: ['files'], headers: tusHeaders, description: DESCRIPTION },
+    };
+    const tusUploadRoutes: RouteModule = (signedIn) => {
+      signedIn.route({
+        ...common,
+        method: 'POST',
+        url: '',
+        schema: { ...common.schema, summary: 'tus: create an upload (with its first bytes, optionally)' },
+        handler: (request, reply) => handleTusRequest(ctx, tus, request, reply),
+      });
+      signedIn.route({
+        ...common,
+        method: ['HEAD', 'PATCH', 'DELETE'],
+        url: '/:id',
+        schema: {
+          ...common.schema,
+          params: z.object({ id: z.string() }),
+          summary: 'tus: the offset (HEAD), append (PATCH), terminate (DELETE)',
+        },
+        handler: (request, reply) => handleTusRequest(ctx, tus, request, reply),
+      });
+    };
+    await registerRouteGroups(scope, ctx, [{ prefix: '', access: 'user', routes: [tusUploadRoutes] }]);
   });
 };

@@ -2,7 +2,7 @@
 // and the profile a user edits about themselves.
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { AppContext } from '../../context.js';
-import type { Db, Role, UserRow } from '../../db/schema/tables.js';
+import type { Db, Role, SessionRow, UserRow } from '../../db/schema/tables.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { NOT_NOW, precompiledByKey } from '../../db/precompiled.js';
 import { ApiError } from '../../lib/errors.js';
@@ -13,10 +13,20 @@ import { hashPassword, verifyPassword } from '../../lib/security/passwords.js';
 import { canonicalUsername, usernameKey } from '../../lib/text/usernames.js';
 import type { UserDto, UserViewSettings } from '../../schemas/user.js';
 import { parseView, toUserDto } from './dto.js';
-import { listSessionsOf, revokeOtherSessions } from './sessions.js';
+import {
+  listSessions,
+  listSessionsOf,
+  revokeOtherSessions,
+  revokeSession,
+  signIn,
+  type SessionOrigin,
+  type SignedIn,
+} from './sessions.js';
 import { acceptSecondFactorCode } from './totp.js';
 import { hasPasskeys, verifyPasskeyAssertion, type RelyingParty } from './passkeys.js';
 import { userNotDeleted } from './deleted-owners.js';
+import { insertUserRow, setUserColumns } from './user-records.js';
+import { claimFirstSetup } from '../operations/settings.js';
 
 /** Largest avatar accepted, decoded. */
 export const AVATAR_MAX_BYTES = 1024 * 1024;
@@ -117,7 +127,7 @@ export async function insertUser(
     updated_at: now,
   };
   try {
-    await db.insertInto('users').values(row).execute();
+    await insertUserRow(db, row);
   } catch (err) {
     if (isUniqueViolation(err, 'username')) throw new ApiError(takenCode);
     throw err;
@@ -143,17 +153,20 @@ export async function completeFirstSetup(
   // Hash before the transaction: argon2 takes tens of milliseconds and must not hold a database lock.
   const passwordHash = await hashPassword(input.password);
   return ctx.db.transaction().execute(async (trx) => {
-    const claimed = await trx
-      .updateTable('settings')
-      .set({ first_setup: 0, updated_at: ctx.clock.now() })
-      .where('id', '=', 1)
-      .where('first_setup', '=', 1)
-      .executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) !== 1) {
+    if (!(await claimFirstSetup(trx, ctx.clock.now()))) {
       throw new ApiError(9001, 'setup has already been completed');
     }
     return insertUser(ctx, trx, { username: input.username, passwordHash, role: 'SUPERADMIN' });
   });
+}
+
+/** completeFirstSetup(), the new SUPERADMIN signed in at once, so that a dashboard carries on without a second step. */
+export async function completeFirstSetupSignedIn(
+  ctx: AppContext,
+  input: { username: string; password: string },
+  origin: SessionOrigin,
+): Promise<SignedIn> {
+  return signIn(ctx, await completeFirstSetup(ctx, input), origin);
 }
 
 export type PasswordLoginResult = { kind: 'ok'; user: UserRow } | { kind: 'totp-required'; passkey: boolean };
@@ -194,6 +207,18 @@ export async function loginWithPassword(
   return { kind: 'ok', user };
 }
 
+/** loginWithPassword(), signing the user in once no second step is missing. */
+export async function signInWithPassword(
+  ctx: AppContext,
+  input: PasswordLoginInput,
+  rp: RelyingParty,
+  origin: SessionOrigin,
+): Promise<({ kind: 'signed-in' } & SignedIn) | { kind: 'totp-required'; passkey: boolean }> {
+  const result = await loginWithPassword(ctx, input, rp);
+  if (result.kind === 'totp-required') return result;
+  return { kind: 'signed-in', ...(await signIn(ctx, result.user, origin)) };
+}
+
 /**
  * The account a typed name signs in to: the one with exactly that name, else the one whose name is the same to a
  * reader (any case, full-width letters, surrounding spaces). The exact match first keeps every account reachable
@@ -225,14 +250,29 @@ export function freshTokenColumns(ctx: AppContext): Pick<UserRow, 'token_hash' |
 
 /** Replaces the API token; the old one stops working at once. */
 export async function regenerateToken(ctx: AppContext, userId: string): Promise<UserRow> {
-  await ctx.db
-    .updateTable('users')
-    .set({ ...freshTokenColumns(ctx), updated_at: ctx.clock.now() })
-    .where('id', '=', userId)
-    .execute();
+  await setUserColumns(ctx.db, userId, { ...freshTokenColumns(ctx), updated_at: ctx.clock.now() });
   const user = await findUserById(ctx.db, userId);
   if (!user) throw new ApiError(4009);
   return user;
+}
+
+/**
+ * Signs out one of the user's other sessions (`sessionId`; revokeSession's errors), or all of them but the current
+ * one, with `rotateToken` replacing the API token too, so that nothing signed in before keeps access. Answers the
+ * sessions left.
+ */
+export async function signOutSessions(
+  ctx: AppContext,
+  userId: string,
+  currentSessionId: string | undefined,
+  which: { sessionId: string } | { all: true; rotateToken?: boolean | undefined },
+): Promise<SessionRow[]> {
+  if ('sessionId' in which) await revokeSession(ctx, userId, currentSessionId, which.sessionId);
+  else {
+    await revokeOtherSessions(ctx, userId, currentSessionId);
+    if (which.rotateToken) await regenerateToken(ctx, userId);
+  }
+  return listSessions(ctx, userId);
 }
 
 export interface ProfileUpdate {
@@ -281,7 +321,7 @@ export async function updateProfile(
   changes.updated_at = ctx.clock.now();
   try {
     await ctx.db.transaction().execute(async (trx) => {
-      await trx.updateTable('users').set(changes).where('id', '=', user.id).execute();
+      await setUserColumns(trx, user.id, changes);
       if (changes.password !== undefined) await revokeOtherSessions(ctx, user.id, currentSessionId, trx);
     });
   } catch (err) {

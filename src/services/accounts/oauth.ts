@@ -17,6 +17,7 @@ import {
   type FlowSecrets,
   type ProviderIdentity,
 } from './oauth-providers.js';
+import { signIn, type SessionOrigin, type SignedIn } from './sessions.js';
 
 /** How long a person has between leaving for the provider and coming back. */
 export const OAUTH_FLOW_TTL_MS = 10 * 60_000;
@@ -109,6 +110,17 @@ export async function finishOAuthFlow(ctx: AppContext, callback: OAuthCallback):
     return linkIdentity(ctx, callback.currentUser, provider, identity);
   }
   return loginOrRegister(ctx, provider, identity);
+}
+
+/** finishOAuthFlow(), signing in the user it logged in or registered (a linking flow leaves the session as it is). */
+export async function finishOAuthSignIn(
+  ctx: AppContext,
+  callback: OAuthCallback,
+  origin: SessionOrigin,
+): Promise<{ kind: 'linked' } | ({ kind: 'signed-in' } & SignedIn)> {
+  const outcome = await finishOAuthFlow(ctx, callback);
+  if (outcome.kind === 'linked') return { kind: 'linked' };
+  return { kind: 'signed-in', ...(await signIn(ctx, outcome.user, origin)) };
 }
 
 async function findLink(db: Db, provider: OAuthProviderKind, oauthId: string) {
@@ -256,4 +268,9 @@ export async function unlinkOAuthProvider(
     await trx.deleteFrom('oauth_providers').where('id', '=', link.id).execute();
     return links.filter((l) => l.id !== link.id).sort((a, b) => a.created_at - b.created_at);
   });
+}
+
+/** An imported sign-in link, in the import's transaction. */
+export async function insertImportedOAuthProvider(db: Db, row: OAuthProviderRow): Promise<void> {
+  await db.insertInto('oauth_providers').values(row).execute();
 }

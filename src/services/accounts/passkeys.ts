@@ -13,11 +13,12 @@ import type {
 } from '@simplewebauthn/server';
 import { loadWebAuthn } from '../../lib/lazy-modules.js';
 import type { AppContext } from '../../context.js';
-import type { PasskeyRow, UserRow, WebauthnPurpose } from '../../db/schema/tables.js';
+import type { Db, PasskeyRow, UserRow, WebauthnPurpose } from '../../db/schema/tables.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/security/ids.js';
 import { userNotDeleted } from './deleted-owners.js';
+import { signIn, type SessionOrigin, type SignedIn } from './sessions.js';
 
 /** How long a challenge (and so a registration or login ceremony) lives. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -296,6 +297,19 @@ export async function verifyPasskeyAssertion(
   return user;
 }
 
+/**
+ * Signing in with a passkey alone: it must verify its user (PIN, biometrics), standing for both steps of a password
+ * login (verifyPasskeyAssertion's errors); its user is signed in.
+ */
+export async function signInWithPasskey(
+  ctx: AppContext,
+  rp: RelyingParty,
+  input: { challengeId?: string | undefined; response?: AuthenticationResponseJSON | undefined },
+  origin: SessionOrigin,
+): Promise<SignedIn> {
+  return signIn(ctx, await verifyPasskeyAssertion(ctx, rp, input, { requireUserVerification: true }), origin);
+}
+
 export async function hasPasskeys(ctx: AppContext, userId: string): Promise<boolean> {
   const row = await ctx.db.selectFrom('passkeys').select('id').where('user_id', '=', userId).executeTakeFirst();
   return row !== undefined;
@@ -312,4 +326,9 @@ function parseRegistration(row: PasskeyRow): StoredRegistration | null {
   } catch {
     return null;
   }
+}
+
+/** An imported passkey, in the import's transaction. */
+export async function insertImportedPasskey(db: Db, row: PasskeyRow): Promise<void> {
+  await db.insertInto('passkeys').values(row).execute();
 }

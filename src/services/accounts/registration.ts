@@ -6,6 +6,7 @@ import { hashPassword } from '../../lib/security/passwords.js';
 import { canonicalUsername } from '../../lib/text/usernames.js';
 import { insertUser } from './accounts.js';
 import { consumeInvite } from './invites.js';
+import { signIn, type SessionOrigin, type SignedIn } from './sessions.js';
 
 export interface Registration {
   username: string;
@@ -32,4 +33,13 @@ export async function registerUser(ctx: AppContext, input: Registration): Promis
     if (input.code !== undefined) await consumeInvite(ctx, trx, input.code);
     return insertUser(ctx, trx, { username: input.username, passwordHash, role: 'USER' }, 1039);
   });
+}
+
+/** registerUser(), the new user signed in. */
+export async function registerAndSignIn(
+  ctx: AppContext,
+  input: Registration,
+  origin: SessionOrigin,
+): Promise<SignedIn> {
+  return signIn(ctx, await registerUser(ctx, input), origin);
 }

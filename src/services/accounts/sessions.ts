@@ -40,6 +40,18 @@ export async function createSession(
   return { secret, session };
 }
 
+/** A user who has just proved who they are, and the secret of their new session (for the cookie). */
+export interface SignedIn {
+  user: UserRow;
+  secret: string;
+}
+
+/** Signs in `user`, who has just proved who they are: a new session. */
+export async function signIn(ctx: AppContext, user: UserRow, origin: SessionOrigin): Promise<SignedIn> {
+  const { secret } = await createSession(ctx, user.id, origin);
+  return { user, secret };
+}
+
 /** The live session a cookie secret belongs to, with its user; undefined when unknown, revoked or expired. */
 export async function findSession(
   ctx: AppContext,
@@ -117,6 +129,11 @@ export async function revokeOtherSessions(
   if (currentSessionId) query = query.where('id', '!=', currentSessionId);
   const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** Ends every session of the user, in the caller's transaction (a deletion, credentials replaced by someone else). */
+export async function deleteSessionsOf(db: Db, userId: string): Promise<void> {
+  await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
 }
 
 /** Removes expired sessions (run periodically). */

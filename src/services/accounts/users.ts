@@ -22,22 +22,18 @@ import {
   parseAvatar,
   usernameColumns,
 } from './accounts.js';
-import {
-  decodeListCursor,
-  encodeListCursor,
-  isDeepPage,
-  listKey,
-  listRunner,
-  MANY_MATCHES,
-  pageOfRows,
-  type ListPosition,
-} from '../lists/pages.js';
+import { isDeepPage, listRunner, MANY_MATCHES, pageOfRows } from '../lists/pages.js';
+import { decodeListCursor, encodeListCursor, listKey, type ListPosition } from '../lists/cursors.js';
 import { searchMatch, USER_SEARCH } from '../../db/schema/search-index.js';
 import { resumeDeletions } from '../operations/unfinished-deletions.js';
 import { beginUserDeletion, continueUserDeletion } from './user-deletion.js';
 import { userNotDeleted } from './deleted-owners.js';
 import { usageOfOne } from '../statistics/usage.js';
 import { resolveQuotaInput, setUserQuota, type QuotaLimits } from './quotas.js';
+import { deleteSessionsOf } from './sessions.js';
+import { setUserColumns } from './user-records.js';
+import { endFirstSetup } from '../operations/settings.js';
+import { listTags, type TagWithCount } from '../organise/tags.js';
 
 /** Whether `actor` may edit or delete `target` (acting on oneself is checked by the operation). */
 function canManage(actor: UserRow, target: UserRow): boolean {
@@ -91,7 +87,6 @@ export interface UserList {
   page: number;
   perpage: number;
   total: number;
-  pages: number;
   /** The cursor of the page after this one; null on the last. */
   nextCursor: string | null;
 }
@@ -127,7 +122,6 @@ export async function listUsers(ctx: AppContext, query: UserListQuery): Promise<
     page: query.page,
     perpage,
     total: count,
-    pages: Math.ceil(count / perpage),
     nextCursor: hasNext && last ? encodeListCursor(ctx, key, { value: last.created_at, id: last.id }) : null,
   };
 }
@@ -185,6 +179,11 @@ export async function readableUser(ctx: AppContext, actor: UserRow, id: string):
     throw new ApiError(3019, `a ${actor.role} cannot read a ${user.role}`);
   }
   return user;
+}
+
+/** GET /api/users/:id/tags: the tags of a user `actor` may read (readableUser's errors). */
+export async function readableUserTags(ctx: AppContext, actor: UserRow, id: string): Promise<TagWithCount[]> {
+  return listTags(ctx, (await readableUser(ctx, actor, id)).id);
 }
 
 export interface NewUserByAdmin {
@@ -252,18 +251,14 @@ export async function updateUser(ctx: AppContext, actor: UserRow, id: string, ed
     }
     if (Object.keys(changes).length > 0) {
       try {
-        await trx
-          .updateTable('users')
-          .set({ ...changes, updated_at: ctx.clock.now() })
-          .where('id', '=', id)
-          .execute();
+        await setUserColumns(trx, id, { ...changes, updated_at: ctx.clock.now() });
       } catch (err) {
         if (isUniqueViolation(err, 'username')) throw new ApiError(1039);
         throw err;
       }
     }
     if (limits !== undefined) await setUserQuota(ctx, trx, id, limits);
-    if (changes.password !== undefined && !self) await trx.deleteFrom('sessions').where('user_id', '=', id).execute();
+    if (changes.password !== undefined && !self) await deleteSessionsOf(trx, id);
     const updated = await trx.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     return loadUserDto(ctx, updated, trx);
   });
@@ -351,11 +346,7 @@ export async function createUserAsOperator(
   return ctx.db.transaction().execute(async (trx) => {
     const user = await insertUser(ctx, trx, { username: input.username, passwordHash, role: input.role }, 1040);
     if (input.role === 'SUPERADMIN') {
-      await trx
-        .updateTable('settings')
-        .set({ first_setup: 0, updated_at: ctx.clock.now() })
-        .where('id', '=', 1)
-        .execute();
+      await endFirstSetup(trx, ctx.clock.now());
     }
     return user;
   });
@@ -369,8 +360,8 @@ export async function resetPasswordAsOperator(ctx: AppContext, username: string,
   const user = await accountNamed(ctx, username);
   const changes = { password: await hashPassword(password), ...freshTokenColumns(ctx), updated_at: ctx.clock.now() };
   await ctx.db.transaction().execute(async (trx) => {
-    await trx.updateTable('users').set(changes).where('id', '=', user.id).execute();
-    await trx.deleteFrom('sessions').where('user_id', '=', user.id).execute();
+    await setUserColumns(trx, user.id, changes);
+    await deleteSessionsOf(trx, user.id);
   });
   return { ...user, ...changes };
 }
@@ -385,7 +376,7 @@ export async function setRoleAsOperator(ctx: AppContext, username: string, role:
     if (target.role === 'SUPERADMIN' && superadmins <= 1) {
       throw new ApiError(3007, 'the last SUPERADMIN cannot give up the role');
     }
-    await trx.updateTable('users').set({ role, updated_at: ctx.clock.now() }).where('id', '=', id).execute();
+    await setUserColumns(trx, id, { role, updated_at: ctx.clock.now() });
     return { ...target, role };
   });
 }

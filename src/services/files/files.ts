@@ -15,9 +15,11 @@ import { typeCounts, usageOfOne } from '../statistics/usage.js';
 import { publicThumbnailName, thumbnailKeyOf } from '../media/thumbnail-names.js';
 import { flushViews } from '../serving/view-counts.js';
 import { deleteFilesById, deleteFilesWhere, yieldToRequests } from './deletions.js';
+import { setColumnOfFiles, setFileColumns } from './records.js';
 import { mimeEssence } from '../../lib/formats/media-types.js';
 import { hashPassword } from '../../lib/security/passwords.js';
 import type { FileDto } from '../../schemas/file.js';
+import { assertTagsOf, setFileTags } from '../organise/tags.js';
 
 type Caller = Pick<UserRow, 'id' | 'role'>;
 
@@ -233,6 +235,26 @@ export interface FilePatch {
 }
 
 /**
+ * updateFile(), and with `tagIds` (Zipline's `tags` key) the file's tags set to exactly those. They are checked (1032
+ * for one that is not the owner's) before anything changes, so that a bad one leaves the file as it was.
+ */
+export async function updateFileAndTags(
+  ctx: AppContext,
+  caller: Caller,
+  idOrName: string,
+  patch: FilePatch,
+  tagIds: string[] | undefined,
+): Promise<FileRow> {
+  if (tagIds !== undefined) {
+    const file = await findManagedFile(ctx, caller, idOrName);
+    if (file.user_id !== null) await assertTagsOf(ctx, file.user_id, tagIds);
+  }
+  const row = await updateFile(ctx, caller, idOrName, patch);
+  if (tagIds !== undefined && row.user_id !== null) await setFileTags(ctx, row.user_id, row.id, tagIds, 'replace');
+  return row;
+}
+
+/**
  * PATCH /api/user/files/:id. A taken name -> 1014, a bad one -> 1007/1009, a bad originalName -> 1008, type -> 1065,
  * an expiry that is not in the future -> 1000.
  */
@@ -274,7 +296,7 @@ export async function updateFile(
   if (Object.keys(changes).length === 0) return row;
   changes.updated_at = ctx.clock.now();
   try {
-    await ctx.db.updateTable('files').set(changes).where('id', '=', row.id).execute();
+    await setFileColumns(ctx.db, row.id, changes);
   } catch (err) {
     if (isUniqueViolation(err, 'name')) throw new ApiError(1014, changes.name);
     throw err;
@@ -355,16 +377,12 @@ export async function updateFilesInBulk(
     change = { column: 'folder_id', value: folderId };
   }
   // Only the files whose value differs are touched (and counted).
-  const result = await ctx.db
-    .updateTable('files')
-    .set({ [change.column]: change.value, updated_at: ctx.clock.now() })
-    .where(
-      'id',
-      'in',
-      rows.map((r) => r.id),
-    )
-    .where(change.column, 'is distinct from', change.value)
-    .executeTakeFirst();
+  const result = await setColumnOfFiles(
+    ctx.db,
+    rows.map((r) => r.id),
+    change,
+    ctx.clock.now(),
+  );
   const count = Number(result.numUpdatedRows);
   // Nothing changed: 4006 for a move and 1028 for favourites, as Zipline.
   if (count === 0) throw new ApiError(change.column === 'folder_id' ? 4006 : 1028);

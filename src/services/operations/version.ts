@@ -83,6 +83,13 @@ interface Kept {
 /** Per running server (tests run several in one process), the last good answer and the check under way. */
 const kept = new WeakMap<AppContext, { last?: Kept; pending?: Promise<Kept> }>();
 
+/** GET /api/version: the running version, and the latest release while the setting featuresVersionChecking is on. */
+export async function versionInfo(ctx: AppContext): Promise<{ version: string; update?: UpdateCheck }> {
+  const version = runningVersion();
+  if (!ctx.settings.get().featuresVersionChecking) return { version };
+  return { version, update: await checkForUpdate(ctx) };
+}
+
 /** The latest release as the feed names it (6001 when it cannot be had). */
 export async function checkForUpdate(ctx: AppContext): Promise<UpdateCheck> {
   let state = kept.get(ctx);

@@ -8,15 +8,17 @@ import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/security/ids.js';
 import type { FolderDto } from '../../schemas/folder.js';
 import { isAdmin, managesFilesOf } from '../files/files.js';
-import {
-  decodeListCursor,
-  encodeListCursor,
-  listKey,
-  pageOfRows,
-  type ListPosition,
-  type ReadRows,
-} from '../lists/pages.js';
+import { pageOfRows, type ReadRows } from '../lists/pages.js';
+import { decodeListCursor, encodeListCursor, listKey, type ListPosition } from '../lists/cursors.js';
 import { removeBlobs } from '../files/blob-deletions.js';
+import {
+  deleteOwnFilesInFolders,
+  moveFilesOfFolder,
+  moveOwnFilesIntoFolder,
+  putFileIntoFolder,
+  takeFileOutOfFolder,
+  unfileFilesOfFolders,
+} from '../files/records.js';
 import { ownerNotDeleted, userNotDeleted } from '../accounts/deleted-owners.js';
 
 /** Folder trees deeper than this are refused (and a cycle, were one ever stored, cannot loop forever). */
@@ -315,12 +317,7 @@ export async function createFolder(ctx: AppContext, userId: string, input: Folde
     await trx.insertInto('folders').values(row).execute();
     const fileIds = [...new Set(input.fileIds ?? [])];
     if (fileIds.length > 0) {
-      const moved = await trx
-        .updateTable('files')
-        .set({ folder_id: row.id, updated_at: now })
-        .where('id', 'in', fileIds)
-        .where('user_id', '=', userId)
-        .executeTakeFirst();
+      const moved = await moveOwnFilesIntoFolder(trx, userId, fileIds, row.id, now);
       if (Number(moved.numUpdatedRows) !== fileIds.length) throw new ApiError(4000, 'a file is not yours');
     }
   });
@@ -391,11 +388,7 @@ export async function addFileToFolder(
     await ownFolderToChange(trx, userId, folderId);
     const file = await ownFileInFolder(trx, userId, fileId);
     if (file.folder_id === folderId) throw new ApiError(1011);
-    await trx
-      .updateTable('files')
-      .set({ folder_id: folderId, updated_at: ctx.clock.now() })
-      .where('id', '=', fileId)
-      .execute();
+    await putFileIntoFolder(trx, fileId, folderId, ctx.clock.now());
   });
   return getOwnFolder(ctx, userId, folderId);
 }
@@ -410,12 +403,7 @@ export async function removeFileFromFolder(
   await getOwnFolder(ctx, userId, folderId);
   const file = await ownFileInFolder(ctx.db, userId, fileId);
   if (file.folder_id !== folderId) throw new ApiError(1012);
-  await ctx.db
-    .updateTable('files')
-    .set({ folder_id: null, updated_at: ctx.clock.now() })
-    .where('id', '=', fileId)
-    .where('folder_id', '=', folderId)
-    .execute();
+  await takeFileOutOfFolder(ctx.db, fileId, folderId, ctx.clock.now());
   return getOwnFolder(ctx, userId, folderId);
 }
 
@@ -448,6 +436,18 @@ export interface FolderDeleteResult {
   keptFiles: number;
 }
 
+/** deleteFolder(), answering the folder as it was (Zipline's answer to its delete=folder). */
+export async function deleteFolderReturningIt(
+  ctx: AppContext,
+  userId: string,
+  id: string,
+  options: FolderDeleteOptions,
+): Promise<FolderWithCounts> {
+  const folder = await getOwnFolder(ctx, userId, id);
+  await deleteFolder(ctx, userId, id, options);
+  return folder;
+}
+
 export async function deleteFolder(
   ctx: AppContext,
   userId: string,
@@ -476,11 +476,7 @@ export async function deleteFolder(
         .where('parent_id', '=', id)
         .execute();
       if (typeof children === 'object') {
-        const moved = await trx
-          .updateTable('files')
-          .set({ folder_id: children.into, updated_at: now })
-          .where('folder_id', '=', id)
-          .executeTakeFirst();
+        const moved = await moveFilesOfFolder(trx, id, children.into, now);
         movedFiles = Number(moved.numUpdatedRows);
       }
     }
@@ -488,19 +484,10 @@ export async function deleteFolder(
     let keptFiles = movedFiles;
     if (options.files === 'delete') {
       // Only the owner's own files; anything else in the folders is left unfiled by the database.
-      const deleted = await trx
-        .deleteFrom('files')
-        .where('folder_id', 'in', doomed)
-        .where('user_id', '=', userId)
-        .returning('storage_key')
-        .execute();
+      const deleted = await deleteOwnFilesInFolders(trx, userId, doomed);
       storageKeys = deleted.map((d) => d.storage_key);
     } else {
-      const kept = await trx
-        .updateTable('files')
-        .set({ folder_id: null, updated_at: now })
-        .where('folder_id', 'in', doomed)
-        .executeTakeFirst();
+      const kept = await unfileFilesOfFolders(trx, doomed, now);
       keptFiles += Number(kept.numUpdatedRows);
     }
     // The database cascades the delete to every folder below (those that were not lifted out first).
@@ -636,4 +623,9 @@ export async function findUploadFolder(ctx: AppContext, id: string): Promise<Pic
   if (!folder) throw new ApiError(4001);
   if (folder.public !== 1 || folder.allow_uploads !== 1) throw new ApiError(3002, 'the folder does not accept uploads');
   return folder;
+}
+
+/** Imported folders (parents before their children), one statement per slice the import gives. */
+export async function insertImportedFolders(db: Db, rows: NewFolder[]): Promise<void> {
+  await db.insertInto('folders').values(rows).execute();
 }

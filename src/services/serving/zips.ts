@@ -7,6 +7,7 @@ import yazl from 'yazl';
 import type { AppContext } from '../../context.js';
 import type { FolderRow } from '../../db/schema/tables.js';
 import { storageTempDir } from '../../storage/index.js';
+import { findPublicFolder, getOwnFolder } from '../organise/folders.js';
 import { compactEntryList } from './zip-entry-list.js';
 
 export interface FolderZipOptions {
@@ -205,4 +206,22 @@ export function storedZipStream(
 /** The zip of `folder` as a stream. A storage failure mid-way destroys the stream (the client sees a cut download). */
 export function folderZipStream(ctx: AppContext, folder: FolderRow, options: FolderZipOptions): Readable {
   return storedZipStream(ctx, folderEntries(ctx, folder, options), { folderId: folder.id });
+}
+
+/** A folder and the stream of its zip. */
+export interface FolderZip {
+  folder: FolderRow;
+  stream: Readable;
+}
+
+/** The zip of one of `userId`'s folders, for its owner (4001 when it is not theirs). */
+export async function ownFolderZip(ctx: AppContext, userId: string, id: string): Promise<FolderZip> {
+  const folder = await getOwnFolder(ctx, userId, id);
+  return { folder, stream: folderZipStream(ctx, folder, { audience: 'owner' }) };
+}
+
+/** The zip of a public folder, for anyone (4001 missing, 3002 not public). */
+export async function publicFolderZip(ctx: AppContext, id: string): Promise<FolderZip> {
+  const folder = await findPublicFolder(ctx, id);
+  return { folder, stream: folderZipStream(ctx, folder, { audience: 'public' }) };
 }

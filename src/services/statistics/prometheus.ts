@@ -26,6 +26,15 @@ export function authorizeScrape(ctx: AppContext, authorization: string | undefin
   }
 }
 
+/** GET /metrics for a request whose Authorization header is `authorization`: refused (authorizeScrape), or answered. */
+export async function scrapeMetrics(
+  ctx: AppContext,
+  authorization: string | undefined,
+): Promise<{ contentType: string; text: string }> {
+  authorizeScrape(ctx, authorization);
+  return prometheusExposition(ctx);
+}
+
 type Aggregate = number | string | bigint | null;
 
 /** Sets the gauges read from the database, then renders every metric as Prometheus text. */

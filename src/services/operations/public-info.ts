@@ -1,0 +1,25 @@
+// What the server tells anyone before they sign in (GET /api/server/public): the site's title, the ways in that are
+// open (registration, invites, OAuth providers, second factors), whether setup is still to do, and the chunk sizes
+// the upload page uses.
+import type { AppContext } from '../../context.js';
+import type { PublicServerInfo } from '../../schemas/server.js';
+import { isFirstSetup } from '../accounts/accounts.js';
+import { configuredProviders } from '../accounts/oauth.js';
+
+export async function publicServerInfo(ctx: AppContext): Promise<PublicServerInfo> {
+  const { siteTitle, registrationEnabled, invitesEnabled, chunksEnabled, chunksThreshold, chunksSize } =
+    ctx.settings.get();
+  const { mfaTotpEnabled, mfaPasskeys } = ctx.settings.get();
+  return {
+    siteTitle,
+    registrationEnabled,
+    invitesEnabled,
+    firstSetup: await isFirstSetup(ctx),
+    chunksEnabled,
+    chunksThreshold,
+    chunksSize,
+    oauthProviders: configuredProviders(ctx),
+    mfaTotpEnabled,
+    mfaPasskeys,
+  };
+}
