@@ -3,7 +3,6 @@
 // the next page starts right after it (keyset: the same cost at any depth, no file skipped or repeated when others
 // come and go). Page numbers (Zipline's clients) skip entries of the same index, from whichever end is nearer.
 // Substring search goes through the trigram index of db/schema/search-index.ts when the query is long enough.
-import { createHash } from 'node:crypto';
 import {
   sql,
   type Compilable,
@@ -12,7 +11,6 @@ import {
   type SelectQueryBuilder,
   type SqlBool,
 } from 'kysely';
-import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import {
   countOwnedMatches,
@@ -34,6 +32,7 @@ import {
   type FileSortField,
 } from '../../lib/file-list.js';
 import { isAdmin, managesFilesOf } from '../files/files.js';
+import { decodeListCursor, encodeListCursor, listKey } from './cursors.js';
 import { isDeepPage, listRunner, type RunList } from './pages.js';
 import { typeCounts, usageOfOne } from '../statistics/usage.js';
 import { flushViews } from '../serving/view-counts.js';
@@ -380,21 +379,16 @@ function fileListing(ctx: AppContext, ownerId: string, query: ListQuery): Listin
             eb.selectFrom('tags').select('tags.id').where('tags.user_id', '=', ownerId).where('tags.id', 'in', tagIds),
           )
       : counted.select((eb) => eb.fn.countAll<number | string>().as('count'));
-  const key = createHash('sha256')
-    .update(
-      JSON.stringify([
-        ownerId,
-        query.sortBy,
-        query.order,
-        query.searchQuery ? [query.searchField, query.searchQuery] : null,
-        query.favorite ?? null,
-        query.filter === 'dashboard',
-        [...tagIds].sort(),
-        query.folderId ?? null,
-      ]),
-    )
-    .digest('base64url')
-    .slice(0, 16);
+  const key = listKey([
+    ownerId,
+    query.sortBy,
+    query.order,
+    query.searchQuery ? [query.searchField, query.searchQuery] : null,
+    query.favorite ?? null,
+    query.filter === 'dashboard',
+    [...tagIds].sort(),
+    query.folderId ?? null,
+  ]);
   return {
     column,
     textual: TEXT_SORT.has(query.sortBy),
@@ -718,43 +712,17 @@ async function rowsInOrder(ctx: AppContext, positions: Position[]): Promise<File
   return positions.flatMap((p) => byId.get(p.id) ?? []);
 }
 
-const CursorPayload = z.object({
-  k: z.string(),
-  s: z.number().int().min(0),
-  v: z.union([z.string(), z.number(), z.null()]),
-  i: z.string(),
-});
-
-/** Encrypted (AES-GCM with the instance's key): opaque to clients, and a changed one does not decrypt. */
 function encodeCursor(ctx: AppContext, listing: Listing, position: Position): string {
-  return ctx.secrets.encrypt(
-    JSON.stringify({ k: listing.key, s: position.segment, v: position.value, i: position.id }),
-  );
+  return encodeListCursor(ctx, listing.key, { segment: position.segment, value: position.value, id: position.id });
 }
 
-/**
- * The position a cursor stands for. Malformed, forged, or made for another listing (another owner, order or filter)
- * -> 1000 like any other bad query parameter, with the same words whichever it is: a cursor tells nothing.
- */
+/** The position a cursor stands for: one of this listing's, in one of its segments, with a value of its kind. */
 function decodeCursor(ctx: AppContext, listing: Listing, cursor: string): Position {
-  let payload: z.infer<typeof CursorPayload> | undefined;
-  try {
-    payload = CursorPayload.parse(JSON.parse(ctx.secrets.decrypt(cursor)));
-  } catch {
-    payload = undefined;
-  }
-  const segment = payload ? listing.segments[payload.s] : undefined;
-  const valueFits =
-    payload !== undefined &&
-    segment !== undefined &&
-    (segment.nulls ? payload.v === null : typeof payload.v === (listing.textual ? 'string' : 'number'));
-  if (!payload || payload.k !== listing.key || !valueFits) {
-    const message = 'not a cursor of this listing';
-    throw new ApiError(1000, `querystring.cursor: ${message}`, {
-      extra: { issues: [{ path: 'querystring.cursor', message }] },
-    });
-  }
-  return { segment: payload.s, value: payload.v, id: payload.i };
+  const { segment, value, id } = decodeListCursor(ctx, listing.key, cursor, ({ segment, value }) => {
+    const of = segment === undefined ? undefined : listing.segments[segment];
+    return of !== undefined && (of.nulls ? value === null : typeof value === (listing.textual ? 'string' : 'number'));
+  });
+  return { segment: segment!, value, id };
 }
 
 /**

@@ -2,12 +2,10 @@
 // index with the id as tie-breaker. A page by number is read from whichever end of the order is nearer, so the last
 // page costs what the first does (pages in the middle of a long list still skip index entries); a cursor (keyset)
 // starts right after the last row of the previous page, at the same cost at any depth.
-import { createHash } from 'node:crypto';
 import type { Compilable } from 'kysely';
-import { z } from 'zod';
 import type { AppContext } from '../../context.js';
-import { sameConnectionReader } from '../../db/sqlite/worker-connections.js';
-import { ApiError } from '../../lib/errors.js';
+import { sameConnectionReader } from '../../db/batches-and-slow-reads.js';
+import type { ListPosition } from './cursors.js';
 
 /** A page number this many rows from both ends of its list is skipped to on the slow reader (ctx.reads). */
 export const DEEP_SKIP = 20_000;
@@ -67,47 +65,4 @@ export async function pageOfRows<Row>(
   }
   const rows = await rowsOfPage(read, page, perPage, total);
   return { rows, hasNext: (page - 1) * perPage + rows.length < total && rows.length === perPage };
-}
-
-/** Where a page ended: the sort value and the id of its last row. */
-export interface ListPosition {
-  value: number | string;
-  id: string;
-}
-
-/** What binds a cursor to one listing: a short hash of the list's name, owner and filters. */
-export function listKey(parts: unknown[]): string {
-  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 16);
-}
-
-const CursorPayload = z.object({ k: z.string(), v: z.union([z.number(), z.string()]), i: z.string() });
-
-/**
- * A `nextCursor`: the position, bound to one listing by `key` (the list, its owner and its filters), encrypted with the
- * instance's key (opaque, and a changed one does not decrypt).
- */
-export function encodeListCursor(ctx: AppContext, key: string, position: ListPosition): string {
-  return ctx.secrets.encrypt(JSON.stringify({ k: key, v: position.value, i: position.id }));
-}
-
-/** The position of a cursor of this listing; anything else -> 1000, the same words whatever was wrong. */
-export function decodeListCursor(
-  ctx: AppContext,
-  key: string,
-  cursor: string,
-  valueType: 'number' | 'string',
-): ListPosition {
-  let payload: z.infer<typeof CursorPayload> | undefined;
-  try {
-    payload = CursorPayload.parse(JSON.parse(ctx.secrets.decrypt(cursor)));
-  } catch {
-    payload = undefined;
-  }
-  if (!payload || payload.k !== key || typeof payload.v !== valueType) {
-    const message = 'not a cursor of this listing';
-    throw new ApiError(1000, `querystring.cursor: ${message}`, {
-      extra: { issues: [{ path: 'querystring.cursor', message }] },
-    });
-  }
-  return { value: payload.v, id: payload.i };
 }
