@@ -40,14 +40,3 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
 
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
-
-/**
- * The options of routes that need a caller: `guard` (requireUser, requireAdmin) as their preParsing hook, and their
- * schema filed under `tags` and marked as needing the token or the session.
- */
-export function guardedRoute<G>(guard: G, tags: string[]) {
-  return <S extends object>(schema: S) => ({
-    preParsing: guard,
-    schema: { ...schema, tags, security: AUTHENTICATED },
-  });
-}

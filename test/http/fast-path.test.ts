@@ -1,6 +1,7 @@
-// The fast path (src/http/serving/fast-path.ts) answers plain redirects and small public files before Fastify: its answers
-// must be exactly the routes' own (the route answers the same request with a query added, which the fast path leaves
-// to it), views counted once, the route's metrics counting it, and everything that is not plain left to the routes.
+// The fast path (src/http/serving/fast-path.ts) takes plain redirects and small public files before Fastify and answers
+// them with the routes' own plans and renderers. These tests check what it takes and what it leaves to the routes, that
+// the answers are the same either way (the route answers the same request with a query added, which the fast path
+// leaves to it), views counted once, and the route's metrics counting it.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { flushViews } from '../../src/services/serving/view-counts.js';

@@ -1,7 +1,7 @@
-// The fast path of uploads (src/http/uploads/fast-path.ts) answers plain POST /api/upload requests before Fastify: its
-// answers must be the route's (the route answers the same request with a query added, which the fast path leaves to
-// it), refusals in the spec's shape, and what it does not take (a caller with an upload limit, errors before the
-// body) left to the route.
+// The fast path of uploads (src/http/uploads/fast-path.ts) takes plain POST /api/upload requests before Fastify and
+// hands them to the code the route runs (http/uploads/send-upload.ts). These tests check what it takes and what it
+// leaves to the route (a caller with an upload limit, errors before the body), and that either way the answer is the
+// same (the route answers the same request with a query added, which the fast path leaves to it).
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { authHeaders, forEachDatabase, useTestServer, type TestUser } from '../support/server.js';

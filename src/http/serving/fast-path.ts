@@ -1,22 +1,25 @@
-// The fast path: the two requests a shared link gets most, answered before Fastify's routing, hooks and reply objects
-// when they are as plain as they come: GET /go/<code> of a short URL without a password or view limit, and
-// GET /raw/<name> of a small public file whose bytes are in memory, with no query, range or condition. Each costs one
-// indexed look-up (on SQLite run at once, without a promise) and one write. The answer is the route's own (the same
-// headers, built by the same functions; test/http/fast-path.test.ts compares them), the view is counted as the route
-// counts it (in memory, batched), and the route's request metrics count the request. Anything else, or a failure
-// before the answer began, goes to Fastify untouched, as if the fast path were not there; so does every request once
-// the server is stopping. POST requests are offered to the uploads' fast path (http/uploads/fast-path.ts) first.
+// The fast path: the two requests a shared link gets most, taken before Fastify's routing, hooks and reply objects
+// when they are as plain as they come: GET /go/<code> of a short URL without a password, and GET /raw/<name> of a
+// small public file whose bytes are in memory, with no query, range or condition. It is a dispatcher, not a second
+// implementation: the answer is planned by the same service functions the routes call (followShortUrl,
+// servedBytesPlan) and written by the same renderers (http/serving/send-redirect.ts, send-bytes.ts); what it saves is
+// Fastify's routing, hooks and reply (on SQLite the look-up runs at once, without a promise). The route's request
+// metrics count the request. Anything else, or an outcome that needs the route (a password page, a missing link),
+// goes to Fastify untouched, before anything was counted; so does every request once the server is stopping. POST
+// requests are offered to the uploads' fast path (http/uploads/fast-path.ts) first.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { AppContext } from '../../context.js';
-import { servingPolicy } from '../../lib/formats/media-types.js';
-import { plainPublicFile, servedCacheControl, type PlainPublicFile } from '../../services/serving/files.js';
-import { plainRedirect, type PlainRedirect } from '../../services/links/short-urls.js';
+import type { Eventually } from '../../lib/eventually.js';
+import { followShortUrl, type FollowOutcome } from '../../services/links/short-urls.js';
+import { openPlannedBytes, type OpenedBytes } from '../../services/serving/bytes-plan.js';
+import { plainPublicFile, servedBytesPlan } from '../../services/serving/files.js';
 import { rewritePublicPrefixes, URLS_ROUTE_INTERNAL } from '../links.js';
 import { hasBody } from '../slow-requests.js';
-import { storedFileHeaders } from './stored-bytes.js';
 import type { App } from '../types.js';
 import { plainUploads } from '../uploads/fast-path.js';
+import { bytesRequestOf, writeOpenedBytes } from './send-bytes.js';
+import { writeRedirect } from './send-redirect.js';
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -29,9 +32,6 @@ const RAW_PREFIX = '/raw/';
  */
 const PLAIN_NAME = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]{0,199}$/;
 
-/** What Node accepts in a header value (anything else goes to the route, which answers the error). */
-const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
-
 /** Puts the fast path in front of Fastify's request handler on the app's server. Call once, after buildApp. */
 export function installFastPath(app: App, ctx: AppContext): void {
   const server = app.server;
@@ -42,51 +42,37 @@ export function installFastPath(app: App, ctx: AppContext): void {
   const recordRedirect = ctx.metrics.routeRecorder(`${URLS_ROUTE_INTERNAL}/:slug`);
   const recordRaw = ctx.metrics.routeRecorder('/raw/:name');
 
-  /** The redirect, or false (nothing sent) for the route to answer. */
-  const redirect = (response: ServerResponse, found: PlainRedirect | undefined, t0: number): boolean => {
-    if (found === undefined || !HEADER_VALUE.test(found.destination)) return false;
-    response.writeHead(302, { 'cache-control': 'no-store', location: found.destination, 'content-length': '0' });
-    found.countView();
+  /** The redirect, or false (nothing sent, nothing counted) for the route to answer the outcome. */
+  const redirect = (response: ServerResponse, outcome: FollowOutcome, t0: number): boolean => {
+    if (outcome.kind !== 'redirect') return false;
+    writeRedirect(response, outcome.destination, false);
     ctx.metrics.fastPathAnswers.value++;
-    response.end();
     recordRedirect('GET', 302, performance.now() - t0);
     return true;
   };
 
-  /**
-   * The answer's headers for a file record, or null when Node would refuse them: computed once per record object (the
-   * look-up hands out the same object while the record is unchanged, db/sqlite/row-watch.ts).
-   */
-  const fileHeaders = new WeakMap<PlainPublicFile['file'], Record<string, string> | null>();
-  const headersOf = (file: PlainPublicFile['file']): Record<string, string> | null => {
-    let headers = fileHeaders.get(file);
-    if (headers === undefined) {
-      const built = storedFileHeaders(file, servedCacheControl(file), false);
-      built['content-type'] = servingPolicy(file.type).contentType;
-      built['content-length'] = String(file.size);
-      headers = HEADER_VALUE.test(built['content-disposition']!) ? built : null;
-      fileHeaders.set(file, headers);
-    }
-    return headers;
-  };
-
   /** The file's bytes, or false (nothing sent) for the route to answer. */
-  const sendFile = (response: ServerResponse, found: PlainPublicFile | undefined, t0: number): boolean => {
-    if (found === undefined) return false;
-    const { file, bytes } = found;
-    // plainPublicFile() answers only when the bytes in memory are the record's size.
-    const headers = headersOf(file);
-    if (headers === null) return false;
-    response.writeHead(200, headers);
-    found.countView();
+  const sendFile = (response: ServerResponse, opened: OpenedBytes | undefined, t0: number): boolean => {
+    if (opened === undefined) return false;
+    writeOpenedBytes(response, opened, app.log);
     ctx.metrics.fastPathAnswers.value++;
-    response.end(bytes);
+    const length = opened.plan.body ? opened.plan.length : 0;
     // As the route's hook counts it: the time to the end of the answer, and its bytes once they were all written.
     response.once('finish', () => {
-      recordRaw('GET', 200, performance.now() - t0);
-      ctx.metrics.servedBytes.value += bytes.length;
+      recordRaw('GET', opened.plan.status, performance.now() - t0);
+      ctx.metrics.servedBytes.value += length;
     });
     return true;
+  };
+
+  /** The plain file under `name` with its bytes open (synchronous when the look-up is), or undefined. */
+  const openPlainFile = (request: IncomingMessage, name: string): Eventually<OpenedBytes | undefined> => {
+    const open = (file: Awaited<ReturnType<typeof plainPublicFile>>) =>
+      file === undefined
+        ? undefined
+        : openPlannedBytes(servedBytesPlan(ctx, file, bytesRequestOf(request, false), undefined));
+    const file = plainPublicFile(ctx, name);
+    return file instanceof Promise ? file.then(open) : open(file);
   };
 
   /** Answers with `answer` once the look-up is done (now, or after its promise), or hands the request to Fastify. */
@@ -134,7 +120,7 @@ export function installFastPath(app: App, ctx: AppContext): void {
     if (url.startsWith(GO_PREFIX)) {
       const slug = url.slice(GO_PREFIX.length);
       if (PLAIN_NAME.test(slug) && !hasBody(request))
-        return settle(request, response, () => plainRedirect(ctx, slug), redirect);
+        return settle(request, response, () => followShortUrl(ctx, slug), redirect);
     } else if (url.startsWith(RAW_PREFIX)) {
       const name = url.slice(RAW_PREFIX.length);
       const headers = request.headers;
@@ -146,7 +132,7 @@ export function installFastPath(app: App, ctx: AppContext): void {
         headers['if-modified-since'] === undefined &&
         headers['if-range'] === undefined
       )
-        return settle(request, response, () => plainPublicFile(ctx, name), sendFile);
+        return settle(request, response, () => openPlainFile(request, name), sendFile);
     }
     fastify(request, response);
   });

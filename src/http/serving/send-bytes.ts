@@ -1,138 +1,97 @@
-// The one way a route answers with a stored file's bytes (/raw/<name>, /u/<name> and the owner's
-// /api/user/files/:id/raw): representation headers, conditional requests (304), ranges (206/416), HEAD, and the
-// bytes themselves, through the reused-buffer copy of http/serving/file-sender.ts when the datasource handed out a local file.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+// The one renderer of answers with a stored file's bytes: it writes what services/serving/bytes-plan.ts planned (status,
+// headers, the bytes opened) onto Node's response, for the routes (/raw/<name>, /u/<name>, /s/<id>/raw, the owner's
+// /api/user/files/:id/raw) and for the fast path in front of them (http/serving/fast-path.ts) alike. A local file is
+// copied through reused buffers (http/serving/file-sender.ts), other bodies are piped.
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingHttpHeaders, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
-import { contentRange, parseRange, unsatisfiedRange, type RangeRequest } from '../../lib/formats/byte-range.js';
-import { httpDate, ifRangeAllows, isNotModified } from '../../lib/formats/conditional.js';
-import { contentDisposition } from '../../lib/formats/content-disposition.js';
 import { HoldLastChunk } from '../../lib/bytes/hold-last-chunk.js';
-import { servingPolicy, UPLOADED_BYTES_CSP } from '../../lib/formats/media-types.js';
-import { LocalFileStream, type OpenFileRange } from '../../storage/local-file-stream.js';
+import { UPLOADED_BYTES_CSP } from '../../lib/formats/media-types.js';
+import {
+  openPlannedBytes,
+  type BytesPlan,
+  type BytesRequest,
+  type OpenedBytes,
+} from '../../services/serving/bytes-plan.js';
+import { LocalFileStream } from '../../storage/local-file-stream.js';
 import { sendFileRange } from './file-sender.js';
 import { markStoredBytes } from '../request-metrics.js';
 
-/** What the answer says about the file (its bytes never change under its id). */
-export interface StoredFile {
-  id: string;
-  name: string;
-  original_name: string | null;
-  type: string;
-  size: number;
-  created_at: number;
-}
+const first = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
 
-export type ByteSpan = Extract<RangeRequest, { kind: 'partial' }>;
-
-export interface StoredBytesAnswer {
-  /** Cache-Control of the answer. */
-  cacheControl: string;
-  /** ?download: an attachment even where the type could be shown inline. */
-  download: boolean;
-  /** The bytes (the whole file, or one span of it), in memory or as a stream; missing bytes -> 4000. */
-  open(span: ByteSpan | undefined): Promise<Readable | Buffer>;
-  /**
-   * Runs once the bytes are open and before anything is sent (a view is counted here). What it returns runs before
-   * the client can hold the last byte, and again when the response closes early (the last allowed view deletes the
-   * bytes). Not called for HEAD, 304 or 416.
-   */
-  opened?(span: ByteSpan | undefined): Promise<(() => Promise<void>) | undefined>;
-}
-
-/** The strong ETag of a stored file's answers (its bytes never change under its id). */
-export function storedFileEtag(file: Pick<StoredFile, 'id' | 'size'>): string {
-  return `"${file.id}-${file.size.toString(36)}"`;
-}
-
-/** The headers that describe a stored file in every answer with it (200, 206, 304, 416), but its content type. */
-export function storedFileHeaders(file: StoredFile, cacheControl: string, download: boolean): Record<string, string> {
-  const attachment = download || !servingPolicy(file.type).inline;
+/** What a request asks of a stored file's bytes: its method, its range and conditions, and ?download. */
+export function bytesRequestOf(
+  request: { method?: string | undefined; headers: IncomingHttpHeaders },
+  download: boolean,
+): BytesRequest {
+  const { headers } = request;
   return {
-    'accept-ranges': 'bytes',
-    etag: storedFileEtag(file),
-    'last-modified': httpDate(file.created_at),
-    'cache-control': cacheControl,
-    'content-disposition': contentDisposition(attachment ? 'attachment' : 'inline', file.original_name ?? file.name),
-    'x-content-type-options': 'nosniff',
-    'content-security-policy': UPLOADED_BYTES_CSP,
+    method: request.method ?? 'GET',
+    range: headers.range,
+    ifNoneMatch: first(headers['if-none-match']),
+    ifModifiedSince: headers['if-modified-since'],
+    ifRange: first(headers['if-range']),
+    download,
   };
-}
-
-export async function sendStoredBytes(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  file: StoredFile,
-  answer: StoredBytesAnswer,
-): Promise<FastifyReply> {
-  const etag = storedFileEtag(file);
-  const policy = servingPolicy(file.type);
-  // Set only once the answer is decided, so that an error answer does not carry them.
-  const representationHeaders = storedFileHeaders(file, answer.cacheControl, answer.download);
-  const conditions = {
-    'if-none-match': request.headers['if-none-match'],
-    'if-modified-since': request.headers['if-modified-since'],
-  };
-  if (isNotModified(conditions, etag, file.created_at)) return reply.code(304).headers(representationHeaders).send();
-
-  let range = parseRange(request.headers.range, file.size);
-  const ifRange = request.headers['if-range'];
-  if (range.kind !== 'full' && !ifRangeAllows(Array.isArray(ifRange) ? ifRange[0] : ifRange, etag, file.created_at))
-    range = { kind: 'full' };
-  if (range.kind === 'unsatisfiable') {
-    return reply.code(416).headers(representationHeaders).header('content-range', unsatisfiedRange(file.size)).send();
-  }
-  const span = range.kind === 'partial' ? range : undefined;
-  const respond = (): FastifyReply => {
-    reply.headers(representationHeaders).header('content-type', policy.contentType);
-    const length = span ? span.end - span.start + 1 : file.size;
-    reply.header('content-length', String(length));
-    if (request.method !== 'HEAD') markStoredBytes(reply, length);
-    if (span) reply.code(206).header('content-range', contentRange(span.start, span.end, file.size));
-    return reply;
-  };
-  if (request.method === 'HEAD') return respond().send();
-
-  // The bytes are opened before `opened` runs, so that a counted view still gets them when a concurrent last view
-  // deletes them right after (a local file stays readable once open; on S3 the GET has at least begun).
-  const body = file.size > 0 ? await answer.open(span) : null;
-  let beforeLastByte: (() => Promise<void>) | undefined;
-  try {
-    beforeLastByte = await answer.opened?.(span);
-  } catch (err) {
-    if (body !== null && !Buffer.isBuffer(body)) body.destroy();
-    throw err;
-  }
-  if (body === null || Buffer.isBuffer(body)) {
-    await beforeLastByte?.();
-    return respond().send(body ?? '');
-  }
-  if (beforeLastByte) reply.raw.once('close', () => void beforeLastByte());
-  const openFile = body instanceof LocalFileStream ? body.takeFile() : null;
-  if (openFile) return sendOpenFile(respond(), openFile, beforeLastByte);
-  if (!beforeLastByte) return respond().send(body);
-  const held = new HoldLastChunk(beforeLastByte);
-  pipeline(body, held, () => undefined);
-  return respond().send(held);
 }
 
 /**
- * Sends a local file by copying it to the socket through reused buffers (http/serving/file-sender.ts), which takes about half
- * the CPU of streaming it; the reply is hijacked for that, after its status and headers are written as they are.
+ * A route's answer with the planned bytes. The bytes are opened first, so that what refuses them (missing bytes, no
+ * views left) answers through the route's error handler; then the reply is hijacked and written by writeOpenedBytes,
+ * with the headers set on the reply so far (the API's) under the plan's own.
  */
-function sendOpenFile(reply: FastifyReply, file: OpenFileRange, beforeLastChunk?: () => Promise<void>): FastifyReply {
+export async function sendPlannedBytes(reply: FastifyReply, plan: BytesPlan): Promise<FastifyReply> {
+  const opened = await openPlannedBytes(plan);
+  if (plan.body) markStoredBytes(reply, plan.length);
+  const before = reply.getHeaders() as OutgoingHttpHeaders;
   try {
-    for (const [name, value] of Object.entries(reply.getHeaders()))
-      if (value !== undefined) reply.raw.setHeader(name, value);
-    reply.raw.writeHead(reply.statusCode);
+    writeOpenedBytes(reply.raw, opened, reply.log, before);
   } catch (err) {
-    void file.handle.close();
+    // Node refused a header before anything was written: the route's error handler answers.
+    if (opened.body !== null && !Buffer.isBuffer(opened.body)) opened.body.destroy();
     throw err;
   }
   reply.hijack();
-  sendFileRange(reply.raw, file, beforeLastChunk ? { beforeLastChunk } : {}).catch((err: unknown) => {
-    reply.log.error({ err }, 'sending a file failed midway: the response was cut off');
-  });
   return reply;
+}
+
+/**
+ * Writes an opened answer: its status and headers (over `before`), then its bytes. Throws before anything is written
+ * when Node refuses a header value.
+ */
+export function writeOpenedBytes(
+  res: ServerResponse,
+  { plan, body, beforeLastByte }: OpenedBytes,
+  log: Pick<FastifyBaseLogger, 'error' | 'warn'>,
+  before?: OutgoingHttpHeaders,
+): void {
+  res.writeHead(plan.status, before ? { ...withoutUndefined(before), ...plan.headers } : plan.headers);
+  if (body === null || Buffer.isBuffer(body)) {
+    res.end(body ?? undefined);
+    return;
+  }
+  if (beforeLastByte) res.once('close', () => void beforeLastByte());
+  const openFile = body instanceof LocalFileStream ? body.takeFile() : null;
+  if (openFile) {
+    sendFileRange(res, openFile, beforeLastByte ? { beforeLastChunk: beforeLastByte } : {}).catch((err: unknown) => {
+      log.error({ err }, 'sending a file failed midway: the response was cut off');
+    });
+    return;
+  }
+  // pipeline() destroys the response when the bytes fail midway: the client sees a cut-off body, never a short one
+  // that looks whole. A client that went away is not worth a log line.
+  const cutOff = (err: NodeJS.ErrnoException | null): void => {
+    if (err && err.code !== 'ERR_STREAM_PREMATURE_CLOSE')
+      log.warn({ err }, 'streaming a file failed midway: the response was cut off');
+  };
+  if (beforeLastByte) pipeline(body, new HoldLastChunk(beforeLastByte), res, cutOff);
+  else pipeline(body, res, cutOff);
+}
+
+function withoutUndefined(headers: OutgoingHttpHeaders): Record<string, string | number | string[]> {
+  const out: Record<string, string | number | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) out[name] = value;
+  return out;
 }
 
 /** A thumbnail (a small WebP made by Chute itself, services/media/thumbnails.ts). */

@@ -1,39 +1,23 @@
-// POST /api/upload answered before Fastify when it comes as ShareX, Flameshot, curl and scripts send it: an API token
-// in Authorization, a multipart body, no query, links whose host needs no proxy header read, and a caller that no
-// upload limit applies to. Fastify's routing, hooks, reply and @fastify/multipart cost a 4 KiB upload about a sixth
-// of its main-thread CPU (bench/RESULTS.md); this path calls the same service with the same arguments instead.
-//
-// Everything that can refuse the request before its body is read runs first, with the route's own functions: the
-// token, the options' headers, the links' host. When any of them refuses (or throws), the request goes to Fastify
-// untouched and the route answers, so those errors are the route's. From the first byte of the body on, the answer is
-// this module's: the route's schema serialises it, and errors have the spec's shape, the status of the error table
-// and the lingering close of every refused upload (http/uploads/cut-off-body.ts). test/http/upload-fast-path.test.ts sends
-// the same requests both ways and compares the answers.
+// POST /api/upload taken before Fastify when it comes as ShareX, Flameshot, curl and scripts send it: an API token in
+// Authorization, a multipart body, no query, links whose host needs no proxy header read, and a caller that no upload
+// limit applies to. Fastify's routing, hooks and reply cost a 4 KiB upload about a sixth of its main-thread CPU
+// (bench/RESULTS.md). It is a dispatcher, not a second implementation: everything that can refuse the request before
+// its body is read runs first, with the route's own functions (the token, the options' headers, the links' host), and
+// when any of them refuses (or throws) the request goes to Fastify untouched, so those errors are the route's. From
+// the first byte of the body on, it calls what the route calls (receiveUpload, http/uploads/send-upload.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { performance } from 'node:perf_hooks';
-import type { Readable } from 'node:stream';
-import { Busboy } from '@fastify/busboy';
 import type { AppContext } from '../../context.js';
-import { ApiError } from '../../lib/errors.js';
-import { UploadResponseSchema } from '../../schemas/file.js';
-import { uploadFiles, type IncomingFile } from '../../services/uploads/uploads.js';
 import { authenticateToken, tokenFromHeader, type Authenticated } from '../auth.js';
-import { cutOffBody } from './cut-off-body.js';
 import { API_HEADERS } from '../api-headers.js';
-import {
-  declaredLength,
-  FIELD_SIZE,
-  FILE_FIELD,
-  linksAsText,
-  MAX_FILES_PER_REQUEST,
-  wholeUploadLimits,
-} from './multipart.js';
 import { baseUrlOf } from '../links.js';
 import { callerExempt } from '../rate-limit.js';
 import { watchIdle } from '../slow-requests.js';
 import type { App } from '../types.js';
 import { parseUploadOptions } from './headers.js';
+import { hasBoundary } from './multipart.js';
+import { receiveUpload } from './send-upload.js';
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -77,44 +61,7 @@ export function plainUploads(
     ctx.metrics.fastPathAnswers.value++;
     watchIdle({ request, response, log: app.log });
     response.once('finish', () => record('POST', response.statusCode, performance.now() - t0));
-    try {
-      const result = await uploadFiles(ctx, {
-        user: auth.user,
-        options,
-        baseUrl,
-        files: fileParts(request, MAX_FILES_PER_REQUEST),
-        requestBytes: declaredLength(request.headers['content-length']),
-      });
-      const text = options.noJson
-        ? linksAsText(result.files.map((f) => f.url))
-        : JSON.stringify(UploadResponseSchema.parse(result));
-      response.writeHead(200, {
-        ...API_HEADERS,
-        'content-type': options.noJson ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8',
-        'content-length': Buffer.byteLength(text),
-      });
-      response.end(text);
-    } catch (err) {
-      sendError(request, response, err);
-    }
-  }
-
-  function sendError(request: IncomingMessage, response: ServerResponse, err: unknown): void {
-    const error = err instanceof ApiError ? err : new ApiError(9004, undefined, { cause: err });
-    if (error.statusCode >= 500) app.log.error({ err: error.cause ?? error, code: error.code }, error.message);
-    if (response.headersSent || request.socket.destroyed) {
-      response.destroy();
-      return;
-    }
-    cutOffBody(request, response);
-    const body = JSON.stringify(error.toBody());
-    response.writeHead(error.statusCode, {
-      ...API_HEADERS,
-      ...error.headers,
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
-    });
-    response.end(body);
+    await receiveUpload(ctx, request, response, { user: auth.user, options, baseUrl }, API_HEADERS, app.log);
   }
 
   return (request: IncomingMessage, response: ServerResponse): boolean => {
@@ -125,97 +72,4 @@ export function plainUploads(
     app.inFlightHandlers.track(take(request, response, token, performance.now()));
     return true;
   };
-}
-
-/** A multipart/form-data Content-Type with a boundary (anything else is the route's to refuse). */
-function hasBoundary(contentType: string | undefined): boolean {
-  return contentType !== undefined && /^multipart\/form-data\s*;(.*;)?\s*boundary=/i.test(contentType);
-}
-
-const END = Symbol('end of the parts');
-
-/**
- * The file parts named `file` of a multipart request, in order, as http/uploads/multipart.ts's uploadFileParts() gives them
- * from @fastify/multipart, with the same answers to what the parser refuses: a malformed body, a field named after an
- * Object property, too many parts or fields -> 1061, one file part too many -> 413/9000.
- */
-async function* fileParts(request: IncomingMessage, maxFiles: number): AsyncGenerator<IncomingFile> {
-  const queue: Array<IncomingFile | ApiError | typeof END> = [];
-  let wake: (() => void) | null = null;
-  let current: Readable | null = null;
-  let sawData = false;
-  const push = (item: IncomingFile | ApiError | typeof END): void => {
-    queue.push(item);
-    wake?.();
-  };
-  /**
-   * Ends the parts with the error the route gives (as partReader() in http/uploads/multipart.ts maps the parser's). With
-   * `cause`, the part being read fails with it too, as @fastify/multipart fails it when the body breaks; a limit lets
-   * it be read to its end first.
-   */
-  const fail = (error: ApiError, cause?: Error): void => {
-    if (cause) current?.destroy(cause);
-    push(error);
-  };
-  const refused = (message: string): ApiError => new ApiError(1061, message);
-
-  let parser: ReturnType<typeof Busboy>;
-  try {
-    parser = new Busboy({
-      headers: request.headers as { 'content-type': string },
-      // @fastify/multipart's default bound on parts, as the route has it.
-      limits: { ...wholeUploadLimits(maxFiles), fieldSize: FIELD_SIZE, parts: 1000 },
-    });
-  } catch (err) {
-    // A Content-Type busboy cannot read (an empty boundary ...): the parser's refusal, as the route gives it.
-    throw refused((err as Error).message);
-  }
-  parser.on('file', (name: string, stream: Readable, fileName: string, _encoding: string, mimeType: string) => {
-    // Errors of a part that is read later are its reader's (a part cut short: "terminated early").
-    stream.on('error', () => undefined);
-    if (name in Object.prototype) {
-      stream.resume();
-      return fail(refused('prototype property is not allowed as field name'));
-    }
-    if (name !== FILE_FIELD) {
-      stream.resume();
-      return;
-    }
-    current = stream;
-    stream.once('close', () => {
-      if (current === stream) current = null;
-    });
-    push({ stream, fileName, mimeType });
-  });
-  parser.on('field', (name: string) => {
-    if (name in Object.prototype) fail(refused('prototype property is not allowed as field name'));
-  });
-  parser.on('filesLimit', () => fail(new ApiError(9000, `at most ${maxFiles} files per request`, { status: 413 })));
-  parser.on('partsLimit', () => fail(refused('reach parts limit')));
-  parser.on('fieldsLimit', () => fail(refused('reach fields limit')));
-  parser.on('error', (err: Error) => {
-    // An empty body is an empty form (no file part: the service's 1062), not a truncated one.
-    if (!sawData && err.message === 'Unexpected end of multipart data') push(END);
-    else fail(refused(err.message), err);
-  });
-  parser.on('finish', () => push(END));
-  request.once('data', () => (sawData = true));
-  request.once('close', () => {
-    if (request.readableEnded) return;
-    const message = 'the request was closed before the multipart data was fully parsed';
-    fail(refused(message), Object.assign(new Error(message), { code: 'FST_MP_PREMATURE_CLOSE' }));
-  });
-  request.pipe(parser);
-
-  for (;;) {
-    const item = queue.shift();
-    if (item === undefined) {
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = null;
-      continue;
-    }
-    if (item === END) return;
-    if (item instanceof ApiError) throw item;
-    yield item;
-  }
 }

@@ -1,7 +1,9 @@
-// The multipart adaptor of every upload route: the file parts of a request as the upload services read them, and
-// the one way a route receives an upload (POST /api/upload, a public folder's uploads) and answers it.
-import type { Multipart, MultipartFile } from '@fastify/multipart';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+// The multipart adaptor of every upload route: the one reader of multipart bodies (busboy over Node's request, for the
+// routes and the uploads' fast path alike), the file parts of a whole upload and of a chunk as the upload services read
+// them, and the steps every upload route shares (cutting off a refused body, the links as text).
+import { Busboy } from '@fastify/busboy';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
@@ -21,7 +23,7 @@ export const FILE_FIELD = 'file';
 export const FIELD_SIZE = 64 * 1024;
 
 export interface PartLimits {
-  /** Most file parts; one more -> the parser's FST_FILES_LIMIT. */
+  /** Most file parts; one more -> the reader's tooManyFiles error. */
   files: number;
   /** Largest file part the parser lets through (it truncates silently: the services count bytes themselves). */
   fileSize: number;
@@ -29,54 +31,7 @@ export interface PartLimits {
   parts?: number;
 }
 
-/**
- * The parts of a multipart request, one at a time; `undefined` after the last. Whatever the parser refuses (no
- * boundary, a body that ends early, a malformed part header) is the client's mistake: 1061, or 1005 for one file part
- * too many, never a 500.
- */
-function partReader(request: FastifyRequest, limits: PartLimits): () => Promise<Multipart | undefined> {
-  const options = { limits: { ...limits, fieldSize: FIELD_SIZE }, throwFileSizeLimit: false };
-  let parts: AsyncIterableIterator<Multipart> | undefined;
-  return async () => {
-    try {
-      parts ??= request.parts(options as Parameters<FastifyRequest['parts']>[0]);
-      const result = await parts.next();
-      return result.done ? undefined : result.value;
-    } catch (err) {
-      if (err instanceof ApiError) throw err;
-      if ((err as { code?: string }).code === 'FST_FILES_LIMIT') {
-        if (limits.files === 1) throw new ApiError(1005, 'send one file part per chunk', { cause: err });
-        throw new ApiError(9000, `at most ${limits.files} files per request`, { status: 413, cause: err });
-      }
-      throw new ApiError(1061, (err as Error).message, { cause: err });
-    }
-  };
-}
-
-/** Drains a file part that is not read. */
-function skip(part: Multipart): void {
-  (part as MultipartFile).file.resume();
-}
-
-/**
- * The parts named `file`, in order; other fields and other file parts are drained and skipped. The parser puts no size
- * limit on a file: the upload service enforces the size limit and the quota while it streams (a parser limit would
- * silently truncate).
- */
-export async function* uploadFileParts(request: FastifyRequest, maxFiles: number): AsyncGenerator<IncomingFile> {
-  const next = partReader(request, wholeUploadLimits(maxFiles));
-  for (let part = await next(); part; part = await next()) {
-    if (part.type !== 'file') continue;
-    const file = part as MultipartFile;
-    if (file.fieldname !== FILE_FIELD) {
-      skip(file);
-      continue;
-    }
-    yield { stream: file.file, fileName: file.filename, mimeType: file.mimetype };
-  }
-}
-
-/** The parser's limits for a whole upload's parts (also the uploads' fast path's, http/uploads/fast-path.ts). */
+/** The parser's limits for a whole upload's parts. */
 export function wholeUploadLimits(maxFiles: number): PartLimits {
   return { files: maxFiles, fileSize: Number.MAX_SAFE_INTEGER, fields: 100 };
 }
@@ -85,32 +40,42 @@ export function wholeUploadLimits(maxFiles: number): PartLimits {
  * The multipart body of one chunk of a chunked upload: the file part `file` (another file part before it -> 1062, a
  * second one -> 1005) and nothing but fields after it; a malformed body -> 1061.
  */
-export function chunkBody(request: FastifyRequest, chunkLength: number): ChunkBody {
+export function chunkBody(request: IncomingMessage, chunkLength: number): ChunkBody {
   // One byte over the chunk is let through so that the exact-length counter sees, and refuses, a chunk that is too
   // long; a second file part trips the files limit (1005).
-  const next = partReader(request, { files: 1, fileSize: chunkLength + 1, fields: 20, parts: 40 });
+  const limits = { files: 1, fileSize: chunkLength + 1, fields: 20, parts: 40 };
+  const parts = multipartFileParts(request, limits, () => new ApiError(1005, 'send one file part per chunk'));
   return {
     async filePart(): Promise<Readable> {
-      for (let part = await next(); part; part = await next()) {
-        if (part.type !== 'file') continue;
-        const file = part as MultipartFile;
-        if (file.fieldname !== FILE_FIELD) {
-          skip(file);
-          throw new ApiError(1062, `the chunk must be a file part named "file", not ${JSON.stringify(file.fieldname)}`);
-        }
-        return file.file;
+      const { value: part, done } = await parts.next();
+      if (done) throw new ApiError(1062, 'the chunk must be a file part named "file"');
+      if (part.field !== FILE_FIELD) {
+        part.stream.resume();
+        throw new ApiError(1062, `the chunk must be a file part named "file", not ${JSON.stringify(part.field)}`);
       }
-      throw new ApiError(1062, 'the chunk must be a file part named "file"');
+      return part.stream;
     },
     async rest(): Promise<void> {
-      for (let part = await next(); part; part = await next()) {
-        if (part.type === 'file') {
-          skip(part);
-          throw new ApiError(1005, 'send one file part per chunk');
-        }
-      }
+      const { value: part, done } = await parts.next();
+      if (done) return;
+      part.stream.resume();
+      throw new ApiError(1005, 'send one file part per chunk');
     },
   };
+}
+
+/** Requests whose body Fastify let through as multipart/form-data, for the route to read (acceptMultipartBodies). */
+const multipartRequests = new WeakSet<FastifyRequest>();
+
+/**
+ * Lets multipart/form-data bodies through Fastify's body parsing unread: the upload routes read them themselves, with
+ * multipartFileParts() (a body of another type is refused by the parsing, or by assertMultipart).
+ */
+export function acceptMultipartBodies(app: FastifyInstance): void {
+  app.addContentTypeParser('multipart/form-data', (request, _payload, done) => {
+    multipartRequests.add(request);
+    done(null);
+  });
 }
 
 /** Not a multipart body -> 1061, saying what to send. */
@@ -118,7 +83,7 @@ export function assertMultipart(
   request: FastifyRequest,
   what = 'send multipart/form-data with parts named file',
 ): void {
-  if (!request.isMultipart()) throw new ApiError(1061, what);
+  if (!multipartRequests.has(request)) throw new ApiError(1061, what);
 }
 
 /**
@@ -148,7 +113,7 @@ export function storeUploadParts(
     user: upload.user,
     options: upload.options,
     baseUrl: publicBaseUrl(ctx, request, upload.options.domain ?? undefined),
-    files: uploadFileParts(request, upload.maxFiles),
+    files: fileParts(request.raw, upload.maxFiles),
     requestBytes: declaredLength(request.headers['content-length']),
   });
 }
@@ -169,4 +134,119 @@ export function sendLinksAsText<T>(reply: FastifyReply, links: string[]): T {
 export function linksAsText(links: string[]): string {
   // Joined with "," as Zipline's upload route does (its docs say one per line; its clients read the code's shape).
   return links.join(',');
+}
+
+/** A multipart/form-data Content-Type with a boundary (anything else is the route's to refuse). */
+export function hasBoundary(contentType: string | undefined): boolean {
+  return contentType !== undefined && /^multipart\/form-data\s*;(.*;)?\s*boundary=/i.test(contentType);
+}
+
+/**
+ * The file parts named `file` of a whole upload's multipart body, in order; other fields and file parts are skipped.
+ * The parser puts no size limit on a file: the upload service enforces the size limit and the quota while it streams
+ * (a parser limit would silently truncate). One file part too many -> 413/9000.
+ */
+export async function* fileParts(request: IncomingMessage, maxFiles: number): AsyncGenerator<IncomingFile> {
+  const tooMany = () => new ApiError(9000, `at most ${maxFiles} files per request`, { status: 413 });
+  for await (const part of multipartFileParts(request, wholeUploadLimits(maxFiles), tooMany)) {
+    if (part.field !== FILE_FIELD) {
+      part.stream.resume();
+      continue;
+    }
+    yield { stream: part.stream, fileName: part.fileName, mimeType: part.mimeType };
+  }
+}
+
+/** A file part of a multipart body: its form field, and its bytes to be read once. */
+interface FilePart extends IncomingFile {
+  field: string;
+}
+
+const END = Symbol('end of the parts');
+
+/**
+ * The file parts of a multipart body, in order, read with busboy (the parser @fastify/multipart runs on) from Node's
+ * request: the one multipart reader of every upload route and of the uploads' fast path. Each part is to be read (or
+ * resumed) before the next comes. What the parser refuses is the client's mistake, never a 500, in
+ * @fastify/multipart's words: a malformed body, a field named after an Object property, too many parts or fields ->
+ * 1061; one file part past `limits.files` -> `tooManyFiles()`.
+ */
+async function* multipartFileParts(
+  request: IncomingMessage,
+  limits: PartLimits,
+  tooManyFiles: () => ApiError,
+): AsyncGenerator<FilePart> {
+  const queue: Array<FilePart | ApiError | typeof END> = [];
+  let wake: (() => void) | null = null;
+  let current: Readable | null = null;
+  let sawData = false;
+  const push = (item: FilePart | ApiError | typeof END): void => {
+    queue.push(item);
+    wake?.();
+  };
+  /**
+   * Ends the parts with `error`. With `cause`, the part being read fails with it too, as @fastify/multipart fails it
+   * when the body breaks; a limit lets it be read to its end first.
+   */
+  const fail = (error: ApiError, cause?: Error): void => {
+    if (cause) current?.destroy(cause);
+    push(error);
+  };
+  const refused = (message: string): ApiError => new ApiError(1061, message);
+
+  let parser: ReturnType<typeof Busboy>;
+  try {
+    parser = new Busboy({
+      headers: request.headers as { 'content-type': string },
+      // @fastify/multipart's default bound on parts.
+      limits: { parts: 1000, ...limits, fieldSize: FIELD_SIZE },
+    });
+  } catch (err) {
+    // A Content-Type busboy cannot read (an empty boundary ...): the parser's refusal.
+    throw refused((err as Error).message);
+  }
+  parser.on('file', (field: string, stream: Readable, fileName: string, _encoding: string, mimeType: string) => {
+    // Errors of a part that is read later are its reader's (a part cut short: "terminated early").
+    stream.on('error', () => undefined);
+    if (field in Object.prototype) {
+      stream.resume();
+      return fail(refused('prototype property is not allowed as field name'));
+    }
+    current = stream;
+    stream.once('close', () => {
+      if (current === stream) current = null;
+    });
+    push({ field, stream, fileName, mimeType });
+  });
+  parser.on('field', (name: string) => {
+    if (name in Object.prototype) fail(refused('prototype property is not allowed as field name'));
+  });
+  parser.on('filesLimit', () => fail(tooManyFiles()));
+  parser.on('partsLimit', () => fail(refused('reach parts limit')));
+  parser.on('fieldsLimit', () => fail(refused('reach fields limit')));
+  parser.on('error', (err: Error) => {
+    // An empty body is an empty form (no file part), not a truncated one.
+    if (!sawData && err.message === 'Unexpected end of multipart data') push(END);
+    else fail(refused(err.message), err);
+  });
+  parser.on('finish', () => push(END));
+  request.once('data', () => (sawData = true));
+  request.once('close', () => {
+    if (request.readableEnded) return;
+    const message = 'the request was closed before the multipart data was fully parsed';
+    fail(refused(message), Object.assign(new Error(message), { code: 'FST_MP_PREMATURE_CLOSE' }));
+  });
+  request.pipe(parser);
+
+  for (;;) {
+    const item = queue.shift();
+    if (item === undefined) {
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = null;
+      continue;
+    }
+    if (item === END) return;
+    if (item instanceof ApiError) throw item;
+    yield item;
+  }
 }

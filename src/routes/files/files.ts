@@ -22,17 +22,14 @@ import {
   sendPage,
 } from '../../http/serving/pages.js';
 import { passwordGuessGuard } from '../../http/rate-limit.js';
-import { sendStoredBytes, sendThumbnail } from '../../http/serving/stored-bytes.js';
+import { bytesRequestOf, sendPlannedBytes, sendThumbnail } from '../../http/serving/send-bytes.js';
 import type { RouteModule } from '../../http/types.js';
 import {
-  assertUnlocked,
   assertVisibleTo,
-  countBytesView,
   findServedFile,
   isUnlocked,
-  openFileBytes,
-  servedCacheControl,
   ownerViewSettings,
+  servedBytesPlan,
   unlockFile,
   viewPageContent,
   type ServedFile,
@@ -78,13 +75,8 @@ function sendFileBytes(
   reply: FastifyReply,
   file: ServedFile,
 ): Promise<FastifyReply> {
-  assertUnlocked(ctx, file, request.query.token);
-  return sendStoredBytes(request, reply, file, {
-    cacheControl: servedCacheControl(file),
-    download: request.query.download !== undefined,
-    open: (span) => openFileBytes(ctx, file, span),
-    opened: (span) => countBytesView(ctx, file, span),
-  });
+  const bytes = bytesRequestOf(request, request.query.download !== undefined);
+  return sendPlannedBytes(reply, servedBytesPlan(ctx, file, bytes, request.query.token));
 }
 
 /** The view page of a file (the password form while it is locked). Text shown on the page counts as a view. */

@@ -1,11 +1,14 @@
-// Serving a share link (services/serving/share-links.ts): GET/HEAD /s/<id> answers browsers with the file's view page (the
-// link's password form while it is locked) and everyone else with the bytes; GET/HEAD /s/<id>/raw always with the
-// bytes (ranges, conditional requests). POST /s/<id> is the password form: the right password -> 303 to the link
-// with ?token=. A revoked, expired or used-up link, or one whose file is gone, answers like a missing file (404).
+// Share links, in one place: serving them (services/serving/share-links.ts) and their management by whoever manages
+// the file. GET/HEAD /s/<id> answers browsers with the file's view page (the link's password form while it is locked)
+// and everyone else with the bytes; GET/HEAD /s/<id>/raw always with the bytes (ranges, conditional requests).
+// POST /s/<id> is the password form: the right password -> 303 to the link with ?token=. A revoked, expired or
+// used-up link, or one whose file is gone, answers like a missing file (404). POST/GET /api/user/files/:id/shares and
+// DELETE /api/user/files/:id/shares/:shareId make, list and revoke a file's links.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
+import { caller } from '../../http/auth.js';
 import { publicBaseUrl } from '../../http/links.js';
 import {
   acceptFormBodies,
@@ -15,18 +18,23 @@ import {
   sendPage,
 } from '../../http/serving/pages.js';
 import { passwordGuessGuard } from '../../http/rate-limit.js';
-import { sendStoredBytes } from '../../http/serving/stored-bytes.js';
+import { bytesRequestOf, sendPlannedBytes } from '../../http/serving/send-bytes.js';
 import type { RouteModule } from '../../http/types.js';
 import { shareLink, shareRawLink } from '../../lib/text/links.js';
+import { IsoDateTime } from '../../schemas/common.js';
 import { renderPasswordPage, renderViewPage, TEXT_PREVIEW_BYTES } from '../../pages/view-page.js';
-import { countBytesView, openFileBytes, viewPageContent } from '../../services/serving/files.js';
+import { viewPageContent } from '../../services/serving/files.js';
 import {
-  assertShareUnlocked,
   countShareView,
+  createShare,
   findShare,
   isShareUnlocked,
+  listShares,
+  revokeShare,
+  shareBytesPlan,
   unlockShare,
   type OpenShare,
+  type ShareDto,
 } from '../../services/serving/share-links.js';
 
 const params = z.object({ id: z.string().min(1).max(64) });
@@ -41,20 +49,10 @@ function sendShareBytes(
   ctx: AppContext,
   request: ShareRequest,
   reply: FastifyReply,
-  { share, file }: OpenShare,
+  share: OpenShare,
 ): Promise<FastifyReply> {
-  assertShareUnlocked(ctx, share, request.query.token);
-  return sendStoredBytes(request, reply, file, {
-    // Never in a shared cache: every request must reach the link's checks.
-    cacheControl: 'private, no-store',
-    download: request.query.download !== undefined,
-    open: (span) => openFileBytes(ctx, file, span),
-    opened: async (span) => {
-      // As for files: a ranged continuation is the same view going on, unless the link has a view limit.
-      if (span === undefined || span.start === 0 || share.max_views !== null) await countShareView(ctx, share);
-      return countBytesView(ctx, file, span);
-    },
-  });
+  const bytes = bytesRequestOf(request, request.query.download !== undefined);
+  return sendPlannedBytes(reply, shareBytesPlan(ctx, share, bytes, request.query.token));
 }
 
 async function sendSharePage(
@@ -92,6 +90,7 @@ function wantsPage(request: ShareRequest): boolean {
   );
 }
 
+/** The links themselves, for anyone. */
 export const shareRoutes: RouteModule = async (app, ctx) => {
   const schema = (summary: string) => ({ summary, tags: ['files'], params, querystring });
   const errorHandler = pageErrorHandler(ctx);
@@ -143,4 +142,86 @@ export const shareRoutes: RouteModule = async (app, ctx) => {
       },
     );
   });
+};
+
+const fileParams = z.object({ id: z.string().min(1).max(1024).describe('file id or served name') });
+
+const ShareSchema = z
+  .object({
+    id: z.string().describe('the random part of the link: /s/<id>'),
+    url: z.string().describe('the share link'),
+    fileId: z.string(),
+    passwordProtected: z.boolean(),
+    maxViews: z.number().int().nullable(),
+    views: z.number().int(),
+    expiresAt: IsoDateTime.nullable(),
+    createdAt: IsoDateTime,
+  })
+  .meta({ id: 'FileShare' });
+
+/** Under /api/user, for a signed-in user: a file's links, made, listed and revoked. */
+export const shareManagementRoutes: RouteModule = (app, ctx) => {
+  const withUrl = (base: string, share: ShareDto) => ({ ...share, url: shareLink(base, share.id) });
+
+  app.post(
+    '/files/:id/shares',
+    {
+      schema: {
+        tags: ['files'],
+        summary: 'Make a share link to a file, with its own password, view limit and expiry',
+        description:
+          "The link opens the file even when it is private; its password replaces the file's. Unknown file -> 4000.",
+        params: fileParams,
+        body: z.object({
+          password: z.string().max(1024).nullable().optional().describe('asked by the link; absent or null: none'),
+          maxViews: z.number().int().min(1).max(2_147_483_647).nullable().optional(),
+          expiresAt: z
+            .string()
+            .max(64)
+            .nullable()
+            .optional()
+            .describe('ISO date-time or a duration from now such as 7d; absent, null or "never": no expiry'),
+        }),
+        response: { 200: ShareSchema },
+      },
+    },
+    async (request) =>
+      withUrl(
+        publicBaseUrl(ctx, request),
+        await createShare(ctx, caller(request).user, request.params.id, request.body),
+      ),
+  );
+
+  app.get(
+    '/files/:id/shares',
+    {
+      schema: {
+        tags: ['files'],
+        summary: "A file's share links, newest first",
+        params: fileParams,
+        response: { 200: z.array(ShareSchema) },
+      },
+    },
+    async (request) => {
+      const base = publicBaseUrl(ctx, request);
+      return (await listShares(ctx, caller(request).user, request.params.id)).map((s) => withUrl(base, s));
+    },
+  );
+
+  app.delete(
+    '/files/:id/shares/:shareId',
+    {
+      schema: {
+        tags: ['files'],
+        summary: 'Revoke a share link: it answers 404 from now on (4000 when unknown)',
+        params: fileParams.extend({ shareId: z.string().min(1).max(64) }),
+        response: { 200: ShareSchema },
+      },
+    },
+    async (request) =>
+      withUrl(
+        publicBaseUrl(ctx, request),
+        await revokeShare(ctx, caller(request).user, request.params.id, request.params.shareId),
+      ),
+  );
 };

@@ -2,7 +2,7 @@
 // A protected link answers a password form, posted back to the link (POST /go/<slug>): the right password -> 303 to
 // the link with ?token=, which then redirects; a wrong one -> the form again, saying so. Zipline's address of that form,
 // /view/url/<id>, shows the same form (links made by Zipline, bookmarks) and sends a visitor on to /go/<slug>.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { URLS_ROUTE_INTERNAL } from '../../http/links.js';
@@ -15,9 +15,16 @@ import {
   sendPage,
 } from '../../http/serving/pages.js';
 import { passwordGuessGuard } from '../../http/rate-limit.js';
+import { sendRedirect } from '../../http/serving/send-redirect.js';
 import type { RouteModule } from '../../http/types.js';
 import { renderUrlPasswordPage } from '../../pages/url-password-page.js';
-import { followShortUrl, peekShortUrl, shortUrlForView, unlockUrl } from '../../services/links/short-urls.js';
+import {
+  followShortUrl,
+  peekShortUrl,
+  shortUrlForView,
+  submitUrlPasswordForm,
+  type UrlPasswordFormOutcome,
+} from '../../services/links/short-urls.js';
 import { ApiError } from '../../lib/errors.js';
 
 const params = z.object({ slug: z.string().min(1).max(200) });
@@ -26,28 +33,19 @@ const tokenQuery = z.object({
   token: z.string().max(2000).optional().describe('from POST /api/user/urls/:id/password'),
 });
 
+/** For anyone, in a group without prefix (full URLs). */
 export const redirectRoutes: RouteModule = async (app, ctx) => {
   /**
-   * A posted password form of the URL `urlId` (null: it has no password), whose short link is /go/<slug>: the right
-   * password -> 303 to the link with ?token=; none -> the form again (403); a wrong one -> the error handler's form.
+   * The answer to a posted password form: the right password -> 303 to the link with ?token=; a URL without one ->
+   * 303 to the link; none typed -> the form again (403); a wrong one -> the error handler's form.
    */
-  const answerPasswordForm = async (
-    request: FastifyRequest,
-    reply: FastifyReply,
-    form: { password?: string | undefined; slug: string; urlId: string | null },
-  ) => {
-    const { slug, urlId } = form;
-    const back = urlLink(ctx.settings.get(), '', slug);
-    if (urlId === null) return reply.code(303).header('cache-control', 'no-store').header('location', back).send();
-    const password = form.password ?? '';
-    if (password === '')
+  const answerPasswordForm = (reply: FastifyReply, outcome: UrlPasswordFormOutcome) => {
+    if (outcome.kind === 'missing') throw new ApiError(9002, 'no such short URL');
+    if (outcome.kind === 'empty')
       return sendPage(reply, renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle, failure: 'empty' }), 403);
-    const { token } = await unlockUrl(ctx, urlId, password, passwordGuessGuard(request, 'url'));
-    return reply
-      .code(303)
-      .header('cache-control', 'no-store')
-      .header('location', `${back}?token=${encodeURIComponent(token)}`)
-      .send();
+    const back = urlLink(ctx.settings.get(), '', outcome.slug);
+    const location = outcome.kind === 'unlocked' ? `${back}?token=${encodeURIComponent(outcome.token)}` : back;
+    return reply.code(303).header('cache-control', 'no-store').header('location', location).send();
   };
 
   app.get(
@@ -69,10 +67,8 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
       const outcome = await follow(ctx, request.params.slug, request.query.token);
       if (outcome.kind === 'missing') throw new ApiError(9002, 'no such short URL');
       if (outcome.kind === 'redirect') {
-        reply.header('cache-control', 'no-store');
         // A HEAD spends no view: of a view-limited link it must not tell where the link leads either.
-        if (outcome.limited === true) return reply.code(302).send();
-        return reply.redirect(outcome.destination, 302);
+        return sendRedirect(reply, outcome.limited === true ? null : outcome.destination);
       }
       return sendPage(reply, renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle }), 401);
     },
@@ -121,14 +117,9 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
         ),
       },
       async (request, reply) => {
-        const { slug } = request.params;
-        const outcome = await peekShortUrl(ctx, slug);
-        if (outcome.kind === 'missing') throw new ApiError(9002, 'no such short URL');
-        return answerPasswordForm(request, reply, {
-          password: request.body.password,
-          slug,
-          urlId: outcome.kind === 'password' ? outcome.urlId : null,
-        });
+        const target = { slug: request.params.slug };
+        const guess = passwordGuessGuard(request, 'url');
+        return answerPasswordForm(reply, await submitUrlPasswordForm(ctx, target, request.body.password ?? '', guess));
       },
     );
 
@@ -145,13 +136,9 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
         ),
       },
       async (request, reply) => {
-        const outcome = await shortUrlForView(ctx, request.params.id);
-        if (outcome.kind === 'missing') throw new ApiError(9002, 'no such short URL');
-        return answerPasswordForm(request, reply, {
-          password: request.body.password,
-          slug: outcome.slug,
-          urlId: outcome.kind === 'password' ? outcome.urlId : null,
-        });
+        const target = { viewId: request.params.id };
+        const guess = passwordGuessGuard(request, 'url');
+        return answerPasswordForm(reply, await submitUrlPasswordForm(ctx, target, request.body.password ?? '', guess));
       },
     );
   });

@@ -1,18 +1,14 @@
 // POST /api/upload: one or more multipart parts named `file`, each streamed into storage; options in x-service-*
 // headers (see http/uploads/headers.ts). Rate limited per user after authentication.
 import { z } from 'zod';
-import { requireUserOrUploadFolder, uploaderOf } from '../../http/auth.js';
+import { uploaderOf } from '../../http/auth.js';
 import { cutOffRequestBody } from '../../http/uploads/cut-off-body.js';
 import { ApiError } from '../../lib/errors.js';
 import { sendApiError, toApiError } from '../../http/errors.js';
-import {
-  assertMultipart,
-  MAX_FILES_PER_REQUEST,
-  receiving,
-  sendLinksAsText,
-  storeUploadParts,
-} from '../../http/uploads/multipart.js';
-import { AUTHENTICATED } from '../../http/openapi.js';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { publicBaseUrl } from '../../http/links.js';
+import { assertMultipart, receiving } from '../../http/uploads/multipart.js';
+import { receiveUpload } from '../../http/uploads/send-upload.js';
 import { uploadRateLimit } from '../../http/rate-limit.js';
 import type { RouteModule } from '../../http/types.js';
 import { UploadResponseSchema } from '../../schemas/file.js';
@@ -51,11 +47,11 @@ const optionHeaders = z.object({
   [UPLOAD_HEADERS.compressionType]: z.string().optional().describe('jpg (default), png or webp, with the percent'),
 });
 
+/** Under /api/upload, for a signed-in user or an anonymous upload into a public folder. */
 export const uploadRoutes: RouteModule = (app, ctx) => {
   app.post(
-    '/api/upload',
+    '',
     {
-      preParsing: requireUserOrUploadFolder(ctx),
       config: { rateLimit: uploadRateLimit(ctx) },
       // A body of another type fails in Fastify's content-type parsing, before the handler: it is not multipart.
       errorHandler: (err, request, reply) => {
@@ -77,28 +73,24 @@ export const uploadRoutes: RouteModule = (app, ctx) => {
           "allows uploads (missing -> 4001, not open -> 3002): the files are the owner's, on the owner's quota. " +
           'Without credentials and without x-service-folder -> 2002.',
         tags: ['files'],
-        security: AUTHENTICATED,
         headers: optionHeaders,
         consumes: ['multipart/form-data'],
         response: { 200: UploadResponseSchema },
       },
     },
-    async (request, reply) =>
-      receiving(request, reply, async () => {
+    async (request, reply) => {
+      // Refused before its body (the caller, not multipart, a bad header): the error handler answers, and the rest
+      // of the body is not read. From the body on, receiveUpload answers, as it does for the fast path.
+      const call = await receiving(request, reply, async () => {
         const { user } = await uploaderOf(ctx, request);
         assertMultipart(request);
         const options = parseUploadOptions(request.headers, ctx.settings.get(), ctx.clock.now());
-        const result = await storeUploadParts(ctx, request, {
-          user,
-          options,
-          maxFiles: MAX_FILES_PER_REQUEST,
-        });
-        return options.noJson
-          ? sendLinksAsText<typeof result>(
-              reply,
-              result.files.map((f) => f.url),
-            )
-          : result;
-      }),
+        return { user, options, baseUrl: publicBaseUrl(ctx, request, options.domain ?? undefined) };
+      });
+      const before = reply.getHeaders() as OutgoingHttpHeaders;
+      reply.hijack();
+      await receiveUpload(ctx, request.raw, reply.raw, call, before, reply.log);
+      return reply;
+    },
   );
 };

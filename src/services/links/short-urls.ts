@@ -1,27 +1,20 @@
 // Short URLs: shortening (with the caller's maxUrls quota), the owner's list/edit/delete, and following a short link
 // (/go/<code or vanity>): views counted in memory (a conditional UPDATE under a view limit), max views, passwords unlocked by signed tokens.
-import { sql, type Transaction } from 'kysely';
+import { sql, type ExpressionBuilder, type Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { NOT_NOW, precompiledByKey } from '../../db/precompiled.js';
 import { searchMatch, searchUsesIndex, URL_SEARCH } from '../../db/schema/search-index.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Database, Db, UrlRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
+import type { Eventually } from '../../lib/eventually.js';
 import { toIso } from '../../lib/clock.js';
 import { newId, randomString } from '../../lib/security/ids.js';
 import { hashPassword, passwordVersion, verifyPassword } from '../../lib/security/passwords.js';
 import type { UrlDto } from '../../schemas/url.js';
 import { urlLink } from '../../lib/text/links.js';
-import {
-  decodeListCursor,
-  encodeListCursor,
-  isDeepPage,
-  listKey,
-  listRunner,
-  MANY_MATCHES,
-  pageOfRows,
-  type ListPosition,
-} from '../lists/pages.js';
+import { isDeepPage, listRunner, MANY_MATCHES, pageOfRows } from '../lists/pages.js';
+import { decodeListCursor, encodeListCursor, listKey, type ListPosition } from '../lists/cursors.js';
 import { assertUrlQuota } from '../accounts/quotas.js';
 import { usageOfOne } from '../statistics/usage.js';
 import { queueWebhooks, webhooksWanted } from '../operations/webhooks.js';
@@ -336,18 +329,32 @@ export type FollowOutcome =
   | { kind: 'missing' };
 
 /**
- * Follows /go/<slug>: one look-up through the slug's primary key. A view of a URL without a view limit is counted in
- * memory (view-counts.ts: no write on the read path); one with a limit by one conditional UPDATE, exact across
- * instances, and the URL is removed once used up.
+ * Follows /go/<slug>: one look-up through the slug's primary key, kept in memory on SQLite while the link is unchanged
+ * (findRedirect). A view of a URL without a view limit is counted in memory (serving/view-counts.ts: no write on the
+ * read path), and the answer is then synchronous when the look-up was (the fast path's, http/serving/fast-path.ts);
+ * one with a limit by one conditional UPDATE, exact across instances, and the URL is removed once used up.
  */
-export async function followShortUrl(ctx: AppContext, slug: string, unlockToken?: string): Promise<FollowOutcome> {
-  const url = await findUrlBySlug(ctx.db, slug);
-  if (!url || url.enabled !== 1) return { kind: 'missing' };
-  if (url.password !== null && !unlocks(ctx, unlockToken, url)) return { kind: 'password', urlId: url.id };
-  if (url.max_views === null) {
+export function followShortUrl(ctx: AppContext, slug: string, unlockToken?: string): Eventually<FollowOutcome> {
+  const follow = (url: RedirectColumns | undefined): Eventually<FollowOutcome> => {
+    if (!url || url.enabled !== 1) return { kind: 'missing' };
+    if (url.password !== null && !unlocks(ctx, unlockToken, url)) return { kind: 'password', urlId: url.id };
+    // A destination Node would refuse as a Location header (one imported as it was) fails before a view is counted.
+    if (!HEADER_VALUE.test(url.destination)) throw new ApiError(9004, 'the destination is not a valid Location header');
+    if (url.max_views !== null) return countLimitedFollow(ctx, url);
     ctx.views.add('urls', url.id);
     return { kind: 'redirect', destination: url.destination };
-  }
+  };
+  const now = findRedirect.now(ctx.db, slug);
+  return now === NOT_NOW ? findRedirect(ctx.db, slug).then(follow) : follow(now);
+}
+
+/** What Node accepts in a header value. */
+const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+type RedirectColumns = Pick<UrlRow, 'id' | 'destination' | 'enabled' | 'password' | 'max_views'>;
+
+/** A view of a URL with a view limit: counted by a conditional UPDATE; used up -> missing, and the URL goes. */
+async function countLimitedFollow(ctx: AppContext, url: RedirectColumns): Promise<FollowOutcome> {
   const counted = await ctx.db
     .updateTable('urls')
     .set((eb) => ({ views: eb('views', '+', 1) }))
@@ -371,35 +378,12 @@ export async function followShortUrl(ctx: AppContext, slug: string, unlockToken?
   return { kind: 'missing' };
 }
 
-/** A short URL that following needs nothing but its look-up for: where it leads, and how to count the view. */
-export interface PlainRedirect {
-  destination: string;
-  countView(): void;
-}
-
 /**
- * For the fast path (http/serving/fast-path.ts): /go/<slug> when following it needs nothing but the look-up (enabled, no
- * password, no view limit); its view is counted, as followShortUrl counts it, once the redirect is sent. Otherwise
- * undefined (the route then answers). Synchronous when the database can answer at once (SQLite).
+ * What following a short URL needs of it, kept in memory on SQLite while none of it may have changed
+ * (db/sqlite/row-watch.ts watches what it reads: these columns of urls, url_slugs and user_deletions; not the view
+ * count, which a view-limited link's conditional UPDATE reads itself): most redirects then run no query at all.
  */
-export function plainRedirect(
-  ctx: AppContext,
-  slug: string,
-): PlainRedirect | undefined | Promise<PlainRedirect | undefined> {
-  const plain = (url: Awaited<ReturnType<typeof findPlainRedirect>>): PlainRedirect | undefined =>
-    !url || url.enabled !== 1 || url.password !== null || url.max_views !== null
-      ? undefined
-      : { destination: url.destination, countView: () => ctx.views.add('urls', url.id) };
-  const now = findPlainRedirect.now(ctx.db, slug);
-  return now === NOT_NOW ? findPlainRedirect(ctx.db, slug).then(plain) : plain(now);
-}
-
-/**
- * What a redirect needs of a short URL, kept in memory on SQLite while none of it may have changed (db/sqlite/row-watch.ts
- * watches what it reads: these columns of urls, url_slugs and user_deletions; not the view count): most redirects then
- * run no query at all.
- */
-const findPlainRedirect = precompiledByKey(
+const findRedirect = precompiledByKey(
   (db, slug) =>
     urlBySlug(db, slug)
       .clearSelect()
@@ -454,6 +438,43 @@ export async function shortUrlForView(ctx: AppContext, id: string, unlockToken?:
   return { kind: 'open', slug };
 }
 
+/** What a visitor's posted password form of a short URL comes to. */
+export type UrlPasswordFormOutcome =
+  | { kind: 'missing' }
+  /** The URL has no password: on to its link, /go/<slug>. */
+  | { kind: 'open'; slug: string }
+  /** No password was typed: the form again. */
+  | { kind: 'empty' }
+  | { kind: 'unlocked'; slug: string; token: string };
+
+/**
+ * The password form of a protected short URL, posted to its link (`slug`: POST /go/<slug>) or to Zipline's address
+ * of the form (`viewId`, an id, code or vanity: POST /view/url/<id>): the right password -> a token (unlockUrl's
+ * errors for a wrong one, or too many guesses).
+ */
+export async function submitUrlPasswordForm(
+  ctx: AppContext,
+  target: { slug: string } | { viewId: string },
+  password: string,
+  countGuess: (urlId: string) => Promise<void>,
+): Promise<UrlPasswordFormOutcome> {
+  let slug: string;
+  let urlId: string | null;
+  if ('slug' in target) {
+    const outcome = await peekShortUrl(ctx, target.slug);
+    if (outcome.kind === 'missing') return outcome;
+    [slug, urlId] = [target.slug, outcome.kind === 'password' ? outcome.urlId : null];
+  } else {
+    const outcome = await shortUrlForView(ctx, target.viewId);
+    if (outcome.kind === 'missing') return outcome;
+    [slug, urlId] = [outcome.slug, outcome.kind === 'password' ? outcome.urlId : null];
+  }
+  if (urlId === null) return { kind: 'open', slug };
+  if (password === '') return { kind: 'empty' };
+  const { token } = await unlockUrl(ctx, urlId, password, countGuess);
+  return { kind: 'unlocked', slug, token };
+}
+
 /** The look-up of a redirect: the slug's primary key, then the URL's. */
 export function urlBySlug(db: Db, slug: string) {
   return db
@@ -498,4 +519,42 @@ export async function unlockUrl(
   const expiresAt = ctx.clock.now() + UNLOCK_TOKEN_TTL_MS;
   const claims = { u: url.id, v: passwordVersion(ctx.secrets, url.password) };
   return { token: ctx.secrets.sign(UNLOCK_PURPOSE, claims, expiresAt), slug: url.vanity ?? url.code, expiresAt };
+}
+
+// --- The writes other services ask of this module, the one writer of urls and url_slugs -----------------------------
+
+/** Adds batched views to a short URL (serving/view-counts.ts): its owner, or undefined when it is gone. */
+export function addUrlViews(db: Db, id: string, views: number) {
+  return db
+    .updateTable('urls')
+    .set((eb) => ({ views: eb('views', '+', views) }))
+    .where('id', '=', id)
+    .returning('user_id')
+    .executeTakeFirst();
+}
+
+/** The ids of at most `size` of the user's short URLs, as a subquery. */
+const urlsOfUser = (userId: string, size: number) => (eb: ExpressionBuilder<Database, 'urls'>) =>
+  eb.selectFrom('urls').select('id').where('user_id', '=', userId).limit(size);
+
+/** The statement deleting at most `size` of a user's short URLs (a user deleted with their content), to run in batches. */
+export function urlsOfUserDeletion(db: Db, userId: string, size: number) {
+  return db.deleteFrom('urls').where('id', 'in', urlsOfUser(userId, size));
+}
+
+/** The statement taking at most `size` of a user's short URLs from them (a user deleted without their content). */
+export function disownUrlsOf(db: Db, userId: string, size: number) {
+  return db.updateTable('urls').set({ user_id: null }).where('id', 'in', urlsOfUser(userId, size));
+}
+
+/** An imported short URL and its slugs (its code, and its vanity when it has one), in the import's transaction. */
+export async function insertImportedUrl(db: Db, row: UrlRow): Promise<void> {
+  await db.insertInto('urls').values(row).execute();
+  await db
+    .insertInto('url_slugs')
+    .values([
+      { slug: row.code, url_id: row.id, kind: 'code' as const },
+      ...(row.vanity ? [{ slug: row.vanity, url_id: row.id, kind: 'vanity' as const }] : []),
+    ])
+    .execute();
 }

@@ -7,12 +7,14 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { AppContext } from '../../context.js';
-import type { Db, FileRow } from '../../db/schema/tables.js';
+import type { Db, FileRow, UserRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
 import { storageTempDir } from '../../storage/index.js';
 import { enqueueJobs, PermanentJobError } from '../operations/jobs.js';
 import { ffmpegAvailable, imageThumbnail, MediaToolError, videoFrame } from './decode.js';
 import { thumbnailKeyOf } from './thumbnail-names.js';
+import { findManagedFile } from '../files/files.js';
+import { setThumbnailKey } from '../files/records.js';
 import { ownerNotDeleted } from '../accounts/deleted-owners.js';
 
 export const THUMBNAIL_JOB = 'thumbnail';
@@ -142,11 +144,7 @@ export async function makeThumbnail(ctx: AppContext, payload: unknown, signal: A
     }
     const key = thumbnailKeyOf(file.storage_key);
     await ctx.storage.put(key, Readable.from([webp]), { contentType: 'image/webp' });
-    const updated = await ctx.db
-      .updateTable('files')
-      .set({ thumbnail_key: key })
-      .where('id', '=', file.id)
-      .executeTakeFirst();
+    const updated = await setThumbnailKey(ctx.db, file.id, key);
     // Deleted while the thumbnail was made: its bytes went without this thumbnail, which goes now.
     if (Number(updated.numUpdatedRows) === 0) await ctx.storage.delete(key);
   } finally {
@@ -154,8 +152,17 @@ export async function makeThumbnail(ctx: AppContext, payload: unknown, signal: A
   }
 }
 
+/** The thumbnail of a file the caller manages (by id or served name; else 4000), or 4000 when it has none (yet). */
+export async function openOwnThumbnail(
+  ctx: AppContext,
+  caller: Pick<UserRow, 'id' | 'role'>,
+  idOrName: string,
+): Promise<Readable> {
+  return openThumbnail(ctx, await findManagedFile(ctx, caller, idOrName));
+}
+
 /** The stored thumbnail of a file row, or 4000 when it has none (yet). */
-export async function openThumbnail(ctx: AppContext, file: Pick<FileRow, 'thumbnail_key'>): Promise<Readable> {
+async function openThumbnail(ctx: AppContext, file: Pick<FileRow, 'thumbnail_key'>): Promise<Readable> {
   if (!file.thumbnail_key) throw new ApiError(4000, 'this file has no thumbnail (yet)');
   try {
     return await ctx.storage.get(file.thumbnail_key);

@@ -10,10 +10,13 @@ import { ApiError } from '../../lib/errors.js';
 import { mediaKind } from '../../lib/formats/media-types.js';
 import { passwordVersion, verifyPassword } from '../../lib/security/passwords.js';
 import { StorageNotFoundError } from '../../storage/datasource.js';
+import { then, type Eventually } from '../../lib/eventually.js';
+import { planBytes, type BeforeLastByte, type BytesPlan, type BytesRequest } from './bytes-plan.js';
 import { parseView } from '../accounts/dto.js';
 import type { UserViewSettings } from '../../schemas/user.js';
-import { deleteFiles, fileByIdOrName, managesFilesOf } from '../files/files.js';
+import { deleteFiles, fileByIdOrName, findManagedFile, managesFilesOf } from '../files/files.js';
 import { removeBlobs } from '../files/blob-deletions.js';
+import { countViewWithinLimit, deleteFileRecord, deleteUsedUpFile } from '../files/records.js';
 import { ownerNotDeleted } from '../accounts/deleted-owners.js';
 
 /** How long a token handed out for a right password opens the file. */
@@ -77,25 +80,17 @@ export function servedCacheControl(file: Pick<ServedFile, 'password' | 'max_view
     : 'public, max-age=3600';
 }
 
-/** A file that serving needs nothing but its record and its bytes in memory for. */
-export interface PlainPublicFile {
-  /** Shared between requests while it is current (see plainFileByName): never changed. */
-  file: Readonly<Omit<ServedFile, 'views'>>;
-  bytes: Buffer;
-  /** Counts the view as countView() counts one of a file without a view limit. */
-  countView(): void;
-}
+/** A file whose public answer needs nothing but its record and its bytes in memory (the fast path's). */
+export type PlainPublicFile = Readonly<Omit<ServedFile, 'views'>>;
 
 /**
- * For the fast path (http/serving/fast-path.ts): the file served under `name` with its bytes, when serving it needs nothing
- * but them: not expired, public, no password, no view limit, small and already in memory. Otherwise undefined (the
- * route then answers; nothing was counted). Synchronous when the database can answer at once (SQLite).
+ * For the fast path (http/serving/fast-path.ts): the file served under `name` when answering needs nothing but its
+ * record and its bytes in memory: not expired, public, no password, no view limit, small and already in memory.
+ * Otherwise undefined (the route then answers; nothing was counted). The record is shared between requests while it
+ * is current (plainFileByName): never changed. Synchronous when the database can answer at once (SQLite).
  */
-export function plainPublicFile(
-  ctx: AppContext,
-  name: string,
-): PlainPublicFile | undefined | Promise<PlainPublicFile | undefined> {
-  const plain = (file: Omit<ServedFile, 'views'> | undefined): PlainPublicFile | undefined => {
+export function plainPublicFile(ctx: AppContext, name: string): Eventually<PlainPublicFile | undefined> {
+  const plain = (file: PlainPublicFile | undefined): PlainPublicFile | undefined => {
     if (
       file === undefined ||
       (file.deletes_at !== null && file.deletes_at <= ctx.clock.now()) ||
@@ -107,8 +102,7 @@ export function plainPublicFile(
     )
       return undefined;
     const bytes = ctx.smallFiles.get(file.storage_key);
-    if (bytes === undefined || bytes.length !== file.size) return undefined;
-    return { file, bytes, countView: () => ctx.views.add('files', file.id) };
+    return bytes !== undefined && bytes.length === file.size ? file : undefined;
   };
   const now = plainFileByName.now(ctx.db, name);
   return now === NOT_NOW ? plainFileByName(ctx.db, name).then(plain) : plain(now);
@@ -221,35 +215,33 @@ export type ViewOutcome = { last: boolean };
  * Counts one view: in memory (view-counts.ts) for a file without max views; with max views by a conditional UPDATE: when it had none left it is deleted and
  * the answer is 4000. `last` says this was its last allowed view: the caller serves it, then calls finishLastView.
  */
-export async function countView(ctx: AppContext, file: ServedFile): Promise<ViewOutcome> {
+export function countView(ctx: AppContext, file: CountedFile): Eventually<ViewOutcome> {
   if (file.max_views === null) {
     ctx.views.add('files', file.id);
     return { last: false };
   }
-  const counted = await ctx.db
-    .updateTable('files')
-    .set((eb) => ({ views: eb('views', '+', 1) }))
-    .where('id', '=', file.id)
-    .where((eb) => eb.or([eb('max_views', 'is', null), eb('views', '<', eb.ref('max_views'))]))
-    .returning(['views', 'max_views', 'user_id'])
-    .executeTakeFirst();
+  return countLimitedView(ctx, file);
+}
+
+/** The columns counting a view needs. */
+type CountedFile = Pick<ServedFile, 'id' | 'max_views' | 'storage_key'>;
+
+/** A view of a file with a view limit: one conditional UPDATE, exact across instances and crashes. */
+async function countLimitedView(ctx: AppContext, file: CountedFile): Promise<ViewOutcome> {
+  const counted = await countViewWithinLimit(ctx.db, file.id);
   // The owner's view total follows with the next flush of the batched views (no shared row written here).
   if (counted) ctx.views.written('files', file.id, counted.user_id);
   if (!counted) {
     // No views left. Whoever removes the record removes the bytes: not a request that lost the race against the
     // last view, whose bytes are still being sent.
-    const removed = await ctx.db
-      .deleteFrom('files')
-      .where('id', '=', file.id)
-      .where((eb) => eb('views', '>=', eb.ref('max_views')))
-      .executeTakeFirst();
+    const removed = await deleteUsedUpFile(ctx.db, file.id);
     if (Number(removed.numDeletedRows) > 0) await removeBlobs(ctx, [file.storage_key]);
     throw new ApiError(4000);
   }
   const last = counted.max_views !== null && counted.views >= counted.max_views;
   if (last) {
     // Gone for everyone else at once; the bytes stay until this answer has been sent.
-    await ctx.db.deleteFrom('files').where('id', '=', file.id).execute();
+    await deleteFileRecord(ctx.db, file.id);
   }
   return { last };
 }
@@ -260,33 +252,72 @@ export async function countView(ctx: AppContext, file: ServedFile): Promise<View
  * `Range: bytes=1-` (so such a file is best fetched whole). For the last allowed view it returns what deletes the
  * bytes, to run before the client holds the last byte.
  */
-export async function countBytesView(
+export function countBytesView(
   ctx: AppContext,
-  file: ServedFile,
+  file: CountedFile,
   span: { start: number } | undefined,
-): Promise<(() => Promise<void>) | undefined> {
+): Eventually<BeforeLastByte | undefined> {
   if (span !== undefined && span.start !== 0 && file.max_views === null) return undefined;
-  const { last } = await countView(ctx, file);
-  return last ? () => finishLastView(ctx, file) : undefined;
+  return then(countView(ctx, file), ({ last }) => (last ? () => finishLastView(ctx, file) : undefined));
+}
+
+/**
+ * The answer to a request for a file's bytes under its public links (/raw/<name>, /u/<name>), once the caller may
+ * see it: a password-protected file needs its access token (3004, 3018); a GET from the start counts a view.
+ */
+export function servedBytesPlan(
+  ctx: AppContext,
+  file: Omit<ServedFile, 'views'>,
+  request: BytesRequest,
+  token: string | undefined,
+): BytesPlan {
+  assertUnlocked(ctx, file, token);
+  return planBytes(file, request, {
+    cacheControl: servedCacheControl(file),
+    open: (span) => openFileBytes(ctx, file, span),
+    opened: (span) => countBytesView(ctx, file, span),
+  });
+}
+
+/**
+ * The answer to the request of whoever manages a file (its owner, an admin who manages the owner) for its bytes, by
+ * id or served name (else 4000): previews and downloads, no view counted, no password asked.
+ */
+export async function ownBytesPlan(
+  ctx: AppContext,
+  caller: Pick<UserRow, 'id' | 'role'>,
+  idOrName: string,
+  request: BytesRequest,
+): Promise<BytesPlan> {
+  const file = await findManagedFile(ctx, caller, idOrName);
+  return planBytes(file, request, {
+    // The caller's own bytes: the browser may keep them, privately.
+    cacheControl: 'private, max-age=3600',
+    open: (span) => openFileBytes(ctx, file, span),
+  });
 }
 
 /**
  * A stored file's bytes (all, or bytes start..end): a small file's from memory (ctx.smallFiles, filled on its first
  * read), a larger one's as a stream from the datasource. Bytes gone from the datasource -> 4000.
  */
-export async function openFileBytes(
+export function openFileBytes(
   ctx: AppContext,
   file: Pick<FileRow, 'storage_key' | 'size'>,
   span?: { start: number; end: number },
-): Promise<Readable | Buffer> {
+): Eventually<Readable | Buffer> {
   if (file.size > ctx.smallFiles.maxEntryBytes) return streamFileBytes(ctx, file, span);
-  let bytes = ctx.smallFiles.get(file.storage_key);
-  if (bytes === undefined) {
-    bytes = await buffer(await streamFileBytes(ctx, file));
-    // The bytes under a key never change (a key is never reused), so they may be kept as long as there is room.
-    if (bytes.length === file.size) ctx.smallFiles.set(file.storage_key, bytes);
-  }
-  return span ? bytes.subarray(span.start, span.end + 1) : bytes;
+  const inMemory = ctx.smallFiles.get(file.storage_key);
+  if (inMemory !== undefined) return span ? inMemory.subarray(span.start, span.end + 1) : inMemory;
+  return readSmallFile(ctx, file).then((bytes) => (span ? bytes.subarray(span.start, span.end + 1) : bytes));
+}
+
+/** A small file's bytes, read whole and kept in memory for the next reads. */
+async function readSmallFile(ctx: AppContext, file: Pick<FileRow, 'storage_key' | 'size'>): Promise<Buffer> {
+  const bytes = await buffer(await streamFileBytes(ctx, file));
+  // The bytes under a key never change (a key is never reused), so they may be kept as long as there is room.
+  if (bytes.length === file.size) ctx.smallFiles.set(file.storage_key, bytes);
+  return bytes;
 }
 
 async function streamFileBytes(

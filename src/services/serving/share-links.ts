@@ -11,7 +11,8 @@ import { MAX_EXPIRY_MS, parseDuration } from '../../lib/text/durations.js';
 import { randomString } from '../../lib/security/ids.js';
 import { hashPassword, passwordVersion, verifyPassword } from '../../lib/security/passwords.js';
 import { findManagedFile } from '../files/files.js';
-import { findServedFileById, type ServedFile } from './files.js';
+import { planBytes, type BytesPlan, type BytesRequest } from './bytes-plan.js';
+import { countBytesView, findServedFileById, openFileBytes, type ServedFile } from './files.js';
 
 /** Length of a share id: 22 alphanumerics, about 131 random bits. */
 const SHARE_ID_LENGTH = 22;
@@ -197,4 +198,27 @@ export async function countShareView(ctx: AppContext, share: Pick<FileShareRow, 
     .where((eb) => eb.or([eb('max_views', 'is', null), eb('views', '<', eb.ref('max_views'))]))
     .executeTakeFirst();
   if (Number(counted.numUpdatedRows) !== 1) throw new ApiError(4000);
+}
+
+/**
+ * The answer to a request for the bytes of a share link's file, once the link is unlocked (3004, 3018). Never in a
+ * shared cache: every request must reach the link's checks. A GET from the start (any GET of a view-limited link)
+ * counts a view of the link, and then one of the file, so that the file's own limit holds through every link.
+ */
+export function shareBytesPlan(
+  ctx: AppContext,
+  { share, file }: OpenShare,
+  request: BytesRequest,
+  token: string | undefined,
+): BytesPlan {
+  assertShareUnlocked(ctx, share, token);
+  return planBytes(file, request, {
+    cacheControl: 'private, no-store',
+    open: (span) => openFileBytes(ctx, file, span),
+    opened: async (span) => {
+      // As for files: a ranged continuation is the same view going on, unless the link has a view limit.
+      if (span === undefined || span.start === 0 || share.max_views !== null) await countShareView(ctx, share);
+      return countBytesView(ctx, file, span);
+    },
+  });
 }
