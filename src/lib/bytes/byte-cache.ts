@@ -23,6 +23,11 @@ export class ByteCache {
     return value;
   }
 
+  /** The value under `key` without counting it as used (a look before the get() that serves it). */
+  peek(key: string): Buffer | undefined {
+    return this.entries.get(key);
+  }
+
   /** Keeps `value` unless it is larger than maxEntryBytes; older values go to make room. */
   set(key: string, value: Buffer): void {
     if (value.length > this.maxEntryBytes) return;

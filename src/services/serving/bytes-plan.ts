@@ -80,24 +80,28 @@ export function storedFileEtag(file: Pick<StoredFile, 'id' | 'size'>): string {
   return `"${file.id}-${file.size.toString(36)}"`;
 }
 
-/**
- * The headers that describe a stored file in every answer with it (200, 206, 304, 416), but its type and length.
- * Kept per record object and answer kind: the fast path's look-up hands out the same object while the record is
- * unchanged (db/sqlite/row-watch.ts), so its headers are built once.
- */
-const representationCache = new WeakMap<StoredFile, Map<string, Readonly<Record<string, string>>>>();
+/** The headers of a file's answers of one kind (cache policy, inline or attachment). */
+interface AnswerHeaders {
+  /** What every answer carries (200, 206, 304, 416), but the type and length. */
+  representation: Readonly<Record<string, string>>;
+  /** The whole file's 200: the representation, its type and its length. */
+  whole: Readonly<Record<string, string>>;
+}
 
-export function storedFileHeaders(
-  file: StoredFile,
-  cacheControl: string,
-  download: boolean,
-): Readonly<Record<string, string>> {
+/**
+ * Kept per record object and answer kind: the fast path's look-up hands out the same object while the record is
+ * unchanged (db/sqlite/row-watch.ts), so its headers are built once, and the renderer reads the same object each time.
+ */
+const headersCache = new WeakMap<StoredFile, Map<string, AnswerHeaders>>();
+
+function answerHeaders(file: StoredFile, cacheControl: string, download: boolean): AnswerHeaders {
   const key = `${download ? 'a' : 'i'}${cacheControl}`;
-  let byKind = representationCache.get(file);
+  let byKind = headersCache.get(file);
   const kept = byKind?.get(key);
   if (kept) return kept;
-  const attachment = download || !servingPolicy(file.type).inline;
-  const headers = {
+  const policy = servingPolicy(file.type);
+  const attachment = download || !policy.inline;
+  const representation = {
     'accept-ranges': 'bytes',
     etag: storedFileEtag(file),
     'last-modified': httpDate(file.created_at),
@@ -106,15 +110,24 @@ export function storedFileHeaders(
     'x-content-type-options': 'nosniff',
     'content-security-policy': UPLOADED_BYTES_CSP,
   };
-  if (!byKind) representationCache.set(file, (byKind = new Map()));
+  const whole = { ...representation, 'content-type': policy.contentType, 'content-length': String(file.size) };
+  const headers = { representation, whole };
+  if (!byKind) headersCache.set(file, (byKind = new Map()));
   byKind.set(key, headers);
   return headers;
 }
 
 /** The answer to `request` for the bytes of `file`, coming from `source`. */
 export function planBytes(file: StoredFile, request: BytesRequest, source: BytesSource): BytesPlan {
+  const headers = answerHeaders(file, source.cacheControl, request.download);
+  const head = request.method === 'HEAD';
+  // The plain request (no condition, no range): the whole file, with headers built once per record.
+  if (request.range === undefined && request.ifNoneMatch === undefined && request.ifModifiedSince === undefined) {
+    if (head) return { body: false, status: 200, headers: headers.whole };
+    return { body: true, status: 200, headers: headers.whole, span: undefined, length: file.size, source };
+  }
   const etag = storedFileEtag(file);
-  const representation = storedFileHeaders(file, source.cacheControl, request.download);
+  const { representation } = headers;
   const conditions = { 'if-none-match': request.ifNoneMatch, 'if-modified-since': request.ifModifiedSince };
   if (isNotModified(conditions, etag, file.created_at))
     return { body: false, status: 304, headers: { ...representation } };
@@ -122,22 +135,25 @@ export function planBytes(file: StoredFile, request: BytesRequest, source: Bytes
   let range = parseRange(request.range, file.size);
   if (range.kind !== 'full' && !ifRangeAllows(request.ifRange, etag, file.created_at)) range = { kind: 'full' };
   if (range.kind === 'unsatisfiable') {
-    const headers: Record<string, string> = { ...representation, 'content-range': unsatisfiedRange(file.size) };
+    const unsatisfied: Record<string, string> = { ...representation, 'content-range': unsatisfiedRange(file.size) };
     // An empty body says so; a HEAD answer describes no body of its own.
-    if (request.method !== 'HEAD') headers['content-length'] = '0';
-    return { body: false, status: 416, headers };
+    if (!head) unsatisfied['content-length'] = '0';
+    return { body: false, status: 416, headers: unsatisfied };
   }
-  const span = range.kind === 'partial' ? range : undefined;
-  const length = span ? span.end - span.start + 1 : file.size;
-  const headers: Record<string, string> = {
+  if (range.kind === 'full') {
+    if (head) return { body: false, status: 200, headers: headers.whole };
+    return { body: true, status: 200, headers: headers.whole, span: undefined, length: file.size, source };
+  }
+  const span = range;
+  const length = span.end - span.start + 1;
+  const partial = {
     ...representation,
-    'content-type': servingPolicy(file.type).contentType,
+    'content-type': headers.whole['content-type']!,
     'content-length': String(length),
+    'content-range': contentRange(span.start, span.end, file.size),
   };
-  if (span) headers['content-range'] = contentRange(span.start, span.end, file.size);
-  const status = span ? 206 : 200;
-  if (request.method === 'HEAD') return { body: false, status, headers };
-  return { body: true, status, headers, span, length, source };
+  if (head) return { body: false, status: 206, headers: partial };
+  return { body: true, status: 206, headers: partial, span, length, source };
 }
 
 /**

@@ -101,7 +101,7 @@ export function plainPublicFile(ctx: AppContext, name: string): Eventually<Plain
       file.size > ctx.smallFiles.maxEntryBytes
     )
       return undefined;
-    const bytes = ctx.smallFiles.get(file.storage_key);
+    const bytes = ctx.smallFiles.peek(file.storage_key);
     return bytes !== undefined && bytes.length === file.size ? file : undefined;
   };
   const now = plainFileByName.now(ctx.db, name);
