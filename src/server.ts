@@ -17,7 +17,7 @@ import type { App } from './http/types.js';
 import { ByteCache } from './lib/bytes/byte-cache.js';
 import { ProcessMetrics } from './lib/process-metrics.js';
 import { systemClock, type Clock } from './lib/clock.js';
-import { deleteExpiredFiles } from './services/files/files.js';
+import { deleteExpiredFiles } from './services/files/manage.js';
 import { deletionsSettled, resumeDeletions } from './services/operations/unfinished-deletions.js';
 import { JobWorker } from './services/operations/job-worker.js';
 import { Jobs, purgeDoneJobs } from './services/operations/jobs.js';
@@ -37,7 +37,7 @@ import {
   WEBHOOK_JOB,
 } from './services/operations/webhooks.js';
 import { METRICS_TICK_MS, takeMetricsSnapshot } from './services/statistics/snapshots.js';
-import { discardIdlePartialUploads, discardUnfinishedPartialUploads } from './services/uploads/assembly.js';
+import { discardIdleUploadSessions, discardUnfinishedUploadSessions } from './services/uploads/assembly.js';
 import { removeUnrecordedObjects } from './services/uploads/pending-objects.js';
 import { purgeExpiredSessions } from './services/accounts/sessions.js';
 import { SettingsService, settingsFromEnv } from './services/operations/settings.js';
@@ -155,10 +155,10 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     const jobs = new Jobs(app.log, { ctx, holder: processId });
     jobs.every('refresh-settings', 5_000, () => settings.refresh());
     jobs.every('purge-expired-sessions', 3_600_000, () => purgeExpiredSessions(ctx), { exclusive: true });
-    jobs.every('discard-idle-partial-uploads', 60_000, () => discardIdlePartialUploads(ctx), { exclusive: true });
+    jobs.every('discard-idle-upload-sessions', 60_000, () => discardIdleUploadSessions(ctx), { exclusive: true });
     // Chunked uploads do not survive a restart of the instance that holds them: their temp data goes, their assemblies
     // become FAILED. Other instances' uploads carry on.
-    await discardUnfinishedPartialUploads(ctx);
+    await discardUnfinishedUploadSessions(ctx);
     // Bytes a dead process stored for uploads it never recorded go too.
     await removeUnrecordedObjects(ctx);
     if (database.engine === 'postgres') await checkTrigramSearch(database.db, app.log);

@@ -9,7 +9,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AppContext } from '../context.js';
 import type { SessionRow, UserRow } from '../db/schema/tables.js';
-import { findUserByToken } from '../services/accounts/accounts.js';
+import { findUserByToken } from '../services/accounts/account.js';
 import { findApiToken } from '../services/accounts/api-tokens.js';
 import { findUploadFolder } from '../services/organise/folders.js';
 import { findSession, SESSION_TTL_MS } from '../services/accounts/sessions.js';

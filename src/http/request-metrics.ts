@@ -3,7 +3,7 @@
 // a request then costs two map look-ups and a few additions to plain numbers, in a callback hook (no promise).
 // Requests that match no route (the 404 handler) are not counted.
 //
-// Bytes of stored files are counted here too, once their answer has been written whole: http/serving/stored-bytes.ts marks
+// Bytes of stored files are counted here too, once their answer has been written whole: http/serving/send-bytes.ts marks
 // the reply with the length it sends.
 import type { FastifyReply, onResponseHookHandler } from 'fastify';
 import type { ProcessMetrics } from '../lib/process-metrics.js';
@@ -13,7 +13,7 @@ const STORED_BYTES = Symbol('chute.storedBytes');
 
 type MarkedReply = FastifyReply & { [STORED_BYTES]?: number };
 
-/** Called by http/serving/stored-bytes.ts when it answers with `length` bytes of a stored file. */
+/** Called by http/serving/send-bytes.ts when it answers with `length` bytes of a stored file. */
 export function markStoredBytes(reply: FastifyReply, length: number): void {
   (reply as MarkedReply)[STORED_BYTES] = length;
 }

@@ -1,4 +1,4 @@
-// This process's own Prometheus metrics (prom-client), scraped at /metrics (routes/server/metrics.ts): requests by route,
+// This process's own Prometheus metrics (prom-client), scraped at /metrics (routes/server/statistics.ts): requests by route,
 // bytes uploaded and served, uploads in flight, job failures. One registry per Chute (a test builds many in one
 // process); the figures every instance shares (queue depth, storage used) are read from the database at scrape time
 // (services/statistics/prometheus.ts) and set on the gauges here.

@@ -1,8 +1,6 @@
 // A user's export as the API shows it: Zipline's Export shape (size as a string, path the archive's name), and when
 // it expires.
 import { z } from 'zod';
-import type { ExportRow } from '../db/schema/tables.js';
-import { toIso } from '../lib/clock.js';
 import { IsoDateTime } from './common.js';
 
 export const ExportSchema = z
@@ -19,16 +17,3 @@ export const ExportSchema = z
   .meta({ id: 'Export' });
 
 export type ExportDto = z.infer<typeof ExportSchema>;
-
-export function toExportDto(row: ExportRow): ExportDto {
-  return {
-    id: row.id,
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
-    completed: row.completed === 1,
-    path: `zexport_${row.user_id}_${row.created_at}_${row.files}.zip`,
-    files: row.files,
-    size: String(row.size),
-    expiresAt: toIso(row.expires_at),
-  };
-}

@@ -14,7 +14,7 @@ import pg from 'pg';
 import sharp from 'sharp';
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { httpClientOf } from '../support/chute-process.js';
-import { sendChunk } from '../support/partial-uploads.js';
+import { sendChunk } from '../support/chunked-uploads.js';
 import { s3TestEnv } from '../support/s3.js';
 import { createPostgresDatabase, readJsonResponse, type TestServer } from '../support/server.js';
 
@@ -69,7 +69,7 @@ async function chunkedUpload(
     if (res.status !== 200) throw new Error(`chunk ${start}-${end}: ${res.status} ${JSON.stringify(res.body)}`);
     if (db) {
       const row = await db.query<{ instance_id: string }>(
-        'select instance_id from partial_uploads order by updated_at desc limit 1',
+        'select instance_id from upload_sessions order by updated_at desc limit 1',
       );
       takenBy.push(row.rows[0]?.instance_id ?? 'gone');
     }

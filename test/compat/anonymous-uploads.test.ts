@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { makeFolder, makeUser, NO_RATE_LIMIT } from '../support/factory.js';
-import { sendChunk, uploadInChunks, waitForAssembly } from '../support/partial-uploads.js';
+import { sendChunk, uploadInChunks, waitForAssembly } from '../support/chunked-uploads.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { upload } from '../support/uploads.js';
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
 import { makeFolder, makeUser, NO_RATE_LIMIT, type Role } from '../support/factory.js';
-import { sendChunk } from '../support/partial-uploads.js';
+import { sendChunk } from '../support/chunked-uploads.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { upload, uploadOne } from '../support/uploads.js';
 

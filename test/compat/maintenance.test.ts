@@ -7,7 +7,7 @@ import { access, readdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { before, it } from 'node:test';
 import { makeUser, NO_RATE_LIMIT } from '../support/factory.js';
-import { sendChunk, waitForAllAssemblies } from '../support/partial-uploads.js';
+import { sendChunk, waitForAllAssemblies } from '../support/chunked-uploads.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { uploadOne } from '../support/uploads.js';
 

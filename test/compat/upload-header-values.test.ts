@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createTestUser } from '../support/content.js';
-import { sendChunk, waitForAssembly } from '../support/partial-uploads.js';
+import { sendChunk, waitForAssembly } from '../support/chunked-uploads.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { upload } from '../support/uploads.js';
 

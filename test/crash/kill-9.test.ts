@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { it } from 'node:test';
 import type { Engine } from '../../src/db/index.js';
 import { httpClientOf, killChuteProcess, startChuteProcess, type ChuteProcess } from '../support/chute-process.js';
-import { sendChunk, uploadInChunks } from '../support/partial-uploads.js';
+import { sendChunk, uploadInChunks } from '../support/chunked-uploads.js';
 import { requestHead } from '../support/raw-http.js';
 import { forEachDatabase, startTestServer, withSharedState, type TestServer } from '../support/server.js';
 import { databaseObjectKeys, filesUnder } from '../support/stored.js';
@@ -204,7 +204,7 @@ forEachDatabase('kill -9', (engine) => {
         const listed = await again.json('GET', '/api/user/files/incomplete', { auth: token });
         const record = listed.body.find((r: { id: string }) => r.id === incompleteId);
         if (record) assert.equal(record.status, 'FAILED');
-        assert.equal((await again.ctx.db.selectFrom('partial_uploads').select('id').execute()).length, 0);
+        assert.equal((await again.ctx.db.selectFrom('upload_sessions').select('id').execute()).length, 0);
       },
     );
   });

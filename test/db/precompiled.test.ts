@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { sql } from 'kysely';
 import { NOT_NOW, precompiledByKey, precompiledWrite } from '../../src/db/precompiled.js';
-import { findUserByToken } from '../../src/services/accounts/accounts.js';
+import { findUserByToken } from '../../src/services/accounts/account.js';
 import { findQuota } from '../../src/services/accounts/quotas.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { uploadOne } from '../support/uploads.js';

@@ -37,7 +37,7 @@ const OWNERS: Record<string, string> = {
   database_objects: 'src/storage/database-objects.ts',
   pending_objects: 'src/services/uploads/pending-objects.ts',
   // Uploads in progress: the sessions of chunked and tus uploads, and the records of their assembly
-  partial_uploads: 'src/services/uploads/partial-uploads.ts',
+  upload_sessions: 'src/services/uploads/sessions.ts',
   incomplete_files: 'src/services/uploads/incomplete-files.ts',
   // Organising and sharing
   folders: 'src/services/organise/folders.ts',

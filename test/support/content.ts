@@ -3,7 +3,7 @@
 // uploading itself. Accounts and content made through the API are in factory.ts.
 import { Readable } from 'node:stream';
 import { newId, randomString } from '../../src/lib/security/ids.js';
-import { insertUser, revealToken } from '../../src/services/accounts/accounts.js';
+import { insertUser, revealToken } from '../../src/services/accounts/account.js';
 import { setUserQuota } from '../../src/services/accounts/quotas.js';
 import { currentMetricData } from '../../src/services/statistics/snapshots.js';
 import type { TestServer, TestUser } from './server.js';

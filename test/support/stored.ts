@@ -80,7 +80,7 @@ export async function fileRowCount(server: TestServer): Promise<number> {
 }
 
 /** How many chunked-upload sessions the database holds. */
-export async function partialSessionCount(server: TestServer): Promise<number> {
-  const rows = await server.ctx.db.selectFrom('partial_uploads').select('id').execute();
+export async function uploadSessionCount(server: TestServer): Promise<number> {
+  const rows = await server.ctx.db.selectFrom('upload_sessions').select('id').execute();
   return rows.length;
 }

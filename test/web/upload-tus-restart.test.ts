@@ -116,7 +116,7 @@ describeBrowser('dashboard: a tus upload across a server restart', () => {
             .getByText(/chunk 3 of 6/)
             .waitFor();
           const upload = await first.ctx.db
-            .selectFrom('partial_uploads')
+            .selectFrom('upload_sessions')
             .select(['id', 'received'])
             .where('protocol', '=', 'tus')
             .executeTakeFirstOrThrow();
@@ -141,7 +141,7 @@ describeBrowser('dashboard: a tus upload across a server restart', () => {
           const untilReload = (url: URL) => url.pathname.startsWith('/api/upload/tus');
           second = await restartOnPort(engine, shared, port, async (server) => {
             const kept = await server.ctx.db
-              .selectFrom('partial_uploads')
+              .selectFrom('upload_sessions')
               .select(['received', 'total_size'])
               .where('id', '=', upload.id)
               .executeTakeFirstOrThrow();
@@ -206,7 +206,7 @@ describeBrowser('dashboard: a tus upload across a server restart', () => {
           );
           assert.deepEqual(await appendTempFiles(shared.dataDir), []);
           assert.deepEqual(
-            await second.ctx.db.selectFrom('partial_uploads').select('id').where('protocol', '=', 'tus').execute(),
+            await second.ctx.db.selectFrom('upload_sessions').select('id').where('protocol', '=', 'tus').execute(),
             [],
           );
           assert.deepEqual(errors, []);

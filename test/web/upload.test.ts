@@ -149,7 +149,7 @@ describeBrowser('dashboard: upload', () => {
     // Cancelling terminates the tus upload (DELETE): the server drops it and its bytes.
     await until(
       'the partial upload is discarded',
-      async () => (await server().ctx.db.selectFrom('partial_uploads').select('id').execute()).length === 0,
+      async () => (await server().ctx.db.selectFrom('upload_sessions').select('id').execute()).length === 0,
     );
     assert.deepEqual(await filesNamed(server(), admin.token, 'cancel-me.bin'), []);
     assert.deepEqual(
@@ -182,7 +182,7 @@ describeBrowser('dashboard: upload', () => {
         .getByText(/chunk 3 of 5/)
         .waitFor();
       const before = await server()
-        .ctx.db.selectFrom('partial_uploads')
+        .ctx.db.selectFrom('upload_sessions')
         .select(['id', 'received'])
         .where('protocol', '=', 'tus')
         .executeTakeFirstOrThrow();

@@ -9,9 +9,9 @@ import { parseUploadOptions, UPLOAD_HEADERS } from '../../http/uploads/headers.j
 import { isApiError } from '../../lib/errors.js';
 import { FILE_NAME_FORMATS } from '../../lib/text/file-names.js';
 import { formatByteSize } from '../../lib/text/sizes.js';
-import { findUserByName } from '../../services/accounts/accounts.js';
+import { findUserByName } from '../../services/accounts/account.js';
 import { removeUnrecordedObjects } from '../../services/uploads/pending-objects.js';
-import { assertUploadFolder, uploadFiles } from '../../services/uploads/uploads.js';
+import { assertUploadFolder, uploadFiles } from '../../services/uploads/store-files.js';
 import { CliError, openCliContext } from '../context.js';
 import { Progress } from '../progress.js';
 

@@ -285,17 +285,17 @@ export interface IncompleteFilesTable {
   updated_at: Millis;
 }
 
-export type PartialUploadState = 'open' | 'receiving' | 'assembling';
-export type PartialUploadProtocol = 'chunked' | 'tus';
+export type UploadSessionState = 'open' | 'receiving' | 'assembling';
+export type UploadSessionProtocol = 'chunked' | 'tus';
 
 /** A chunked upload in progress (0005): see src/services/uploads/chunked.ts. */
-export interface PartialUploadsTable {
+export interface UploadSessionsTable {
   id: string;
   user_id: string;
   /** Keyed hash of the current continuation token; null while a chunk is received or the file assembled. */
   token_hash: string | null;
   token_expires_at: Millis | null;
-  state: PartialUploadState;
+  state: UploadSessionState;
   /** The x-service-folder of the first chunk; every later chunk must send the same. */
   folder_id: string | null;
   total_size: number;
@@ -315,7 +315,7 @@ export interface PartialUploadsTable {
   /** The instance that received the latest chunk (AppContext.instanceId); null for rows from before 0006. */
   instance_id: string | null;
   /** 'chunked' (POST /api/upload/partial) or 'tus' (POST /api/upload/tus, 0023). */
-  protocol: Generated<PartialUploadProtocol>;
+  protocol: Generated<UploadSessionProtocol>;
   /** tus: the Upload-Metadata header of the creation request, answered again by HEAD. */
   upload_metadata: string | null;
   created_at: Millis;
@@ -422,7 +422,7 @@ export interface Database {
   url_slugs: UrlSlugsTable;
   invites: InvitesTable;
   incomplete_files: IncompleteFilesTable;
-  partial_uploads: PartialUploadsTable;
+  upload_sessions: UploadSessionsTable;
   api_tokens: ApiTokensTable;
   usage_counters: UsageCountersTable;
   type_counters: TypeCountersTable;
@@ -452,7 +452,7 @@ export type InviteRow = Selectable<InvitesTable>;
 export type PasskeyRow = Selectable<PasskeysTable>;
 export type OAuthProviderRow = Selectable<OAuthProvidersTable>;
 export type IncompleteFileRow = Selectable<IncompleteFilesTable>;
-export type PartialUploadRow = Selectable<PartialUploadsTable>;
+export type UploadSessionRow = Selectable<UploadSessionsTable>;
 export type JobRow = Selectable<JobsTable>;
 export type ApiTokenRow = Selectable<ApiTokensTable>;
 export type FileShareRow = Selectable<FileSharesTable>;

@@ -8,7 +8,7 @@ import { MAX_EXPIRY_MS, parseDuration } from '../../lib/text/durations.js';
 import { assertUsableFileName } from '../../lib/text/file-names.js';
 import type { ChunkPosition } from '../../services/uploads/chunked.js';
 import { SETTING_DEFINITIONS, type Settings } from '../../services/operations/settings.js';
-import type { UploadOptions } from '../../services/uploads/uploads.js';
+import type { UploadOptions } from '../../services/uploads/store-files.js';
 import {
   COMPRESSION_TYPES,
   type CompressionType,
@@ -240,7 +240,7 @@ export function parseUploadOptions(headers: IncomingHttpHeaders, settings: Setti
   };
 }
 
-export const PARTIAL_HEADERS = {
+export const CHUNK_HEADERS = {
   contentRange: 'content-range',
   contentLength: 'x-service-p-content-length',
   contentType: 'x-service-p-content-type',
@@ -255,7 +255,7 @@ const RETIRED_SCHEME =
   'the x-service-p-identifier scheme was retired: send the first chunk without x-service-p-token, then send the ' +
   'partialToken of each answer as x-service-p-token with the next chunk';
 
-export interface PartialHeaders {
+export interface ChunkHeaders {
   position: ChunkPosition;
   token: string | null;
   fileName: string;
@@ -273,14 +273,14 @@ function required(headers: IncomingHttpHeaders, name: string): string {
  * request (end before start, past the total, a total other than x-service-p-content-length, lastchunk not matching
  * end = total - 1, an empty file) -> 1002; a size beyond any file -> 5001.
  */
-export function parsePartialHeaders(headers: IncomingHttpHeaders): PartialHeaders {
-  if (hasHeader(headers, PARTIAL_HEADERS.identifier)) throw new ApiError(1003, RETIRED_SCHEME);
-  const names = Object.values(PARTIAL_HEADERS);
+export function parseChunkHeaders(headers: IncomingHttpHeaders): ChunkHeaders {
+  if (hasHeader(headers, CHUNK_HEADERS.identifier)) throw new ApiError(1003, RETIRED_SCHEME);
+  const names = Object.values(CHUNK_HEADERS);
   if (!names.some((name) => hasHeader(headers, name))) {
-    throw new ApiError(1004, `send ${PARTIAL_HEADERS.contentRange} and the x-service-p-* headers`);
+    throw new ApiError(1004, `send ${CHUNK_HEADERS.contentRange} and the x-service-p-* headers`);
   }
-  const lengthText = required(headers, PARTIAL_HEADERS.contentLength);
-  if (!/^\d+$/.test(lengthText)) throw new ApiError(1002, `${PARTIAL_HEADERS.contentLength} must be a number of bytes`);
+  const lengthText = required(headers, CHUNK_HEADERS.contentLength);
+  if (!/^\d+$/.test(lengthText)) throw new ApiError(1002, `${CHUNK_HEADERS.contentLength} must be a number of bytes`);
   const contentLength = Number(lengthText);
   if (!Number.isSafeInteger(contentLength)) throw new ApiError(5001, `${lengthText} bytes`);
   if (contentLength === 0) {
@@ -290,7 +290,7 @@ export function parsePartialHeaders(headers: IncomingHttpHeaders): PartialHeader
     );
   }
 
-  const rangeText = required(headers, PARTIAL_HEADERS.contentRange);
+  const rangeText = required(headers, CHUNK_HEADERS.contentRange);
   const range = /^bytes (\d{1,16})-(\d{1,16})\/(\d{1,16})$/.exec(rangeText);
   if (!range) throw new ApiError(1002, 'Content-Range must be "bytes start-end/total" (zero-based, end inclusive)');
   const [start, end, total] = [Number(range[1]), Number(range[2]), Number(range[3])];
@@ -298,25 +298,25 @@ export function parsePartialHeaders(headers: IncomingHttpHeaders): PartialHeader
   if (total !== contentLength) {
     throw new ApiError(
       1002,
-      `the Content-Range total must equal ${PARTIAL_HEADERS.contentLength} (the whole file's size)`,
+      `the Content-Range total must equal ${CHUNK_HEADERS.contentLength} (the whole file's size)`,
     );
   }
   if (end >= total) throw new ApiError(1002, 'the Content-Range end is past the last byte (total - 1)');
 
-  const lastText = required(headers, PARTIAL_HEADERS.lastChunk).toLowerCase();
+  const lastText = required(headers, CHUNK_HEADERS.lastChunk).toLowerCase();
   if (lastText !== 'true' && lastText !== 'false')
-    throw new ApiError(1002, `${PARTIAL_HEADERS.lastChunk} must be true or false`);
+    throw new ApiError(1002, `${CHUNK_HEADERS.lastChunk} must be true or false`);
   const lastChunk = lastText === 'true';
   if (lastChunk !== (end === total - 1)) {
-    throw new ApiError(1002, `${PARTIAL_HEADERS.lastChunk} must be true exactly when the chunk ends at total - 1`);
+    throw new ApiError(1002, `${CHUNK_HEADERS.lastChunk} must be true exactly when the chunk ends at total - 1`);
   }
 
-  const token = headerText(headers, PARTIAL_HEADERS.token);
+  const token = headerText(headers, CHUNK_HEADERS.token);
   return {
     position: { start, end, total, lastChunk },
     token: token === undefined || token === '' ? null : token,
-    fileName: partialFileName(headerText(headers, PARTIAL_HEADERS.fileName) ?? ''),
-    contentType: headerText(headers, PARTIAL_HEADERS.contentType) ?? '',
+    fileName: partialFileName(headerText(headers, CHUNK_HEADERS.fileName) ?? ''),
+    contentType: headerText(headers, CHUNK_HEADERS.contentType) ?? '',
   };
 }
 

@@ -9,7 +9,7 @@ import type { AppContext } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
 import type { UploadResponse } from '../../schemas/file.js';
 import type { ChunkBody } from '../../services/uploads/chunked.js';
-import { uploadFiles, type IncomingFile, type UploadOptions } from '../../services/uploads/uploads.js';
+import { uploadFiles, type IncomingFile, type UploadOptions } from '../../services/uploads/store-files.js';
 import { cutOffRequestBody } from './cut-off-body.js';
 import { publicBaseUrl } from '../links.js';
 

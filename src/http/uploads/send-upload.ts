@@ -8,7 +8,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../lib/errors.js';
 import { UploadResponseSchema } from '../../schemas/file.js';
-import { uploadFiles, type UploadOptions } from '../../services/uploads/uploads.js';
+import { uploadFiles, type UploadOptions } from '../../services/uploads/store-files.js';
 import { cutOffBody } from './cut-off-body.js';
 import { declaredLength, fileParts, linksAsText, MAX_FILES_PER_REQUEST } from './multipart.js';
 

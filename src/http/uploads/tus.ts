@@ -13,7 +13,7 @@ import type { UserRow } from '../../db/schema/tables.js';
 import { toIso } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/security/ids.js';
-import { discardIdlePartialUploads } from '../../services/uploads/assembly.js';
+import { discardIdleUploadSessions } from '../../services/uploads/assembly.js';
 import {
   appendToTusUpload,
   createTusUpload,
@@ -155,7 +155,7 @@ export class ChuteTusStore extends DataStore {
   }
 
   override async deleteExpired(): Promise<number> {
-    return discardIdlePartialUploads(this.ctx);
+    return discardIdleUploadSessions(this.ctx);
   }
 
   override getExpiration(): number {

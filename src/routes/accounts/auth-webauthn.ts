@@ -7,7 +7,7 @@ import type { RouteModule } from '../../http/types.js';
 import { challengeIdOf, clearChallengeCookie, relyingParty, setChallengeCookie } from '../../http/webauthn.js';
 import { AuthenticationResponseSchema } from '../../schemas/passkey.js';
 import { UserSchema } from '../../schemas/user.js';
-import { loadUserDto } from '../../services/accounts/accounts.js';
+import { loadUserDto } from '../../services/accounts/account.js';
 import { loginOptions, signInWithPasskey } from '../../services/accounts/passkeys.js';
 
 /** Under /api/auth, for anyone. */

@@ -8,7 +8,7 @@ import { challengeIdOf, relyingParty } from '../../http/webauthn.js';
 import { AuthenticationResponseSchema } from '../../schemas/passkey.js';
 import type { RouteModule } from '../../http/types.js';
 import { UserSchema } from '../../schemas/user.js';
-import { loadUserDto, signInWithPassword } from '../../services/accounts/accounts.js';
+import { loadUserDto, signInWithPassword } from '../../services/accounts/account.js';
 import { deleteSession } from '../../services/accounts/sessions.js';
 
 /** Under /api/auth, for anyone. */

@@ -4,7 +4,7 @@ import { sessionOrigin, setSessionCookie } from '../../http/auth.js';
 import { loginRateLimit } from '../../http/rate-limit.js';
 import type { RouteModule } from '../../http/types.js';
 import { UserSchema } from '../../schemas/user.js';
-import { loadUserDto } from '../../services/accounts/accounts.js';
+import { loadUserDto } from '../../services/accounts/account.js';
 import { registerAndSignIn } from '../../services/accounts/registration.js';
 
 /** Under /api/auth, for anyone. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { sessionOrigin, setSessionCookie } from '../../http/auth.js';
 import type { RouteModule } from '../../http/types.js';
 import { UserSchema } from '../../schemas/user.js';
-import { completeFirstSetupSignedIn, isFirstSetup, loadUserDto } from '../../services/accounts/accounts.js';
+import { completeFirstSetupSignedIn, isFirstSetup, loadUserDto } from '../../services/accounts/account.js';
 import { loginRateLimit } from '../../http/rate-limit.js';
 
 /** Under /api/setup, for anyone. */

@@ -8,7 +8,7 @@ import { caller } from '../../http/auth.js';
 import { ApiError } from '../../lib/errors.js';
 import type { RouteModule } from '../../http/types.js';
 import { Id } from '../../schemas/common.js';
-import { findUserById } from '../../services/accounts/accounts.js';
+import { findUserById } from '../../services/accounts/account.js';
 
 const imageResponse = { 200: z.any().describe('the image bytes (image/png, image/jpeg, image/gif or image/webp)') };
 

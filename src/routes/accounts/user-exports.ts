@@ -7,7 +7,8 @@ import type { RouteModule } from '../../http/types.js';
 import { contentDisposition } from '../../lib/formats/content-disposition.js';
 import { ApiError } from '../../lib/errors.js';
 import { Id } from '../../schemas/common.js';
-import { ExportSchema, toExportDto } from '../../schemas/export.js';
+import { ExportSchema } from '../../schemas/export.js';
+import { toExportDto } from '../../services/exports/dto.js';
 import {
   deleteUserExport,
   listUserExports,

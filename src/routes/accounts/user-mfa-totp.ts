@@ -4,7 +4,7 @@ import { caller } from '../../http/auth.js';
 import { loginAttemptsLimit } from '../../http/rate-limit.js';
 import type { RouteModule } from '../../http/types.js';
 import { UserSchema } from '../../schemas/user.js';
-import { loadUserDto } from '../../services/accounts/accounts.js';
+import { loadUserDto } from '../../services/accounts/account.js';
 import { disableTotp, enableTotp, newTotpSetup, regenerateRecoveryCodes } from '../../services/accounts/totp.js';
 
 const tags = ['user'];

@@ -4,7 +4,8 @@ import { caller } from '../../http/auth.js';
 import type { RouteModule } from '../../http/types.js';
 import { Id } from '../../schemas/common.js';
 import { ApiTokenSchema, CreatedApiTokenSchema, NewApiTokenSchema } from '../../schemas/api-token.js';
-import { createApiToken, listApiTokens, revokeApiToken, toApiTokenDto } from '../../services/accounts/api-tokens.js';
+import { createApiToken, listApiTokens, revokeApiToken } from '../../services/accounts/api-tokens.js';
+import { toApiTokenDto } from '../../services/accounts/dto.js';
 
 const tags = ['user'];
 

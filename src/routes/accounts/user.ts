@@ -12,7 +12,7 @@ import {
   revealToken,
   signOutSessions,
   updateProfile,
-} from '../../services/accounts/accounts.js';
+} from '../../services/accounts/account.js';
 import { toSessionDto } from '../../services/accounts/dto.js';
 import { listSessions } from '../../services/accounts/sessions.js';
 

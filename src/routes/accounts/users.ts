@@ -7,7 +7,7 @@ import { Id } from '../../schemas/common.js';
 import { pageFields, pageFieldsSchema } from '../../schemas/paged-list.js';
 import { QuotaInputSchema, RoleSchema, UserSchema } from '../../schemas/user.js';
 import { TagSchema } from '../../schemas/tag.js';
-import { toTagDto } from '../../services/organise/tags.js';
+import { toTagDto } from '../../services/organise/dto.js';
 import {
   createUser,
   deleteUser,

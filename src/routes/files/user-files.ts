@@ -18,11 +18,10 @@ import {
   fileStats,
   findManagedFile,
   recentFiles,
-  toFileDto,
-  toFileDtos,
   updateFileAndTags,
   updateFilesInBulk,
-} from '../../services/files/files.js';
+} from '../../services/files/manage.js';
+import { toFileDto, toFileDtos } from '../../services/files/dto.js';
 import { listFiles } from '../../services/lists/files.js';
 import { FILE_LIST_FILTERS, FILE_LIST_SEARCH_FIELDS, type FileListSearchField } from '../../lib/file-list.js';
 import { openOwnThumbnail } from '../../services/media/thumbnails.js';

@@ -12,15 +12,8 @@ import { passwordGuessGuard, shortenRateLimit } from '../../http/rate-limit.js';
 import { Id } from '../../schemas/common.js';
 import { pagedList, pagedListSchema } from '../../schemas/paged-list.js';
 import { DestinationSchema, UrlSchema, VanitySchema } from '../../schemas/url.js';
-import {
-  createUrl,
-  deleteUrl,
-  getOwnUrl,
-  listUrls,
-  toUrlDto,
-  unlockUrl,
-  updateUrl,
-} from '../../services/links/short-urls.js';
+import { createUrl, deleteUrl, getOwnUrl, listUrls, unlockUrl, updateUrl } from '../../services/links/short-urls.js';
+import { toUrlDto } from '../../services/links/dto.js';
 
 const tags = ['urls'];
 

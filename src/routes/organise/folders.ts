@@ -9,7 +9,7 @@ import { ApiError } from '../../lib/errors.js';
 import { Id } from '../../schemas/common.js';
 import { FolderDetailSchema, FolderNameSchema, FolderSchema } from '../../schemas/folder.js';
 import { pagedList, pagedListSchema } from '../../schemas/paged-list.js';
-import { toFileDtos } from '../../services/files/files.js';
+import { toFileDtos } from '../../services/files/dto.js';
 import { ownFolderZip, type FolderZip } from '../../services/serving/zips.js';
 import {
   addFileToFolder,
@@ -23,9 +23,9 @@ import {
   listFolders,
   listFoldersOf,
   removeFileFromFolder,
-  toFolderDto,
   updateFolder,
 } from '../../services/organise/folders.js';
+import { toFolderDto } from '../../services/organise/dto.js';
 import type { FastifyReply } from 'fastify';
 
 const tags = ['folders'];

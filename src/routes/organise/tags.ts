@@ -13,9 +13,9 @@ import {
   removeFileTag,
   setFileTags,
   tagsOfFile,
-  toTagDto,
   updateTag,
 } from '../../services/organise/tags.js';
+import { toTagDto } from '../../services/organise/dto.js';
 
 const tags = ['tags'];
 const TagIdParams = z.object({ id: Id });

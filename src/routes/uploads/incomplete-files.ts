@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { caller } from '../../http/auth.js';
 import type { RouteModule } from '../../http/types.js';
 import { Id } from '../../schemas/common.js';
-import { IncompleteFileSchema } from '../../schemas/partial-upload.js';
+import { IncompleteFileSchema } from '../../schemas/chunked-upload.js';
 import { deleteFinishedIncompleteFiles, listIncompleteFiles } from '../../services/uploads/incomplete-files.js';
 
 const tags = ['files'];

@@ -10,23 +10,23 @@ import { uploadRateLimit } from '../../http/rate-limit.js';
 import type { RouteModule } from '../../http/types.js';
 import {
   headerText,
-  PARTIAL_HEADERS,
-  parsePartialHeaders,
+  CHUNK_HEADERS,
+  parseChunkHeaders,
   parseUploadOptions,
   UPLOAD_HEADERS,
 } from '../../http/uploads/headers.js';
-import { FinalChunkResponseSchema, PartialChunkResponseSchema } from '../../schemas/partial-upload.js';
+import { FinalChunkResponseSchema, PartialChunkResponseSchema } from '../../schemas/chunked-upload.js';
 import { BackgroundAssemblies } from '../../services/uploads/assembly.js';
-import type { PartialUploadRow } from '../../db/schema/tables.js';
+import type { UploadSessionRow } from '../../db/schema/tables.js';
 import { findOpenSession, receiveFirstChunk, receiveNextChunk } from '../../services/uploads/chunked.js';
 
 const chunkHeaders = z.object({
   'content-range': z.string().optional().describe('bytes start-end/total: zero-based, end inclusive'),
-  [PARTIAL_HEADERS.contentLength]: z.string().optional().describe('size of the whole file in bytes'),
-  [PARTIAL_HEADERS.contentType]: z.string().optional().describe('MIME type of the whole file'),
-  [PARTIAL_HEADERS.fileName]: z.string().optional().describe('name of the whole file'),
-  [PARTIAL_HEADERS.lastChunk]: z.string().optional().describe('true exactly when the chunk ends at total - 1'),
-  [PARTIAL_HEADERS.token]: z
+  [CHUNK_HEADERS.contentLength]: z.string().optional().describe('size of the whole file in bytes'),
+  [CHUNK_HEADERS.contentType]: z.string().optional().describe('MIME type of the whole file'),
+  [CHUNK_HEADERS.fileName]: z.string().optional().describe('name of the whole file'),
+  [CHUNK_HEADERS.lastChunk]: z.string().optional().describe('true exactly when the chunk ends at total - 1'),
+  [CHUNK_HEADERS.token]: z
     .string()
     .optional()
     .describe('the partialToken of the previous answer; omitted on the first chunk'),
@@ -42,10 +42,10 @@ export const uploadPartialRoutes: RouteModule = (app, ctx) => {
   const uploadLimit = uploadRateLimit(ctx);
   // Rule 6: the first chunk counts against the upload limit; a chunk with a valid continuation token does not. The
   // session found for that is kept for the chunk's handler, so that a chunk reads its session once.
-  const continued = new WeakMap<FastifyRequest, PartialUploadRow>();
+  const continued = new WeakMap<FastifyRequest, UploadSessionRow>();
   const allowList = async (request: FastifyRequest): Promise<boolean> => {
     if (uploadLimit.allowList(request)) return true;
-    const token = headerText(request.headers, PARTIAL_HEADERS.token);
+    const token = headerText(request.headers, CHUNK_HEADERS.token);
     if (!token) return false;
     // An anonymous chunk continues a session of the folder's owner; a folder that takes no uploads is refused later.
     const owner = await uploaderOf(ctx, request).catch(() => undefined);
@@ -75,7 +75,7 @@ export const uploadPartialRoutes: RouteModule = (app, ctx) => {
     },
     async (request, reply) => {
       const outcome = await receiving(request, reply, async () => {
-        const chunk = parsePartialHeaders(request.headers);
+        const chunk = parseChunkHeaders(request.headers);
         assertMultipart(request, 'send the chunk as multipart/form-data with a file part named file');
         const { user } = await uploaderOf(ctx, request);
         const body = chunkBody(request.raw, chunk.position.end - chunk.position.start + 1);

@@ -3,7 +3,6 @@
 // (HMAC with a key derived from SECRET); revoking deletes the row, so the token stops working at once on every instance.
 import type { AppContext } from '../../context.js';
 import type { ApiTokenRow, UserRow } from '../../db/schema/tables.js';
-import { toIso } from '../../lib/clock.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId, newSecretToken } from '../../lib/security/ids.js';
 import { parseScopes, TOKEN_SCOPES, type TokenScope } from '../../lib/security/token-scopes.js';
@@ -17,26 +16,6 @@ export const LAST_USED_INTERVAL_MS = 60_000;
 
 /** How many scoped tokens one user may hold. */
 export const MAX_TOKENS_PER_USER = 100;
-
-export interface ApiTokenDto {
-  id: string;
-  name: string;
-  scopes: TokenScope[];
-  createdAt: string;
-  lastUsedAt: string | null;
-  expiresAt: string | null;
-}
-
-export function toApiTokenDto(row: ApiTokenRow): ApiTokenDto {
-  return {
-    id: row.id,
-    name: row.name,
-    scopes: parseScopes(row.scopes),
-    createdAt: toIso(row.created_at),
-    lastUsedAt: row.last_used_at === null ? null : toIso(row.last_used_at),
-    expiresAt: row.expires_at === null ? null : toIso(row.expires_at),
-  };
-}
 
 export interface NewApiToken {
   name: string;

@@ -1,5 +1,14 @@
-// One function per resource turns database rows into the API's shapes.
-import type { OAuthProviderRow, PasskeyRow, QuotaRow, SessionRow, UserRow } from '../../db/schema/tables.js';
+// The accounts' shapes of the API (users, sessions, quotas, sign-in providers, passkeys, API tokens), one function per
+// shape turning database rows into them.
+import type {
+  ApiTokenRow,
+  OAuthProviderRow,
+  PasskeyRow,
+  QuotaRow,
+  SessionRow,
+  UserRow,
+} from '../../db/schema/tables.js';
+import { parseScopes, type TokenScope } from '../../lib/security/token-scopes.js';
 import { toIso } from '../../lib/clock.js';
 import type { PasskeySummaryDto } from '../../schemas/passkey.js';
 import type { OAuthProviderDto, QuotaDto, SessionDto, UserDto, UserViewSettings } from '../../schemas/user.js';
@@ -84,4 +93,24 @@ export function toPasskeySummaryDto(row: PasskeyRow): PasskeySummaryDto {
     name: row.name,
     userId: row.user_id,
   };
+}
+
+export function toApiTokenDto(row: ApiTokenRow): ApiTokenDto {
+  return {
+    id: row.id,
+    name: row.name,
+    scopes: parseScopes(row.scopes),
+    createdAt: toIso(row.created_at),
+    lastUsedAt: row.last_used_at === null ? null : toIso(row.last_used_at),
+    expiresAt: row.expires_at === null ? null : toIso(row.expires_at),
+  };
+}
+
+export interface ApiTokenDto {
+  id: string;
+  name: string;
+  scopes: TokenScope[];
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
 }

@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/security/ids.js';
 import { canonicalUsername } from '../../lib/text/usernames.js';
-import { findUserById, insertUser } from './accounts.js';
+import { findUserById, insertUser } from './account.js';
 import {
   authorizationRequest,
   completeAuthorization,

@@ -4,7 +4,7 @@ import type { UserRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
 import { hashPassword } from '../../lib/security/passwords.js';
 import { canonicalUsername } from '../../lib/text/usernames.js';
-import { insertUser } from './accounts.js';
+import { insertUser } from './account.js';
 import { consumeInvite } from './invites.js';
 import { signIn, type SessionOrigin, type SignedIn } from './sessions.js';
 

@@ -7,7 +7,7 @@ import type { Db } from '../../db/schema/tables.js';
 import { deleteFilesWhere, writeInBatches } from '../files/deletions.js';
 import { disownFilesOf } from '../files/records.js';
 import { disownUrlsOf, urlsOfUserDeletion } from '../links/short-urls.js';
-import { releasePartialUploadData } from '../uploads/assembly.js';
+import { releaseSessionData } from '../uploads/assembly.js';
 import { deleteSessionsOf } from './sessions.js';
 import { deleteUserRow } from './user-records.js';
 
@@ -47,13 +47,13 @@ export async function continueUserDeletion(ctx: AppContext, userId: string, onBa
     await writeInBatches(ctx, (size) => disownUrlsOf(ctx.db, userId, size), onBatch);
   }
   // Their unfinished chunked uploads go with them (the rows by cascade); their bytes are released after the commit.
-  const partialUploads = await ctx.db.transaction().execute(async (trx) => {
-    const sessions = await trx.selectFrom('partial_uploads').selectAll().where('user_id', '=', userId).execute();
+  const sessions = await ctx.db.transaction().execute(async (trx) => {
+    const sessions = await trx.selectFrom('upload_sessions').selectAll().where('user_id', '=', userId).execute();
     await deleteUserRow(trx, userId);
     await trx.deleteFrom('user_deletions').where('user_id', '=', userId).execute();
     return sessions;
   });
-  for (const session of partialUploads) await releasePartialUploadData(ctx, session);
+  for (const session of sessions) await releaseSessionData(ctx, session);
   ctx.log.info({ userId, files, withContent: task.with_content === 1 }, 'deleted a user');
   return files;
 }

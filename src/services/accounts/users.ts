@@ -21,7 +21,7 @@ import {
   loadUserDtos,
   parseAvatar,
   usernameColumns,
-} from './accounts.js';
+} from './account.js';
 import { isDeepPage, listRunner, MANY_MATCHES, pageOfRows } from '../lists/pages.js';
 import { decodeListCursor, encodeListCursor, listKey, type ListPosition } from '../lists/cursors.js';
 import { searchMatch, USER_SEARCH } from '../../db/schema/search-index.js';
@@ -33,7 +33,8 @@ import { resolveQuotaInput, setUserQuota, type QuotaLimits } from './quotas.js';
 import { deleteSessionsOf } from './sessions.js';
 import { setUserColumns } from './user-records.js';
 import { endFirstSetup } from '../operations/settings.js';
-import { listTags, type TagWithCount } from '../organise/tags.js';
+import { listTags } from '../organise/tags.js';
+import { type TagWithCount } from '../organise/dto.js';
 
 /** Whether `actor` may edit or delete `target` (acting on oneself is checked by the operation). */
 function canManage(actor: UserRow, target: UserRow): boolean {

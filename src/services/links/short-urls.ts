@@ -8,10 +8,8 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { Database, Db, UrlRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
 import type { Eventually } from '../../lib/eventually.js';
-import { toIso } from '../../lib/clock.js';
 import { newId, randomString } from '../../lib/security/ids.js';
 import { hashPassword, passwordVersion, verifyPassword } from '../../lib/security/passwords.js';
-import type { UrlDto } from '../../schemas/url.js';
 import { urlLink } from '../../lib/text/links.js';
 import { isDeepPage, listRunner, MANY_MATCHES, pageOfRows } from '../lists/pages.js';
 import { decodeListCursor, encodeListCursor, listKey, type ListPosition } from '../lists/cursors.js';
@@ -19,6 +17,7 @@ import { assertUrlQuota } from '../accounts/quotas.js';
 import { usageOfOne } from '../statistics/usage.js';
 import { queueWebhooks, webhooksWanted } from '../operations/webhooks.js';
 import { ownerNotDeleted } from '../accounts/deleted-owners.js';
+import { toUrlDto } from './dto.js';
 
 /** How long the token handed out for a right password lets its holder follow the link. */
 export const UNLOCK_TOKEN_TTL_MS = 5 * 60_000;
@@ -41,23 +40,6 @@ export interface UrlPatch {
   enabled?: boolean | undefined;
   maxViews?: number | null | undefined;
   password?: string | null | undefined;
-}
-
-export function toUrlDto(ctx: Pick<AppContext, 'views'>, row: UrlRow, link: (slug: string) => string): UrlDto {
-  return {
-    id: row.id,
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
-    code: row.code,
-    vanity: row.vanity,
-    destination: row.destination,
-    views: row.views + ctx.views.of('urls', row.id),
-    maxViews: row.max_views,
-    passwordProtected: row.password !== null,
-    enabled: row.enabled === 1,
-    userId: row.user_id,
-    url: link(row.vanity ?? row.code),
-  };
 }
 
 /** Only absolute http(s) URLs may be shortened (no javascript:, data:, file: ... redirects). */

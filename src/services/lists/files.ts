@@ -31,7 +31,7 @@ import {
   type FileSearchField,
   type FileSortField,
 } from '../../lib/file-list.js';
-import { isAdmin, managesFilesOf } from '../files/files.js';
+import { isAdmin, managesFilesOf } from '../files/manage.js';
 import { decodeListCursor, encodeListCursor, listKey } from './cursors.js';
 import { isDeepPage, listRunner, type RunList } from './pages.js';
 import { typeCounts, usageOfOne } from '../statistics/usage.js';

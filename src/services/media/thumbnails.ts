@@ -13,7 +13,7 @@ import { storageTempDir } from '../../storage/index.js';
 import { enqueueJobs, PermanentJobError } from '../operations/jobs.js';
 import { ffmpegAvailable, imageThumbnail, MediaToolError, videoFrame } from './decode.js';
 import { thumbnailKeyOf } from './thumbnail-names.js';
-import { findManagedFile } from '../files/files.js';
+import { findManagedFile } from '../files/manage.js';
 import { setThumbnailKey } from '../files/records.js';
 import { ownerNotDeleted } from '../accounts/deleted-owners.js';
 

@@ -3,9 +3,9 @@
 // usage counters follow by trigger), and sizes are read from the datasource. Each answers a sentence, as Zipline.
 import type { AppContext } from '../../context.js';
 import { clearStaleTempFiles } from '../../storage/index.js';
-import { deleteFiles } from '../files/files.js';
+import { deleteFiles } from '../files/manage.js';
 import { setFileSize } from '../files/records.js';
-import { discardIdlePartialUploads } from '../uploads/assembly.js';
+import { discardIdleUploadSessions } from '../uploads/assembly.js';
 
 /** A temp file nobody has written to for this long belongs to no request (an upload in progress keeps writing). */
 export const STALE_TEMP_MS = 60 * 60_000;
@@ -18,8 +18,8 @@ const BATCH = 500;
  * temp files no upload uses that were left by a crash. Chunked uploads that may continue keep theirs.
  */
 export async function clearTemp(ctx: AppContext): Promise<{ status: string }> {
-  const sessions = await discardIdlePartialUploads(ctx);
-  const states = await ctx.db.selectFrom('partial_uploads').select('append_state').execute();
+  const sessions = await discardIdleUploadSessions(ctx);
+  const states = await ctx.db.selectFrom('upload_sessions').select('append_state').execute();
   const removed: string[] = [];
   for (const dir of ctx.storage.tempDirs) {
     removed.push(

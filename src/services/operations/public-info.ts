@@ -3,7 +3,7 @@
 // the upload page uses.
 import type { AppContext } from '../../context.js';
 import type { PublicServerInfo } from '../../schemas/server.js';
-import { isFirstSetup } from '../accounts/accounts.js';
+import { isFirstSetup } from '../accounts/account.js';
 import { configuredProviders } from '../accounts/oauth.js';
 
 export async function publicServerInfo(ctx: AppContext): Promise<PublicServerInfo> {

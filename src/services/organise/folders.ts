@@ -4,10 +4,8 @@ import type { AppContext } from '../../context.js';
 import { lockUser } from '../../db/locks.js';
 import type { Db, FileRow, FolderRow, NewFolder, UserRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
-import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/security/ids.js';
-import type { FolderDto } from '../../schemas/folder.js';
-import { isAdmin, managesFilesOf } from '../files/files.js';
+import { isAdmin, managesFilesOf } from '../files/manage.js';
 import { pageOfRows, type ReadRows } from '../lists/pages.js';
 import { decodeListCursor, encodeListCursor, listKey, type ListPosition } from '../lists/cursors.js';
 import { removeBlobs } from '../files/blob-deletions.js';
@@ -20,26 +18,10 @@ import {
   unfileFilesOfFolders,
 } from '../files/records.js';
 import { ownerNotDeleted, userNotDeleted } from '../accounts/deleted-owners.js';
+import type { FolderWithCounts } from './dto.js';
 
 /** Folder trees deeper than this are refused (and a cycle, were one ever stored, cannot loop forever). */
 export const MAX_FOLDER_DEPTH = 64;
-
-export type FolderWithCounts = FolderRow & { child_count: number };
-
-export function toFolderDto(row: FolderWithCounts): FolderDto {
-  return {
-    id: row.id,
-    name: row.name,
-    public: row.public === 1,
-    allowUploads: row.allow_uploads === 1,
-    parentId: row.parent_id,
-    userId: row.user_id,
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
-    fileCount: row.file_count,
-    childCount: row.child_count,
-  };
-}
 
 /** Folders with their stored file count (db/schema/list-counters.ts) and their children counted from folders_parent. */
 function foldersWithCounts(db: Db) {

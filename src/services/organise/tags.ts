@@ -3,25 +3,10 @@ import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Db, NewTag, TagRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
-import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/security/ids.js';
-import type { TagDto } from '../../schemas/tag.js';
+import type { TagWithCount } from './dto.js';
 
 export const DEFAULT_TAG_COLOR = '#868e96';
-
-export type TagWithCount = TagRow & { files: number };
-
-export function toTagDto(row: TagWithCount): TagDto {
-  return {
-    id: row.id,
-    name: row.name,
-    color: row.color,
-    userId: row.user_id,
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
-    files: row.files,
-  };
-}
 
 /** The user's tags, each with its stored file count (db/schema/list-counters.ts). */
 function tagsWithCounts(db: Db, userId: string) {

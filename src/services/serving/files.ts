@@ -14,7 +14,7 @@ import { then, type Eventually } from '../../lib/eventually.js';
 import { planBytes, type BeforeLastByte, type BytesPlan, type BytesRequest } from './bytes-plan.js';
 import { parseView } from '../accounts/dto.js';
 import type { UserViewSettings } from '../../schemas/user.js';
-import { deleteFiles, fileByIdOrName, findManagedFile, managesFilesOf } from '../files/files.js';
+import { deleteFiles, fileByIdOrName, findManagedFile, managesFilesOf } from '../files/manage.js';
 import { removeBlobs } from '../files/blob-deletions.js';
 import { countViewWithinLimit, deleteFileRecord, deleteUsedUpFile } from '../files/records.js';
 import { ownerNotDeleted } from '../accounts/deleted-owners.js';

@@ -10,7 +10,7 @@ import { ApiError } from '../../lib/errors.js';
 import { MAX_EXPIRY_MS, parseDuration } from '../../lib/text/durations.js';
 import { randomString } from '../../lib/security/ids.js';
 import { hashPassword, passwordVersion, verifyPassword } from '../../lib/security/passwords.js';
-import { findManagedFile } from '../files/files.js';
+import { findManagedFile } from '../files/manage.js';
 import { planBytes, type BytesPlan, type BytesRequest } from './bytes-plan.js';
 import { countBytesView, findServedFileById, openFileBytes, type ServedFile } from './files.js';
 

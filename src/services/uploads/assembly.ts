@@ -1,13 +1,13 @@
 // What happens to a chunked-upload session besides receiving chunks: the background assembly after its last chunk,
 // and discarding it with its temp data (after a failed chunk, after 30 idle minutes, at start-up).
 import type { AppContext } from '../../context.js';
-import type { PartialUploadRow } from '../../db/schema/tables.js';
+import type { UploadSessionRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
 import type { AppendState } from '../../storage/datasource.js';
 import { failIncompleteFile, failOrphanedIncompleteFiles, markIncompleteFile } from './incomplete-files.js';
-import { deletePartialUpload, deletePartialUploadAsRead, touchBusySession } from './partial-uploads.js';
-import type { UploadOptions } from './uploads.js';
-import { finishStoredFiles, type IncomingFileDescription } from './uploads.js';
+import { deleteUploadSession, deleteUploadSessionAsRead, touchBusySession } from './sessions.js';
+import type { UploadOptions } from './store-files.js';
+import { finishStoredFiles, type IncomingFileDescription } from './store-files.js';
 
 /** An open session that received nothing for this long is discarded with its temp data. */
 export const IDLE_TIMEOUT_MS = 30 * 60_000;
@@ -28,7 +28,7 @@ export const STALE_BUSY_MS = 2 * 60_000;
 export function keepSessionAlive(ctx: AppContext, sessionId: string): () => void {
   const timer = setInterval(() => {
     touchBusySession(ctx.db, sessionId, ctx.clock.now()).catch((err: unknown) =>
-      ctx.log.warn({ err, partialUpload: sessionId }, 'chunked upload heartbeat failed'),
+      ctx.log.warn({ err, uploadSession: sessionId }, 'chunked upload heartbeat failed'),
     );
   }, BUSY_HEARTBEAT_MS);
   timer.unref();
@@ -38,11 +38,11 @@ export function keepSessionAlive(ctx: AppContext, sessionId: string): () => void
 /** The options as kept in the session: the password encrypted, never in clear text in the database. */
 export type StoredOptions = Omit<UploadOptions, 'password'> & { passwordEnc: string | null };
 
-export function storedFileOf(session: PartialUploadRow): IncomingFileDescription {
+export function storedFileOf(session: UploadSessionRow): IncomingFileDescription {
   return JSON.parse(session.file) as IncomingFileDescription;
 }
 
-export function storedOptionsOf(session: PartialUploadRow): StoredOptions {
+export function storedOptionsOf(session: UploadSessionRow): StoredOptions {
   return JSON.parse(session.options) as StoredOptions;
 }
 
@@ -65,9 +65,9 @@ export class BackgroundAssemblies {
   constructor(private readonly ctx: AppContext) {}
 
   start(sessionId: string): void {
-    const run: Promise<void> = assemblePartialUpload(this.ctx, sessionId)
+    const run: Promise<void> = assembleUpload(this.ctx, sessionId)
       .then(() => undefined)
-      .catch((err: unknown) => this.ctx.log.error({ err, partialUpload: sessionId }, 'chunked upload assembly failed'))
+      .catch((err: unknown) => this.ctx.log.error({ err, uploadSession: sessionId }, 'chunked upload assembly failed'))
       .finally(() => this.running.delete(run));
     this.running.add(run);
   }
@@ -82,7 +82,7 @@ export class BackgroundAssemblies {
  * (a rename or CompleteMultipartUpload, no second copy), record the file under the reserved name -> COMPLETE. Any
  * failure -> FAILED, with the temp data and any published bytes removed (and logged, not thrown).
  */
-export async function assemblePartialUpload(ctx: AppContext, sessionId: string): Promise<AssemblyOutcome | undefined> {
+export async function assembleUpload(ctx: AppContext, sessionId: string): Promise<AssemblyOutcome | undefined> {
   const stop = keepSessionAlive(ctx, sessionId);
   try {
     return await assemble(ctx, sessionId);
@@ -93,7 +93,7 @@ export async function assemblePartialUpload(ctx: AppContext, sessionId: string):
 
 async function assemble(ctx: AppContext, sessionId: string): Promise<AssemblyOutcome | undefined> {
   const session = await ctx.db
-    .selectFrom('partial_uploads')
+    .selectFrom('upload_sessions')
     .selectAll()
     .where('id', '=', sessionId)
     .where('state', '=', 'assembling')
@@ -134,7 +134,7 @@ async function assemble(ctx: AppContext, sessionId: string): Promise<AssemblyOut
     });
     return { fileId };
   } catch (err) {
-    ctx.log.error({ err, partialUpload: session.id, stage }, 'assembling a chunked upload failed');
+    ctx.log.error({ err, uploadSession: session.id, stage }, 'assembling a chunked upload failed');
     if (stage === 'append')
       await ctx.storage.abortAppend(state).catch((e: unknown) => ctx.log.error({ err: e }, 'abortAppend failed'));
     if (stage === 'published')
@@ -148,7 +148,7 @@ async function assemble(ctx: AppContext, sessionId: string): Promise<AssemblyOut
     }
     return { error: err };
   } finally {
-    await deletePartialUpload(ctx.db, session.id);
+    await deleteUploadSession(ctx.db, session.id);
   }
 }
 
@@ -158,10 +158,10 @@ async function assemble(ctx: AppContext, sessionId: string): Promise<AssemblyOut
  * incomplete file becomes FAILED, or COMPLETE when the assembly had recorded the file (a process that died between
  * that commit and the incomplete file's).
  */
-export async function discardSession(ctx: AppContext, session: PartialUploadRow): Promise<boolean> {
-  const deleted = await deletePartialUploadAsRead(ctx.db, session);
+export async function discardSession(ctx: AppContext, session: UploadSessionRow): Promise<boolean> {
+  const deleted = await deleteUploadSessionAsRead(ctx.db, session);
   if (Number(deleted.numDeletedRows) !== 1) return false;
-  const recorded = await releasePartialUploadData(ctx, session);
+  const recorded = await releaseSessionData(ctx, session);
   if (session.incomplete_file_id && recorded !== null) {
     await markIncompleteFile(ctx, session.incomplete_file_id, null, {
       status: 'COMPLETE',
@@ -179,11 +179,11 @@ export async function discardSession(ctx: AppContext, session: PartialUploadRow)
  * for one that was assembling, its published bytes unless a file record already owns them. Returns the id of that
  * file record, or null.
  */
-export async function releasePartialUploadData(ctx: AppContext, session: PartialUploadRow): Promise<string | null> {
+export async function releaseSessionData(ctx: AppContext, session: UploadSessionRow): Promise<string | null> {
   try {
     await ctx.storage.abortAppend(JSON.parse(session.append_state) as AppendState);
   } catch (err) {
-    ctx.log.warn({ err, partialUpload: session.id }, 'could not abort the temp data of a chunked upload');
+    ctx.log.warn({ err, uploadSession: session.id }, 'could not abort the temp data of a chunked upload');
   }
   if (session.state !== 'assembling') return null;
   const owner = await ctx.db
@@ -199,10 +199,10 @@ export async function releasePartialUploadData(ctx: AppContext, session: Partial
  * The idle-cleanup job: discards open chunked sessions idle for 30 minutes, tus uploads past their expiry
  * (TUS_UPLOAD_TTL_MS after creation), and busy ones left by a dead process.
  */
-export async function discardIdlePartialUploads(ctx: AppContext): Promise<number> {
+export async function discardIdleUploadSessions(ctx: AppContext): Promise<number> {
   const now = ctx.clock.now();
   const rows = await ctx.db
-    .selectFrom('partial_uploads')
+    .selectFrom('upload_sessions')
     .selectAll()
     .where((eb) =>
       eb.or([
@@ -227,9 +227,9 @@ export async function discardIdlePartialUploads(ctx: AppContext): Promise<number
  * incomplete files left PENDING or PROCESSING without any session into FAILED. Sessions other instances sharing the
  * database hold are left to them. Call it before accepting requests.
  */
-export async function discardUnfinishedPartialUploads(ctx: AppContext): Promise<{ sessions: number; failed: number }> {
+export async function discardUnfinishedUploadSessions(ctx: AppContext): Promise<{ sessions: number; failed: number }> {
   const rows = await ctx.db
-    .selectFrom('partial_uploads')
+    .selectFrom('upload_sessions')
     .selectAll()
     .where((eb) => eb.or([eb('instance_id', '=', ctx.instanceId), eb('instance_id', 'is', null)]))
     // tus uploads survive a restart (their offset is recorded after every PATCH), unless one was being assembled.

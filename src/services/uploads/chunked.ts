@@ -1,7 +1,8 @@
-// Chunked uploads (POST /api/upload/partial): one session per file, kept in the database (partial_uploads) so that
+// Chunked uploads (POST /api/upload/partial): one session per file, kept in the database (upload_sessions) so that
 // any instance can take the next chunk. Chunks are appended to one datasource upload (a temp file, or an S3
-// multipart upload); the last one hands the session to assemblePartialUpload() (partial-upload-assembly.ts), which publishes the bytes and records
-// the file in the background while an incomplete_files record reports PENDING -> PROCESSING -> COMPLETE | FAILED.
+// multipart upload); the last one hands the session to assembleUpload() (services/uploads/assembly.ts), which publishes
+// the bytes and records the file in the background while an incomplete_files record reports PENDING -> PROCESSING ->
+// COMPLETE | FAILED.
 //
 // Session states: open (waiting for the next chunk; one valid token) -> receiving (a chunk is streaming in; no valid
 // token) -> open | assembling (the last chunk arrived) -> gone. Any failure once a token is consumed discards the
@@ -10,18 +11,19 @@ import { pipeline, Transform, type Readable, type TransformCallback } from 'node
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { unflushedTransaction } from '../../db/commits.js';
-import type { PartialUploadRow, PartialUploadState, UserRow } from '../../db/schema/tables.js';
+import type { UploadSessionRow, UploadSessionState, UserRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
 import { fileLink } from '../../lib/text/links.js';
 import { newId, newSecretToken } from '../../lib/security/ids.js';
 import { formatByteSize } from '../../lib/text/sizes.js';
-import type { FinalChunkResponse } from '../../schemas/partial-upload.js';
+import type { FinalChunkResponse } from '../../schemas/chunked-upload.js';
 import { StorageNotFoundError, type AppendState } from '../../storage/datasource.js';
-import { insertIncompleteFile, type IncompleteFileMetadata } from './incomplete-files.js';
-import { claimChunkToken, insertPartialUpload, reopenForNextChunk, reserveForAssembly } from './partial-uploads.js';
+import { insertIncompleteFile } from './incomplete-files.js';
+import { type IncompleteFileMetadata } from './dto.js';
+import { claimChunkToken, insertUploadSession, reopenForNextChunk, reserveForAssembly } from './sessions.js';
 import { discardSession, keepSessionAlive, storedFileOf, storedOptionsOf, toStoredOptions } from './assembly.js';
 import { fileQuotaRoom } from '../accounts/quotas.js';
-import type { UploadOptions } from './uploads.js';
+import type { UploadOptions } from './store-files.js';
 import {
   assertUploadFolder,
   claimFreeName,
@@ -30,7 +32,7 @@ import {
   newStorageKey,
   uploadAnswer,
   uploadedFileDto,
-} from './uploads.js';
+} from './store-files.js';
 
 /** A continuation token is valid this long after the answer that carried it. */
 export const TOKEN_TTL_MS = 30 * 60_000;
@@ -73,7 +75,7 @@ export interface NextChunkInput {
   folderId: string | null;
   body: ChunkBody;
   /** The session of `token` when the caller looked it up already (findOpenSession), so that it is read once. */
-  session?: PartialUploadRow | undefined;
+  session?: UploadSessionRow | undefined;
 }
 
 export type ChunkOutcome =
@@ -156,7 +158,7 @@ export async function receiveFirstChunk(ctx: AppContext, input: FirstChunkInput)
   });
   const now = ctx.clock.now();
   const stored = toStoredOptions(ctx, options);
-  const session: PartialUploadRow = {
+  const session: UploadSessionRow = {
     id: newId(),
     user_id: user.id,
     token_hash: null,
@@ -181,7 +183,7 @@ export async function receiveFirstChunk(ctx: AppContext, input: FirstChunkInput)
     updated_at: now,
   };
   try {
-    await ctx.commits.run((trx) => insertPartialUpload(trx, session));
+    await ctx.commits.run((trx) => insertUploadSession(trx, session));
   } catch (err) {
     stream.resume();
     await ctx.storage.abortAppend(appendState).catch((e: unknown) => ctx.log.error({ err: e }, 'abortAppend failed'));
@@ -191,9 +193,9 @@ export async function receiveFirstChunk(ctx: AppContext, input: FirstChunkInput)
 }
 
 /** The open session that `token` continues, if it is the user's and not used or expired. */
-export function findOpenSession(ctx: AppContext, userId: string, token: string): Promise<PartialUploadRow | undefined> {
+export function findOpenSession(ctx: AppContext, userId: string, token: string): Promise<UploadSessionRow | undefined> {
   return ctx.db
-    .selectFrom('partial_uploads')
+    .selectFrom('upload_sessions')
     .selectAll()
     .where('token_hash', '=', ctx.secrets.hash(token))
     .where('user_id', '=', userId)
@@ -234,7 +236,7 @@ export async function receiveNextChunk(ctx: AppContext, input: NextChunkInput): 
 /** Appends the chunk and moves the session on (open with a new token, or assembling); discards it on any failure. */
 async function storeChunk(
   ctx: AppContext,
-  session: PartialUploadRow,
+  session: UploadSessionRow,
   stream: Readable,
   input: { position: ChunkPosition; body: ChunkBody },
 ): Promise<ChunkOutcome> {
@@ -248,7 +250,7 @@ async function storeChunk(
 
 async function receiveInto(
   ctx: AppContext,
-  session: PartialUploadRow,
+  session: UploadSessionRow,
   stream: Readable,
   input: { position: ChunkPosition; body: ChunkBody },
 ): Promise<ChunkOutcome> {
@@ -330,13 +332,13 @@ async function appendExactly(
  */
 export async function reserveFile(
   ctx: AppContext,
-  session: PartialUploadRow,
+  session: UploadSessionRow,
   state: AppendState,
   {
     from = 'receiving',
     incompleteId = newId(),
     chunks = session.chunks + 1,
-  }: { from?: PartialUploadState; incompleteId?: string; chunks?: number } = {},
+  }: { from?: UploadSessionState; incompleteId?: string; chunks?: number } = {},
 ): Promise<FinalChunkResponse> {
   const file = storedFileOf(session);
   const options = storedOptionsOf(session);
@@ -387,7 +389,7 @@ export async function reserveFile(
 
 function finalAnswer(
   ctx: AppContext,
-  session: PartialUploadRow,
+  session: UploadSessionRow,
   name: string,
   incompleteId: string,
 ): FinalChunkResponse {

@@ -2,20 +2,8 @@
 // (PENDING -> PROCESSING -> COMPLETE | FAILED), listed and cleared by their owner.
 import type { AppContext } from '../../context.js';
 import type { Db, IncompleteFileRow, IncompleteFileStatus, IncompleteFilesTable } from '../../db/schema/tables.js';
-import { toIso } from '../../lib/clock.js';
-import type { IncompleteFileDto } from '../../schemas/partial-upload.js';
-
-/** What the metadata column holds. */
-export interface IncompleteFileMetadata {
-  /** The served name the file gets. */
-  name: string;
-  type: string;
-  size: number;
-  /** Its share link. */
-  url: string | null;
-  /** Why the assembly FAILED. */
-  error?: string;
-}
+import type { IncompleteFileDto } from '../../schemas/chunked-upload.js';
+import { toIncompleteFileDto, type IncompleteFileMetadata } from './dto.js';
 
 const FINISHED: IncompleteFileStatus[] = ['COMPLETE', 'FAILED'];
 
@@ -67,35 +55,14 @@ export async function failOrphanedIncompleteFiles(ctx: Pick<AppContext, 'db' | '
     .where(({ not, exists, selectFrom }) =>
       not(
         exists(
-          selectFrom('partial_uploads')
-            .select('partial_uploads.id')
-            .whereRef('partial_uploads.incomplete_file_id', '=', 'incomplete_files.id'),
+          selectFrom('upload_sessions')
+            .select('upload_sessions.id')
+            .whereRef('upload_sessions.incomplete_file_id', '=', 'incomplete_files.id'),
         ),
       ),
     )
     .executeTakeFirst();
   return Number(failed.numUpdatedRows);
-}
-
-export function toIncompleteFileDto(row: IncompleteFileRow): IncompleteFileDto {
-  const metadata = JSON.parse(row.metadata) as IncompleteFileMetadata;
-  return {
-    id: row.id,
-    status: row.status,
-    chunksTotal: row.chunks_total,
-    chunksComplete: row.chunks_complete,
-    fileId: row.file_id,
-    userId: row.user_id,
-    metadata: {
-      name: metadata.name,
-      type: metadata.type,
-      size: metadata.size,
-      url: metadata.url,
-      ...(metadata.error === undefined ? {} : { error: metadata.error }),
-    },
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
-  };
 }
 
 /** The user's records, newest first. */

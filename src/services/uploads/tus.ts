@@ -1,21 +1,21 @@
-// tus 1.0 uploads (/api/upload/tus, the adapter is src/http/uploads/tus.ts): each upload is a session in partial_uploads
+// tus 1.0 uploads (/api/upload/tus, the adapter is src/http/uploads/tus.ts): each upload is a session in upload_sessions
 // (protocol 'tus') beside the chunked ones, with the same file description, options, datasource append state and
 // assembly. The offset is `received`, written after every PATCH once its bytes are durable: it is the only truth,
 // so any instance can take the next request, and an upload survives a restart. A PATCH that ends early keeps what
 // arrived; one whose Upload-Checksum does not match keeps nothing. The last byte publishes the bytes and records
-// the file in the same request (assemblePartialUpload), so the answer can name it.
+// the file in the same request (assembleUpload), so the answer can name it.
 import { createHash, type Hash } from 'node:crypto';
 import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
 import type { AppContext } from '../../context.js';
-import type { PartialUploadRow, UserRow } from '../../db/schema/tables.js';
+import type { UploadSessionRow, UserRow } from '../../db/schema/tables.js';
 import { ByteLimit, ByteLimitExceededError } from '../../lib/bytes/byte-limit.js';
 import { ApiError } from '../../lib/errors.js';
 import { fileLink, rawLink } from '../../lib/text/links.js';
 import type { AppendState } from '../../storage/datasource.js';
-import { assemblePartialUpload, discardSession, toStoredOptions, TUS_UPLOAD_TTL_MS } from './assembly.js';
+import { assembleUpload, discardSession, toStoredOptions, TUS_UPLOAD_TTL_MS } from './assembly.js';
 import { assertWholeFileFits, reserveFile } from './chunked.js';
-import { insertPartialUpload, recordTusProgress } from './partial-uploads.js';
-import { assertUploadFolder, describeIncomingFile, newStorageKey, type UploadOptions } from './uploads.js';
+import { insertUploadSession, recordTusProgress } from './sessions.js';
+import { assertUploadFolder, describeIncomingFile, newStorageKey, type UploadOptions } from './store-files.js';
 
 export { TUS_UPLOAD_TTL_MS };
 
@@ -76,7 +76,7 @@ export async function createTusUpload(ctx: AppContext, input: TusCreateInput): P
   const key = newStorageKey();
   const appendState = await ctx.storage.beginAppend(key, { contentType: description.type });
   const now = ctx.clock.now();
-  const session: PartialUploadRow = {
+  const session: UploadSessionRow = {
     id: input.id,
     user_id: user.id,
     token_hash: null,
@@ -100,7 +100,7 @@ export async function createTusUpload(ctx: AppContext, input: TusCreateInput): P
     updated_at: now,
   };
   try {
-    await insertPartialUpload(ctx.db, session);
+    await insertUploadSession(ctx.db, session);
   } catch (err) {
     await ctx.storage.abortAppend(appendState).catch((e: unknown) => ctx.log.error({ err: e }, 'abortAppend failed'));
     throw err;
@@ -110,7 +110,7 @@ export async function createTusUpload(ctx: AppContext, input: TusCreateInput): P
   return infoOf(session, null);
 }
 
-function infoOf(session: PartialUploadRow, file: TusFinishedFile | null): TusUploadInfo {
+function infoOf(session: UploadSessionRow, file: TusFinishedFile | null): TusUploadInfo {
   return {
     id: session.id,
     offset: session.received,
@@ -129,15 +129,15 @@ function notFound(id: string): ApiError {
 }
 
 /** An upload past its Upload-Expires answers 410 until the clean-up job removes it (404 afterwards). */
-function assertNotExpired(ctx: AppContext, session: PartialUploadRow): void {
+function assertNotExpired(ctx: AppContext, session: UploadSessionRow): void {
   if (session.state === 'open' && ctx.clock.now() >= session.created_at + TUS_UPLOAD_TTL_MS) {
     throw new ApiError(9002, `the upload ${session.id} expired`, { status: 410 });
   }
 }
 
-function findSession(ctx: AppContext, userId: string, id: string): Promise<PartialUploadRow | undefined> {
+function findSession(ctx: AppContext, userId: string, id: string): Promise<UploadSessionRow | undefined> {
   return ctx.db
-    .selectFrom('partial_uploads')
+    .selectFrom('upload_sessions')
     .selectAll()
     .where('id', '=', id)
     .where('user_id', '=', userId)
@@ -259,7 +259,7 @@ export async function appendToTusUpload(ctx: AppContext, input: TusPatchInput): 
       status: 409,
     });
   }
-  const current: PartialUploadRow = {
+  const current: UploadSessionRow = {
     ...session,
     received: state.size,
     append_state: JSON.stringify(state),
@@ -277,12 +277,12 @@ export async function appendToTusUpload(ctx: AppContext, input: TusPatchInput): 
  */
 async function finishTusUpload(
   ctx: AppContext,
-  session: PartialUploadRow,
+  session: UploadSessionRow,
   state: AppendState,
 ): Promise<TusFinishedFile> {
   // The session's chunk count already includes the last PATCH.
   await reserveFile(ctx, session, state, { from: 'open', incompleteId: session.id, chunks: session.chunks });
-  const outcome = await assemblePartialUpload(ctx, session.id);
+  const outcome = await assembleUpload(ctx, session.id);
   if (outcome && 'error' in outcome) throw outcome.error;
   // The links of the creation request (its x-service-domain, if any).
   const finished = await findFinished(ctx, session.user_id, session.id, session.base_url);

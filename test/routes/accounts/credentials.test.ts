@@ -3,7 +3,7 @@
 // with the current one (1067 missing, 1066 wrong, 1068 when the account has none).
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { insertUser } from '../../../src/services/accounts/accounts.js';
+import { insertUser } from '../../../src/services/accounts/account.js';
 import { assertError } from '../../support/api-errors.js';
 import { makeUser, NO_RATE_LIMIT } from '../../support/factory.js';
 import { forEachDatabase, useTestServer } from '../../support/server.js';

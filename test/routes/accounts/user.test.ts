@@ -78,7 +78,7 @@ forEachDatabase('GET/PATCH /api/user', (engine) => {
   });
 
   it('renames; a username taken by another user -> 400 / 1038', async () => {
-    const { insertUser } = await import('../../../src/services/accounts/accounts.js');
+    const { insertUser } = await import('../../../src/services/accounts/account.js');
     await insertUser(server().ctx, server().ctx.db, { username: 'dave', passwordHash: null, role: 'USER' });
     const taken = await server().json('PATCH', '/api/user', { auth: admin.token, body: { username: 'dave' } });
     assert.equal(taken.status, 400);
@@ -217,7 +217,7 @@ forEachDatabase('API token and sessions', (engine) => {
   });
 
   it("cannot revoke another user's session (1031)", async () => {
-    const { insertUser } = await import('../../../src/services/accounts/accounts.js');
+    const { insertUser } = await import('../../../src/services/accounts/account.js');
     const { hashPassword } = await import('../../../src/lib/security/passwords.js');
     await insertUser(server().ctx, server().ctx.db, {
       username: 'frank',

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { ManualClock } from '../../../src/lib/clock.js';
-import { deleteExpiredFiles } from '../../../src/services/files/files.js';
+import { deleteExpiredFiles } from '../../../src/services/files/manage.js';
 import { createTestUser } from '../../support/content.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../../support/server.js';
 import { uploadOne } from '../../support/uploads.js';

@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { thumbnailKeyOf } from '../../../src/services/media/thumbnail-names.js';
 import { makeUser, NO_RATE_LIMIT } from '../../support/factory.js';
 import { mp4Video, photo, pngBomb, truncatedMp4 } from '../../support/media.js';
-import { uploadInChunks, waitForAssembly } from '../../support/partial-uploads.js';
+import { uploadInChunks, waitForAssembly } from '../../support/chunked-uploads.js';
 import { describeS3 } from '../../support/s3.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../../support/server.js';
 import { filesUnder, storageKeyOf } from '../../support/stored.js';

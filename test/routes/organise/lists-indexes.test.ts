@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { newId } from '../../../src/lib/security/ids.js';
-import { recentFilesQuery } from '../../../src/services/files/files.js';
+import { recentFilesQuery } from '../../../src/services/files/manage.js';
 import { folderZipStatement } from '../../../src/services/serving/zips.js';
 import { folderFilesStatements, folderListStatements } from '../../../src/services/organise/folders.js';
 import { tagListStatement } from '../../../src/services/organise/tags.js';

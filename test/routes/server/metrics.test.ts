@@ -17,7 +17,7 @@ import {
   type TestUser,
 } from '../../support/server.js';
 import { uploadOne } from '../../support/uploads.js';
-import { uploadInChunks } from '../../support/partial-uploads.js';
+import { uploadInChunks } from '../../support/chunked-uploads.js';
 import http from 'node:http';
 
 const TOKEN = 'scrape-token-0123456789abcdef';

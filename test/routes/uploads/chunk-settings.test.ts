@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { settingsFromEnv } from '../../../src/services/operations/settings.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../../support/server.js';
-import { uploadAndVerify } from '../../support/partial-uploads.js';
+import { uploadAndVerify } from '../../support/chunked-uploads.js';
 import { assertError } from '../../support/api-errors.js';
 import { NO_RATE_LIMIT } from '../../support/factory.js';
 

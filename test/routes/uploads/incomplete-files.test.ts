@@ -4,13 +4,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { before, it } from 'node:test';
 import { newId } from '../../../src/lib/security/ids.js';
-import { assemblePartialUpload } from '../../../src/services/uploads/assembly.js';
-import type { IncompleteFileDto } from '../../../src/schemas/partial-upload.js';
+import { assembleUpload } from '../../../src/services/uploads/assembly.js';
+import type { IncompleteFileDto } from '../../../src/schemas/chunked-upload.js';
 import { createTestUser, insertTestFile } from '../../support/content.js';
 import { uniqueName } from '../../support/factory.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../../support/server.js';
-import { appendTempFiles, partialSessionCount } from '../../support/stored.js';
-import { sendChunk, uploadAndVerify } from '../../support/partial-uploads.js';
+import { appendTempFiles, uploadSessionCount } from '../../support/stored.js';
+import { sendChunk, uploadAndVerify } from '../../support/chunked-uploads.js';
 
 /**
  * A session as it is right after its last chunk was accepted and before its background assembly started: the
@@ -31,7 +31,7 @@ async function assemblingSession(
   });
   assert.equal(res.status, 200, JSON.stringify(res.body));
   const session = await server.ctx.db
-    .selectFrom('partial_uploads')
+    .selectFrom('upload_sessions')
     .selectAll()
     .where('token_hash', '=', server.ctx.secrets.hash(res.body.partialToken))
     .executeTakeFirstOrThrow();
@@ -39,7 +39,7 @@ async function assemblingSession(
   const name = options.name ?? `${newId()}.bin`;
   const now = server.ctx.clock.now();
   await server.ctx.db
-    .updateTable('partial_uploads')
+    .updateTable('upload_sessions')
     .set({
       state: 'assembling',
       token_hash: null,
@@ -94,7 +94,7 @@ forEachDatabase('incomplete files', (engine) => {
     const files = await server().ctx.db.selectFrom('files').select('id').where('name', '=', s.name).execute();
     assert.equal(files.length, 0);
 
-    await assemblePartialUpload(server().ctx, s.sessionId);
+    await assembleUpload(server().ctx, s.sessionId);
     const done = (await list(admin)).find((r) => r.id === s.incompleteId)!;
     assert.equal(done.status, 'COMPLETE');
     assert.equal(done.chunksComplete, 1);
@@ -102,20 +102,20 @@ forEachDatabase('incomplete files', (engine) => {
     const served = await server().fetch(`/raw/${s.name}`);
     assert.equal(served.status, 200);
     assert.ok(Buffer.from(await served.arrayBuffer()).equals(file));
-    assert.equal(await partialSessionCount(server()), 0);
+    assert.equal(await uploadSessionCount(server()), 0);
     assert.deepEqual(await appendTempFiles(server().dataDir), []);
   });
 
   it('-> FAILED when the reserved name was taken meanwhile: no file, no bytes, no temp data', async () => {
     const taken = await insertTestFile(server(), admin.id, { bytes: 'already here' });
     const s = await assemblingSession(server(), admin, randomBytes(3000), 3000, { name: taken.name });
-    await assemblePartialUpload(server().ctx, s.sessionId);
+    await assembleUpload(server().ctx, s.sessionId);
     const failed = (await list(admin)).find((r) => r.id === s.incompleteId)!;
     assert.equal(failed.status, 'FAILED');
     assert.match(failed.metadata.error ?? '', /E1009/);
     assert.equal(failed.fileId, null);
     assert.equal(await server().ctx.storage.stat(s.storageKey), null);
-    assert.equal(await partialSessionCount(server()), 0);
+    assert.equal(await uploadSessionCount(server()), 0);
     assert.deepEqual(await appendTempFiles(server().dataDir), []);
     // The file that held the name is untouched.
     assert.equal((await server().fetch(`/raw/${taken.name}`)).status, 200);
@@ -123,13 +123,13 @@ forEachDatabase('incomplete files', (engine) => {
 
   it('-> FAILED when the assembled size is not the announced one; the published bytes are removed', async () => {
     const s = await assemblingSession(server(), admin, randomBytes(3000), 1000, { totalSize: 3000 });
-    await assemblePartialUpload(server().ctx, s.sessionId);
+    await assembleUpload(server().ctx, s.sessionId);
     const failed = (await list(admin)).find((r) => r.id === s.incompleteId)!;
     assert.equal(failed.status, 'FAILED');
     assert.equal(typeof failed.metadata.error, 'string');
     assert.equal(await server().ctx.storage.stat(s.storageKey), null);
     assert.equal((await server().fetch(`/raw/${s.name}`)).status, 404);
-    assert.equal(await partialSessionCount(server()), 0);
+    assert.equal(await uploadSessionCount(server()), 0);
     assert.deepEqual(await appendTempFiles(server().dataDir), []);
   });
 
@@ -164,7 +164,7 @@ forEachDatabase('incomplete files', (engine) => {
     // The owner's records: one COMPLETE, one FAILED (assembled short of its announced size), one still PENDING.
     await uploadAndVerify(server(), owner.token, randomBytes(1500), [1000]);
     const short = await assemblingSession(server(), owner, randomBytes(3000), 1000, { totalSize: 3000 });
-    await assemblePartialUpload(server().ctx, short.sessionId);
+    await assembleUpload(server().ctx, short.sessionId);
     const pending = await assemblingSession(server(), owner, randomBytes(1000), 1000);
     // Another user's finished record.
     await uploadAndVerify(server(), other.token, randomBytes(1200), [1000]);
@@ -189,6 +189,6 @@ forEachDatabase('incomplete files', (engine) => {
     );
     assert.deepEqual(await list(other), othersBefore);
 
-    await assemblePartialUpload(server().ctx, pending.sessionId);
+    await assembleUpload(server().ctx, pending.sessionId);
   });
 });

@@ -12,8 +12,8 @@ import { ManualClock } from '../../../src/lib/clock.js';
 import { newId } from '../../../src/lib/security/ids.js';
 import { STALE_BUSY_MS } from '../../../src/services/uploads/assembly.js';
 import { forEachDatabase, startTestServer, withSharedState, type TestServer } from '../../support/server.js';
-import { appendTempFiles, partialSessionCount } from '../../support/stored.js';
-import { sendChunk, uploadAndVerify, waitForAssembly } from '../../support/partial-uploads.js';
+import { appendTempFiles, uploadSessionCount } from '../../support/stored.js';
+import { sendChunk, uploadAndVerify, waitForAssembly } from '../../support/chunked-uploads.js';
 
 /** Instances that share a database share its SECRET (tokens and sessions are keyed by it). */
 const SHARED_SECRET = 'one secret for every instance of the database';
@@ -58,7 +58,7 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
       const crashedHash = first.ctx.secrets.hash(crashed.body.partialToken);
       const pendingId = await insertIncomplete(first, admin.id, 'PENDING');
       const session = await first.ctx.db
-        .updateTable('partial_uploads')
+        .updateTable('upload_sessions')
         .set({ state: 'assembling', token_hash: null, reserved_name: 'crashed.bin', incomplete_file_id: pendingId })
         .where('token_hash', '=', crashedHash)
         .returning(['storage_key'])
@@ -67,13 +67,13 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
         contentType: 'application/octet-stream',
       });
       const processingId = await insertIncomplete(first, admin.id, 'PROCESSING');
-      assert.equal(await partialSessionCount(first), 2);
+      assert.equal(await uploadSessionCount(first), 2);
       assert.equal((await appendTempFiles(dataDir)).length, 2);
       await first.close();
 
       const second = await startTestServer({ engine, dataDir, databaseUrl });
       try {
-        assert.equal(await partialSessionCount(second), 0);
+        assert.equal(await uploadSessionCount(second), 0);
         assert.deepEqual(await appendTempFiles(dataDir), []);
         assert.equal(
           await second.ctx.storage.stat(session.storage_key),
@@ -188,7 +188,7 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
         assert.equal(second.status, 400, JSON.stringify(second.body));
         assert.equal(second.body.code, 1003);
         assert.match(second.body.error, /do not share one storage \(UPLOADS_DIR or bucket\)/);
-        assert.equal(await partialSessionCount(a), 0, 'the upload is discarded, nothing half-written is kept');
+        assert.equal(await uploadSessionCount(a), 0, 'the upload is discarded, nothing half-written is kept');
         // The instance also said so at start: its storage does not carry the marker of the database's storage.
         assert.equal(b.ctx.storageShared, false);
         assert.equal(a.ctx.storageShared, true);
@@ -209,13 +209,13 @@ forEachDatabase('chunked uploads across a restart', (engine) => {
         const first = await sendChunk(server, admin.token, { file, start: 0, end: 999 });
         assert.equal(first.status, 200);
         // As a process killed mid-chunk leaves it: receiving, and no heartbeat any more.
-        await server.ctx.db.updateTable('partial_uploads').set({ state: 'receiving', token_hash: null }).execute();
+        await server.ctx.db.updateTable('upload_sessions').set({ state: 'receiving', token_hash: null }).execute();
         clock.advance(STALE_BUSY_MS - 1000);
-        await server.chute.jobs.runNow('discard-idle-partial-uploads');
-        assert.equal(await partialSessionCount(server), 1, 'a busy session with a recent heartbeat stays');
+        await server.chute.jobs.runNow('discard-idle-upload-sessions');
+        assert.equal(await uploadSessionCount(server), 1, 'a busy session with a recent heartbeat stays');
         clock.advance(2000);
-        await server.chute.jobs.runNow('discard-idle-partial-uploads');
-        assert.equal(await partialSessionCount(server), 0, 'without a heartbeat for two minutes it is discarded');
+        await server.chute.jobs.runNow('discard-idle-upload-sessions');
+        assert.equal(await uploadSessionCount(server), 0, 'without a heartbeat for two minutes it is discarded');
         assert.deepEqual(await appendTempFiles(dataDir), [], 'with its temp data');
       } finally {
         await server.close();

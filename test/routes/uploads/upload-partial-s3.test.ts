@@ -9,8 +9,8 @@ import fc from 'fast-check';
 import { ManualClock } from '../../../src/lib/clock.js';
 import { describeS3, s3Client } from '../../support/s3.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../../support/server.js';
-import { appendTempFiles, partialSessionCount } from '../../support/stored.js';
-import { sendChunk, uploadAndVerify } from '../../support/partial-uploads.js';
+import { appendTempFiles, uploadSessionCount } from '../../support/stored.js';
+import { sendChunk, uploadAndVerify } from '../../support/chunked-uploads.js';
 
 const MiB = 1024 * 1024;
 
@@ -44,7 +44,7 @@ forEachDatabase('chunked uploads', (engine) => {
     }
 
     async function assertNothingLeft(): Promise<void> {
-      assert.equal(await partialSessionCount(server()), 0);
+      assert.equal(await uploadSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
       assert.equal(await unfinishedUploads(), 0);
     }
@@ -99,7 +99,7 @@ forEachDatabase('chunked uploads', (engine) => {
       assert.equal(first.status, 200, JSON.stringify(first.body));
       assert.equal(await unfinishedUploads(), 1);
       clock.advance(30 * 60_000);
-      await server().chute.jobs.runNow('discard-idle-partial-uploads');
+      await server().chute.jobs.runNow('discard-idle-upload-sessions');
       await assertNothingLeft();
     });
   });

@@ -5,8 +5,8 @@ import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { createTestUser } from '../../support/content.js';
 import { forEachDatabase, useTestServer } from '../../support/server.js';
-import { appendTempFiles, partialSessionCount } from '../../support/stored.js';
-import { sendChunk } from '../../support/partial-uploads.js';
+import { appendTempFiles, uploadSessionCount } from '../../support/stored.js';
+import { sendChunk } from '../../support/chunked-uploads.js';
 
 forEachDatabase('deleting a user with unfinished chunked uploads', (engine) => {
   const server = useTestServer({ engine });
@@ -30,7 +30,7 @@ forEachDatabase('deleting a user with unfinished chunked uploads', (engine) => {
     });
     assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
 
-    assert.equal(await partialSessionCount(server()), 1);
+    assert.equal(await uploadSessionCount(server()), 1);
     assert.equal((await appendTempFiles(server().dataDir)).length, 1);
     const last = await sendChunk(server(), staying.token, {
       file,

@@ -11,7 +11,7 @@ import { setUserQuota } from '../../../src/services/accounts/quotas.js';
 import type { ApiErrorBody } from '../../support/api-errors.js';
 import { createTestUser, insertTestFolder } from '../../support/content.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../../support/server.js';
-import { appendTempFiles, partialSessionCount } from '../../support/stored.js';
+import { appendTempFiles, uploadSessionCount } from '../../support/stored.js';
 import { holdFlushes } from '../../support/wal.js';
 import {
   chunkHeaders,
@@ -20,7 +20,7 @@ import {
   uploadInChunks,
   waitForAllAssemblies,
   waitForAssembly,
-} from '../../support/partial-uploads.js';
+} from '../../support/chunked-uploads.js';
 
 const THIRTY_MINUTES = 30 * 60_000;
 
@@ -97,7 +97,7 @@ forEachDatabase('chunked uploads', (engine) => {
       assert.equal(record.chunksTotal, 7);
       assert.equal(record.chunksComplete, 7);
       assert.equal(record.metadata.size, file.length);
-      assert.equal(await partialSessionCount(server()), 0);
+      assert.equal(await uploadSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
     });
 
@@ -165,7 +165,7 @@ forEachDatabase('chunked uploads', (engine) => {
       // The password never sat in the session in clear text: the session is gone, and it was encrypted (checked in
       // the sessions table while open below).
       const token = await openUpload(admin.token, file, 4, { 'x-service-password': 'secret-pw' });
-      const session = await server().ctx.db.selectFrom('partial_uploads').select('options').executeTakeFirstOrThrow();
+      const session = await server().ctx.db.selectFrom('upload_sessions').select('options').executeTakeFirstOrThrow();
       assert.ok(!session.options.includes('secret-pw'));
       const done = await sendChunk(server(), admin.token, { file, start: 5, end: file.length - 1, token });
       await waitForAssembly(server(), admin.token, done.body.incompleteFileId);
@@ -208,8 +208,8 @@ forEachDatabase('chunked uploads', (engine) => {
         1003,
         /restart|byte 0/,
       );
-      await server().chute.jobs.runNow('discard-idle-partial-uploads');
-      assert.equal(await partialSessionCount(server()), 0);
+      await server().chute.jobs.runNow('discard-idle-upload-sessions');
+      assert.equal(await uploadSessionCount(server()), 0);
     });
 
     it('open -> open: the presented token is consumed, a new one returned; reusing it -> 1003', async () => {
@@ -253,14 +253,14 @@ forEachDatabase('chunked uploads', (engine) => {
     it('open -> discarded after 30 minutes without a request: no rows, no temp files', async () => {
       const file = randomBytes(5000);
       const token = await openUpload(admin.token, file, 2999);
-      assert.equal(await partialSessionCount(server()), 1);
+      assert.equal(await uploadSessionCount(server()), 1);
       assert.equal((await appendTempFiles(server().dataDir)).length, 1);
       clock.advance(THIRTY_MINUTES - 1);
-      await server().chute.jobs.runNow('discard-idle-partial-uploads');
-      assert.equal(await partialSessionCount(server()), 1, 'not yet idle for 30 minutes');
+      await server().chute.jobs.runNow('discard-idle-upload-sessions');
+      assert.equal(await uploadSessionCount(server()), 1, 'not yet idle for 30 minutes');
       clock.advance(1);
-      await server().chute.jobs.runNow('discard-idle-partial-uploads');
-      assert.equal(await partialSessionCount(server()), 0);
+      await server().chute.jobs.runNow('discard-idle-upload-sessions');
+      assert.equal(await uploadSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
       await assertRefused(await sendChunk(server(), admin.token, { file, start: 3000, end: 4999, token }), 400, 1003);
       const listed = await server().json('GET', '/api/user/files/incomplete', { auth: admin.token });
@@ -282,7 +282,7 @@ forEachDatabase('chunked uploads', (engine) => {
         body: randomBytes(1001),
       });
       await assertRefused(bad, 400, 1002, /more than the 1000 bytes/);
-      assert.equal(await partialSessionCount(server()), 0);
+      assert.equal(await uploadSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
       const retry = await sendChunk(server(), admin.token, { file, start: 1000, end: 1999, token });
       await assertRefused(retry, 400, 1003);
@@ -317,7 +317,7 @@ forEachDatabase('chunked uploads', (engine) => {
         // Wait until the server is receiving this chunk, then drop the connection.
         for (let i = 0; i < 2000; i++) {
           const receiving = await server()
-            .ctx.db.selectFrom('partial_uploads')
+            .ctx.db.selectFrom('upload_sessions')
             .select('id')
             .where('state', '=', 'receiving')
             .execute();
@@ -329,12 +329,12 @@ forEachDatabase('chunked uploads', (engine) => {
         for (
           let i = 0;
           i < 2000 &&
-          ((await partialSessionCount(server())) > remaining ||
+          ((await uploadSessionCount(server())) > remaining ||
             (await appendTempFiles(server().dataDir)).length > remaining);
           i++
         )
           await new Promise((resolve) => setTimeout(resolve, 5));
-        assert.equal(await partialSessionCount(server()), remaining);
+        assert.equal(await uploadSessionCount(server()), remaining);
         assert.equal((await appendTempFiles(server().dataDir)).length, remaining);
       }
       await assertRefused(
@@ -355,7 +355,7 @@ forEachDatabase('chunked uploads', (engine) => {
         body: randomBytes(1999),
       });
       await assertRefused(bad, 400, 1002, /1999 bytes/);
-      assert.equal(await partialSessionCount(server()), 0);
+      assert.equal(await uploadSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
     });
 
@@ -365,7 +365,7 @@ forEachDatabase('chunked uploads', (engine) => {
         const res = await sendChunk(server(), admin.token, { file, start: 0, end: 999, body });
         await assertRefused(res, 400, 1002);
       }
-      assert.equal(await partialSessionCount(server()), 0);
+      assert.equal(await uploadSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
     });
 
@@ -433,7 +433,7 @@ forEachDatabase('chunked uploads', (engine) => {
         await assertRefused(res, 400, 1002);
         assert.ok(res.body.error.length > 'E1002: invalid partial upload'.length, `${label}: the error says why`);
       }
-      assert.equal(await partialSessionCount(server()), 0);
+      assert.equal(await uploadSessionCount(server()), 0);
     });
 
     it('an empty file (no Content-Range can describe it) is refused with a clear error', async () => {
@@ -507,18 +507,18 @@ forEachDatabase('chunked uploads', (engine) => {
         headers: { 'x-service-folder': 'nofolder' },
       });
       await assertRefused(unknown, 404, 4001);
-      assert.equal(await partialSessionCount(server()), 0);
+      assert.equal(await uploadSessionCount(server()), 0);
     });
 
     it('more than one file part -> 1005 (first chunk: nothing kept; later chunk: the session is discarded)', async () => {
       const first = await sendChunk(server(), admin.token, { file, start: 0, end: 999, extraFileParts: 1 });
       await assertRefused(first, 400, 1005);
-      assert.equal(await partialSessionCount(server()), 0);
+      assert.equal(await uploadSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
       const token = await openUpload(admin.token, file, 999);
       const later = await sendChunk(server(), admin.token, { file, start: 1000, end: 1999, token, extraFileParts: 2 });
       await assertRefused(later, 400, 1005);
-      assert.equal(await partialSessionCount(server()), 0);
+      assert.equal(await uploadSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
     });
 
@@ -538,7 +538,7 @@ forEachDatabase('chunked uploads', (engine) => {
         1062,
         /named "file"/,
       );
-      assert.equal(await partialSessionCount(server()), 0);
+      assert.equal(await uploadSessionCount(server()), 0);
     });
 
     it('not multipart -> 1061', async () => {
@@ -559,7 +559,7 @@ forEachDatabase('chunked uploads', (engine) => {
       const big = Buffer.alloc(1024 * 1024 + 1);
       const res = await sendChunk(server(), admin.token, { file: big, start: 0, end: 9, body: big.subarray(0, 10) });
       await assertRefused(res, 413, 5001);
-      assert.equal(await partialSessionCount(server()), 0);
+      assert.equal(await uploadSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
     });
 
@@ -585,7 +585,7 @@ forEachDatabase('chunked uploads', (engine) => {
         maxUrls: null,
       });
       await assertRefused(await sendChunk(server(), carol.token, { file, start: 0, end: 999 }), 413, 5002);
-      assert.equal(await partialSessionCount(server()), 0);
+      assert.equal(await uploadSessionCount(server()), 0);
 
       const small = randomBytes(2000);
       const token = await openUpload(carol.token, small, 999);
@@ -600,7 +600,7 @@ forEachDatabase('chunked uploads', (engine) => {
       assert.equal(normal.status, 200);
       const res = await sendChunk(server(), carol.token, { file: small, start: 1000, end: 1999, token });
       await assertRefused(res, 413, 5002);
-      assert.equal(await partialSessionCount(server()), 0);
+      assert.equal(await uploadSessionCount(server()), 0);
       assert.deepEqual(await appendTempFiles(server().dataDir), []);
     });
 
@@ -716,7 +716,7 @@ forEachDatabase('chunked uploads', (engine) => {
       await sql`create function test_commit_mode() returns trigger language plpgsql as $$
         begin insert into test_commit_modes (state, mode) values (new.state, current_setting('synchronous_commit'));
         return new; end $$`.execute(db);
-      await sql`create trigger test_commit_mode after update on partial_uploads for each row
+      await sql`create trigger test_commit_mode after update on upload_sessions for each row
         execute function test_commit_mode()`.execute(db);
       try {
         const user = await createTestUser(server(), 'gil');
@@ -735,7 +735,7 @@ forEachDatabase('chunked uploads', (engine) => {
           { state: 'assembling', mode: 'on' }, // and reserves the file, durably
         ]);
       } finally {
-        await sql`drop trigger test_commit_mode on partial_uploads`.execute(db);
+        await sql`drop trigger test_commit_mode on upload_sessions`.execute(db);
         await sql`drop function test_commit_mode()`.execute(db);
         await sql`drop table test_commit_modes`.execute(db);
       }

@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import type { Engine } from '../../../src/db/index.js';
 import { ManualClock } from '../../../src/lib/clock.js';
-import { discardIdlePartialUploads, TUS_UPLOAD_TTL_MS } from '../../../src/services/uploads/assembly.js';
+import { discardIdleUploadSessions, TUS_UPLOAD_TTL_MS } from '../../../src/services/uploads/assembly.js';
 import { describeS3 } from '../../support/s3.js';
 import {
   authHeaders,
@@ -16,7 +16,7 @@ import {
   withSharedState,
   type TestServer,
 } from '../../support/server.js';
-import { appendTempFiles, partialSessionCount } from '../../support/stored.js';
+import { appendTempFiles, uploadSessionCount } from '../../support/stored.js';
 import { TusStopped, tusUpload } from '../../support/tus.js';
 
 const MiB = 1024 * 1024;
@@ -60,7 +60,7 @@ async function resumeAcrossInstances(engine: Engine, env: Record<string, string>
     // ... and after a restart of both, a new process finishes it.
     const third = await startTestServer(shared);
     try {
-      assert.equal(await partialSessionCount(third), 1, 'the start-up clean-up keeps tus uploads');
+      assert.equal(await uploadSessionCount(third), 1, 'the start-up clean-up keeps tus uploads');
       const head = await third.fetch(new URL(url).pathname, {
         method: 'HEAD',
         headers: { 'tus-resumable': '1.0.0', ...authHeaders(admin.token) },
@@ -69,7 +69,7 @@ async function resumeAcrossInstances(engine: Engine, env: Record<string, string>
       const run = await tusUpload(third, admin.token, data, { chunkSize: MiB, uploadUrl: at(third, url) });
       // The links name the host of the creation request (the first instance's port here).
       assert.ok((await rawBytes(at(third, run.fileUrl!))).equals(data));
-      assert.equal(await partialSessionCount(third), 0);
+      assert.equal(await uploadSessionCount(third), 0);
       assert.deepEqual(await appendTempFiles(dataDir), []);
     } finally {
       await third.close();
@@ -95,7 +95,7 @@ forEachDatabase('tus uploads across restarts and instances', (engine) => {
         headers: { 'tus-resumable': '1.0.0', ...authHeaders(admin.token) },
       });
       assert.equal(expired.status, 410);
-      assert.equal(await discardIdlePartialUploads(server.ctx), 1);
+      assert.equal(await discardIdleUploadSessions(server.ctx), 1);
       assert.deepEqual(await appendTempFiles(server.dataDir), []);
       const gone = await server.fetch(new URL(url).pathname, {
         method: 'HEAD',

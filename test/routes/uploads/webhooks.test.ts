@@ -21,7 +21,7 @@ import {
 import { assertError } from '../../support/api-errors.js';
 import { makeUser, NO_RATE_LIMIT } from '../../support/factory.js';
 import { photo } from '../../support/media.js';
-import { uploadInChunks, waitForAssembly } from '../../support/partial-uploads.js';
+import { uploadInChunks, waitForAssembly } from '../../support/chunked-uploads.js';
 import {
   forEachDatabase,
   useTestServer,

@@ -1,6 +1,7 @@
-// Uploads: each file streams from the request into the datasource through a byte counter that cuts it off at the
-// size limit (or the quota), then finishStoredFiles() names the stored objects, checks the quota and records them
-// in one transaction. Whatever fails, the bytes stored by the request are removed again.
+// Storing uploaded files. A single request (uploadFiles): each file streams from the request into the datasource
+// through a byte counter that cuts it off at the size limit (or the quota). Every kind of upload (single, chunked and
+// tus, after their assembly) then ends in finishStoredFiles(), which names the stored objects, checks the quota and
+// records them in one transaction. Whatever fails, the bytes stored by the request are removed again.
 import type { Readable } from 'node:stream';
 import mime from 'mime';
 import type { AppContext } from '../../context.js';
@@ -22,7 +23,8 @@ import { mimeEssence } from '../../lib/formats/media-types.js';
 import { hashPassword } from '../../lib/security/passwords.js';
 import { formatByteSize } from '../../lib/text/sizes.js';
 import type { UploadedFileDto, UploadResponse } from '../../schemas/file.js';
-import { deleteStoredBytes, folderForFiles, toFileDto } from '../files/files.js';
+import { deleteStoredBytes, folderForFiles } from '../files/manage.js';
+import { toFileDto } from '../files/dto.js';
 import { insertFileRow } from '../files/records.js';
 import { clearPendingObjects, markPendingObject } from './pending-objects.js';
 import { assertFileQuota, fileQuotaRoom } from '../accounts/quotas.js';

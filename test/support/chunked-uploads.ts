@@ -1,6 +1,6 @@
 // A chunked-upload client written from the spec, for the tests of POST /api/upload/partial.
 import assert from 'node:assert/strict';
-import type { FinalChunkResponse, IncompleteFileDto } from '../../src/schemas/partial-upload.js';
+import type { FinalChunkResponse, IncompleteFileDto } from '../../src/schemas/chunked-upload.js';
 import { authHeaders, readJsonResponse, type JsonResponse, type TestServer } from './server.js';
 
 export interface ChunkRequest {
@@ -113,7 +113,7 @@ export async function waitForAssembly(
       // state after the whole assembly.
       for (let j = 0; j < 500; j++) {
         const session = await server.ctx.db
-          .selectFrom('partial_uploads')
+          .selectFrom('upload_sessions')
           .select('id')
           .where('incomplete_file_id', '=', incompleteId)
           .executeTakeFirst();

@@ -1,11 +1,11 @@
-// The one writer of `partial_uploads` (test/lint/table-owners.test.ts), the sessions of chunked and tus uploads: each
+// The one writer of `upload_sessions` (test/lint/table-owners.test.ts), the sessions of chunked and tus uploads: each
 // move of a session from one state to the next is one conditional UPDATE, so that of two requests racing on a session
 // exactly one moves it (the result says whether this one did). Imports only db/.
-import type { Db, PartialUploadRow, PartialUploadState } from '../../db/schema/tables.js';
+import type { Db, UploadSessionRow, UploadSessionState } from '../../db/schema/tables.js';
 
 /** A new session's row. */
-export function insertPartialUpload(db: Db, session: PartialUploadRow) {
-  return db.insertInto('partial_uploads').values(session).execute();
+export function insertUploadSession(db: Db, session: UploadSessionRow) {
+  return db.insertInto('upload_sessions').values(session).execute();
 }
 
 /**
@@ -15,12 +15,12 @@ export function insertPartialUpload(db: Db, session: PartialUploadRow) {
  */
 export function claimChunkToken(
   db: Db,
-  session: Pick<PartialUploadRow, 'id' | 'token_hash'>,
+  session: Pick<UploadSessionRow, 'id' | 'token_hash'>,
   instanceId: string,
   now: number,
 ) {
   return db
-    .updateTable('partial_uploads')
+    .updateTable('upload_sessions')
     .set({ token_hash: null, token_expires_at: null, state: 'receiving', instance_id: instanceId, updated_at: now })
     .where('id', '=', session.id)
     .where('token_hash', '=', session.token_hash)
@@ -35,12 +35,12 @@ export function reopenForNextChunk(
   db: Db,
   sessionId: string,
   next: Pick<
-    PartialUploadRow,
+    UploadSessionRow,
     'token_hash' | 'token_expires_at' | 'append_state' | 'received' | 'chunks' | 'updated_at'
   >,
 ) {
   return db
-    .updateTable('partial_uploads')
+    .updateTable('upload_sessions')
     .set({ state: 'open', ...next })
     .where('id', '=', sessionId)
     .where('state', '=', 'receiving')
@@ -51,14 +51,14 @@ export function reopenForNextChunk(
 export function reserveForAssembly(
   db: Db,
   sessionId: string,
-  from: PartialUploadState,
+  from: UploadSessionState,
   reserved: Pick<
-    PartialUploadRow,
+    UploadSessionRow,
     'reserved_name' | 'incomplete_file_id' | 'append_state' | 'received' | 'chunks' | 'updated_at'
   >,
 ) {
   return db
-    .updateTable('partial_uploads')
+    .updateTable('upload_sessions')
     .set({ state: 'assembling', ...reserved })
     .where('id', '=', sessionId)
     .where('state', '=', from)
@@ -68,11 +68,11 @@ export function reserveForAssembly(
 /** A tus PATCH's bytes are durable: the new offset, unless another request moved the upload on meanwhile. */
 export function recordTusProgress(
   db: Db,
-  session: Pick<PartialUploadRow, 'id' | 'received'>,
-  progress: Pick<PartialUploadRow, 'received' | 'append_state' | 'chunks' | 'instance_id' | 'updated_at'>,
+  session: Pick<UploadSessionRow, 'id' | 'received'>,
+  progress: Pick<UploadSessionRow, 'received' | 'append_state' | 'chunks' | 'instance_id' | 'updated_at'>,
 ) {
   return db
-    .updateTable('partial_uploads')
+    .updateTable('upload_sessions')
     .set(progress)
     .where('id', '=', session.id)
     .where('state', '=', 'open')
@@ -83,7 +83,7 @@ export function recordTusProgress(
 /** The heartbeat of a busy session (receiving, assembling): its process is alive. */
 export function touchBusySession(db: Db, sessionId: string, now: number) {
   return db
-    .updateTable('partial_uploads')
+    .updateTable('upload_sessions')
     .set({ updated_at: now })
     .where('id', '=', sessionId)
     .where('state', 'in', ['receiving', 'assembling'])
@@ -91,14 +91,14 @@ export function touchBusySession(db: Db, sessionId: string, now: number) {
 }
 
 /** Removes a session whose assembly ended (recorded or failed). */
-export function deletePartialUpload(db: Db, sessionId: string) {
-  return db.deleteFrom('partial_uploads').where('id', '=', sessionId).execute();
+export function deleteUploadSession(db: Db, sessionId: string) {
+  return db.deleteFrom('upload_sessions').where('id', '=', sessionId).execute();
 }
 
 /** Removes a session only if it is still as read (a session another request moved on is left alone). */
-export function deletePartialUploadAsRead(db: Db, session: Pick<PartialUploadRow, 'id' | 'updated_at' | 'state'>) {
+export function deleteUploadSessionAsRead(db: Db, session: Pick<UploadSessionRow, 'id' | 'updated_at' | 'state'>) {
   return db
-    .deleteFrom('partial_uploads')
+    .deleteFrom('upload_sessions')
     .where('id', '=', session.id)
     .where('updated_at', '=', session.updated_at)
     .where('state', '=', session.state)

@@ -1,5 +1,5 @@
-// Files as their owners manage them: the File shape, listing (paged, sorted, searched, filtered), reading, editing,
-// deleting one or many, recent files and statistics. Another user's file is answered like a missing one (4000);
+// Files as their owners manage them: reading, editing, deleting one or many, recent files and statistics (the File
+// shape: files/dto.ts; listing: lists/files.ts). Another user's file is answered like a missing one (4000);
 // ADMIN and SUPERADMIN may manage the files of the accounts they manage (managesFilesOf). Deleting a file deletes
 // its bytes too.
 import type { AppContext } from '../../context.js';
@@ -8,24 +8,20 @@ import type { FileRow, UserRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
 import { MAX_EXPIRY_MS } from '../../lib/text/durations.js';
 import { assertUsableFileName, assertUsableOriginalName } from '../../lib/text/file-names.js';
-import { fileLink } from '../../lib/text/links.js';
 import { managesRole } from '../../lib/security/roles.js';
-import { toIso } from '../../lib/clock.js';
 import { typeCounts, usageOfOne } from '../statistics/usage.js';
-import { publicThumbnailName, thumbnailKeyOf } from '../media/thumbnail-names.js';
+import { thumbnailKeyOf } from '../media/thumbnail-names.js';
 import { flushViews } from '../serving/view-counts.js';
 import { deleteFilesById, deleteFilesWhere, yieldToRequests } from './deletions.js';
 import { setColumnOfFiles, setFileColumns } from './records.js';
 import { mimeEssence } from '../../lib/formats/media-types.js';
 import { hashPassword } from '../../lib/security/passwords.js';
-import type { FileDto } from '../../schemas/file.js';
 import { assertTagsOf, setFileTags } from '../organise/tags.js';
 
 type Caller = Pick<UserRow, 'id' | 'role'>;
 
 /** How many files of a bulk request one statement reads. */
 const BULK_READ = 500;
-type FileTag = FileDto['tags'][number];
 
 export const isAdmin = (user: Pick<UserRow, 'role'>): boolean => user.role === 'ADMIN' || user.role === 'SUPERADMIN';
 
@@ -44,56 +40,6 @@ export async function managesFilesOf(
   if (others.length === 0) return true;
   const owners = await ctx.db.selectFrom('users').select('role').where('id', 'in', others).execute();
   return owners.every((owner) => managesRole(caller.role, owner.role));
-}
-
-export function toFileDto(ctx: AppContext, baseUrl: string, row: FileRow, tags: FileTag[] = []): FileDto {
-  return {
-    id: row.id,
-    name: row.name,
-    originalName: row.original_name,
-    size: row.size,
-    type: row.type,
-    views: row.views + ctx.views.of('files', row.id),
-    maxViews: row.max_views,
-    favorite: row.favorite === 1,
-    password: row.password !== null,
-    private: row.private === 1,
-    folderId: row.folder_id,
-    userId: row.user_id,
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
-    deletesAt: row.deletes_at === null ? null : toIso(row.deletes_at),
-    url: fileLink(ctx.settings.get(), baseUrl, row.name),
-    thumbnail: row.thumbnail_key ? { path: publicThumbnailName(row.id) } : null,
-    tags,
-  };
-}
-
-/** The tags of each of the given files, in one query. */
-export async function tagsOfFiles(ctx: AppContext, fileIds: string[]): Promise<Map<string, FileTag[]>> {
-  const byFile = new Map<string, FileTag[]>();
-  if (fileIds.length === 0) return byFile;
-  const rows = await ctx.db
-    .selectFrom('file_tags')
-    .innerJoin('tags', 'tags.id', 'file_tags.tag_id')
-    .select(['file_tags.file_id', 'tags.id', 'tags.name', 'tags.color'])
-    .where('file_tags.file_id', 'in', fileIds)
-    .orderBy('tags.name')
-    .execute();
-  for (const r of rows) {
-    const list = byFile.get(r.file_id) ?? [];
-    list.push({ id: r.id, name: r.name, color: r.color });
-    byFile.set(r.file_id, list);
-  }
-  return byFile;
-}
-
-export async function toFileDtos(ctx: AppContext, baseUrl: string, rows: FileRow[]): Promise<FileDto[]> {
-  const tags = await tagsOfFiles(
-    ctx,
-    rows.map((r) => r.id),
-  );
-  return rows.map((row) => toFileDto(ctx, baseUrl, row, tags.get(row.id) ?? []));
 }
 
 /**

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { before, it } from 'node:test';
-import { discardUnfinishedPartialUploads } from '../../src/services/uploads/assembly.js';
-import { sendChunk, uploadInChunks, waitForAssembly } from '../support/partial-uploads.js';
+import { discardUnfinishedUploadSessions } from '../../src/services/uploads/assembly.js';
+import { sendChunk, uploadInChunks, waitForAssembly } from '../support/chunked-uploads.js';
 import { forEachDatabase, useTestServer, type TestUser } from '../support/server.js';
 import { appendTempFiles } from '../support/stored.js';
 
@@ -37,7 +37,7 @@ forEachDatabase('a chunked upload whose process died after recording its file', 
     assert.equal(first.status, 200, JSON.stringify(first.body));
     assert.equal((await appendTempFiles(server().dataDir)).length, 1);
     await ctx.db
-      .updateTable('partial_uploads')
+      .updateTable('upload_sessions')
       .set({ state: 'assembling', storage_key: recorded.storage_key, incomplete_file_id: incompleteId })
       .execute();
     await ctx.db
@@ -46,7 +46,7 @@ forEachDatabase('a chunked upload whose process died after recording its file', 
       .where('id', '=', incompleteId)
       .execute();
 
-    assert.deepEqual(await discardUnfinishedPartialUploads(ctx), { sessions: 1, failed: 0 });
+    assert.deepEqual(await discardUnfinishedUploadSessions(ctx), { sessions: 1, failed: 0 });
     const after = await waitForAssembly(server(), admin.token, incompleteId);
     assert.equal(after.status, 'COMPLETE');
     assert.equal(after.fileId, recorded.id);
