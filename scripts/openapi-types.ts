@@ -96,7 +96,7 @@ function withoutSameInputSchemas(document: OpenAPI3): OpenAPI3 {
   for (let current = document; ;) {
     const schemas = current.components?.schemas ?? {};
     const same = Object.keys(schemas).filter(
-      (name) => name.endsWith('Input') && sameType(schemas[name], schemas[outputName(name)]),
+      (name) => name.endsWith('Input') && sameType(selfAsOutput(name, schemas[name]), schemas[outputName(name)]),
     );
     if (same.length === 0) return current;
     let text = JSON.stringify(current);
@@ -105,6 +105,11 @@ function withoutSameInputSchemas(document: OpenAPI3): OpenAPI3 {
     for (const name of same) delete next.components?.schemas?.[name];
     current = next;
   }
+}
+
+/** A recursive input schema (JsonValueInput) with its references to itself made references to its output. */
+function selfAsOutput(name: string, schema: unknown): unknown {
+  return JSON.parse(JSON.stringify(schema).replaceAll(schemaRef(name), schemaRef(outputName(name))));
 }
 
 /** The same TypeScript type: `additionalProperties: false` (on what zod writes) changes nothing there. */

@@ -1,6 +1,6 @@
 // The User resource and the shapes it carries, exactly as the specification's tables give them.
 import { z } from 'zod';
-import { IsoDateTime } from './common.js';
+import { IsoDateTime, JsonValueSchema } from './common.js';
 
 export const RoleSchema = z.enum(['USER', 'ADMIN', 'SUPERADMIN']);
 
@@ -61,7 +61,7 @@ export const PasskeySchema = z
     updatedAt: IsoDateTime,
     lastUsed: IsoDateTime.nullable(),
     name: z.string(),
-    reg: z.json(),
+    reg: JsonValueSchema,
     userId: z.string(),
   })
   .meta({ id: 'Passkey' });

@@ -61,9 +61,52 @@ forEachDatabase('GET /api/openapi.json', (engine) => {
     assert.deepEqual(user.properties.role.enum, ['USER', 'ADMIN', 'SUPERADMIN']);
   });
 
+  it('has only $refs that resolve as JSON pointers within the document', () => {
+    const refs = refsOf(doc);
+    assert.ok(refs.length > 100, 'the document has its shapes as components');
+    for (const { at, ref } of refs) {
+      assert.ok(ref.startsWith('#/'), `${at}: ${ref} does not point into the document`);
+      assert.equal(ref.indexOf('#', 1), -1, `${at}: ${ref} has two #`);
+      assert.notEqual(resolvePointer(doc, ref), undefined, `${at}: ${ref} does not resolve`);
+    }
+  });
+
+  it("describes a passkey's reg as any JSON value, a component of its own", () => {
+    for (const name of ['Passkey', 'PasskeyInput']) {
+      const reg = doc.components.schemas[name].properties.reg;
+      assert.ok(reg.$ref, `${name}.reg is a reference`);
+      const json = resolvePointer(doc, reg.$ref);
+      const types = json.anyOf.map((s: { type: string }) => s.type).sort();
+      assert.deepEqual(types, ['array', 'boolean', 'null', 'number', 'object', 'string']);
+      assert.equal(json.anyOf.find((s: { type: string }) => s.type === 'array').items.$ref, reg.$ref);
+    }
+  });
+
   it('makes the setup answer closed to additional properties', () => {
     const schema = doc.paths['/api/setup'].post.responses['200'].content['application/json'].schema;
     assert.equal(schema.additionalProperties, false);
     assert.deepEqual([...schema.required].sort(), ['firstSetup', 'user']);
   });
 });
+
+/** Every `$ref` of the document, with the path of the object holding it. */
+function refsOf(value: unknown, at = '#'): Array<{ at: string; ref: string }> {
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, child]) =>
+    key === '$ref' && typeof child === 'string' ? [{ at, ref: child }] : refsOf(child, `${at}/${key}`),
+  );
+}
+
+/** Resolves a URI fragment `#/a/b` as a JSON pointer (RFC 6901) in `document`; undefined when it does not. */
+function resolvePointer(document: unknown, ref: string): any {
+  const tokens = ref
+    .slice(2)
+    .split('/')
+    .map((t) => decodeURIComponent(t).replaceAll('~1', '/').replaceAll('~0', '~'));
+  let node: unknown = document;
+  for (const token of tokens) {
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, token)) return undefined;
+    node = (node as Record<string, unknown>)[token];
+  }
+  return node;
+}

@@ -5046,19 +5046,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
-    __shared: {
-      $defs: {
-        schema0:
-          | string
-          | number
-          | boolean
-          | null
-          | components['schemas']['__shared'][]
-          | {
-              [key: string]: components['schemas']['__shared'];
-            };
-      };
-    };
     ApiToken: {
       /** Format: date-time */
       createdAt: string;
@@ -5622,6 +5609,15 @@ export interface components {
       state: 'queued' | 'running' | 'done' | 'failed';
       updatedAt: string;
     };
+    JsonValue:
+      | string
+      | number
+      | boolean
+      | null
+      | components['schemas']['JsonValue'][]
+      | {
+          [key: string]: components['schemas']['JsonValue'];
+        };
     Metric: {
       /** @description when the snapshot was taken (ISO 8601) */
       createdAt: string;
@@ -5682,7 +5678,7 @@ export interface components {
       id: string;
       lastUsed: string | null;
       name: string;
-      reg: components['schemas']['__shared'];
+      reg: components['schemas']['JsonValue'];
       /** Format: date-time */
       updatedAt: string;
       userId: string;
