@@ -198,9 +198,38 @@ export class ProcessMetrics {
     if (!this.defaultMetrics) {
       // Started on the first scrape, so that an instance nobody scrapes runs no event-loop monitor.
       collectDefaultMetrics({ register: this.registry });
+      leaveOutEmptyEventLoopDelay(this.registry);
       this.defaultMetrics = true;
     }
     return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+}
+
+/** prom-client's gauges of the event loop's delay histogram, in the order it registers them. */
+const EVENT_LOOP_DELAY_GAUGES = ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'].map(
+  (stat) => `nodejs_eventloop_lag_${stat}_seconds`,
+);
+
+/**
+ * The histogram behind these gauges holds the delays sampled (every 10 ms) since the scrape before, and prom-client
+ * resets it at each scrape. On the first scrape, or one within 10 ms of the last, it holds none: prom-client would
+ * then write mean and stddev as `Nan` (a spelling the text format does not have) and min as 2^63 ns. Such a scrape
+ * leaves the seven gauges out; an empty histogram is the one whose mean is NaN.
+ */
+function leaveOutEmptyEventLoopDelay(registry: Registry): void {
+  const gauges = EVENT_LOOP_DELAY_GAUGES.map((name) => registry.getSingleMetric(name));
+  const mean = gauges[EVENT_LOOP_DELAY_GAUGES.indexOf('nodejs_eventloop_lag_mean_seconds')];
+  if (!mean) return; // a runtime without perf_hooks' monitorEventLoopDelay: prom-client registers none of them
+  const readMean = mean.get.bind(mean);
+  for (const gauge of gauges) {
+    if (!gauge) continue;
+    const read = gauge.get.bind(gauge);
+    // Their values are set by the collect() of nodejs_eventloop_lag_seconds, which the registry reads first.
+    gauge.get = async () => {
+      const metric = await read();
+      const empty = (await readMean()).values.some((v) => Number.isNaN(v.value));
+      return empty ? { ...metric, values: [] } : metric;
+    };
   }
 }
 

@@ -13,6 +13,7 @@ import {
   startTestServer,
   useTestServer,
   withSharedState,
+  withTestServer,
   type TestServer,
   type TestUser,
 } from '../../support/server.js';
@@ -44,11 +45,11 @@ const SUFFIXES: Record<string, string[]> = {
   untyped: [''],
 };
 
-/** A sample value as Prometheus reads it (Go's ParseFloat: NaN and Inf in any case; prom-client writes Nan). */
+/** A sample value as the text format writes it: a float, or exactly NaN, +Inf or -Inf (prom-client can write Nan). */
 function parseValue(text: string): number {
-  if (/^\+?inf$/i.test(text)) return Infinity;
-  if (/^-inf$/i.test(text)) return -Infinity;
-  if (/^nan$/i.test(text)) return NaN;
+  if (text === '+Inf') return Infinity;
+  if (text === '-Inf') return -Infinity;
+  if (text === 'NaN') return NaN;
   assert.match(text, /^-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/, `not a sample value: ${text}`);
   return Number(text);
 }
@@ -304,6 +305,34 @@ forEachDatabase('GET /metrics (Prometheus)', (engine) => {
   it('goes off again (404) when the token is cleared', async () => {
     await setToken(null);
     assertError(await server().json('GET', '/metrics', { headers: { authorization: `Bearer ${TOKEN}` } }), 404, 9002);
+  });
+});
+
+forEachDatabase('GET /metrics of a new server', (engine) => {
+  it('answers valid exposition text on the very first scrape, with no gauge left without a value', async () => {
+    await withTestServer({ engine, env: { ...NO_RATE_LIMIT, METRICS_TOKEN: TOKEN } }, async (server) => {
+      for (let scrape = 1; scrape <= 2; scrape++) {
+        const res = await server.fetch('/metrics', { headers: { authorization: `Bearer ${TOKEN}` } });
+        const text = await res.text();
+        assert.equal(res.status, 200, text);
+        const families = parsePrometheusText(text);
+        assert.ok(families.has('nodejs_eventloop_lag_seconds'), `scrape ${scrape} has the default metrics`);
+        for (const [name, family] of families) {
+          for (const sample of family.samples) {
+            assert.ok(!Number.isNaN(sample.value), `scrape ${scrape}: ${sample.name} of ${name} is NaN`);
+          }
+        }
+        // The event loop delay's gauges have values all together or none (not the empty histogram's 2^63 ns).
+        const delayGauges = [...families]
+          .filter(
+            ([n, family]) =>
+              /^nodejs_eventloop_lag_(min|max|mean|stddev|p\d+)_seconds$/.test(n) && family.samples.length > 0,
+          )
+          .map(([n]) => n);
+        assert.ok(delayGauges.length === 0 || delayGauges.length === 7, `scrape ${scrape}: ${delayGauges.join(' ')}`);
+        if (delayGauges.length === 7) assert.ok(valueOf(families, 'nodejs_eventloop_lag_min_seconds') < 3600);
+      }
+    });
   });
 });
 
