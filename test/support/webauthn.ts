@@ -18,6 +18,8 @@ export interface CeremonyOptions {
   badSignature?: boolean;
   /** Use this counter value instead of the next one. */
   counter?: number;
+  /** The COSE algorithm the registered key announces (registration); default ES256 (-7), what the key is. */
+  keyAlgorithm?: number;
 }
 
 export class SoftAuthenticator {
@@ -42,7 +44,7 @@ export class SoftAuthenticator {
     this.userHandle = options.user.id;
     const cose = new Map<number, number | Uint8Array>([
       [1, 2],
-      [3, -7],
+      [3, ceremony.keyAlgorithm ?? -7],
       [-1, 1],
       [-2, Buffer.from(this.publicJwk.x, 'base64url')],
       [-3, Buffer.from(this.publicJwk.y, 'base64url')],

@@ -30,6 +30,13 @@ export interface RelyingParty {
   origin: string;
 }
 
+/**
+ * The public key algorithms (COSE ids) passkeys may have: EdDSA, ES256, RS256. Named here rather than left to
+ * @simplewebauthn/server's default, which puts ML-DSA-44 first wherever Web Crypto has it (Node 24, experimental,
+ * with an ExperimentalWarning); the same list is offered at registration and checked by its verification.
+ */
+const PASSKEY_ALGORITHMS = [-8, -7, -257];
+
 /** What `passkeys.reg` holds (Zipline v4's late format); anything else is legacy registration data (1060). */
 /** The transports a credential was registered with, as the verification gives them back. */
 type Transports = NonNullable<Parameters<typeof verifyAuthenticationResponse>[0]['credential']['transports']>;
@@ -115,6 +122,7 @@ export async function registrationOptions(
     attestationType: 'none',
     excludeCredentials: existing.map((r) => ({ id: r.webauthn.id, transports: r.webauthn.transports })),
     authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+    supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
   });
   await storeChallenge(ctx, 'register', user.id, options.challenge);
   return options;
@@ -145,6 +153,7 @@ export async function registerPasskey(
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
       requireUserVerification: false,
+      supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
     });
   } catch (err) {
     throw new ApiError(1049, (err as Error).message, { cause: err });
