@@ -24,6 +24,11 @@ function isProxyAddress(entry: string): boolean {
   return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
 }
 
+/** What TRUST_PROXY takes, said by each refusal so that the next try is one the server starts with. */
+const TRUST_PROXY_VALUES =
+  'TRUST_PROXY takes false (none), the number of proxies in front of Chute (e.g. 1), or their addresses or CIDRs, ' +
+  'comma-separated (e.g. 127.0.0.1,10.0.0.0/8; also the ranges loopback, linklocal, uniquelocal)';
+
 /**
  * TRUST_PROXY: `false` (none), a hop count, or the proxies' addresses and CIDRs (what Fastify's trustProxy takes).
  * A bare `true` (trust every hop) is refused: any client could then choose its address, and so its rate-limit key,
@@ -37,8 +42,7 @@ export function parseTrustProxy(value: string, ctx: z.RefinementCtx): false | nu
       code: 'custom',
       message:
         'trusting every proxy hop lets any client choose its own address (and so its rate-limit key) with ' +
-        'X-Forwarded-For: give the number of proxies in front of Chute (e.g. 1) or their addresses/CIDRs ' +
-        '(e.g. 127.0.0.1,10.0.0.0/8)',
+        `X-Forwarded-For. ${TRUST_PROXY_VALUES}`,
     });
     return z.NEVER;
   }
@@ -46,10 +50,7 @@ export function parseTrustProxy(value: string, ctx: z.RefinementCtx): false | nu
   const entries = text.split(',').map((e) => e.trim());
   const bad = entries.filter((e) => !isProxyAddress(e));
   if (bad.length > 0) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `expected false, a number of proxies or proxy addresses/CIDRs; not an address: ${bad.join(', ')}`,
-    });
+    ctx.addIssue({ code: 'custom', message: `not an address: ${bad.join(', ')}. ${TRUST_PROXY_VALUES}` });
     return z.NEVER;
   }
   return entries;

@@ -64,19 +64,42 @@ describe('TRUST_PROXY', () => {
     ]);
   });
 
-  it('refuses a bare true (every hop trusted), saying why and what to give instead', () => {
+  /** The refusal names every kind of value TRUST_PROXY takes, each with an example that it indeed takes. */
+  const assertNamesAcceptedValues = (message: string) => {
+    assert.match(message, /takes false \(none\)/);
+    assert.match(message, /the number of proxies in front of Chute \(e\.g\. 1\)/);
+    assert.match(message, /their addresses or CIDRs, comma-separated \(e\.g\. 127\.0\.0\.1,10\.0\.0\.0\/8;/);
+    assert.match(message, /loopback, linklocal, uniquelocal/);
+    for (const example of ['false', '1', '127.0.0.1,10.0.0.0/8', 'loopback,linklocal,uniquelocal']) {
+      assert.doesNotThrow(() => loadConfig({ TRUST_PROXY: example }), example);
+    }
+  };
+
+  it('refuses a bare true (every hop trusted), saying why and which values it takes', () => {
     for (const value of ['true', 'yes']) {
       assert.throws(
         () => loadConfig({ TRUST_PROXY: value }),
-        (err: unknown) =>
-          err instanceof ConfigError && /TRUST_PROXY=.*choose its own address.*number of proxies/.test(err.message),
+        (err: unknown) => {
+          assert.ok(err instanceof ConfigError);
+          assert.match(err.message, new RegExp(`TRUST_PROXY="${value}": .*choose its own address`));
+          assertNamesAcceptedValues(err.message);
+          return true;
+        },
       );
     }
   });
 
-  it('refuses what is not an address or CIDR', () => {
+  it('refuses what is not an address or CIDR, saying which values it takes', () => {
     assert.throws(() => loadConfig({ TRUST_PROXY: '10.0.0.0/33' }), /not an address: 10\.0\.0\.0\/33/);
-    assert.throws(() => loadConfig({ TRUST_PROXY: 'proxy.local' }), /not an address: proxy\.local/);
+    assert.throws(
+      () => loadConfig({ TRUST_PROXY: 'proxy.local' }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.match(err.message, /not an address: proxy\.local/);
+        assertNamesAcceptedValues(err.message);
+        return true;
+      },
+    );
   });
 });
 
