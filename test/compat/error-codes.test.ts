@@ -69,14 +69,15 @@ forEachDatabase('compat: Zipline error codes', (engine) => {
     assert.equal(rename.body.code, 1038);
   });
 
-  it('PATCH /api/user/urls/:id with a vanity that is taken: 1041 (as POST)', async () => {
+  it('a taken vanity: POST /api/user/urls 1042, PATCH /api/user/urls/:id 1041, as Zipline', async () => {
     const shorten = (body: Record<string, unknown>) =>
       server().json('POST', '/api/user/urls', { auth: ann.token, body });
     const first = await shorten({ destination: 'https://example.com/a', vanity: 'zipline-vanity' });
     assert.equal(first.status, 200, JSON.stringify(first.body));
     const second = await shorten({ destination: 'https://example.com/b' });
     const taken = await shorten({ destination: 'https://example.com/c', vanity: 'zipline-vanity' });
-    assert.equal(taken.body.code, 1041);
+    assert.equal(taken.status, 400);
+    assert.equal(taken.body.code, 1042);
     const edit = await server().json('PATCH', `/api/user/urls/${second.body.id}`, {
       auth: ann.token,
       body: { vanity: 'zipline-vanity' },

@@ -51,7 +51,7 @@ export const urlRoutes: RouteModule = (app, ctx) => {
         body: z.object({
           destination: DestinationSchema,
           vanity: VanitySchema.optional().describe(
-            'a chosen name instead of a random code (1041 when another vanity, 1042 when a random code)',
+            'a chosen name instead of a random code (1042 when it is taken: the vanity or code of another URL)',
           ),
           enabled: z.boolean().optional(),
         }),

@@ -82,16 +82,16 @@ export async function createUrl(ctx: AppContext, userId: string, input: NewUrlIn
           created_at: now,
           updated_at: now,
         };
-        if (row.vanity !== null) await claimVanity(trx, row.vanity);
+        if (row.vanity !== null) await claimVanity(trx, row.vanity, 'create');
         try {
           await trx.insertInto('urls').values(row).execute();
         } catch (err) {
           // urls.code and urls.vanity are unique too: a race lost on either ends like one lost on url_slugs.
-          if (isUniqueViolation(err, 'vanity')) throw new ApiError(1041, row.vanity ?? undefined);
+          if (isUniqueViolation(err, 'vanity')) throw new ApiError(VANITY_TAKEN_ON_CREATE, row.vanity ?? undefined);
           if (isUniqueViolation(err)) throw new CodeCollision();
           throw err;
         }
-        if (row.vanity !== null) await insertSlug(trx, row.vanity, row.id, 'vanity', 1041);
+        if (row.vanity !== null) await insertSlug(trx, row.vanity, row.id, 'vanity', VANITY_TAKEN_ON_CREATE);
         try {
           await trx.insertInto('url_slugs').values({ slug: row.code, url_id: row.id, kind: 'code' }).execute();
         } catch (err) {
@@ -116,13 +116,19 @@ export async function createUrl(ctx: AppContext, userId: string, input: NewUrlIn
   }
 }
 
+/** A taken vanity on create: Zipline's POST /api/user/urls answers 1042 ("vanity already taken"). */
+const VANITY_TAKEN_ON_CREATE = 1042;
+/** Another URL's vanity on edit: Zipline's PATCH /api/user/urls/:id answers 1041 ("vanity already exists"). */
+const VANITY_TAKEN_ON_EDIT = 1041;
+
 /**
- * Refuses a vanity that is already some URL's vanity (1041, Zipline's code on both POST and PATCH) or some URL's
- * random code (1042), a clear error before the insert would fail.
+ * Refuses a vanity that is already some URL's vanity or random code, a clear error before the insert would fail:
+ * on create 1042 either way (Zipline's POST); on edit 1041 for another vanity (Zipline's PATCH) and 1042 for a code.
  */
-async function claimVanity(trx: Transaction<Database>, vanity: string): Promise<void> {
+async function claimVanity(trx: Transaction<Database>, vanity: string, on: 'create' | 'edit'): Promise<void> {
   const taken = await trx.selectFrom('url_slugs').select('kind').where('slug', '=', vanity).executeTakeFirst();
-  if (taken) throw new ApiError(taken.kind === 'code' ? 1042 : 1041, vanity);
+  if (!taken) return;
+  throw new ApiError(on === 'edit' && taken.kind === 'vanity' ? VANITY_TAKEN_ON_EDIT : VANITY_TAKEN_ON_CREATE, vanity);
 }
 
 async function insertSlug(
@@ -273,8 +279,8 @@ export async function updateUrl(ctx: AppContext, userId: string, id: string, pat
     if (patch.vanity !== undefined && patch.vanity !== current.vanity) {
       await trx.deleteFrom('url_slugs').where('url_id', '=', id).where('kind', '=', 'vanity').execute();
       if (patch.vanity !== null) {
-        await claimVanity(trx, patch.vanity);
-        await insertSlug(trx, patch.vanity, id, 'vanity', 1041);
+        await claimVanity(trx, patch.vanity, 'edit');
+        await insertSlug(trx, patch.vanity, id, 'vanity', VANITY_TAKEN_ON_EDIT);
       }
     }
     return trx

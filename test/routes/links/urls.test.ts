@@ -104,7 +104,7 @@ forEachDatabase('short URLs', (engine) => {
     assert.equal(((await res.json()) as { code: number }).code, 9002);
   });
 
-  it('uses a vanity; a taken vanity -> 400 / 1041, one equal to an existing code -> 400 / 1042', async () => {
+  it('uses a vanity; a taken vanity or code -> 400 / 1042 on create, as Zipline', async () => {
     const first = await shorten(admin.token, { destination: 'https://example.com/v', vanity: 'my-link' });
     assert.equal(first.status, 200);
     assert.equal(first.body.vanity, 'my-link');
@@ -116,7 +116,7 @@ forEachDatabase('short URLs', (engine) => {
 
     const again = await shorten(bob.token, { destination: 'https://example.com/w', vanity: 'my-link' });
     assert.equal(again.status, 400);
-    assert.equal(again.body.code, 1041);
+    assert.equal(again.body.code, 1042);
     const codeClash = await shorten(bob.token, { destination: 'https://example.com/w', vanity: first.body.code });
     assert.equal(codeClash.status, 400);
     assert.equal(codeClash.body.code, 1042);
@@ -126,7 +126,7 @@ forEachDatabase('short URLs', (engine) => {
     assert.equal(bad.body.code, 1000);
   });
 
-  it('concurrent requests for one vanity: exactly one gets it, the others 1041', async () => {
+  it('concurrent requests for one vanity: exactly one gets it, the others 1042', async () => {
     const results = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         shorten(i % 2 ? admin.token : bob.token, { destination: `https://example.com/r${i}`, vanity: 'raced' }),
@@ -135,7 +135,7 @@ forEachDatabase('short URLs', (engine) => {
     assert.equal(results.filter((r) => r.status === 200).length, 1);
     for (const r of results.filter((r) => r.status !== 200)) {
       assert.equal(r.status, 400);
-      assert.equal(r.body.code, 1041);
+      assert.equal(r.body.code, 1042);
     }
     const winner = results.find((r) => r.status === 200)!;
     assert.equal((await server().fetch('/go/raced')).headers.get('location'), winner.body.destination);

@@ -4442,7 +4442,7 @@ export interface paths {
             /** @description an http:// or https:// URL */
             destination: string;
             enabled?: boolean;
-            /** @description a chosen name instead of a random code (1041 when another vanity, 1042 when a random code) */
+            /** @description a chosen name instead of a random code (1042 when it is taken: the vanity or code of another URL) */
             vanity?: string;
           };
         };
