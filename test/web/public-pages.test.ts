@@ -258,7 +258,8 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
       const bytes = await page.request.get(download!);
       assert.equal(await bytes.text(), 'the secret plans');
       if (variant.label === 'phone-light') await screenshot(page, 'public-file-password-open-phone-light');
-      assert.deepEqual(errors, [`http 403: GET /view/${locked.name}`, `http 403: POST /view/${locked.name}`]);
+      // The form and the form again after a wrong password are pages, 200: nothing went wrong in the page.
+      assert.deepEqual(errors, []);
       await context.close();
     }
   });
@@ -278,7 +279,7 @@ describeBrowser('public pages: file view, password forms, public folder', () => 
       await page.getByRole('button', { name: 'Open link' }).click();
       await page.waitForURL(`**/view/${image.name}`);
       await page.getByRole('img', { name: 'mountain-panorama.png' }).waitFor();
-      assert.deepEqual(errors, [`http 401: GET /go/${shortCode}`, `http 403: POST /go/${shortCode}`]);
+      assert.deepEqual(errors, []);
       await context.close();
     }
   });

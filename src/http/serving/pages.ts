@@ -33,6 +33,16 @@ export function sendPage(
 }
 
 /**
+ * Sends a password form: the page of a locked file, share link or short URL, or the form again after a wrong or
+ * empty password. 200, as Zipline's pages: a 401 must carry a WWW-Authenticate challenge (RFC 9110), which a form is
+ * not, and the form is what the address answers until the password is given. Never stored: it is not the content, so
+ * no cache may hand it out for the unlocked page, nor the page for it.
+ */
+export function sendPasswordForm(reply: FastifyReply, page: RenderedPage): FastifyReply {
+  return sendPage(reply, page, 200, 'private, no-store');
+}
+
+/**
  * Lets routes of this plugin scope read application/x-www-form-urlencoded bodies (a plain HTML form's post) as an
  * object of strings. Call it on an encapsulated scope (`app.register(async (scope) => ...)`).
  */
@@ -115,14 +125,15 @@ export type PasswordFormFailure = 'wrong' | 'limited';
 
 /**
  * The errorHandler of a password form's POST: a wrong password (3005, or a malformed body) shows the form again
- * saying so (403), too many guesses say that (429); anything else as pageErrorHandler answers it.
+ * saying so (200, see sendPasswordForm), too many guesses say that (429); anything else as pageErrorHandler answers
+ * it (clients that do not ask for HTML get the JSON error, 403 / 3005 for a wrong password).
  */
 export function passwordFormErrorHandler(
   ctx: AppContext,
   renderForm: (request: FastifyRequest, failure: PasswordFormFailure) => RenderedPage,
 ) {
   return pageErrorHandler(ctx, (error, request, reply) => {
-    if (error.code === 3005 || error.code === 1000) return sendPage(reply, renderForm(request, 'wrong'), 403);
+    if (error.code === 3005 || error.code === 1000) return sendPasswordForm(reply, renderForm(request, 'wrong'));
     if (error.statusCode === 429) return sendPage(reply, renderForm(request, 'limited'), 429);
     return undefined;
   });
@@ -133,7 +144,8 @@ export function passwordFormSchema<P extends z.ZodType>(summary: string, tag: st
   return {
     summary,
     description:
-      'application/x-www-form-urlencoded, for browsers. A wrong password answers the form again (403) saying so.',
+      'application/x-www-form-urlencoded, for browsers. A wrong password answers the form again (200) saying so ' +
+      '(403 / 3005 to clients that do not ask for HTML).',
     tags: [tag],
     params,
     consumes: ['application/x-www-form-urlencoded'],

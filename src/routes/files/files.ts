@@ -20,6 +20,7 @@ import {
   passwordFormErrorHandler,
   passwordFormSchema,
   sendPage,
+  sendPasswordForm,
 } from '../../http/serving/pages.js';
 import { passwordGuessGuard } from '../../http/rate-limit.js';
 import { bytesRequestOf, sendPlannedBytes, sendThumbnail } from '../../http/serving/send-bytes.js';
@@ -88,7 +89,7 @@ async function sendViewPage(
 ): Promise<FastifyReply> {
   const settings = ctx.settings.get();
   if (!isUnlocked(ctx, file, request.query.token))
-    return sendPage(reply, renderPasswordPage(file, settings.siteTitle), 403);
+    return sendPasswordForm(reply, renderPasswordPage(file, settings.siteTitle));
   const { view, details, preview } = await viewPageContent(ctx, file, TEXT_PREVIEW_BYTES);
   const page = renderViewPage({
     file,
@@ -204,7 +205,7 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
           const file = await visibleFile(ctx, request, request.params.name);
           const password = request.body.password ?? '';
           if (password === '')
-            return sendPage(reply, renderPasswordPage(file, ctx.settings.get().siteTitle, 'empty'), 403);
+            return sendPasswordForm(reply, renderPasswordPage(file, ctx.settings.get().siteTitle, 'empty'));
           const { token } = await unlockFile(ctx, file.name, password, null, passwordGuessGuard(request, 'file'));
           return reply
             .code(303)

@@ -16,6 +16,7 @@ import {
   passwordFormErrorHandler,
   passwordFormSchema,
   sendPage,
+  sendPasswordForm,
 } from '../../http/serving/pages.js';
 import { passwordGuessGuard } from '../../http/rate-limit.js';
 import { bytesRequestOf, sendPlannedBytes } from '../../http/serving/send-bytes.js';
@@ -63,7 +64,7 @@ async function sendSharePage(
 ): Promise<FastifyReply> {
   const { siteTitle } = ctx.settings.get();
   const token = request.query.token;
-  if (!isShareUnlocked(ctx, share, token)) return sendPage(reply, renderPasswordPage(file, siteTitle), 403);
+  if (!isShareUnlocked(ctx, share, token)) return sendPasswordForm(reply, renderPasswordPage(file, siteTitle));
   const { view, details, preview } = await viewPageContent(ctx, file, TEXT_PREVIEW_BYTES, () =>
     countShareView(ctx, share),
   );
@@ -132,7 +133,7 @@ export const shareRoutes: RouteModule = async (app, ctx) => {
         const { share, file } = await findShare(ctx, request.params.id);
         const password = request.body.password ?? '';
         if (password === '')
-          return sendPage(reply, renderPasswordPage(file, ctx.settings.get().siteTitle, 'empty'), 403);
+          return sendPasswordForm(reply, renderPasswordPage(file, ctx.settings.get().siteTitle, 'empty'));
         const token = await unlockShare(ctx, share, password, passwordGuessGuard(request, 'share'));
         return reply
           .code(303)

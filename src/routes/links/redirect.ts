@@ -12,7 +12,7 @@ import {
   pageErrorHandler,
   passwordFormErrorHandler,
   passwordFormSchema,
-  sendPage,
+  sendPasswordForm,
 } from '../../http/serving/pages.js';
 import { passwordGuessGuard } from '../../http/rate-limit.js';
 import { sendRedirect } from '../../http/serving/send-redirect.js';
@@ -37,12 +37,15 @@ const tokenQuery = z.object({
 export const redirectRoutes: RouteModule = async (app, ctx) => {
   /**
    * The answer to a posted password form: the right password -> 303 to the link with ?token=; a URL without one ->
-   * 303 to the link; none typed -> the form again (403); a wrong one -> the error handler's form.
+   * 303 to the link; none typed -> the form again; a wrong one -> the error handler's form.
    */
   const answerPasswordForm = (reply: FastifyReply, outcome: UrlPasswordFormOutcome) => {
     if (outcome.kind === 'missing') throw new ApiError(9002, 'no such short URL');
     if (outcome.kind === 'empty')
-      return sendPage(reply, renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle, failure: 'empty' }), 403);
+      return sendPasswordForm(
+        reply,
+        renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle, failure: 'empty' }),
+      );
     const back = urlLink(ctx.settings.get(), '', outcome.slug);
     const location = outcome.kind === 'unlocked' ? `${back}?token=${encodeURIComponent(outcome.token)}` : back;
     return reply.code(303).header('cache-control', 'no-store').header('location', location).send();
@@ -70,7 +73,7 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
         // A HEAD spends no view: of a view-limited link it must not tell where the link leads either.
         return sendRedirect(reply, outcome.limited === true ? null : outcome.destination);
       }
-      return sendPage(reply, renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle }), 401);
+      return sendPasswordForm(reply, renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle }));
     },
   );
 
@@ -80,7 +83,7 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
       schema: {
         summary: "Zipline's password page of a protected short URL (by id, code or vanity)",
         description:
-          'Protected: the password form (401), posted back here. With a valid ?token=, or for a URL without a ' +
+          'Protected: the password form (200, never cached), posted back here. With a valid ?token=, or for a URL without a ' +
           'password: 302 to the short link. Missing, disabled or used up: 404.',
         tags: ['urls'],
         params: viewParams,
@@ -93,7 +96,7 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
       const outcome = await shortUrlForView(ctx, request.params.id, token);
       if (outcome.kind === 'missing') throw new ApiError(9002, 'no such short URL');
       if (outcome.kind === 'password')
-        return sendPage(reply, renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle }), 401);
+        return sendPasswordForm(reply, renderUrlPasswordPage({ siteTitle: ctx.settings.get().siteTitle }));
       const link = urlLink(ctx.settings.get(), '', outcome.slug);
       const location = token ? `${link}?token=${encodeURIComponent(token)}` : link;
       return reply.code(302).header('cache-control', 'no-store').header('location', location).send();
