@@ -83,8 +83,8 @@ export const redirectRoutes: RouteModule = async (app, ctx) => {
       schema: {
         summary: "Zipline's password page of a protected short URL (by id, code or vanity)",
         description:
-          'Protected: the password form (200, never cached), posted back here. With a valid ?token=, or for a URL without a ' +
-          'password: 302 to the short link. Missing, disabled or used up: 404.',
+          'Protected: the password form (200, never cached), posted back here. With a valid ?token=, or for a URL ' +
+          'without a password: 302 to the short link. Missing, disabled or used up: 404.',
         tags: ['urls'],
         params: viewParams,
         querystring: tokenQuery,
