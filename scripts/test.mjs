@@ -44,13 +44,24 @@ if (files.some((f) => f.replaceAll(path.sep, '/').includes('test/web/'))) {
     ],
     { stdio: 'inherit' },
   );
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  if (build.status !== 0) {
+    rmSync(dashboardDir, { recursive: true, force: true });
+    process.exit(build.status ?? 1);
+  }
   process.env.TEST_DASHBOARD_DIR = dashboardDir;
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '3';
 // TAP on stdout as before, and the list of failures (scripts/failures-reporter.mjs) into a file printed at the end.
 const reportDir = mkdtempSync(path.join(os.tmpdir(), 'chute-test-report-'));
 const failuresFile = path.join(reportDir, 'failures.txt');
+// With TEST_SLOWEST=N, the N slowest files too (scripts/durations-reporter.mjs), after the failures.
+const durationsFile = path.join(reportDir, 'durations.txt');
+const durations = process.env.TEST_SLOWEST
+  ? [
+      `--test-reporter=${new URL('./durations-reporter.mjs', import.meta.url).href}`,
+      `--test-reporter-destination=${durationsFile}`,
+    ]
+  : [];
 const result = spawnSync(
   process.execPath,
   [
@@ -62,12 +73,14 @@ const result = spawnSync(
     '--test-reporter-destination=stdout',
     `--test-reporter=${new URL('./failures-reporter.mjs', import.meta.url).href}`,
     `--test-reporter-destination=${failuresFile}`,
+    ...durations,
     ...files,
   ],
   { stdio: 'inherit' },
 );
 const failures = existsSync(failuresFile) ? readFileSync(failuresFile, 'utf8') : '';
 if (failures) process.stdout.write(failures);
+if (existsSync(durationsFile)) process.stdout.write(readFileSync(durationsFile, 'utf8'));
 rmSync(reportDir, { recursive: true, force: true });
 if (dashboardDir) rmSync(dashboardDir, { recursive: true, force: true });
 process.exit(result.status ?? 1);
