@@ -10,8 +10,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import sharp from 'sharp';
+import { randomString } from '../../src/lib/security/ids.js';
 import { startCluster, type Cluster } from '../support/cluster.js';
 import { httpClientOf } from '../support/chute-process.js';
 import { sendChunk } from '../support/chunked-uploads.js';
@@ -186,6 +188,9 @@ async function scenario(t: { diagnostic: (message: string) => void }, storageEnv
   const root = await mkdtemp(path.join(os.tmpdir(), 'chute-cluster-'));
   const database = await createPostgresDatabase();
   const db = new pg.Client({ connectionString: database.url });
+  // The three instances share one prefix of their own, so that two runs of the suite at once (CI runs it on two Node
+  // versions side by side) never count each other's requests.
+  const redisPrefix = `chute-test-${randomString(10)}:`;
   let cluster: Cluster | undefined;
   try {
     cluster = await startCluster({
@@ -193,7 +198,7 @@ async function scenario(t: { diagnostic: (message: string) => void }, storageEnv
       databaseUrl: database.url,
       root,
       env: {
-        ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
+        ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: redisPrefix } : {}),
         RATELIMIT_MAX: '1000000',
         JOBS_CONCURRENCY: '1',
         JOBS_LEASE_SECONDS: '5',
@@ -282,11 +287,26 @@ async function scenario(t: { diagnostic: (message: string) => void }, storageEnv
     }
     const failed = await db.query(`select id, last_error from jobs where state = 'failed'`);
     assert.deepEqual(failed.rows, [], 'no job failed');
+    if (process.env.TEST_REDIS_URL) {
+      const redis = new Redis(process.env.TEST_REDIS_URL);
+      try {
+        const keys = await redis.keys(`${redisPrefix}ratelimit:*`);
+        assert.ok(keys.length > 0, 'the instances counted their requests in Redis under their own prefix');
+      } finally {
+        await redis.quit();
+      }
+    }
   } finally {
     await cluster?.close();
     await db.end().catch(() => undefined);
     await database.drop();
     await rm(root, { recursive: true, force: true });
+    if (process.env.TEST_REDIS_URL) {
+      const redis = new Redis(process.env.TEST_REDIS_URL);
+      const keys = await redis.keys(`${redisPrefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await redis.quit();
+    }
   }
 }
 
