@@ -6,6 +6,11 @@
 #
 # The base is a build argument: any Debian-like image whose `nodejs` package is 20.19 or newer (debian:trixie-slim
 # has 20.19). The classic builder builds it (no BuildKit features).
+#
+# Node.js: Debian's package, Node.js 20 on trixie. Node.js 20 reached its end of life upstream in April 2026, but
+# Debian's security team keeps the nodejs of a stable release patched for that release's life (bookworm-security
+# still ships fixes to its Node.js 18, upstream's end of life in April 2025), and a rebuild of the image picks them
+# up. Chute's tests run on Node.js 20 and 24 (.ci/run), so a base whose nodejs is 24 works too.
 ARG BASE_IMAGE=debian:trixie-slim
 
 FROM ${BASE_IMAGE} AS node
