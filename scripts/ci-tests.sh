@@ -2,10 +2,11 @@
 # CI's test step (.ci/run): the whole suite on the machine's Node.js 20 in this tree and on Node.js 24 in TREE (made by
 # `scripts/node24.sh tree TREE`), both at once against the same PostgreSQL, Redis and S3 (tests name their databases,
 # buckets, Redis prefixes, folders and ports uniquely). Each run has a temp folder of its own and a log of its own
-# (.tmp/ci/node20.log, .tmp/ci/node24.log), printed one after the other at the end, each with its list of failures
-# and its 15 slowest files; the exit status is 0 only when both passed.
+# (.tmp/ci/node20.log and node24.log, or in the folder CI_TEST_LOGS), printed one after the other at the end, each
+# with its list of failures and its 15 slowest files; the exit status is 0 only when both passed.
 #
-#   scripts/ci-tests.sh [TREE]     TREE defaults to .tmp/ci/node24
+#   scripts/ci-tests.sh [TREE [FILE...]]   TREE defaults to .tmp/ci/node24; FILEs (paths from the tree's root) run
+#                                          only those test files, in both
 #
 # TEST_CONCURRENCY_NODE20 and TEST_CONCURRENCY_NODE24 set each run's test files at once (default 2 each: four files
 # at once in all, which keeps a 2-core machine busy without starving the tests that wait on timers).
@@ -13,7 +14,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
 tree=${1:-$repo/.tmp/ci/node24}
-logs=$repo/.tmp/ci
+shift || true
+files=("$@")
+logs=${CI_TEST_LOGS:-$repo/.tmp/ci}
 mkdir -p "$logs"
 [ -d "$tree/node_modules" ] || { echo "no Node 24 install in $tree: run scripts/node24.sh tree $tree first" >&2; exit 2; }
 node24_dir=$(scripts/node24.sh node) || exit 2
@@ -26,14 +29,14 @@ run() {
   tmp=$(mktemp -d "/tmp/chute-ci-$name.XXXXXX")
   start=$(date +%s)
   (
-    cd "$dir" && PATH=$path_prefix$PATH TMPDIR=$tmp TEST_CONCURRENCY=$concurrency TEST_SLOWEST=15 exec node scripts/test.mjs
+    cd "$dir" && PATH=$path_prefix$PATH TMPDIR=$tmp TEST_CONCURRENCY=$concurrency TEST_SLOWEST=15 exec node scripts/test.mjs "${files[@]}"
   ) >"$logs/$name.log" 2>&1
   status=$?
   echo "$status" >"$logs/$name.status"
   echo $(($(date +%s) - start)) >"$logs/$name.seconds"
-  # Tests clean up after themselves; anything left is worth a look.
+  # Tests clean up after themselves; anything left (but tsx's cache of compiled files) is worth a look.
   local left
-  left=$(find "$tmp" -mindepth 1 -maxdepth 1 2>/dev/null | head -n 5)
+  left=$(find "$tmp" -mindepth 1 -maxdepth 1 ! -name 'tsx-*' 2>/dev/null | head -n 5)
   [ -z "$left" ] || printf 'left behind by the tests in %s:\n%s\n' "$tmp" "$left" >>"$logs/$name.log"
   rm -rf "$tmp"
 }
