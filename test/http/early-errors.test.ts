@@ -1,9 +1,11 @@
 // Answers given before the request body has been read (a bad header, the size limit, the quota, a bad chunk token)
-// reach every client whole: Node's fetch (undici), which keeps sending while the answer arrives, reads the JSON
-// error every time instead of failing with EPIPE or ECONNRESET (src/http/uploads/cut-off-body.ts).
+// reach every client whole: Node's fetch (undici) and tus-js-client, which keep sending while the answer arrives,
+// read the JSON error every time instead of failing with EPIPE or ECONNRESET (src/http/uploads/cut-off-body.ts).
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { createTestUser, setFileQuota } from '../support/content.js';
 import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../support/server.js';
+import { tusPatchFromChild } from '../support/tus.js';
 
 const MiB = 1024 * 1024;
 
@@ -130,4 +132,33 @@ forEachDatabase('early errors reach fetch', (engine) => {
       }
     });
   }
+});
+
+forEachDatabase('early errors reach tus-js-client', (engine) => {
+  const server = useTestServer({ engine, env: { FILES_MAX_FILE_SIZE: '64mb', RATELIMIT_ENABLED: 'false' } });
+
+  it('a tus PATCH of 4 MiB over the quota: the 413 / 5002, 10 times out of 10', async () => {
+    const size = 4 * MiB;
+    const user = await createTestUser(server(), 'early-tus');
+    // The uploads are created while the quota is free (an open upload reserves none of it); then it shrinks, so
+    // that each one's single PATCH is refused before a byte of its body is read.
+    const uploads: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await server().fetch('/api/upload/tus', {
+        method: 'POST',
+        headers: { 'tus-resumable': '1.0.0', authorization: user.token, 'upload-length': String(size) },
+      });
+      assert.equal(res.status, 201, await res.text());
+      uploads.push(res.headers.get('location')!);
+    }
+    await setFileQuota(server(), user.id, { maxBytes: MiB });
+    for (const [i, uploadUrl] of uploads.entries()) {
+      const answer = await tusPatchFromChild(uploadUrl, user.token, size);
+      assert.ok('status' in answer, `try ${i + 1}: no answer reached tus-js-client: ${JSON.stringify(answer)}`);
+      assert.equal(answer.status, 413, `try ${i + 1}`);
+      const body = JSON.parse(answer.body) as { code: number; statusCode: number };
+      assert.equal(body.code, 5002, `try ${i + 1}`);
+      assert.equal(body.statusCode, 413, `try ${i + 1}`);
+    }
+  });
 });

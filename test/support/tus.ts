@@ -1,5 +1,8 @@
 // tus-js-client (the real client, its Node build) against a test server: uploads that finish, that are stopped part
-// way, and that resume from an upload URL.
+// way, and that resume from an upload URL; and one PATCH sent from a process of its own (tus-child.ts).
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import * as tus from 'tus-js-client';
 import { authHeaders, type TestServer } from './server.js';
 
@@ -75,4 +78,24 @@ export function tusErrorOf(err: unknown): { status: number; body: any } {
     // not JSON
   }
   return { status: response.getStatus(), body };
+}
+
+/**
+ * Resumes the upload at `uploadUrl` with one PATCH of `size` bytes, sent by tus-js-client in a child process (so that
+ * it keeps writing while the server answers): the answer that ended the upload, or the error when none reached it.
+ */
+export async function tusPatchFromChild(
+  uploadUrl: string,
+  auth: string,
+  size: number,
+): Promise<{ status: number; body: string } | { error: string }> {
+  const { stdout } = await promisify(execFile)(process.execPath, [
+    '--import',
+    'tsx',
+    path.join(import.meta.dirname, 'tus-child.ts'),
+    uploadUrl,
+    auth,
+    String(size),
+  ]);
+  return JSON.parse(stdout.trim()) as { status: number; body: string } | { error: string };
 }

@@ -2,7 +2,8 @@
 // authenticates (routes/uploads/upload-tus.ts) and hands the untouched request to the tus Server; ChuteTusStore, its data
 // store, calls services/uploads/tus.ts, which keeps every upload in the database over the datasource. What a store
 // call needs of the request (the caller, the headers, the links' base) travels in an AsyncLocalStorage, since
-// @tus/server passes store methods only an id. Failures answer in the spec's error shape, with the tus status.
+// @tus/server passes store methods only an id. Failures answer in the spec's error shape, with the tus status, and
+// the lingering close of every refused upload (http/uploads/cut-off-body.ts).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { PassThrough, type Readable } from 'node:stream';
@@ -27,6 +28,7 @@ import {
 } from '../../services/uploads/tus.js';
 import { sendApiError, toApiError } from '../errors.js';
 import { publicBaseUrl } from '../links.js';
+import { cutOffRequestBody } from './cut-off-body.js';
 import { parseUploadOptions } from './headers.js';
 
 export const TUS_PATH = '/api/upload/tus';
@@ -254,8 +256,12 @@ export async function handleTusRequest(
   };
   const response = await calls.run(call, () => tus.handleWeb(bodilessRequest(request, reply)));
   for (const [name, value] of response.headers) {
-    // No CORS (the API is same-origin): @tus/server's Access-Control-Expose-Headers would only be noise.
-    if (name !== 'content-length' && !name.startsWith('access-control-')) reply.header(name, value);
+    // No CORS (the API is same-origin): @tus/server's Access-Control-Expose-Headers would only be noise. Nor the
+    // Connection: close it puts on every refused PATCH: Node would close the socket as soon as the answer is written,
+    // while the client is still sending, and the client would see EPIPE instead of the answer (cut-off-body.ts).
+    if (name !== 'content-length' && name !== 'connection' && !name.startsWith('access-control-')) {
+      reply.header(name, value);
+    }
   }
   if (request.method === 'OPTIONS') {
     reply.header('tus-checksum-algorithm', TUS_CHECKSUM_ALGORITHMS.join(','));
@@ -264,6 +270,8 @@ export async function handleTusRequest(
   }
   if (response.status >= 400) {
     const body = await response.text();
+    // Like every refused upload: what is left of the body is read and discarded within a bound, then cut off.
+    cutOffRequestBody(request, reply);
     return sendApiError(reply, call.error ?? tusError(response.status, body));
   }
   if (call.file) {
