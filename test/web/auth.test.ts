@@ -13,7 +13,7 @@ describeBrowser('dashboard: first run and sign-in', () => {
     if ((await server().json('GET', '/api/setup')).body.firstSetup) await server().setup('owner', 'owner-password');
   };
 
-  it('a new server shows the setup page, which creates the super administrator and signs them in', async () => {
+  it('a new server shows the setup page, which creates the super administrator and goes straight to the overview', async () => {
     const { page, context, errors } = await openPage(browser(), server().url);
     await page.goto('/');
     await page.waitForURL(/\/auth\/setup$/);
@@ -21,9 +21,30 @@ describeBrowser('dashboard: first run and sign-in', () => {
     await page.getByLabel(/^Username/).fill('owner');
     await page.getByLabel(/^Password/).fill('owner-password');
     await page.getByLabel(/^Repeat the password/).fill('owner-password');
+    // Every address and every page heading shown after the submit, however briefly: the mutation records keep the
+    // nodes that were added, even when React replaced them within the same task.
+    const addresses: string[] = [];
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) addresses.push(new URL(frame.url()).pathname);
+    });
+    await page.evaluate(`(() => {
+      const shown = (window.shownHeadings = []);
+      new MutationObserver((records) => {
+        for (const record of records) {
+          for (const node of record.addedNodes) {
+            if (!(node instanceof Element)) continue;
+            const headings = node.matches('h1, h2') ? [node] : [...node.querySelectorAll('h1, h2')];
+            for (const heading of headings) shown.push(window.location.pathname + ': ' + heading.textContent);
+          }
+        }
+      }).observe(document.body, { childList: true, subtree: true });
+    })()`);
     await page.getByRole('button', { name: 'Create the account' }).click();
     await page.waitForURL(/\/dashboard$/);
     await page.getByRole('heading', { name: 'Hello, owner' }).waitFor();
+    const headings = (await page.evaluate('window.shownHeadings')) as string[];
+    assert.ok(!headings.some((h) => h.endsWith(': Sign in')), `the sign-in page was shown: ${headings.join(', ')}`);
+    assert.ok(!addresses.includes('/auth/login'), `the sign-in page's address was shown: ${addresses.join(', ')}`);
     const setup = await server().json('GET', '/api/setup');
     assert.equal(setup.body.firstSetup, false);
     await screenshot(page, 'overview');

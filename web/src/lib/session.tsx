@@ -23,19 +23,23 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const [current, setCurrent] = useState<CurrentUser | null>(null);
   const [loading, setLoading] = useState(true);
 
+  // The server's state and the user are set together, once both are known: the server's state alone (setup done,
+  // no user yet) would show the sign-in page for a moment after the first account is made.
   const refresh = useCallback(async () => {
     const info = await getPublicServerInfo();
+    let user: CurrentUser | null = null;
+    if (!info.firstSetup) {
+      try {
+        user = await getCurrentUser();
+      } catch (err) {
+        if (!(err instanceof ApiRequestError && err.status === 401)) {
+          setServer(info);
+          throw err;
+        }
+      }
+    }
     setServer(info);
-    if (info.firstSetup) {
-      setCurrent(null);
-      return;
-    }
-    try {
-      setCurrent(await getCurrentUser());
-    } catch (err) {
-      if (err instanceof ApiRequestError && err.status === 401) setCurrent(null);
-      else throw err;
-    }
+    setCurrent(user);
   }, []);
 
   useEffect(() => {
