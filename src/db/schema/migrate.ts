@@ -32,6 +32,7 @@ import * as m0031 from './migrations/0031_search_owners.js';
 import * as m0032 from './migrations/0032_search_backlog.js';
 import * as m0033 from './migrations/0033_database_objects.js';
 import * as m0034 from './migrations/0034_upload_sessions.js';
+import * as m0035 from './migrations/0035_kept_blobs.js';
 
 /** Every migration, by name. A new one is added here and sorts after the others. */
 export const migrations: Record<string, Migration> = {
@@ -61,6 +62,7 @@ export const migrations: Record<string, Migration> = {
   '0032_search_backlog': m0032,
   '0033_database_objects': m0033,
   '0034_upload_sessions': m0034,
+  '0035_kept_blobs': m0035,
 };
 
 type ReportingUp = (db: Kysely<unknown>, report: MigrationStepReport) => Promise<void>;

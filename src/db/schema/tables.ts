@@ -370,6 +370,8 @@ export interface ServerValuesTable {
 export interface BlobDeletionsTable {
   storage_key: string;
   created_at: Millis;
+  /** 1: the bytes stay on purpose (a delete with delete_datasourceFiles false), until the admin removes them. */
+  kept: Generated<number>;
 }
 
 /** A user being deleted: hidden at once, their rows removed in batches (services/files/deletions.ts). */

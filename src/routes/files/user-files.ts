@@ -165,15 +165,19 @@ export const userFilesRoutes: RouteModule = (app, ctx) => {
     {
       schema: {
         tags,
-        summary: 'Delete many files and their bytes',
+        summary: 'Delete many files and their bytes (or only the records: delete_datasourceFiles false)',
         description:
-          "Zipline's delete_datasourceFiles is accepted; Chute removes the bytes with the records whatever its value " +
-          '(a record is never left without its bytes, nor bytes without a record).',
+          "Zipline's delete_datasourceFiles: absent or true, the bytes go with the records; false, only the " +
+          'records go and the bytes stay in storage (bytes kept in the database are moved into the datasource ' +
+          'first), where GET /api/server/orphaned_files lists them and DELETE removes them.',
         body: z.object({ files: bulkDeletedFiles, delete_datasourceFiles: z.boolean().optional() }),
         response: { 200: z.object({ count: z.number().int() }) },
       },
     },
-    async (request) => deleteFilesInBulk(ctx, caller(request).user, request.body.files),
+    async (request) =>
+      deleteFilesInBulk(ctx, caller(request).user, request.body.files, {
+        keepBytes: request.body.delete_datasourceFiles === false,
+      }),
   );
 
   app.get(

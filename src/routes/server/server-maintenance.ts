@@ -1,8 +1,18 @@
 // Zipline's maintenance routes for admins: clear the temp folder, list or delete the zero-byte files, and read the
-// files' sizes from the datasource again. Each answers a sentence in `status` (clear_zeros GET: the files).
+// files' sizes from the datasource again; and Chute's own, the orphaned files (bytes kept by a bulk delete with
+// delete_datasourceFiles false). Each answers a sentence in `status` (the GETs: what DELETE would remove).
 import { z } from 'zod';
 import type { RouteModule } from '../../http/types.js';
-import { clearTemp, clearZeroByteFiles, requerySizes, zeroByteFiles } from '../../services/operations/maintenance.js';
+import { toIso } from '../../lib/clock.js';
+import { IsoDateTime } from '../../schemas/common.js';
+import {
+  clearOrphanedFiles,
+  clearTemp,
+  clearZeroByteFiles,
+  orphanedFiles,
+  requerySizes,
+  zeroByteFiles,
+} from '../../services/operations/maintenance.js';
 
 const tags = ['server'];
 const StatusSchema = z.object({ status: z.string().describe('what was done, in words') });
@@ -71,5 +81,43 @@ export const serverMaintenanceRoutes: RouteModule = (app, ctx) => {
         forceDelete: request.body?.forceDelete === true,
         forceUpdate: request.body?.forceUpdate === true,
       }),
+  );
+
+  app.get(
+    '/orphaned_files',
+    {
+      schema: {
+        tags,
+        summary: 'Bytes that no file record refers to any more, which DELETE removes',
+        description:
+          'The bytes that DELETE /api/user/files/transaction with delete_datasourceFiles false left in storage ' +
+          '(at most 1000 per answer, oldest first): their storage key, their size (null when they are gone from ' +
+          'the datasource) and when their record was deleted.',
+        response: {
+          200: z.object({
+            files: z.array(z.object({ key: z.string(), size: z.number().int().nullable(), deletedAt: IsoDateTime })),
+          }),
+        },
+      },
+    },
+    async () => ({
+      files: (await orphanedFiles(ctx)).map((f) => ({
+        key: f.key,
+        size: f.size,
+        deletedAt: toIso(f.notedAt),
+      })),
+    }),
+  );
+
+  app.delete(
+    '/orphaned_files',
+    {
+      schema: {
+        tags,
+        summary: 'Remove the bytes that no file record refers to any more (those GET lists)',
+        response: { 200: StatusSchema },
+      },
+    },
+    async () => clearOrphanedFiles(ctx),
   );
 };

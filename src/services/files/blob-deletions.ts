@@ -2,7 +2,10 @@
 // blob_deletions (a trigger, migration 0027), so bytes are removed only once no record refers to them, and a crash
 // between the commit and the removal leaves a note instead of an orphan. The notes are worked off right after the
 // deletion (removeBlobs, by the request that deleted the records), and whatever is left (a crash, a failing storage)
-// by drainBlobDeletions: at start-up and periodically, by one instance at a time (a lease).
+// by drainBlobDeletions: at start-up and periodically, by one instance at a time (a lease). A note marked kept (a bulk
+// delete with Zipline's delete_datasourceFiles false) is bytes left on purpose: the drain leaves them, and the admin's
+// maintenance action lists them (keptBlobs) and removes them (removeKeptBlobs) once no record refers to them.
+import type { Db } from '../../db/schema/tables.js';
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { releaseLease, takeLease } from '../operations/leases.js';
@@ -91,6 +94,7 @@ async function drainOnce(ctx: AppContext, minAgeMs: number, atStart: boolean): P
         .select('storage_key')
         .where('storage_key', '>', after)
         .where('created_at', '<=', notedBefore)
+        .where('kept', '=', 0)
         .orderBy('storage_key')
         .limit(DRAIN_BATCH)
         .execute();
@@ -107,4 +111,74 @@ async function drainOnce(ctx: AppContext, minAgeMs: number, atStart: boolean): P
   }
   if (removed > 0) ctx.log.info({ removed }, 'removed the stored bytes of deleted files');
   return removed;
+}
+
+/**
+ * The statement, for the transaction that deletes the records of `keys`, that turns their notes (just written by the
+ * trigger) into kept ones: their bytes stay.
+ */
+export function keepNotedBlobs(db: Db, keys: readonly string[]) {
+  return db.updateTable('blob_deletions').set({ kept: 1 }).where('storage_key', 'in', keys);
+}
+
+/** Notes bytes as kept before they are written (a copy out of the database, which no record refers to yet). */
+export function noteKeptBlobs(db: Db, keys: readonly string[]) {
+  const createdAt = Date.now();
+  return db
+    .insertInto('blob_deletions')
+    .values(keys.map((key) => ({ storage_key: key, created_at: createdAt, kept: 1 })))
+    .onConflict((oc) => oc.column('storage_key').doUpdateSet({ kept: 1 }));
+}
+
+/** A kept note with its bytes' size (null: no bytes under it). */
+export interface KeptBlob {
+  key: string;
+  size: number | null;
+  notedAt: number;
+}
+
+/** At most this many kept notes are listed or removed per call. */
+const KEPT_PAGE = 1000;
+
+/** The kept notes that no record refers to (a record with the key may have been imported since), oldest first. */
+async function unreferencedKeptNotes(ctx: AppContext): Promise<Array<{ storage_key: string; created_at: number }>> {
+  return ctx.db
+    .selectFrom('blob_deletions')
+    .select(['storage_key', 'created_at'])
+    .where('kept', '=', 1)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('files').select('id').whereRef('files.storage_key', '=', 'blob_deletions.storage_key'))),
+    )
+    .orderBy('created_at')
+    .orderBy('storage_key')
+    .limit(KEPT_PAGE)
+    .execute();
+}
+
+/** Bytes kept after their records were deleted (delete_datasourceFiles false), with their size in the datasource. */
+export async function keptBlobs(ctx: AppContext): Promise<KeptBlob[]> {
+  const notes = await unreferencedKeptNotes(ctx);
+  const out: KeptBlob[] = [];
+  for (let i = 0; i < notes.length; i += PARALLEL_REMOVALS) {
+    const chunk = notes.slice(i, i + PARALLEL_REMOVALS);
+    const sizes = await Promise.all(chunk.map((n) => ctx.storage.stat(n.storage_key)));
+    chunk.forEach((n, j) => out.push({ key: n.storage_key, size: sizes[j]?.size ?? null, notedAt: n.created_at }));
+  }
+  return out;
+}
+
+/** Removes the kept bytes that no record refers to, and their notes; returns how many went. */
+export async function removeKeptBlobs(ctx: AppContext): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const notes = await unreferencedKeptNotes(ctx);
+    if (notes.length === 0) return removed;
+    const done = await removeBlobs(
+      ctx,
+      notes.map((n) => n.storage_key),
+    );
+    removed += done;
+    // A failing datasource keeps its notes: stop rather than read them again.
+    if (done < notes.length || notes.length < KEPT_PAGE) return removed;
+  }
 }

@@ -14,7 +14,8 @@ import type { Compilable, SelectQueryBuilder } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../db/schema/tables.js';
 import { newId } from '../../lib/security/ids.js';
-import { removeBlobs } from './blob-deletions.js';
+import { DATABASE_KEY_PREFIX, isDatabaseKey } from '../../storage/database-objects.js';
+import { keepNotedBlobs, noteKeptBlobs, removeBlobs } from './blob-deletions.js';
 import { fileRecordsDeletion } from './records.js';
 
 const FIRST_BATCH = 100;
@@ -120,6 +121,50 @@ export async function deleteFilesById(ctx: AppContext, ids: readonly string[]): 
     .execute();
   const deleted = await deleteFileRowsByIds(ctx, ids);
   await ctx.db.deleteFrom('file_deletions').where('id', '=', taskId).execute();
+  return deleted;
+}
+
+/**
+ * Deletes file records by id (those that still exist) and keeps their bytes: Zipline's bulk delete with
+ * delete_datasourceFiles false. The bytes' notes stay, marked kept (blob-deletions.ts), for the admin to find and
+ * remove. Bytes kept in the database (small uploads) would go with their records (a trigger), so they are first
+ * copied into the datasource, under their key without the database's prefix. In slices, each one transaction (the
+ * records and the marks), with a turn of the event loop between two; a failure mid-way leaves the files of the slices
+ * not reached as they were, and the request can be sent again. Returns how many records this call deleted.
+ */
+export async function deleteFilesKeepingBytes(ctx: AppContext, ids: readonly string[]): Promise<number> {
+  let deleted = 0;
+  for (let i = 0; i < ids.length; i += FIRST_BATCH) {
+    if (i > 0) await yieldToRequests();
+    const slice = ids.slice(i, i + FIRST_BATCH);
+    const inDatabase = await ctx.db
+      .selectFrom('files')
+      .select(['storage_key', 'type'])
+      .where('id', 'in', slice)
+      .where('storage_key', 'like', `${DATABASE_KEY_PREFIX}%`)
+      .execute();
+    const copies = inDatabase.filter((f) => isDatabaseKey(f.storage_key));
+    const copyKey = (key: string) => key.slice(DATABASE_KEY_PREFIX.length);
+    // Noted before they are written: a crash in between leaves a kept note, never unnoted bytes.
+    if (copies.length > 0)
+      await noteKeptBlobs(
+        ctx.db,
+        copies.map((f) => copyKey(f.storage_key)),
+      ).execute();
+    for (const file of copies) {
+      const bytes = await ctx.storage.get(file.storage_key);
+      await ctx.storage.put(copyKey(file.storage_key), bytes, { contentType: file.type });
+    }
+    const keys = await ctx.commits.run(async (trx) => {
+      const rows = await fileRecordsDeletion(trx, slice).execute();
+      const kept = rows.map((r) => r.storage_key).filter((key) => !isDatabaseKey(key));
+      if (kept.length > 0) await keepNotedBlobs(trx, kept).execute();
+      return rows.map((r) => r.storage_key);
+    });
+    deleted += keys.length;
+    // What is left of a copied file under its old key: its note, and its thumbnail (derived, not kept).
+    await removeBlobs(ctx, keys.filter(isDatabaseKey));
+  }
   return deleted;
 }
 

@@ -12,7 +12,7 @@ import { managesRole } from '../../lib/security/roles.js';
 import { typeCounts, usageOfOne } from '../statistics/usage.js';
 import { thumbnailKeyOf } from '../media/thumbnail-names.js';
 import { flushViews } from '../serving/view-counts.js';
-import { deleteFilesById, deleteFilesWhere, yieldToRequests } from './deletions.js';
+import { deleteFilesById, deleteFilesKeepingBytes, deleteFilesWhere, yieldToRequests } from './deletions.js';
 import { setColumnOfFiles, setFileColumns } from './records.js';
 import { mimeEssence } from '../../lib/formats/media-types.js';
 import { hashPassword } from '../../lib/security/passwords.js';
@@ -336,9 +336,19 @@ export async function updateFilesInBulk(
 }
 
 /** DELETE /api/user/files/transaction: the records and their bytes. None deleted (gone meanwhile) -> 1027. */
-export async function deleteFilesInBulk(ctx: AppContext, caller: Caller, ids: string[]): Promise<{ count: number }> {
+export async function deleteFilesInBulk(
+  ctx: AppContext,
+  caller: Caller,
+  ids: string[],
+  options: { keepBytes?: boolean } = {},
+): Promise<{ count: number }> {
   const rows = await filesForBulk(ctx, caller, ids, 3013);
-  const count = await deleteFiles(ctx, rows);
+  const count = options.keepBytes
+    ? await deleteFilesKeepingBytes(
+        ctx,
+        rows.map((r) => r.id),
+      )
+    : await deleteFiles(ctx, rows);
   if (count === 0) throw new ApiError(1027);
   return { count };
 }

@@ -1,8 +1,10 @@
 // Zipline's maintenance routes for admins (/api/server/clear_temp, clear_zeros, requery_size), done the Chute way:
 // temp data that an upload may still need is kept, files go through the one deletion path (records, then bytes; the
 // usage counters follow by trigger), and sizes are read from the datasource. Each answers a sentence, as Zipline.
+// Chute's own: the orphaned files, bytes that a bulk delete with delete_datasourceFiles false left without a record.
 import type { AppContext } from '../../context.js';
 import { clearStaleTempFiles } from '../../storage/index.js';
+import { keptBlobs, removeKeptBlobs, type KeptBlob } from '../files/blob-deletions.js';
 import { deleteFiles } from '../files/manage.js';
 import { setFileSize } from '../files/records.js';
 import { discardIdleUploadSessions } from '../uploads/assembly.js';
@@ -109,4 +111,18 @@ export async function requerySizes(ctx: AppContext, options: RequeryOptions): Pr
       `${status} ${missing} file${missing === 1 ? ' is' : 's are'} in the database but not in the datasource: ` +
       'run again with forceDelete to remove their records.',
   };
+}
+
+/** GET /api/server/orphaned_files: the bytes kept by deletions with delete_datasourceFiles false (oldest first). */
+export function orphanedFiles(ctx: AppContext): Promise<KeptBlob[]> {
+  return keptBlobs(ctx);
+}
+
+/** DELETE /api/server/orphaned_files: removes those bytes (and their thumbnails) from the datasource. */
+export async function clearOrphanedFiles(ctx: AppContext): Promise<{ status: string }> {
+  const count = await removeKeptBlobs(ctx);
+  ctx.log.info({ files: count }, 'cleared orphaned files');
+  const left = (await keptBlobs(ctx)).length;
+  const rest = left === 0 ? '' : ` ${left} could not be removed now (see the log): run again later.`;
+  return { status: `Cleared ${count} orphaned file${count === 1 ? '' : 's'}.${rest}` };
 }

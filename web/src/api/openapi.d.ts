@@ -1390,6 +1390,79 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/server/orphaned_files': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Bytes that no file record refers to any more, which DELETE removes
+     * @description The bytes that DELETE /api/user/files/transaction with delete_datasourceFiles false left in storage (at most 1000 per answer, oldest first): their storage key, their size (null when they are gone from the datasource) and when their record was deleted.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              files: {
+                /** Format: date-time */
+                deletedAt: string;
+                key: string;
+                size: number | null;
+              }[];
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /** Remove the bytes that no file record refers to any more (those GET lists) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        '4XX': components['responses']['Error'];
+        '5XX': components['responses']['Error'];
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description what was done, in words */
+              status: string;
+            };
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/server/public': {
     parameters: {
       query?: never;
@@ -2994,8 +3067,8 @@ export interface paths {
     put?: never;
     post?: never;
     /**
-     * Delete many files and their bytes
-     * @description Zipline's delete_datasourceFiles is accepted; Chute removes the bytes with the records whatever its value (a record is never left without its bytes, nor bytes without a record).
+     * Delete many files and their bytes (or only the records: delete_datasourceFiles false)
+     * @description Zipline's delete_datasourceFiles: absent or true, the bytes go with the records; false, only the records go and the bytes stay in storage (bytes kept in the database are moved into the datasource first), where GET /api/server/orphaned_files lists them and DELETE removes them.
      */
     delete: {
       parameters: {
