@@ -1,7 +1,8 @@
 // The Chute benchmark: one command, every measurement side by side with its reference in the same run.
 //   npm run bench                  1 GiB, 3 repetitions (median), appends to bench/RESULTS.md
 //   npm run bench -- --quick       64 MiB, 1 repetition, 3 s of small uploads (a smoke run; not recorded)
-// Options: --size-mib N, --reps N, --small-seconds N, --chunk-mib N, --only upload,download,small,chunked,hot,
+// Options: --size-mib N, --reps N, --small-seconds N, --chunk-mib N, --chunked-reps N (row 5's pairs),
+//          --only upload,download,small,chunked,hot,
 //          (tus: the same file through /api/upload/tus vs one request, both with curl)
 //          --profile (Chute runs with node --cpu-prof; prints where its CPU time went; not recorded),
 //          --record / --no-record (append to bench/RESULTS.md or not),
@@ -18,6 +19,7 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { assertCurlAvailable, curlDownload, curlTusPatch, curlUpload } from './lib/curl.js';
+import { startUploadClient } from './lib/node-uploads.js';
 import {
   downloadBytes,
   hashDownload,
@@ -39,6 +41,7 @@ import {
   readCpu,
   readIo,
   readMemory,
+  readSchedstat,
   removeAtExit,
   type IoCounters,
   resetPeak,
@@ -78,6 +81,8 @@ interface Options {
   reps: number;
   smallSeconds: number;
   chunkMiB: number;
+  /** Pairs of row 5 (the Node client's chunked and single upload), in rotating order. */
+  chunkedReps: number;
   only: Set<Bench>;
   profile: boolean;
   record: boolean;
@@ -119,6 +124,7 @@ function parseOptions(argv: string[]): Options {
     reps: int('--reps', quick ? 1 : 3, 1, 20),
     smallSeconds: int('--small-seconds', quick ? 3 : 10, 1, 120),
     chunkMiB: int('--chunk-mib', 25, 1, 1024),
+    chunkedReps: int('--chunked-reps', quick ? 1 : 5, 1, 40),
     only,
     profile,
     record:
@@ -340,6 +346,121 @@ function fileOf(json: AnswerJson | null): { id?: string; name: string } {
   return { id: typeof file?.id === 'string' ? file.id : undefined, name };
 }
 
+// ---------------------------------------------------------------------------------------------------- row 5
+
+interface SchedDelta {
+  waitSeconds: number;
+  runs: number;
+}
+
+function schedDelta(
+  before: { waitSeconds: number; runs: number } | null,
+  after: { waitSeconds: number; runs: number } | null,
+): SchedDelta {
+  if (!before || !after) return { waitSeconds: NaN, runs: NaN };
+  return { waitSeconds: after.waitSeconds - before.waitSeconds, runs: after.runs - before.runs };
+}
+
+interface NodeChunkedPairs {
+  rates: { chunked: number[]; single: number[] };
+  /** Per pair (repetition): the chunked upload's rate over the single one's, both taken in that repetition. */
+  pairRatios: number[];
+  /**
+   * Per upload: the milliseconds of its requests (fetch until the answer was read) and of each request's wait after its
+   * body (see UploadReport.afterBodyMs), until the last answer and until /raw served it.
+   */
+  requests: {
+    chunked: Array<{ requestMs: number[]; afterBodyMs: number[]; ackMs: number; servedMs: number }>;
+    single: Array<{ requestMs: number[]; afterBodyMs: number[]; ackMs: number; servedMs: number }>;
+  };
+  /** Per upload, Chute's and the client's threads: seconds runnable but waiting for a CPU, and times put on one. */
+  sched: {
+    chunked: Array<{ chute: SchedDelta; client: SchedDelta }>;
+    single: Array<{ chute: SchedDelta; client: SchedDelta }>;
+  };
+  /** Chute's CPU seconds (all threads) per upload, until /raw served it, and the connections the client opened. */
+  cpu: { chunked: number[]; single: number[] };
+  connections: { chunked: number[]; single: number[] };
+  /** VmRSS right before each chunked upload and its peak during it. */
+  chunkedRss: Array<{ before: number; peak: number }>;
+}
+
+/**
+ * Row 5: the Node client (bench/lib/upload-client.ts, a process of its own with one kept-alive connection) sends the
+ * file in chunks and in one request, `reps` pairs in rotating order; each chunked upload is hashed (untimed) and every
+ * upload deleted right after it (see FRESH_SPACE).
+ */
+async function runNodeChunkedPairs(
+  chute: ChuteServer,
+  root: string,
+  source: string,
+  sourceSha: string,
+  size: number,
+  chunkBytes: number,
+  reps: number,
+): Promise<NodeChunkedPairs> {
+  const client = startUploadClient(REPO);
+  const out: NodeChunkedPairs = {
+    rates: { chunked: [], single: [] },
+    pairRatios: [],
+    requests: { chunked: [], single: [] },
+    sched: { chunked: [], single: [] },
+    cpu: { chunked: [], single: [] },
+    connections: { chunked: [], single: [] },
+    chunkedRss: [],
+  };
+  try {
+    for (let rep = 0; rep < reps; rep++) {
+      const pair: Partial<Record<'chunked' | 'single', number>> = {};
+      for (const how of rotate(['single', 'chunked'] as const, rep)) {
+        await flushDisk(root);
+        resetPeak(chute.pid);
+        const rssBefore = readMemory(chute.pid)?.rss ?? NaN;
+        const cpuBefore = readIo(chute.pid)?.cpuSeconds ?? NaN;
+        const schedBefore = { chute: readSchedstat(chute.pid), client: readSchedstat(client.pid) };
+        const sampler = sampleMemory(chute.pid);
+        const report = await client.upload({
+          how,
+          base: chute.base,
+          token: chute.token,
+          source,
+          chunkBytes,
+          timeoutMs: TRANSFER_TIMEOUT_MS,
+        });
+        const mem = sampler.stop();
+        out.cpu[how].push((readIo(chute.pid)?.cpuSeconds ?? NaN) - cpuBefore);
+        out.sched[how].push({
+          chute: schedDelta(schedBefore.chute, readSchedstat(chute.pid)),
+          client: schedDelta(schedBefore.client, readSchedstat(client.pid)),
+        });
+        out.requests[how].push({
+          requestMs: report.requestMs,
+          afterBodyMs: report.afterBodyMs,
+          ackMs: report.ackMs,
+          servedMs: report.servedMs,
+        });
+        out.connections[how].push(report.connections);
+        const rate = mibps(size, report.servedMs / 1000);
+        out.rates[how].push(rate);
+        pair[how] = rate;
+        if (how === 'chunked') {
+          check(
+            report.requestMs.length === Math.ceil(size / chunkBytes),
+            `the Node client sent ${report.requestMs.length} chunks`,
+          );
+          out.chunkedRss.push({ before: rssBefore, peak: Math.max(mem.hwm, mem.maxSampledRss) });
+          await assertServedExactly(chute, report.name, size, sourceSha, 'chunked (Node client)');
+        }
+        await deleteChuteFile(chute, report.id_ ?? report.name);
+      }
+      out.pairRatios.push(pair.chunked! / pair.single!);
+    }
+  } finally {
+    await client.stop();
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------------- references
 
 async function startSink(root: string, smallFile: string): Promise<{ base: string; dir: string; pid: number }> {
@@ -453,8 +574,10 @@ function ratioRow(
   chute: { rate: number; label?: string; hidden?: boolean },
   reference: { label: string; rate: number },
   minRatio: number | null,
+  /** The ratio shown and judged, when it is not the rates' (e.g. the median of paired repetitions' ratios). */
+  pairedRatio?: number,
 ): Row {
-  const ratio = chute.rate / reference.rate;
+  const ratio = pairedRatio ?? chute.rate / reference.rate;
   return {
     id,
     what,
@@ -815,7 +938,8 @@ async function main(): Promise<void> {
     });
   }
 
-  // 5. The same file in 25 MiB chunks through /api/upload/partial vs in one request (curl for both, from files).
+  // 5. The same file in 25 MiB chunks through /api/upload/partial vs in one request: the Node client (row 5), then curl
+  // (5-curl, 5s, 5c: a curl process per chunk, the pieces split into files beforehand).
   if (options.only.has('chunked')) {
     if (!chute.routes.partial) {
       rows.push({
@@ -829,6 +953,69 @@ async function main(): Promise<void> {
       });
     } else {
       const chunk = options.chunkMiB * MiB;
+      // 5: the Node client on one kept-alive connection, chunked against one request (issue 50).
+      const node = await runNodeChunkedPairs(chute, root, source, sourceSha, size, chunk, options.chunkedReps);
+      log(`the ${node.requests.chunked.length} chunked uploads of the Node client came back byte-exact`);
+      const nodeChunked = median(node.rates.chunked);
+      const nodeSingle = median(node.rates.single);
+      const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+      perRep.push(
+        `Node client, MiB/s per pair in rotating order (until /raw serves the file): chunked ` +
+          `${listRates(node.rates.chunked)}; single ${listRates(node.rates.single)}; chunked / single ` +
+          node.pairRatios.map((r) => r.toFixed(2)).join(', '),
+      );
+      perRep.push(
+        `Node client, seconds inside the requests / until the last answer / until /raw served it, per repetition: ` +
+          `chunked ${node.requests.chunked
+            .map(
+              (c) =>
+                `${(sum(c.requestMs) / 1000).toFixed(2)} / ${(c.ackMs / 1000).toFixed(2)} / ${(c.servedMs / 1000).toFixed(2)}`,
+            )
+            .join(', ')}; single ${node.requests.single
+            .map((c) => `${(c.ackMs / 1000).toFixed(2)} / ${(c.servedMs / 1000).toFixed(2)}`)
+            .join(', ')}`,
+      );
+      const allChunks = node.requests.chunked.flatMap((c) => c.requestMs);
+      const afterChunks = node.requests.chunked.flatMap((c) => c.afterBodyMs);
+      perRep.push(
+        `Node client, chunked: each chunk's request, ms (median / p90 / max over every chunk of the row): ` +
+          `${median(allChunks).toFixed(0)} / ${percentile(allChunks, 90).toFixed(0)} / ${Math.max(...allChunks).toFixed(0)}; ` +
+          `of it after the chunk's last byte was sent until its answer: ${median(afterChunks).toFixed(1)} / ` +
+          `${percentile(afterChunks, 90).toFixed(1)} / ${Math.max(...afterChunks).toFixed(1)}; summed per upload: ` +
+          node.requests.chunked.map((c) => (sum(c.afterBodyMs) / 1000).toFixed(2)).join(', ') +
+          ` s (the single request's, after its last byte: ` +
+          node.requests.single.map((c) => (sum(c.afterBodyMs) / 1000).toFixed(2)).join(', ') +
+          ' s)',
+      );
+      const schedLine = (list: Array<{ chute: SchedDelta; client: SchedDelta }>) =>
+        list
+          .map(
+            (x) =>
+              `${x.chute.waitSeconds.toFixed(2)} s in ${x.chute.runs} runs / ${x.client.waitSeconds.toFixed(2)} s in ` +
+              `${x.client.runs}`,
+          )
+          .join(', ');
+      notes.push(
+        `Row 5 (Node client): Chute's CPU seconds per upload until /raw served it (all threads, /proc/<pid>/stat), ` +
+          `chunked ${node.cpu.chunked.map((v) => v.toFixed(2)).join(', ')}; single ` +
+          `${node.cpu.single.map((v) => v.toFixed(2)).join(', ')}. Time runnable but waiting for a CPU ` +
+          `(/proc/<pid>/task/*/schedstat, all threads), and how many times a thread was put on one, Chute / the ` +
+          `client, per upload: chunked ${schedLine(node.sched.chunked)}; single ${schedLine(node.sched.single)}. ` +
+          `TCP connections the client opened per upload: chunked ${node.connections.chunked.join(', ')}; single ` +
+          `${node.connections.single.join(', ')} (0: the kept-alive one was reused; undici drops a connection whose ` +
+          `answer is complete before its own body writer has ended).`,
+      );
+      rows.push(
+        ratioRow(
+          '5',
+          `${sizeLabel} in ${options.chunkMiB} MiB chunks vs one request, Node fetch on one kept-alive connection ` +
+            `(median of ${node.pairRatios.length} pairs' ratios)`,
+          { label: 'chunked ', rate: nodeChunked },
+          { label: 'one request ', rate: nodeSingle },
+          0.9,
+          median(node.pairRatios),
+        ),
+      );
       // The chunks as files, as a script that splits a file and sends each piece with curl has them (untimed).
       const pieces = await splitFile(source, chunk, path.join(root, 'pieces'));
       const rates: Record<'single' | 'chunked', number[]> = { single: [], chunked: [] };
@@ -928,29 +1115,31 @@ async function main(): Promise<void> {
       const c = median(rates.chunked);
       const s = median(rates.single);
       perRep.push(
-        `chunked vs single MiB/s per repetition (until /raw serves the file): chunked ${listRates(rates.chunked)} ` +
+        `curl, chunked vs single MiB/s per repetition (until /raw serves the file): chunked ${listRates(rates.chunked)} ` +
           `(until the last chunk's answer: ${listRates(ackRates)}); single ${listRates(rates.single)}`,
       );
       // What is left between the requests is the client's: a curl process started per chunk, its answer read.
       perRep.push(
-        `chunked: seconds inside curl's ${pieces.length} requests (their time_total) of the seconds until the last ` +
+        `curl, chunked: seconds inside curl's ${pieces.length} requests (their time_total) of the seconds until the last ` +
           `answer, per repetition: ${inCurl.map((t, i) => `${t.toFixed(2)} of ${chunkedSeconds[i]!.toFixed(2)}`).join(', ')}`,
       );
       // Row 5m is the process's whole RSS, which holds what earlier rows left (SQLite's page cache filled by row 3's
       // uploads, V8's heap): the base before each upload, next to the peak during it.
       perRep.push(
-        `chunked: Chute's VmRSS before the upload / peak during it, per repetition: ` +
+        `chunked: Chute's VmRSS before the upload / peak during it, per repetition: Node client ` +
+          node.chunkedRss.map((r) => `${fmtMB(r.before)} / ${fmtMB(r.peak)}`).join(', ') +
+          '; curl ' +
           chunkedRss.map((r) => `${fmtMB(r.before)} / ${fmtMB(r.peak)}`).join(', '),
       );
-      const what = `${sizeLabel} in ${options.chunkMiB} MiB chunks vs one request (curl for both)`;
-      rows.push(ratioRow('5', what, { label: 'chunked ', rate: c }, { label: 'one request ', rate: s }, 0.9));
+      const what = `the same with a curl process per chunk, curl for the one request too (reported)`;
+      rows.push(ratioRow('5-curl', what, { label: 'chunked ', rate: c }, { label: 'one request ', rate: s }, null));
       // The server's share: the chunks' requests alone, without the client's work between them (a curl process
       // started per chunk, its answer read for the next token; the spec's tokens are single-use, so a curl client
       // cannot send the chunks as one chain). Reported, not a target.
       rows.push(
         ratioRow(
           '5s',
-          "the same, counting only the time inside the chunks' requests (curl's time_total, summed)",
+          "5-curl counting only the time inside the chunks' requests (curl's time_total, summed)",
           { label: 'chunked ', rate: median(inCurl.map((t) => mibps(size, t))) },
           { label: 'one request ', rate: s },
           null,
@@ -968,14 +1157,23 @@ async function main(): Promise<void> {
       rows.push(
         ratioRow(
           '5c',
-          `the most row 5 can read with a curl process per chunk: the one request's time plus ${pieces.length} curl ` +
+          `the most 5-curl can read with a curl process per chunk: the one request's time plus ${pieces.length} curl ` +
             `runs (${floor.toFixed(2)} s)`,
           { label: 'ceiling ', rate: size / MiB / (singleSeconds + floor) },
           { label: 'one request ', rate: s },
           null,
         ),
       );
-      rows.push(memoryRow('5m', 'Chute peak RSS during the chunked upload', chunkedPeak, '', RSS_LIMIT));
+      const nodePeak = Math.max(...node.chunkedRss.map((r) => r.peak));
+      rows.push(
+        memoryRow(
+          '5m',
+          'Chute peak RSS during the chunked uploads (both clients)',
+          Math.max(chunkedPeak, nodePeak),
+          '',
+          RSS_LIMIT,
+        ),
+      );
     }
   }
 

@@ -1,7 +1,7 @@
 // Child processes the benchmark starts (Chute, the sink, nginx), their clean-up on every way out (normal end, error,
 // Ctrl-C), free loopback ports, and memory samples from /proc.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
+import { openSync, closeSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -172,6 +172,26 @@ export function readCpu(pid: number): { process: number; mainThread: number } | 
   };
   try {
     return { process: ticks(`/proc/${pid}/stat`), mainThread: ticks(`/proc/${pid}/task/${pid}/stat`) };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What the scheduler counted for a process, summed over its threads (/proc/<pid>/task/<tid>/schedstat): seconds on a
+ * CPU, seconds runnable but waiting for one (on a busy machine, the price of every wake-up), and how many times a
+ * thread was put on a CPU. Null when the process is gone or the kernel keeps no schedstat.
+ */
+export function readSchedstat(pid: number): { cpuSeconds: number; waitSeconds: number; runs: number } | null {
+  try {
+    const total = { cpuSeconds: 0, waitSeconds: 0, runs: 0 };
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(' ');
+      total.cpuSeconds += Number(text[0]) / 1e9;
+      total.waitSeconds += Number(text[1]) / 1e9;
+      total.runs += Number(text[2]);
+    }
+    return Number.isFinite(total.waitSeconds) ? total : null;
   } catch {
     return null;
   }
