@@ -173,6 +173,7 @@ export class LocalDatasource implements Datasource {
       body.destroy();
       throw err;
     }
+    let out: FileWriter | undefined;
     try {
       // Writing at the recorded size (not in append mode) also overwrites any tail a crash mid-append left behind.
       // No fsync per append unless asked (`durable`, tus): chunked sessions do not survive a restart (they are
@@ -184,7 +185,7 @@ export class LocalDatasource implements Datasource {
       // Not durable: the early flushes run detached from this append (its answer does not wait for them), and
       // completeAppend() waits for the last one before its fsync.
       const flusher = this.fsync && !durable ? this.appendFlusher(file) : undefined;
-      const out = new FileWriter(await open(file, 'r+'), {
+      out = new FileWriter(await open(file, 'r+'), {
         start: current.size,
         flushEarly: this.fsync,
         fsyncAtEnd: durable,
@@ -202,6 +203,11 @@ export class LocalDatasource implements Datasource {
       return next;
     } catch (err) {
       body.destroy();
+      // pipeline() rejects as soon as a stream fails, while the writer may still have a write in flight; it closes
+      // its descriptor only once that write landed. Cut only after that, or a late write could lengthen the file
+      // past the cut, where complete() might then publish it.
+      const writer = out;
+      if (writer && !writer.closed) await new Promise((resolve) => writer.once('close', resolve));
       // Cut the failed append's bytes off so that complete() can never publish them.
       await truncate(file, current.size).catch(() => undefined);
       throw err;
