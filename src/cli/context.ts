@@ -87,9 +87,10 @@ export interface CliContext {
  * Opens the database (which must be at this version's schema: `chute migrate` or a server start brings it there),
  * the settings and, with `storage`, the datasource. The CLI's temp files and pending uploads are tagged with an
  * instance id of its own (`<instance>-cli`), so that opening storage never sweeps the running server's uploads in
- * progress, and a later command cleans up what an interrupted one left.
+ * progress, and a later command cleans up what an interrupted one left. `instanceSuffix` makes that tag its own for a
+ * command whose pending marks no other command may sweep while it runs (chute storage inline).
  */
-export async function openCliContext(options: { storage: boolean }): Promise<CliContext> {
+export async function openCliContext(options: { storage: boolean; instanceSuffix?: string }): Promise<CliContext> {
   const config = readConfig();
   const base = openInstanceBase(config);
   let storage: Datasource | undefined;
@@ -101,7 +102,7 @@ export async function openCliContext(options: { storage: boolean }): Promise<Cli
           'run `chute migrate` first (starting the server does it too)',
       );
     }
-    const instanceId = `${base.instanceId}-cli`.slice(-64);
+    const instanceId = `${base.instanceId}-${options.instanceSuffix ?? 'cli'}`.slice(-64);
     const settings = new SettingsService(base.database.db, systemClock, settingsFromEnv(config.env));
     await settings.refresh();
     const fullConfig = { ...config, DATA_DIR: base.dataDir };

@@ -18,6 +18,8 @@ Commands:
   import <folder> --user <name>
                            Upload every file under a folder as that user (quotas and thumbnails apply)
   export [--output <file>] Write the instance's records as JSON (standard output by default)
+  storage inline --out | --in
+                           Move small files' bytes out of the database into the datasource, or back in
   doctor                   Check the configuration, database, storage, Redis and ffmpeg
   migrate                  Bring the database to this version's schema
 
@@ -29,6 +31,7 @@ const COMMANDS: Record<string, () => Promise<(argv: string[]) => Promise<void>>>
   user: async () => (await import('./commands/user.js')).userCommand,
   import: async () => (await import('./commands/import.js')).importCommand,
   export: async () => (await import('./commands/export.js')).exportCommand,
+  storage: async () => (await import('./commands/storage.js')).storageCommand,
   doctor: async () => (await import('./commands/doctor.js')).doctorCommand,
   migrate: async () => (await import('./commands/migrate.js')).migrateCommand,
 };

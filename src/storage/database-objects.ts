@@ -9,8 +9,9 @@
 // Such objects have keys of their own (DATABASE_KEY_PREFIX, which no datasource key starts with: Chute's own keys are
 // time-ordered ids, imported ones file names); withDatabaseObjects() answers get/stat/delete for them from the table
 // and hands every other key to the datasource, so that serving, thumbnails, zips and exports work on both alike.
-// Deleting a file's record deletes its bytes here in the same transaction (a trigger, migration 0033). Only the upload's transaction writes them
-// (insertDatabaseObject); put() with such a key is refused.
+// Deleting a file's record deletes its bytes here in the same transaction (a trigger, migration 0033). Only the upload's
+// transaction (insertDatabaseObject), the import and `chute storage inline` (storeDatabaseObjects) write them; put()
+// with such a key is refused.
 import { Readable } from 'node:stream';
 import { precompiledWrite } from '../db/precompiled.js';
 import type { Db, Millis } from '../db/schema/tables.js';
@@ -48,13 +49,22 @@ export const insertDatabaseObject = precompiledWrite<DatabaseObjectRow>(
   (db, row) => db.insertInto('database_objects').values(row),
 );
 
-/** The bytes of imported files (an instance export of Chute's carries them), replacing any under the same key. */
-export async function insertImportedDatabaseObjects(db: Db, objects: DatabaseObjectRow[]): Promise<void> {
+/**
+ * Stores the bytes of imported files (an instance export of Chute's carries them) or of files moved into the database
+ * (chute storage inline --in), in the caller's transaction, replacing any under the same key.
+ */
+export async function storeDatabaseObjects(db: Db, objects: DatabaseObjectRow[]): Promise<void> {
   await db
     .insertInto('database_objects')
     .values(objects)
     .onConflict((oc) => oc.column('storage_key').doUpdateSet((eb) => ({ bytes: eb.ref('excluded.bytes') })))
     .execute();
+}
+
+/** Removes the bytes of files moved out of the database (chute storage inline --out), in the transaction that does. */
+export async function deleteDatabaseObjects(db: Db, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await db.deleteFrom('database_objects').where('storage_key', 'in', keys).execute();
 }
 
 /** `storage` with the objects kept in the database answered from there. */

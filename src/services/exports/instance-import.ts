@@ -18,7 +18,7 @@ import { newId, newSecretToken } from '../../lib/security/ids.js';
 import { parseByteSize } from '../../lib/text/sizes.js';
 import { canonicalUsername, usernameKey } from '../../lib/text/usernames.js';
 import type { Export4, ImportConfig, ImportResult } from '../../schemas/zipline-export.js';
-import { insertImportedDatabaseObjects, isDatabaseKey } from '../../storage/database-objects.js';
+import { storeDatabaseObjects, isDatabaseKey } from '../../storage/database-objects.js';
 import { assertValidKey } from '../../storage/keys.js';
 import { insertImportedInvite } from '../accounts/invites.js';
 import { insertImportedOAuthProvider } from '../accounts/oauth.js';
@@ -475,7 +475,7 @@ class ImportRun {
         const bytes = storedBytes.get(row.storage_key);
         return bytes === undefined ? [] : [{ storage_key: row.storage_key, bytes, created_at: row.created_at }];
       });
-      if (objects.length > 0) await insertImportedDatabaseObjects(this.db, objects);
+      if (objects.length > 0) await storeDatabaseObjects(this.db, objects);
       await indexNewFiles(this.db);
       await nextTurn();
     }

@@ -62,6 +62,26 @@ export function setFileSize(db: Db, id: string, size: number) {
   return db.updateTable('files').set({ size }).where('id', '=', id).execute();
 }
 
+/** Where a file's bytes and thumbnail are stored: its storage key and thumbnail key. */
+export interface StoredLocation {
+  storage_key: string;
+  thumbnail_key: string | null;
+}
+
+/**
+ * Points a file's record at its bytes' new place (chute storage inline, services/files/inline-storage.ts), when it is
+ * still at `from` (a file deleted or changed meanwhile is left alone): 1 or 0 rows. Not an edit: updated_at stays.
+ */
+export function switchFileLocation(db: Db, id: string, from: StoredLocation, to: StoredLocation) {
+  return db
+    .updateTable('files')
+    .set({ storage_key: to.storage_key, thumbnail_key: to.thumbnail_key })
+    .where('id', '=', id)
+    .where('storage_key', '=', from.storage_key)
+    .where('thumbnail_key', 'is not distinct from', from.thumbnail_key)
+    .executeTakeFirst();
+}
+
 /** Notes a file's thumbnail; no row is updated when the file was deleted meanwhile. */
 export function setThumbnailKey(db: Db, id: string, key: string) {
   return db.updateTable('files').set({ thumbnail_key: key }).where('id', '=', id).executeTakeFirst();

@@ -303,7 +303,7 @@ export async function ownBytesPlan(
  */
 export function openFileBytes(
   ctx: AppContext,
-  file: Pick<FileRow, 'storage_key' | 'size'>,
+  file: Pick<FileRow, 'id' | 'storage_key' | 'size'>,
   span?: { start: number; end: number },
 ): Eventually<Readable | Buffer> {
   if (file.size > ctx.smallFiles.maxEntryBytes) return streamFileBytes(ctx, file, span);
@@ -313,7 +313,7 @@ export function openFileBytes(
 }
 
 /** A small file's bytes, read whole and kept in memory for the next reads. */
-async function readSmallFile(ctx: AppContext, file: Pick<FileRow, 'storage_key' | 'size'>): Promise<Buffer> {
+async function readSmallFile(ctx: AppContext, file: Pick<FileRow, 'id' | 'storage_key' | 'size'>): Promise<Buffer> {
   const bytes = await buffer(await streamFileBytes(ctx, file));
   // The bytes under a key never change (a key is never reused), so they may be kept as long as there is room.
   if (bytes.length === file.size) ctx.smallFiles.set(file.storage_key, bytes);
@@ -322,14 +322,18 @@ async function readSmallFile(ctx: AppContext, file: Pick<FileRow, 'storage_key' 
 
 async function streamFileBytes(
   ctx: AppContext,
-  file: Pick<FileRow, 'storage_key'>,
+  file: Pick<FileRow, 'id' | 'storage_key'>,
   span?: { start: number; end: number },
 ): Promise<Readable> {
   try {
     return await ctx.storage.get(file.storage_key, span);
   } catch (err) {
-    if (err instanceof StorageNotFoundError) throw new ApiError(4000, undefined, { cause: err });
-    throw err;
+    if (!(err instanceof StorageNotFoundError)) throw err;
+    // `chute storage inline` may have moved the bytes since the record was read (services/files/inline-storage.ts):
+    // the record then names their new place, and the old one is gone.
+    const now = await ctx.db.selectFrom('files').select('storage_key').where('id', '=', file.id).executeTakeFirst();
+    if (now === undefined || now.storage_key === file.storage_key) throw new ApiError(4000, undefined, { cause: err });
+    return streamFileBytes(ctx, { id: file.id, storage_key: now.storage_key }, span);
   }
 }
 

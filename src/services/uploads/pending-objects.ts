@@ -22,8 +22,21 @@ const pendingMarks: RowLane<Insertable<Database['pending_objects']>> = {
   write: (trx, rows) => trx.insertInto('pending_objects').values(rows).execute(),
 };
 
+/**
+ * Marks `keys` as stored bytes that no record owns, in the caller's transaction (`trx`): bytes about to be written
+ * (committed before they are), or bytes a transaction leaves without a record, to be removed after its commit. A mark
+ * that a crash leaves is worked off by the next removeUnrecordedObjects() of `instanceId`.
+ */
+export async function markPendingObjectsIn(trx: Db, instanceId: string, keys: readonly string[], now: number) {
+  if (keys.length === 0) return;
+  await trx
+    .insertInto('pending_objects')
+    .values(keys.map((key) => ({ storage_key: key, instance_id: instanceId, created_at: now })))
+    .execute();
+}
+
 /** Clears the marks of `keys`: inside the transaction that records their files, or after their bytes are removed. */
-export async function clearPendingObjects(db: Db, keys: string[]): Promise<void> {
+export async function clearPendingObjects(db: Db, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
   // One key (every single-file upload): a statement compiled once per engine.
   if (keys.length === 1) await clearPendingObject(db, engineOf(db), { storage_key: keys[0]! });
