@@ -14,7 +14,8 @@ export const EXPORT_HELP = `Usage: chute export [--output <file>]
 Writes every record (accounts, folders, files, tags, short URLs, invites, settings) as one JSON document in
 Zipline v4's export format, the same as GET /api/server/export: to standard output, or to <file> (written
 whole or not at all). POST /api/server/import takes it on another instance. It holds password hashes, TOTP
-secrets and invite codes: keep it like a password file. File bytes stay in storage (copy them separately).
+secrets and invite codes: keep it like a password file. File bytes stay in storage (copy them separately),
+but for those of small files kept in the database, which it carries.
 `;
 
 /** Streams the export into `out`; resolves with how many records of each kind it holds. */
