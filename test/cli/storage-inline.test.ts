@@ -14,6 +14,8 @@ import { isDatabaseKey } from '../../src/storage/database-objects.js';
 import { openFileBytes } from '../../src/services/serving/files.js';
 import { setThumbnailKey } from '../../src/services/files/records.js';
 import { thumbnailKeyOf } from '../../src/services/media/thumbnail-names.js';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { describeS3, s3Client, s3Gateway } from '../support/s3.js';
 import { forEachDatabase, startTestServer, withSharedState, type TestServer } from '../support/server.js';
 import { uploadOne } from '../support/uploads.js';
 
@@ -273,6 +275,57 @@ forEachDatabase('chute storage inline', (engine) => {
         // The record as a request had read it just before the switch: its key names bytes that are gone now.
         const bytes = await openFileBytes(server.ctx, before, { start: 0, end: before.size - 1 });
         assert.deepEqual(Buffer.isBuffer(bytes) ? bytes : Buffer.concat(await bytes.toArray()), file!.bytes);
+      } finally {
+        await server.close();
+      }
+    });
+  });
+});
+
+/** Every object under the bucket's prefix but the storage marker, as keys. */
+async function bucketKeys(env: Record<string, string>): Promise<string[]> {
+  const client = s3Client(s3Gateway()!);
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await client.send(
+      new ListObjectsV2Command({ Bucket: env.S3_BUCKET, Prefix: env.S3_PREFIX, ContinuationToken: token }),
+    );
+    for (const o of page.Contents ?? []) keys.push(o.Key!.slice(env.S3_PREFIX!.length));
+    token = page.NextContinuationToken;
+  } while (token);
+  client.destroy();
+  return keys.filter((k) => !k.startsWith('.chute-storage/')).sort();
+}
+
+describeS3('chute storage inline', (s3Env) => {
+  it('moves the bytes out into the bucket and back, byte-exact, nothing left behind', async () => {
+    await withSharedState('sqlite', async (shared) => {
+      const env = { ...envOf(shared), ...s3Env() };
+      const server = await startTestServer({ engine: 'sqlite', ...shared, env: s3Env() });
+      try {
+        const { token } = await server.setup();
+        const small = await uploadSmall(server, token, 8);
+        const bytes = randomBytes(40 * 1024);
+        const large = await uploadOne(server, token, bytes, { name: 'large.bin' });
+        const files = [...small, { id: large.id, name: large.name, bytes }];
+        assert.equal((await storageState(server)).objects.length, small.length);
+
+        const out = chute(['storage', 'inline', '--out', '--batch', '3'], env);
+        const served = await serveMeanwhile(server, files, out);
+        assertOk(await out);
+        assert.deepEqual(served.failures, []);
+        let state = await storageState(server);
+        assert.deepEqual(state.objects, []);
+        assert.deepEqual(state.pending, []);
+        assert.deepEqual(await bucketKeys(s3Env()), expectedFolder(state));
+        for (const f of files) await assertServed(server, f);
+
+        assertOk(await chute(['storage', 'inline', '--in'], env));
+        state = await storageState(server);
+        assert.equal(state.objects.length, small.length);
+        assert.deepEqual(await bucketKeys(s3Env()), expectedFolder(state));
+        for (const f of files) await assertServed(server, f);
       } finally {
         await server.close();
       }
