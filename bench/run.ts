@@ -51,6 +51,7 @@ import {
   waitForHttp,
 } from './lib/procs.js';
 import { summariseProfile } from './lib/profile.js';
+import { runExportBench } from './export.js';
 import { runHeavyBench } from './heavy.js';
 import { runListingBench } from './listing.js';
 import { runListsBench } from './lists.js';
@@ -1416,7 +1417,8 @@ async function main(): Promise<void> {
 }
 // `npm run bench -- listing ...`: the file list at scale (bench/listing.ts); `lists ...`: the other lists
 // (bench/lists.ts); `writes ...`: uploads into a full account (bench/writes.ts); `migrations ...`: migrations over many
-// files (bench/migrations.ts); `heavy ...`: redirects while heavy work runs (bench/heavy.ts).
+// files (bench/migrations.ts); `heavy ...`: redirects while heavy work runs (bench/heavy.ts); `export ...`: the instance
+// export with many small files kept in the database (bench/export.ts).
 const modes: Record<string, () => Promise<void>> = {
   listing: () => runListingBench(process.argv.slice(3), buildChute),
   lists: () => runListsBench(process.argv.slice(3), buildChute),
@@ -1424,6 +1426,7 @@ const modes: Record<string, () => Promise<void>> = {
   migrations: () => runMigrationBench(process.argv.slice(3)),
   heavy: () => runHeavyBench(process.argv.slice(3), buildChute),
   'record-cost': () => runRecordCostBench(process.argv.slice(3), buildChute),
+  export: () => runExportBench(process.argv.slice(3), buildChute),
 };
 const run = modes[process.argv[2] ?? ''] ?? main;
 run()
