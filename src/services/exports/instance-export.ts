@@ -99,6 +99,13 @@ async function databaseObjectsOf(ctx: AppContext, keys: string[]): Promise<Map<s
   return new Map(rows.map((r) => [r.storage_key, Buffer.from(r.bytes)]));
 }
 
+/**
+ * Pages in a row that give no record after which a space (JSON's whitespace) is sent: the pass over a million files
+ * for the few with a thumbnail would otherwise send nothing for longer than REQUEST_IDLE_TIMEOUT, which ends the
+ * connection (bench/RESULTS.md, 2026-12-02).
+ */
+const EMPTY_PAGES_BEFORE_SPACE = 20;
+
 /** `"key":[...]` of the records made from each page (a page may give fewer records than rows). */
 async function* jsonArray<R>(
   key: string,
@@ -107,9 +114,14 @@ async function* jsonArray<R>(
 ): AsyncGenerator<string> {
   yield `,${JSON.stringify(key)}:[`;
   let first = true;
+  let empty = 0;
   for await (const page of source) {
     const records = await toRecords(page);
-    if (records.length === 0) continue;
+    if (records.length === 0) {
+      if (++empty % EMPTY_PAGES_BEFORE_SPACE === 0) yield ' ';
+      continue;
+    }
+    empty = 0;
     yield (first ? '' : ',') + records.map((r) => JSON.stringify(r)).join(',');
     first = false;
   }

@@ -410,3 +410,25 @@ forEachDatabase("Chute's own export, into an empty instance", (engine) => {
     assert.deepEqual(filesOf(exported.data.userTags, tag.id), firstIds(110));
   });
 });
+
+forEachDatabase('the instance export of many files without a thumbnail', (engine) => {
+  const server = useTestServer({ engine, env: { REQUEST_IDLE_TIMEOUT: '1' } });
+  let admin: TestUser;
+  before(async () => {
+    admin = await server().setup();
+  });
+
+  it('keeps the connection from going silent through pages that give no record (REQUEST_IDLE_TIMEOUT)', async () => {
+    // 1,200 pages of files with no thumbnail: the thumbnails pass pauses at least a millisecond after each, longer
+    // than the 1 s idle timeout in all.
+    await insertFileRows(
+      server().ctx,
+      Array.from({ length: 60_000 }, () => ({ user_id: admin.id })),
+    );
+    const res = await server().fetch('/api/server/export', { headers: { authorization: admin.token } });
+    assert.equal(res.status, 200);
+    const doc = JSON.parse(await res.text());
+    assert.equal(doc.data.files.length, 60_000);
+    assert.deepEqual(doc.data.thumbnails, []);
+  });
+});
