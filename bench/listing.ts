@@ -30,6 +30,8 @@ interface ListingOptions {
   samples: number;
   /** Only the requests whose label holds this text. */
   only: string | undefined;
+  /** The sizes measured below `files` (`--sizes 10000`: only 10,000 and `files`). */
+  steps: number[];
 }
 
 function parseListingOptions(argv: string[]): ListingOptions {
@@ -44,14 +46,16 @@ function parseListingOptions(argv: string[]): ListingOptions {
   const databaseUrl = value('--database-url') ?? process.env.BENCH_DATABASE_URL;
   if (engine === 'postgres' && !databaseUrl)
     throw new Error('--engine postgres needs --database-url (or BENCH_DATABASE_URL): an empty database it may fill');
-  return { files, engine, databaseUrl, samples: Number(value('--samples') ?? 40), only: value('--only') };
+  const steps = value('--sizes')?.split(',').map(Number) ?? STEPS;
+  if (steps.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('--sizes wants whole numbers, comma-separated');
+  return { files, engine, databaseUrl, samples: Number(value('--samples') ?? 40), only: value('--only'), steps };
 }
 
 const log = (message: string) => console.log(`[listing] ${message}`);
 
 export async function runListingBench(argv: string[], buildChute: () => Promise<string>): Promise<void> {
   const options = parseListingOptions(argv);
-  const sizes = [...new Set([...STEPS.filter((n) => n < options.files), options.files])];
+  const sizes = [...new Set([...options.steps.filter((n) => n < options.files).sort((a, b) => a - b), options.files])];
   const mainJs = await buildChute();
   const root = await mkdtemp(path.join(os.tmpdir(), 'chute-bench-listing-'));
   removeAtExit(root);
