@@ -282,6 +282,45 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
     await server().json('DELETE', `/api/user/folders/${folder.id}?files=delete`, { auth: admin.token });
   });
 
+  it('turns the pages of the "Add files" search by cursor', async () => {
+    const folder = await makeFolder(server(), admin, { name: 'Picked' });
+    const rows = await insertFileRows(
+      server().ctx,
+      Array.from({ length: 30 }, () => ({ user_id: admin.id })),
+    );
+    const { page, context, errors } = await openPage(browser(), server().url);
+    const listed: URLSearchParams[] = [];
+    page.on('request', (req) => {
+      const url = new URL(req.url());
+      if (url.pathname === '/api/user/files') listed.push(url.searchParams);
+    });
+    await signIn(page, 'admin', 'admin-password');
+    await page.goto(`/dashboard/folders?folder=${folder.id}`);
+    await page.getByRole('button', { name: 'Add files' }).first().click();
+    const picker = page.getByRole('dialog', { name: 'Add files to “Picked”' });
+    const boxes = picker.getByRole('checkbox');
+    await boxes.nth(11).waitFor();
+    const firstPage = await Promise.all((await boxes.all()).map((b) => b.getAttribute('aria-label')));
+    const asked = listed.length;
+    await picker.getByRole('button', { name: 'next page' }).click();
+    await page.waitForFunction(
+      `${JSON.stringify(firstPage[0])} !== document.querySelector('[role=dialog] input[type=checkbox]')?.getAttribute('aria-label')`,
+    );
+    const turned = listed.slice(asked);
+    assert.equal(turned.length, 1);
+    assert.ok(turned[0]!.get('cursor') && !turned[0]!.has('page'), `page 2 was asked for as ${turned[0]}`);
+    const secondPage = await Promise.all((await boxes.all()).map((b) => b.getAttribute('aria-label')));
+    assert.equal(secondPage.length, 12);
+    assert.equal(secondPage.filter((n) => firstPage.includes(n)).length, 0, 'no file on both pages');
+    assert.deepEqual(unexpected(errors), []);
+    await context.close();
+    await server().json('DELETE', '/api/user/files/transaction', {
+      auth: admin.token,
+      body: { files: rows.map((r) => r.id) },
+    });
+    await server().json('DELETE', `/api/user/folders/${folder.id}`, { auth: admin.token });
+  });
+
   it('makes, edits and deletes tags on a phone, in the dark theme', async () => {
     const { page, context, errors } = await openPage(browser(), server().url, { viewport: PHONE, colorScheme: 'dark' });
     await signIn(page, 'admin', 'admin-password');

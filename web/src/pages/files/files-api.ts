@@ -2,6 +2,7 @@
 import { errorFromResponse, request, type ApiAnswer, type ApiBody } from '../../api/client';
 import type { FileItem, FileTag } from '../../api/types';
 import { ownerRawUrl } from '../../lib/file-kind';
+import { askPage, pageCursorStore } from '../../lib/page-cursors';
 import type { SearchField, SortField, SortOrder } from './types';
 
 export interface FileListQuery {
@@ -20,16 +21,11 @@ export interface FileListQuery {
 /** PATCH /api/user/files/:id: name, originalName, password, maxViews, deletesAt, favorite. */
 export type FilePatch = ApiBody<'/api/user/files/{id}', 'patch'>;
 
-/**
- * The `nextCursor` of each page seen, by listing (page size, order, search and filters) and page number: turning to
- * the next page reads on after the last file of the page before (keyset paging on the server, as fast on page 5,000
- * as on page 2, and no file shown twice or missed when others come and go). Pages reached otherwise (a jump, an
- * address, after a reload) are asked for by number.
- */
-const pageCursors = new Map<string, Map<number, string>>();
-const MAX_LISTINGS = 20;
+/** The `nextCursor` of each page seen, by listing (lib/page-cursors.ts). */
+const cursorsOf = pageCursorStore();
 
-function cursorsOf(query: FileListQuery): Map<number, string> {
+/** One page of the caller's files, sorted, searched and filtered on the server. */
+export function listFiles(query: FileListQuery, signal: AbortSignal) {
   const key = JSON.stringify([
     query.perpage,
     query.sortBy,
@@ -40,46 +36,26 @@ function cursorsOf(query: FileListQuery): Map<number, string> {
     query.tags,
     query.folder,
   ]);
-  let cursors = pageCursors.get(key);
-  if (!cursors) {
-    if (pageCursors.size >= MAX_LISTINGS) pageCursors.delete(pageCursors.keys().next().value!);
-    cursors = new Map();
-    pageCursors.set(key, cursors);
-  }
-  return cursors;
-}
-
-/** One page of the caller's files, sorted, searched and filtered on the server. */
-export async function listFiles(query: FileListQuery, signal: AbortSignal) {
-  const cursors = cursorsOf(query);
-  const cursor = query.page > 1 ? cursors.get(query.page) : undefined;
-  const ask = (withCursor: string | undefined) =>
-    request('get', '/api/user/files', {
-      signal,
-      query: {
-        ...(withCursor === undefined ? { page: query.page } : { cursor: withCursor }),
-        perpage: query.perpage,
-        sortBy: query.sortBy,
-        order: query.order,
-        searchField: query.field,
-        searchQuery: query.q || undefined,
-        favorite: query.favorite === null ? undefined : query.favorite ? 'true' : 'false',
-        tags: query.tags || undefined,
-        folder: query.folder ?? undefined,
-      },
-    });
-  let answer;
-  try {
-    answer = await ask(cursor);
-  } catch (err) {
-    // A cursor the server no longer takes (its secret changed, say): the page by number instead.
-    if (cursor === undefined || signal.aborted) throw err;
-    cursors.delete(query.page);
-    answer = await ask(undefined);
-  }
-  if (answer.nextCursor) cursors.set(query.page + 1, answer.nextCursor);
-  else cursors.delete(query.page + 1);
-  return answer;
+  return askPage(
+    cursorsOf(key),
+    query.page,
+    (cursor) =>
+      request('get', '/api/user/files', {
+        signal,
+        query: {
+          ...(cursor === undefined ? { page: query.page } : { cursor }),
+          perpage: query.perpage,
+          sortBy: query.sortBy,
+          order: query.order,
+          searchField: query.field,
+          searchQuery: query.q || undefined,
+          favorite: query.favorite === null ? undefined : query.favorite ? 'true' : 'false',
+          tags: query.tags || undefined,
+          folder: query.folder ?? undefined,
+        },
+      }),
+    signal,
+  );
 }
 
 export function getFile(id: string, signal?: AbortSignal): Promise<FileItem> {

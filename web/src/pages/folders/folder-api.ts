@@ -2,6 +2,7 @@
 // api/types.ts.
 import { request, type ApiAnswer, type ApiBody } from '../../api/client';
 import type { Folder, FolderDetail } from '../../api/types';
+import { askPage, pageCursorStore } from '../../lib/page-cursors';
 
 export type FolderInput = ApiBody<'/api/user/folders/{id}', 'patch'>;
 /** What deleting a folder did (the answer of the dashboard's form of DELETE, without Zipline's body). */
@@ -44,11 +45,26 @@ export function moveFilesToFolder(folderId: string, fileIds: string[]) {
   return request('patch', '/api/user/files/transaction', { body: { files: fileIds, folder: folderId } });
 }
 
+/** The `nextCursor` of each page of the "Add files" search seen, by search (lib/page-cursors.ts). */
+const searchCursorsOf = pageCursorStore();
+
+/** A page of the person's files whose name holds `search`: the next page by cursor, a jump by number. */
 export function searchFiles(query: { page: number; search: string }, signal: AbortSignal) {
-  return request('get', '/api/user/files', {
+  return askPage(
+    searchCursorsOf(query.search),
+    query.page,
+    (cursor) =>
+      request('get', '/api/user/files', {
+        signal,
+        query: {
+          ...(cursor === undefined ? { page: query.page } : { cursor }),
+          perpage: 12,
+          searchField: 'name',
+          searchQuery: query.search || undefined,
+        },
+      }),
     signal,
-    query: { page: query.page, perpage: 12, searchField: 'name', searchQuery: query.search || undefined },
-  });
+  );
 }
 
 /** The owner's zip download (the folder and the folders below it). */
