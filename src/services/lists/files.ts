@@ -125,6 +125,14 @@ interface Listing {
    * `offset 0`, which the planner plans on its own (a fence), so that it cannot walk the order's index instead.
    */
   fromMatches: FilesQuery | undefined;
+  /**
+   * Several of the owner's tags by date and nothing else: `take` files after `skip` of a segment, read from the tags'
+   * rows in file_tags by date (file_tags_tag_created, one range per tag merged in order, each file once). For a page
+   * number whose walk along the order would pass more files than the tags hold (walksPastMatches).
+   */
+  tagsByDate?: ((segment: Segment, skip: number, take: number) => Compilable<SegmentRow>) | undefined;
+  /** Set: segments are read from the start by this (tagsByDate) instead of from `filtered`. */
+  readSegment?: ((segment: Segment, skip: number, take: number) => Compilable<SegmentRow>) | undefined;
   /** The statement that counts the matches. */
   count: Compilable<{ count: number | string }>;
   /** Binds a cursor to this listing: the owner, the order and the filters (not the page size). */
@@ -213,6 +221,10 @@ export async function listFiles(ctx: AppContext, caller: Caller, query: FileList
     const few = total <= FEW_MATCHES[ctx.engine];
     if (listing.fromMatches && few) listing.filtered = listing.fromMatches;
     const deep = !after && isDeepPage(query.page, query.perPage, total);
+    if (!after && !few && listing.tagsByDate && (await walksPastMatches(ctx, ownerId, skip, query.perPage, total))) {
+      listing.readSegment = listing.tagsByDate;
+      listing.read = listRunner(ctx, true);
+    }
     // Many matches are found by walking the order's index: on the slow reader, unless the total is stored (then the
     // filter is an index's own). Files of a type may all sit at the far end of the order.
     if (((stored === undefined || types) && !few) || deep) listing.read = listRunner(ctx, true);
@@ -286,6 +298,25 @@ async function typeMatches(
   const folded = query.searchQuery.includes('\u0000') ? undefined : foldCase(query.searchQuery);
   const found = folded === undefined ? [] : counted.filter((t) => foldCase(t.type).includes(folded));
   return { types: found.map((t) => t.type), files: found.reduce((sum, t) => sum + t.files, 0) };
+}
+
+/**
+ * Whether reading page `skip / perPage` by number along the order's index, from its nearer end, passes more of the
+ * owner's files than the listing's `total` matches (spread evenly: the owner's files per match, times the matches
+ * skipped). Then reading every match and sorting them is the cheaper way (three tags on 111,000 of 1,000,000 files,
+ * the middle page: ~500,000 files walked, each looked up in file_tags, against 111,000 of the tags' rows).
+ */
+async function walksPastMatches(
+  ctx: AppContext,
+  ownerId: string,
+  skip: number,
+  perPage: number,
+  total: number,
+): Promise<boolean> {
+  const skipped = Math.min(skip, Math.max(0, total - skip - perPage));
+  if (skipped === 0) return false;
+  const files = (await usageOfOne(ctx.db, ownerId)).files;
+  return (skipped * files) / Math.max(1, total) > total;
 }
 
 /** Whether a search is all that narrows a listing (no favourite, folder, tags or dashboard filter). */
@@ -379,6 +410,7 @@ function fileListing(ctx: AppContext, ownerId: string, query: ListQuery): Listin
             eb.selectFrom('tags').select('tags.id').where('tags.user_id', '=', ownerId).where('tags.id', 'in', tagIds),
           )
       : counted.select((eb) => eb.fn.countAll<number | string>().as('count'));
+  const tagsByDate = onlyTags && query.sortBy === 'createdAt' ? tagsByDateRows(ctx, ownerId, tagIds) : undefined;
   const key = listKey([
     ownerId,
     query.sortBy,
@@ -395,6 +427,7 @@ function fileListing(ctx: AppContext, ownerId: string, query: ListQuery): Listin
     segments,
     filtered,
     fromMatches,
+    tagsByDate,
     count,
     key,
     read: listRunner(ctx, false),
@@ -428,6 +461,34 @@ function byTagDate(ctx: AppContext, ownerId: string, query: ListQuery): FilesQue
       ),
     );
   return ctx.db.selectFrom(tagged.as('files')) as unknown as FilesQuery;
+}
+
+/**
+ * The files of several of the owner's tags by upload date, a segment's `take` after `skip`: each tag's rows of
+ * file_tags_tag_created (tag, date, file) in order, merged by a UNION that also drops a file's second row (SQLite
+ * merges the ranges in order, with no sort of its own). Reads the tags' rows up to the page, never a file's row; a
+ * tag of someone else's adds nothing (a tag is only ever put on its owner's files).
+ */
+function tagsByDateRows(ctx: AppContext, ownerId: string, tagIds: string[]) {
+  return (segment: Segment, skip: number, take: number): Compilable<SegmentRow> => {
+    const arm = (tagId: string) =>
+      ctx.db
+        .selectFrom('file_tags')
+        .select(['file_tags.file_id as id', sql<string | number | null>`file_tags.file_created_at`.as('sort_value')])
+        .where('file_tags.tag_id', '=', tagId)
+        .where((eb) =>
+          eb.exists(
+            eb.selectFrom('tags').select('tags.id').where('tags.id', '=', tagId).where('tags.user_id', '=', ownerId),
+          ),
+        );
+    const [first, ...rest] = tagIds.map(arm);
+    return rest
+      .reduce((union, next) => union.union(next), first!)
+      .orderBy('sort_value', segment.direction)
+      .orderBy('id', segment.direction)
+      .limit(take)
+      .offset(skip);
+  };
 }
 
 /** The tag of a listing that one tag (`tags=<id>`) and nothing else narrows (no search, favourite, folder or filter). */
@@ -596,6 +657,7 @@ async function segmentRows(
     const rows = windowed.matches.slice(skip, skip + take);
     return windowed.ended ? { rows, held: windowed.matches.length } : { rows };
   }
+  if (listing.readSegment && !after) return { rows: await listing.read(listing.readSegment(segment, skip, take)) };
   return { rows: await listing.read(segmentQuery(listing, segment, after).limit(take).offset(skip)) };
 }
 
@@ -738,6 +800,7 @@ export function listingStatements(ctx: AppContext, ownerId: string, query: ListQ
   });
   return {
     count: listing.count.compile(),
+    tagsByDate: listing.tagsByDate?.(listing.segments[0]!, 16, 16).compile(),
     fewMatches:
       listing.fromMatches &&
       segmentQuery({ ...listing, filtered: listing.fromMatches }, listing.segments[0]!, undefined)

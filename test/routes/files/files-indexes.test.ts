@@ -130,6 +130,32 @@ forEachDatabase('file list query plans', (engine) => {
     assert.doesNotMatch(count, /sqlite_autoindex_files_1|files_pkey|files_user|Seq Scan on files/, `count: ${count}`);
   });
 
+  it("reads a page by number deep among several tags' files by date from the tags' rows alone", async () => {
+    const ctx = server().ctx;
+    for (const order of ['asc', 'desc'] as const) {
+      const statements = listingStatements(ctx, userId, { ...BASE, order, tagIds: [rareTag, commonTag] });
+      assert.ok(statements.tagsByDate, 'several tags by date have a way of their own for deep pages');
+      const plan = await planOf(ctx, statements.tagsByDate, true);
+      assert.match(plan, /file_tags_tag_created/, `deep page ${order}: ${plan}`);
+      // SQLite merges the tags' ranges in order: no list of every match built and sorted.
+      if (engine === 'sqlite') assert.doesNotMatch(plan, /TEMP B-TREE/, `deep page ${order} sorts: ${plan}`);
+      assert.doesNotMatch(
+        plan,
+        /files_user|sqlite_autoindex_files_1|files_pkey|(Seq|Index|Index Only|Bitmap Heap) Scan on files\b/,
+        `deep page ${order}: ${plan}`,
+      );
+    }
+    // Another order, or a filter besides the tags: none (those walk the order or read the matches).
+    assert.equal(
+      listingStatements(ctx, userId, { ...BASE, sortBy: 'size', tagIds: [rareTag, commonTag] }).tagsByDate,
+      undefined,
+    );
+    assert.equal(
+      listingStatements(ctx, userId, { ...BASE, favorite: true, tagIds: [rareTag, commonTag] }).tagsByDate,
+      undefined,
+    );
+  });
+
   it("reads one tag's files by date from the tag's own index, from the start and after a cursor", async () => {
     const ctx = server().ctx;
     for (const tag of [rareTag, commonTag]) {
