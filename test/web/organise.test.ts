@@ -110,7 +110,11 @@ describeBrowser('dashboard: URLs, folders and tags', () => {
     assert.equal(saved.maxViews, null);
     assert.equal(saved.passwordProtected, true);
     await row.getByText('Password').waitFor();
-    assert.equal((await fetch(url.url, { redirect: 'manual' })).status, 401, 'a protected link asks for the password');
+    // A protected link shows its password form (200 since issue 50) and does not redirect.
+    const locked = await fetch(url.url, { redirect: 'manual' });
+    assert.equal(locked.status, 200, 'a protected link asks for the password');
+    assert.equal(locked.headers.get('location'), null);
+    assert.match(await locked.text(), /type="password"/);
 
     // Edit again: the password removed and the link disabled.
     await page.getByRole('button', { name: 'Edit docs' }).click();
