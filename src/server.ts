@@ -12,6 +12,7 @@ import type { BatchWriter, SlowReader } from './db/batches-and-slow-reads.js';
 import type { DatabaseHandle } from './db/index.js';
 import { describeMigrationProgress } from './db/schema/migrate.js';
 import { migrateDatabase, openInstanceBase } from './instance.js';
+import { octal } from './lib/data-dir-modes.js';
 import { checkTrigramSearch } from './db/schema/search-index.js';
 import type { App } from './http/types.js';
 import { ByteCache } from './lib/bytes/byte-cache.js';
@@ -84,7 +85,7 @@ const SHUTDOWN_GRACE_MS = 5_000;
 
 export async function createChute(config: Config, options: StartOptions = {}): Promise<Chute> {
   const lockedSettings = settingsFromEnv(config.env);
-  const { dataDir, secrets, instanceId, database } = openInstanceBase(config);
+  const { dataDir, secrets, instanceId, database, madePrivate } = openInstanceBase(config);
   // A failed flush of SQLite's log leaves unknown what is on disk: stop at once; the next start recovers from the log.
   if (database.walSync) {
     database.walSync.onFailure = (err) => {
@@ -106,6 +107,13 @@ export async function createChute(config: Config, options: StartOptions = {}): P
     // once (process.stdout is synchronous for files and pipes): a SQLite migration holds the event loop until it ends,
     // so the app's asynchronous log would print its progress only afterwards.
     const startLog = Fastify({ logger: options.logger ?? { level: config.LOG_LEVEL, stream: process.stdout } }).log;
+    // Made private before the database opened (instance.ts); said once, for the admin to find who made it so.
+    for (const entry of madePrivate) {
+      startLog.warn(
+        { path: entry.path, mode: octal(entry.mode), now: octal(entry.mode & ~0o077) },
+        `${entry.path} was open to other accounts (mode ${octal(entry.mode)}): made it private to this account`,
+      );
+    }
     await migrateDatabase({ database, secrets }, (event) => {
       const line = `migration ${describeMigrationProgress(event)}`;
       if (event.message === 'started') startLog.debug(event, line);

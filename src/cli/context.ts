@@ -7,6 +7,7 @@ import type { AppContext } from '../context.js';
 import { migrations } from '../db/schema/migrate.js';
 import { ByteCache } from '../lib/bytes/byte-cache.js';
 import { systemClock } from '../lib/clock.js';
+import { octal } from '../lib/data-dir-modes.js';
 import { ProcessMetrics } from '../lib/process-metrics.js';
 import { openInstanceBase, type InstanceBase } from '../instance.js';
 import { Lifecycle } from '../services/operations/lifecycle.js';
@@ -68,8 +69,22 @@ export function stderrLogger(): FastifyBaseLogger {
   return logger as unknown as FastifyBaseLogger;
 }
 
+/**
+ * Opens the installation as the server does (instance.ts), saying on stderr what in DATA_DIR it made private, as the
+ * server says it in its log.
+ */
+export function openCliInstance(config: Config): InstanceBase {
+  const base = openInstanceBase(config);
+  for (const entry of base.madePrivate) {
+    process.stderr.write(
+      `warning: ${entry.path} was open to other accounts (mode ${octal(entry.mode)}): made it private to this account\n`,
+    );
+  }
+  return base;
+}
+
 /** Names of the migrations this version has that the database has not run yet. */
-export async function pendingMigrations(base: InstanceBase): Promise<string[]> {
+export async function pendingMigrations(base: Pick<InstanceBase, 'database'>): Promise<string[]> {
   const known = await new Migrator({
     db: base.database.db,
     provider: { getMigrations: async () => migrations },
@@ -92,7 +107,7 @@ export interface CliContext {
  */
 export async function openCliContext(options: { storage: boolean; instanceSuffix?: string }): Promise<CliContext> {
   const config = readConfig();
-  const base = openInstanceBase(config);
+  const base = openCliInstance(config);
   let storage: Datasource | undefined;
   try {
     const pending = await pendingMigrations(base);

@@ -74,6 +74,11 @@ async function runCli(argv: string[]): Promise<number> {
   }
 }
 
+// What a command creates in DATA_DIR (the database and its -wal/-shm, the secret, the instance id, uploads, temp
+// files, an export written with --output) is private to the account, as the server makes it (src/main.ts): files
+// 0600, folders 0700. The umask is only ever tightened.
+process.umask(process.umask() | 0o077);
+
 process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   if (err.code !== 'EPIPE') throw err;
 });

@@ -17,7 +17,7 @@ export function loadOrCreateDataDirValue(
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const temp = `${file}.${process.pid}.tmp`;
   writeFileSync(temp, `${generate()}\n`, { mode: 0o600, flush: true });
   renameSync(temp, file);

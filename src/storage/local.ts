@@ -157,7 +157,7 @@ export class LocalDatasource implements Datasource {
   async beginAppend(key: string, _info: { contentType: string }): Promise<AppendState> {
     assertValidKey(key);
     const file = newTempName('append');
-    const handle = await open(path.join(this.appendDir, file), 'wx');
+    const handle = await open(path.join(this.appendDir, file), 'wx', 0o600);
     await handle.close();
     const state: LocalAppendState = { kind: 'local', key, size: 0, file };
     return state;

@@ -360,7 +360,7 @@ export class S3Datasource implements Datasource {
       if (isNotFound(err)) throw new StorageNotFoundError(state.key);
       throw err;
     }
-    const handle = await open(this.spoolPath(state.spool), 'w');
+    const handle = await open(this.spoolPath(state.spool), 'w', 0o600);
     await pipeline(body, handle.createWriteStream());
   }
 
@@ -532,7 +532,7 @@ class PartSpooler extends Writable {
   }
 
   private async openSpool(): Promise<FileHandle> {
-    this.handle ??= await open(this.storage.spoolPath(this.spool), fsConstants.O_WRONLY | fsConstants.O_CREAT);
+    this.handle ??= await open(this.storage.spoolPath(this.spool), fsConstants.O_WRONLY | fsConstants.O_CREAT, 0o600);
     return this.handle;
   }
 
@@ -547,7 +547,7 @@ class PartSpooler extends Writable {
     const spoolFile = this.storage.spoolPath(this.spool);
     if (this.spooled === 0) await unlinkIfPresent(spoolFile);
     else {
-      const handle = await open(spoolFile, fsConstants.O_WRONLY | fsConstants.O_CREAT);
+      const handle = await open(spoolFile, fsConstants.O_WRONLY | fsConstants.O_CREAT, 0o600);
       try {
         await handle.truncate(this.spooled);
         if (this.storage.durable) await handle.sync();

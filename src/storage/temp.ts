@@ -164,7 +164,7 @@ export class DirectorySyncer {
  * themselves survive a crash (the caller fsyncs `dir` after putting its entry in it).
  */
 export async function ensureDirectory(dir: string, durable: boolean): Promise<void> {
-  const firstCreated = await mkdir(dir, { recursive: true });
+  const firstCreated = await mkdir(dir, { recursive: true, mode: 0o700 });
   if (!durable || firstCreated === undefined) return;
   const created: string[] = [];
   for (let current = dir; ; current = path.dirname(current)) {

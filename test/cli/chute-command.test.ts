@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -268,17 +268,28 @@ forEachDatabase('chute doctor', (engine) => {
         );
         await writeFile(path.join(cwd, '.env'), `${lines.join('\n')}\n`);
         const run = await chute(['doctor'], { env: {}, cwd });
-        assertOk(run);
-        assert.match(run.stdout, /^ok {4}database: /m);
-        // Never started: the schema is behind, which the next start fixes (a warning, not a failure).
-        assert.match(run.stdout, /^warn {2}schema: \d+ migration\(s\) to run/m);
-        assert.match(run.stdout, /^ok {4}storage: folder .*: wrote, read and deleted a probe object$/m);
+        if (engine === 'sqlite') {
+          // Never started: no database file, and doctor does not make one.
+          assert.equal(run.code, 1, run.stdout);
+          assert.match(run.stdout, /^FAIL {2}database: there is no database at .*chute\.db: nothing was created$/m);
+          assert.match(run.stdout, /^nothing is set up in .* yet: /m);
+        } else {
+          assertOk(run);
+          assert.match(run.stdout, /^ok {4}database: /m);
+          // Never started: the schema is behind, which the next start fixes (a warning, not a failure).
+          assert.match(run.stdout, /^warn {2}schema: \d+ migration\(s\) to run/m);
+          assert.match(run.stdout, /everything Chute needs works/);
+        }
+        assert.match(run.stdout, /^warn {2}storage: folder .*: not checked: .* not exist yet/m);
+        assert.match(run.stdout, /^warn {2}secret: no secret in /m);
         if (REDIS_URL) assert.match(run.stdout, /^ok {4}redis: Redis at .* answers \(PONG\)$/m);
-        assert.match(run.stdout, /everything Chute needs works/);
+        assert.deepEqual(await readdir(shared.dataDir), [], 'doctor created nothing in the data folder');
         assertOk(await chute(['migrate'], { env: {}, cwd }));
         const migrated = await chute(['doctor'], { env: {}, cwd });
+        assertOk(migrated);
         assert.match(migrated.stdout, /^ok {4}schema: up to date$/m);
         assert.match(migrated.stdout, /^ok {4}counters: the usage counters match a fresh count$/m);
+        assert.match(migrated.stdout, /everything Chute needs works/);
 
         // A counter changed by hand: a warning, and --fix-counters recounts it.
         await withServer(engine, shared, (server) =>
@@ -286,6 +297,8 @@ forEachDatabase('chute doctor', (engine) => {
         );
         const drifted = await chute(['doctor'], { env: {}, cwd });
         assertOk(drifted);
+        // The server made the storage's folders: now the probe runs.
+        assert.match(drifted.stdout, /^ok {4}storage: folder .*: wrote, read and deleted a probe object$/m);
         assert.match(drifted.stdout, /^warn {2}counters: \d+ usage counter\(s\) differ from a fresh count/m);
         assert.match(
           (await chute(['doctor', '--fix-counters'], { env: {}, cwd })).stdout,
@@ -295,6 +308,7 @@ forEachDatabase('chute doctor', (engine) => {
 
         // Another uploads folder than the one the database's instances use: doctor says so, import refuses.
         const elsewhere = { UPLOADS_DIR: path.join(cwd, 'elsewhere') };
+        await mkdir(elsewhere.UPLOADS_DIR);
         const unshared = await chute(['doctor'], { env: elsewhere, cwd });
         assert.equal(unshared.code, 1);
         assert.match(
@@ -351,6 +365,8 @@ describe('chute doctor on broken parts', () => {
     try {
       const blocked = path.join(dataDir, 'not-a-folder');
       await writeFile(blocked, 'a file where the uploads folder should be');
+      // A data folder a server has used: its temp folder exists (doctor checks storage only then).
+      await mkdir(path.join(dataDir, 'tmp'));
       const run = await chute(['doctor'], { env: { DATA_DIR: dataDir, UPLOADS_DIR: blocked } });
       assert.equal(run.code, 1);
       assert.match(run.stdout, /^FAIL {2}storage: /m);

@@ -1,13 +1,19 @@
 // chute doctor: checks what a Chute needs, in the order it needs it (configuration, data folder, database, storage,
 // Redis, ffmpeg), and says in words what is wrong. Exit 1 when something required is broken. Every check has a time
 // bound, so a database or a Redis that does not answer is reported within seconds, not after the network's timeouts.
+// It only looks: no data folder, secret, instance id or database is made, no migration run, no mode changed (the only
+// write is the storage probe, removed again, and --fix-counters when asked).
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { Redis } from 'ioredis';
 import type { Config } from '../../config.js';
 import { pingDatabase } from '../../db/index.js';
-import { openInstanceBase, type InstanceBase } from '../../instance.js';
+import type { Db } from '../../db/schema/tables.js';
+import { lookAtInstance, type InstanceLook } from '../../instance.js';
+import { octal } from '../../lib/data-dir-modes.js';
 import { ffmpegAvailable } from '../../services/media/decode.js';
 import {
   checkStorageIdentity,
@@ -15,15 +21,17 @@ import {
   unsharedStorageMessage,
 } from '../../services/operations/storage-identity.js';
 import { rebuildUsageCounters, usageCounterDrift } from '../../services/statistics/usage.js';
-import { createDatasource } from '../../storage/index.js';
+import { createDatasource, storageTempDir } from '../../storage/index.js';
 import { CliError, pendingMigrations, readConfig } from '../context.js';
 
 export const DOCTOR_HELP = `Usage: chute doctor [--fix-counters]
 
-Checks the configuration (environment and .env), the data folder, the database (and its usage counters against
-a fresh count), the storage (writes, reads and deletes a probe object; is it the one the database's other
+Checks the configuration (environment and .env), the data folder (does it exist, is it private), the database
+(and its usage counters against a fresh count), the storage (writes, reads and deletes a probe object; is it the one the database's other
 instances use?), Redis when REDIS_URL is set, and ffmpeg.
-With --fix-counters, usage counters that differ from a fresh count are recounted. Prints one line per check:
+It creates nothing: before the server's first start (or \`chute migrate\`) it says that there is no data folder
+or database where it looked. With --fix-counters, usage counters that differ from a fresh count are recounted.
+Prints one line per check:
   ok    works
   warn  works, but something deserves a look (e.g. pending migrations, no ffmpeg)
   FAIL  broken: Chute cannot run like this
@@ -118,15 +126,15 @@ export async function doctorCommand(argv: string[]): Promise<void> {
     detail: `${config.DATABASE_URL ? 'PostgreSQL' : 'SQLite'}, storage ${config.DATASOURCE}, port ${config.PORT}`,
   });
 
-  let base: InstanceBase;
+  let base: InstanceLook;
   try {
-    base = openInstanceBase(config, { connectTimeoutMs: CHECK_TIMEOUT_MS - 1_000 });
+    base = lookAtInstance(config, { connectTimeoutMs: CHECK_TIMEOUT_MS - 1_000 });
   } catch (err) {
     report.line('data folder', { level: 'FAIL', detail: describeError(err, config.DATA_DIR) });
     process.exitCode = 1;
     return;
   }
-  report.line('data folder', { level: 'ok', detail: base.dataDir });
+  checkDataFolder(report, config, base);
   try {
     const schemaReady = await checkDatabase(report, config, base, fixCounters);
     await checkStorage(report, config, base, schemaReady);
@@ -137,33 +145,73 @@ export async function doctorCommand(argv: string[]): Promise<void> {
         ? { level: 'ok', detail: `${config.FFMPEG_PATH} runs` }
         : { level: 'warn', detail: `${config.FFMPEG_PATH} does not run: videos get no thumbnails (FFMPEG_PATH)` },
     );
-    if (config.DATABASE_URL && !config.SECRET) {
+    if (base.dataDirExists && !base.hasSecret) {
+      report.line('secret', {
+        level: 'warn',
+        detail: `no secret in ${base.dataDir} yet and SECRET is not set: the server's first start makes one`,
+      });
+    } else if (config.DATABASE_URL && !config.SECRET) {
       report.line('secret', {
         level: 'warn',
         detail: `SECRET is not set: the one kept in ${base.dataDir}/secret is used; instances sharing the database need one SECRET`,
       });
     }
   } finally {
-    await base.database.close().catch(() => undefined);
+    await base.database?.close().catch(() => undefined);
   }
+  const nothingHere = !base.dataDirExists || (base.sqliteFile !== null && base.database === null);
   process.stdout.write(
-    report.failures === 0
-      ? 'everything Chute needs works\n'
-      : `${report.failures} problem(s) to fix before Chute can run\n`,
+    nothingHere
+      ? `nothing is set up in ${base.dataDir} yet: the server's first start (npm start) or \`chute migrate\` ` +
+          'creates it there; if the installation is elsewhere, set DATA_DIR (in the environment or .env)\n'
+      : report.failures === 0
+        ? 'everything Chute needs works\n'
+        : `${report.failures} problem(s) to fix before Chute can run\n`,
   );
   if (report.failures > 0) process.exitCode = 1;
+}
+
+/** Where the data folder is, whether it exists, and whether anyone but this account can get in. */
+function checkDataFolder(report: Report, config: Config, base: InstanceLook): void {
+  const unset = config.env.DATA_DIR === undefined ? ` (DATA_DIR is not set: ./data of ${process.cwd()})` : '';
+  if (!base.dataDirExists) {
+    report.line('data folder', {
+      level: 'FAIL',
+      detail: `there is no data folder at ${base.dataDir}${unset}: nothing was created`,
+    });
+    return;
+  }
+  if (base.openEntries.length > 0) {
+    const names = base.openEntries.map((e) => `${path.relative(base.dataDir, e.path) || '.'} (${octal(e.mode)})`);
+    report.line('data folder', {
+      level: 'warn',
+      detail:
+        `${base.dataDir}: open to other accounts: ${names.join(', ')}; the server's next start makes them private ` +
+        `(or \`chmod -R go-rwx ${base.dataDir}\`)`,
+    });
+    return;
+  }
+  report.line('data folder', { level: 'ok', detail: `${base.dataDir}${unset}, private to this account` });
 }
 
 /** Connects, then checks the schema and the counters; true when the database answers at this version's schema. */
 async function checkDatabase(
   report: Report,
   config: Config,
-  base: InstanceBase,
+  base: InstanceLook,
   fixCounters: boolean,
 ): Promise<boolean> {
   const target = config.DATABASE_URL ? `PostgreSQL at ${where(config.DATABASE_URL)}` : `SQLite in ${base.dataDir}`;
+  const database = base.database;
+  if (database === null) {
+    report.line('database', {
+      level: 'FAIL',
+      detail: `there is no database at ${base.sqliteFile ?? target}: nothing was created`,
+    });
+    return false;
+  }
   try {
-    await within(pingDatabase(base.database.db), CHECK_TIMEOUT_MS, target);
+    await within(pingDatabase(database.db), CHECK_TIMEOUT_MS, target);
   } catch (err) {
     report.line('database', { level: 'FAIL', detail: describeError(err, target) });
     return false;
@@ -171,7 +219,7 @@ async function checkDatabase(
   report.line('database', { level: 'ok', detail: `${target} answers` });
   let pending: string[];
   try {
-    pending = await within(pendingMigrations(base), CHECK_TIMEOUT_MS, target);
+    pending = await within(pendingMigrations({ database }), CHECK_TIMEOUT_MS, target);
     report.line(
       'schema',
       pending.length === 0
@@ -186,19 +234,19 @@ async function checkDatabase(
     return false;
   }
   if (pending.length > 0) return false;
-  await checkCounters(report, base, fixCounters);
+  await checkCounters(report, database.db, fixCounters);
   return true;
 }
 
 /** The stored usage counters against a fresh count (src/db/schema/usage-counters.ts); recounted when asked. */
-async function checkCounters(report: Report, base: InstanceBase, fix: boolean): Promise<void> {
-  const drift = await usageCounterDrift(base.database.db);
+async function checkCounters(report: Report, db: Db, fix: boolean): Promise<void> {
+  const drift = await usageCounterDrift(db);
   if (drift.length === 0) {
     report.line('counters', { level: 'ok', detail: 'the usage counters match a fresh count' });
     return;
   }
   if (fix) {
-    await rebuildUsageCounters(base.database.db);
+    await rebuildUsageCounters(db);
     report.line('counters', { level: 'ok', detail: `${drift.length} usage counter(s) differed: recounted` });
     return;
   }
@@ -214,14 +262,26 @@ async function checkCounters(report: Report, base: InstanceBase, fix: boolean): 
  * Writes, reads back and deletes a probe object; with the schema in place, also checks that this storage is the one
  * the database's other instances use (their marker, services/operations/storage-identity.ts).
  */
-async function checkStorage(report: Report, config: Config, base: InstanceBase, schemaReady: boolean): Promise<void> {
+async function checkStorage(report: Report, config: Config, base: InstanceLook, schemaReady: boolean): Promise<void> {
+  const uploadsDir = path.resolve(config.UPLOADS_DIR ?? path.join(base.dataDir, 'uploads'));
   const target =
     config.DATASOURCE === 's3'
       ? `S3 bucket ${config.S3_BUCKET ?? ''} at ${config.S3_ENDPOINT ?? 'AWS'}`
       : `folder ${config.UPLOADS_DIR ?? `${base.dataDir}/uploads`}`;
+  // Opening the datasource makes its folders: not checked before the server has made them.
+  const folders = [storageTempDir({ DATA_DIR: base.dataDir }), ...(config.DATASOURCE === 's3' ? [] : [uploadsDir])];
+  const missing = folders.filter((folder) => !existsSync(folder));
+  if (missing.length > 0) {
+    report.line('storage', {
+      level: 'warn',
+      detail: `${target}: not checked: ${missing.join(' and ')} do(es) not exist yet (the server's first start makes them)`,
+    });
+    return;
+  }
   // The probe's temp files carry an owner of their own: opening storage here never sweeps the server's.
+  const owner = `${base.instanceId ?? 'unknown'}-doctor`.slice(-64);
   const storage = await within(
-    createDatasource({ ...config, DATA_DIR: base.dataDir }, { instanceId: `${base.instanceId}-doctor`.slice(-64) }),
+    createDatasource({ ...config, DATA_DIR: base.dataDir }, { instanceId: owner }),
     CHECK_TIMEOUT_MS,
     target,
   ).catch((err: unknown) => {
@@ -243,7 +303,7 @@ async function checkStorage(report: Report, config: Config, base: InstanceBase, 
       target,
     );
     report.line('storage', { level: 'ok', detail: `${target}: wrote, read and deleted a probe object` });
-    if (schemaReady) {
+    if (schemaReady && base.database) {
       const identity = await within(checkStorageIdentity(base.database.db, storage), CHECK_TIMEOUT_MS, target);
       report.line(
         'shared storage',

@@ -1,7 +1,7 @@
 // chute migrate: brings the database to this version's schema, as a server start does, and says what it ran.
 import { describeMigrationProgress } from '../../db/schema/migrate.js';
-import { migrateDatabase, openInstanceBase } from '../../instance.js';
-import { readConfig } from '../context.js';
+import { migrateDatabase } from '../../instance.js';
+import { openCliInstance, readConfig } from '../context.js';
 
 export const MIGRATE_HELP = `Usage: chute migrate
 
@@ -15,7 +15,7 @@ export async function migrateCommand(argv: string[]): Promise<void> {
     process.stdout.write(MIGRATE_HELP);
     return;
   }
-  const base = openInstanceBase(readConfig());
+  const base = openCliInstance(readConfig());
   try {
     const applied = await migrateDatabase(base, (event) => {
       if (event.message !== 'started') process.stderr.write(`${describeMigrationProgress(event)}\n`);

@@ -3,7 +3,7 @@
 // (db/sqlite/commits.ts), and what runs beside it: the write turns (db/sqlite/write-lock.ts), the checkpoints
 // (db/sqlite/checkpoints.ts), the batch writer's and the slow reader's threads (db/sqlite/worker-connections.ts), the
 // row watch of the hot path's caches (db/sqlite/row-watch.ts).
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import {
@@ -38,7 +38,8 @@ export interface SqliteOptions {
 
 /** The server's connection to the SQLite file at `sqlitePath` (made, with its folder, when missing). */
 export function openSqlite(sqlitePath: string, options: SqliteOptions = {}) {
-  mkdirSync(path.dirname(path.resolve(sqlitePath)), { recursive: true });
+  mkdirSync(path.dirname(path.resolve(sqlitePath)), { recursive: true, mode: 0o700 });
+  createPrivateFile(sqlitePath);
   const sqlite = new SqliteDatabase(sqlitePath);
   sqlite.pragma('journal_mode = WAL');
   // NORMAL: a commit writes its frames to the log without flushing it; the driver (db/sqlite/commits.ts) then waits,
@@ -103,6 +104,15 @@ export function openSqlite(sqlitePath: string, options: SqliteOptions = {}) {
       await db.destroy();
     },
   };
+}
+
+/**
+ * Makes `file` empty and 0600 when it does not exist (an empty file is an empty SQLite database). SQLite creates a
+ * database's -wal, -shm and -journal files with the database file's own mode, so they are private too, whatever the
+ * umask of the process (a `chute` command, a test, a server started by hand).
+ */
+function createPrivateFile(file: string): void {
+  closeSync(openSync(file, 'a', 0o600));
 }
 
 /**

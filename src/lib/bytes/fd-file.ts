@@ -24,7 +24,8 @@ export class FdFile implements WritableFile {
 
   static open(file: string, flags: string): Promise<FdFile> {
     return new Promise((resolve, reject) => {
-      open(file, flags, 0o666, (err, fd) => (err ? reject(err) : resolve(new FdFile(fd))));
+      // A file it creates is the service account's alone (0600), whatever the umask.
+      open(file, flags, 0o600, (err, fd) => (err ? reject(err) : resolve(new FdFile(fd))));
     });
   }
 

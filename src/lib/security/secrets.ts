@@ -3,7 +3,8 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { loadOrCreateDataDirValue } from '../data-dir-values.js';
 
-const SECRET_FILE = 'secret';
+/** The file in DATA_DIR that keeps the generated secret. */
+export const SECRET_FILE = 'secret';
 
 /** The SECRET from the environment, or one generated once and kept in DATA_DIR so restarts keep sessions valid. */
 export function loadOrCreateSecret(dataDir: string, fromEnv?: string): string {

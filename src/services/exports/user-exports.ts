@@ -220,7 +220,7 @@ async function* exportEntries(
   signal: AbortSignal,
   counted: { files: number },
 ): AsyncGenerator<ZipEntry> {
-  const out = createWriteStream(recordsFile);
+  const out = createWriteStream(recordsFile, { mode: 0o600 });
   const closed = finished(out);
   try {
     await write(
@@ -311,7 +311,7 @@ export async function runUserExport(ctx: AppContext, payload: unknown, signal: A
   if (!user) return; // the sweep removes the export of a deleted user
 
   const tmp = storageTempDir(ctx.config);
-  await mkdir(tmp, { recursive: true });
+  await mkdir(tmp, { recursive: true, mode: 0o700 });
   const dir = await mkdtemp(path.join(tmp, 'export-'));
   try {
     const counted = { files: 0 };
