@@ -1,6 +1,26 @@
 // Entry point: read the configuration, start Chute, listen, and shut down cleanly on SIGINT/SIGTERM.
-import { ConfigError, environmentWithEnvFile, loadConfig } from './config.js';
+import type { AddressInfo } from 'node:net';
+import { ConfigError, environmentWithEnvFile, loadConfig, type Config } from './config.js';
 import { createChute } from './server.js';
+import { isFirstSetup } from './services/accounts/account.js';
+
+/**
+ * The one line for the person who ran `npm start`: where to open Chute, and whether the administrator is still to be
+ * made. PUBLIC_URL when set; otherwise the address it listens on, `localhost` for all of them.
+ */
+export function readyLine(
+  config: Pick<Config, 'PUBLIC_URL' | 'HOST'>,
+  address: AddressInfo,
+  firstSetup: boolean,
+): string {
+  let url = config.PUBLIC_URL?.replace(/\/+$/, '');
+  if (!url) {
+    const all = ['0.0.0.0', '::', '[::]', 'localhost', '127.0.0.1', '::1'].includes(config.HOST);
+    const host = all ? 'localhost' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+    url = `http://${host}:${address.port}`;
+  }
+  return firstSetup ? `Chute is running at ${url} - open it to create the administrator` : `Chute is running at ${url}`;
+}
 
 async function main(): Promise<void> {
   // Everything Chute creates in DATA_DIR (the database, uploads, temp files, the secret) is the service account's
@@ -31,6 +51,9 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   await chute.app.listen({ port: config.PORT, host: config.HOST });
+  // Besides the JSON log on standard output (which log collectors parse): one line in words, on standard error.
+  const firstSetup = await isFirstSetup(chute.ctx).catch(() => false);
+  process.stderr.write(`${readyLine(config, chute.app.server.address() as AddressInfo, firstSetup)}\n`);
 }
 
 main().catch((err: unknown) => {
