@@ -30,7 +30,7 @@ Chute is configured in two layers:
   \`.env\` file in the folder they are started in (or the file \`CHUTE_ENV_FILE\` names); a variable set in the
   environment wins over the file.
 - **Server settings** ([further below](#server-settings)) live in the database, and admins change them at run time in
-  the dashboard ([Administration -> Server settings](dashboard.md#administration-in-the-dashboard)) or with
+  the dashboard (*Server settings* in the navigation, [dashboard.md](dashboard.md#administration-in-the-dashboard)) or with
   \`PATCH /api/server/settings\` ([api.md](api.md#server-settings)); every instance picks a change up within 5
   seconds. Each setting can also be fixed by its environment variable, which then wins and *locks* the setting: the
   dashboard shows it disabled, with a lock and the variable's name, and the API refuses to change it (400 / 1022).

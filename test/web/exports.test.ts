@@ -47,7 +47,7 @@ describeBrowser('dashboard: exporting the account', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'chute-export-web-'));
     try {
       const [saved] = await Promise.all([page.waitForEvent('download'), download.click()]);
-      assert.match(saved.suggestedFilename(), /^zexport_.*\.zip$/);
+      assert.match(saved.suggestedFilename(), /^chute-export-.+-\d{4}-\d{2}-\d{2}\.zip$/);
       const zip = path.join(dir, 'export.zip');
       await saved.saveAs(zip);
       execFileSync('unzip', ['-q', zip, '-d', path.join(dir, 'out')]);

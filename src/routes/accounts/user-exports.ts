@@ -34,8 +34,9 @@ export const userExportRoutes: RouteModule = (app, ctx) => {
       },
     },
     async (request) => {
-      const row = await startUserExport(ctx, caller(request).user);
-      return { running: true as const, export: toExportDto(row) };
+      const { user } = caller(request);
+      const row = await startUserExport(ctx, user);
+      return { running: true as const, export: toExportDto(row, user.username) };
     },
   );
 
@@ -51,15 +52,15 @@ export const userExportRoutes: RouteModule = (app, ctx) => {
       },
     },
     async (request, reply) => {
-      const userId = caller(request).user.id;
+      const { id: userId, username } = caller(request).user;
       const id = request.query.id;
-      if (id === undefined) return (await listUserExports(ctx, userId)).map(toExportDto);
+      if (id === undefined) return (await listUserExports(ctx, userId)).map((row) => toExportDto(row, username));
       const { row, stream } = await openUserExport(ctx, userId, id);
       // A zip, not the list: the reply is sent untyped (Fastify streams it without the response schema).
       return (reply as FastifyReply)
         .header('content-type', 'application/zip')
         .header('content-length', String(row.size))
-        .header('content-disposition', contentDisposition('attachment', toExportDto(row).path))
+        .header('content-disposition', contentDisposition('attachment', toExportDto(row, username).path))
         .header('cache-control', 'no-store')
         .send(stream);
     },

@@ -22,7 +22,11 @@ async function downloadExport(server: TestServer, user: TestUser, id: string) {
   const res = await server.fetch(`/api/user/export?id=${id}`, { headers: { authorization: user.token } });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('content-type'), 'application/zip');
-  assert.match(res.headers.get('content-disposition') ?? '', /attachment; filename="zexport_/);
+  // Named for the user and the day it was made (not Zipline's zexport_<user id>_<epoch>.zip).
+  assert.match(
+    res.headers.get('content-disposition') ?? '',
+    new RegExp(`attachment; filename="chute-export-${user.username}-\\d{4}-\\d{2}-\\d{2}\\.zip"`),
+  );
   const dir = await mkdtemp(path.join(os.tmpdir(), 'chute-export-'));
   try {
     const file = path.join(dir, 'export.zip');
@@ -96,7 +100,7 @@ function exportSuite(server: () => TestServer, clock: ManualClock): void {
     assert.equal(listed.files, 3);
     assert.ok(Number(listed.size) > big.length);
     assert.equal(Date.parse(listed.expiresAt), Date.parse(listed.createdAt) + EXPORT_RETENTION_MS);
-    assert.match(listed.path, /^zexport_.*\.zip$/);
+    assert.equal(listed.path, `chute-export-${user.username}-${listed.createdAt.slice(0, 10)}.zip`);
     const stored = await server().ctx.storage.stat(exportStorageKey(id));
     assert.equal(stored?.size, Number(listed.size), 'the zip is kept in the datasource');
 
