@@ -37,7 +37,7 @@ import {
   DISCORD_WEBHOOK_JOB,
   WEBHOOK_JOB,
 } from './services/operations/webhooks.js';
-import { METRICS_TICK_MS, takeMetricsSnapshot } from './services/statistics/snapshots.js';
+import { METRICS_TICK_MS, takeMetricsSnapshots } from './services/statistics/snapshots.js';
 import { discardIdleUploadSessions, discardUnfinishedUploadSessions } from './services/uploads/assembly.js';
 import { removeUnrecordedObjects } from './services/uploads/pending-objects.js';
 import { purgeExpiredSessions } from './services/accounts/sessions.js';
@@ -181,8 +181,8 @@ export async function createChute(config: Config, options: StartOptions = {}): P
       exclusive: true,
     });
     // A statistics snapshot per metricsInterval slot: one instance looks each minute (a lease), and the slot is unique
-    // in the table, so a slot never gets two whatever happens.
-    jobs.every('metrics-snapshot', METRICS_TICK_MS, () => takeMetricsSnapshot(ctx), { exclusive: true });
+    // in the table, so a slot never gets two whatever happens. A young series also gets one when its figures change.
+    jobs.every('metrics-snapshot', METRICS_TICK_MS, () => takeMetricsSnapshots(ctx), { exclusive: true });
     jobs.every('queue-export-sweep', 3_600_000, () => queueExportSweep(ctx), { exclusive: true });
     const worker = new JobWorker(
       ctx,
@@ -206,6 +206,8 @@ export async function createChute(config: Config, options: StartOptions = {}): P
       void resumeDeletions(ctx, { atStart: true }).catch((err: unknown) =>
         app.log.error({ err }, 'continuing the deletions left from before failed; the job tries again'),
       );
+      // A snapshot at start, not a minute later: a new server's charts begin at once (a failure is logged).
+      void jobs.runNow('metrics-snapshot');
     }
     return {
       app,

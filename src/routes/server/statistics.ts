@@ -5,8 +5,9 @@
 import { z } from 'zod';
 import { caller } from '../../http/auth.js';
 import type { RouteModule } from '../../http/types.js';
+import { toIso } from '../../lib/clock.js';
 import { scrapeMetrics } from '../../services/statistics/prometheus.js';
-import { METRICS_TOP, statsSeries } from '../../services/statistics/snapshots.js';
+import { EARLY_SNAPSHOTS, METRICS_TOP, statsSeries } from '../../services/statistics/snapshots.js';
 import { serverStats, TOP_TYPES, TOP_USERS, usersUsage } from '../../services/statistics/totals.js';
 
 const tags = ['server'];
@@ -60,6 +61,19 @@ const ServerStatsSchema = z
     topUsers: z
       .array(z.object({ id: z.string(), username: z.string(), files: Count, storageUsed: Count }))
       .describe(`the ${TOP_USERS} users storing the most bytes`),
+    snapshots: z
+      .object({
+        enabled: z.boolean().describe('the setting metricsEnabled'),
+        intervalMs: Count.describe('the setting metricsInterval in milliseconds'),
+        nextAt: z
+          .string()
+          .nullable()
+          .describe("the next interval's snapshot is taken within a minute after this time (ISO 8601); null: off"),
+        early: z
+          .boolean()
+          .describe(`fewer than ${EARLY_SNAPSHOTS} snapshots so far: a change of the totals gets one within a minute`),
+      })
+      .describe('when the statistics snapshots (GET /api/stats) come'),
   })
   .meta({ id: 'ServerStats' });
 
@@ -115,7 +129,11 @@ export const serverStatsRoutes: RouteModule = (app, ctx) => {
         response: { 200: ServerStatsSchema },
       },
     },
-    async () => serverStats(ctx),
+    async () => {
+      const stats = await serverStats(ctx);
+      const nextAt = stats.snapshots.nextAt;
+      return { ...stats, snapshots: { ...stats.snapshots, nextAt: nextAt === null ? null : toIso(nextAt) } };
+    },
   );
 
   app.get(

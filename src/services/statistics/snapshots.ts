@@ -2,7 +2,9 @@
 // the shape of Zipline's Metric. A snapshot reads the stored usage counters (db/schema/usage-counters.ts): one row per user
 // and per media type, never a pass over the files, so it costs the same at ten files and at a million. Every
 // instance looks every minute whether the current interval slot has its snapshot; the slot is unique in the table,
-// so of several instances sharing the database exactly one keeps it.
+// so of several instances sharing the database exactly one keeps it. A young series (fewer than EARLY_SNAPSHOTS) also
+// gets a snapshot at start and at the first look after its figures change, so that a new server's charts show its
+// first uploads within a minute instead of one point at zero until the next slot.
 import { sql } from 'kysely';
 import type { AppContext } from '../../context.js';
 import { parseDuration } from '../../lib/text/durations.js';
@@ -16,6 +18,10 @@ import { flushViews } from '../serving/view-counts.js';
 export const METRICS_TICK_MS = 60_000;
 /** Most users (by files, by URLs) and media types a snapshot lists. */
 export const METRICS_TOP = 100;
+/** While the series has fewer snapshots than this, a change of the figures gets one at once (takeEarlySnapshot). */
+export const EARLY_SNAPSHOTS = 5;
+/** Early snapshots are kept on minute slots: two instances looking in the same minute keep one. */
+const EARLY_SLOT_MS = 60_000;
 /** The span GET /api/stats answers when `from` is not given. */
 export const DEFAULT_STATS_SPAN_MS = 7 * 86_400_000;
 
@@ -119,6 +125,70 @@ export async function takeMetricsSnapshot(ctx: AppContext): Promise<boolean> {
     .returning('id')
     .executeTakeFirst();
   return kept !== undefined;
+}
+
+/** The totals a chart draws: an early snapshot is kept only when one of them changed. */
+const TOTALS = ['users', 'files', 'fileViews', 'urls', 'urlViews', 'storage'] as const;
+
+/**
+ * While the series is young (fewer than EARLY_SNAPSHOTS snapshots), keeps one now when there is none yet or when the
+ * totals differ from the latest snapshot's, on the current minute. Returns whether this call kept one.
+ */
+export async function takeEarlySnapshot(ctx: AppContext): Promise<boolean> {
+  if (!ctx.settings.get().metricsEnabled) return false;
+  const recent = await ctx.db
+    .selectFrom('metrics')
+    .select('data')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(EARLY_SNAPSHOTS)
+    .execute();
+  if (recent.length >= EARLY_SNAPSHOTS) return false;
+  const data = await currentMetricData(ctx);
+  if (recent.length > 0) {
+    const latest = JSON.parse(recent[0]!.data) as MetricData;
+    if (TOTALS.every((key) => latest[key] === data[key])) return false;
+  }
+  const now = ctx.clock.now();
+  const kept = await ctx.db
+    .insertInto('metrics')
+    .values({ id: newId(), slot: now - (now % EARLY_SLOT_MS), created_at: now, data: JSON.stringify(data) })
+    .onConflict((oc) => oc.column('slot').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return kept !== undefined;
+}
+
+/** The periodic look (and the one at start): the current slot's snapshot, else an early one while the series is young. */
+export async function takeMetricsSnapshots(ctx: AppContext): Promise<boolean> {
+  return (await takeMetricsSnapshot(ctx)) || (await takeEarlySnapshot(ctx));
+}
+
+/** When the next snapshots come, for the overview to say (GET /api/server/stats). */
+export interface SnapshotSchedule {
+  enabled: boolean;
+  intervalMs: number;
+  /** The next slot's snapshot: at the first look (every minute) after this time; null while metrics are off. */
+  nextAt: number | null;
+  /** The series is young: a change of the figures gets a snapshot within a minute. */
+  early: boolean;
+}
+
+export async function snapshotSchedule(ctx: AppContext): Promise<SnapshotSchedule> {
+  const intervalMs = metricsIntervalMs(ctx);
+  if (!ctx.settings.get().metricsEnabled) return { enabled: false, intervalMs, nextAt: null, early: false };
+  const now = ctx.clock.now();
+  const slot = now - (now % intervalMs);
+  const [taken, recent] = await Promise.all([
+    ctx.db.selectFrom('metrics').select('id').where('slot', '>=', slot).limit(1).executeTakeFirst(),
+    ctx.db.selectFrom('metrics').select('id').limit(EARLY_SNAPSHOTS).execute(),
+  ]);
+  return {
+    enabled: true,
+    intervalMs,
+    nextAt: taken ? slot + intervalMs : now,
+    early: recent.length < EARLY_SNAPSHOTS,
+  };
 }
 
 export interface StatsQuery {

@@ -7,6 +7,7 @@ import type { AppContext } from '../../context.js';
 import type { Role } from '../../db/schema/tables.js';
 import { INSTANCE, OWNERLESS, topUsersByBytes, typeCounts, usageOf } from './usage.js';
 import { flushViews } from '../serving/view-counts.js';
+import { snapshotSchedule, type SnapshotSchedule } from './snapshots.js';
 
 /** How many of the most common file types, and of the users storing the most, the overview lists. */
 export const TOP_TYPES = 12;
@@ -28,6 +29,8 @@ export interface ServerStats {
   filesByType: Array<{ type: string; files: number; bytes: number }>;
   /** The users storing the most bytes. */
   topUsers: Array<{ id: string; username: string; files: number; storageUsed: number }>;
+  /** When the statistics snapshots come (the overview's charts say it). */
+  snapshots: SnapshotSchedule;
 }
 
 export interface UserUsage {
@@ -44,7 +47,7 @@ const num = (value: Aggregate | bigint | undefined): number => Number(value ?? 0
 export async function serverStats(ctx: AppContext): Promise<ServerStats> {
   // Totals of views include the ones this instance still holds in memory.
   await flushViews(ctx);
-  const [roles, usage, types, top, invites] = await Promise.all([
+  const [roles, usage, types, top, invites, snapshots] = await Promise.all([
     ctx.db
       .selectFrom('users')
       .select(['role', sql<Aggregate>`count(*)`.as('count')])
@@ -57,6 +60,7 @@ export async function serverStats(ctx: AppContext): Promise<ServerStats> {
       .selectFrom('invites')
       .select(sql<Aggregate>`count(*)`.as('count'))
       .executeTakeFirstOrThrow(),
+    snapshotSchedule(ctx),
   ]);
   const usersByRole: Record<Role, number> = { USER: 0, ADMIN: 0, SUPERADMIN: 0 };
   for (const row of roles) usersByRole[row.role] = num(row.count);
@@ -73,6 +77,7 @@ export async function serverStats(ctx: AppContext): Promise<ServerStats> {
     invites: num(invites.count),
     filesByType: types,
     topUsers: top.map((u) => ({ id: u.id, username: u.username, files: u.files, storageUsed: u.bytes })),
+    snapshots,
   };
 }
 

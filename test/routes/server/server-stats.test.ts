@@ -54,7 +54,8 @@ forEachDatabase('server statistics', (engine) => {
   it('GET /api/server/stats totals users, files, bytes, views, short URLs and invites of everyone', async () => {
     const res = await server().json('GET', '/api/server/stats', { auth: admin.token });
     assert.equal(res.status, 200);
-    const { filesByType, topUsers, ...totals } = res.body;
+    const { filesByType, topUsers, snapshots, ...totals } = res.body;
+    assert.equal(snapshots.enabled, true);
     assert.deepEqual(totals, {
       users: 4,
       usersByRole: { USER: 2, ADMIN: 1, SUPERADMIN: 1 },

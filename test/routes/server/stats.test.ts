@@ -5,7 +5,13 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { ManualClock } from '../../../src/lib/clock.js';
-import { currentMetricData, takeMetricsSnapshot } from '../../../src/services/statistics/snapshots.js';
+import {
+  currentMetricData,
+  EARLY_SNAPSHOTS,
+  takeEarlySnapshot,
+  takeMetricsSnapshot,
+  takeMetricsSnapshots,
+} from '../../../src/services/statistics/snapshots.js';
 import { assertError } from '../../support/api-errors.js';
 import { makeUrl, makeUser, NO_RATE_LIMIT } from '../../support/factory.js';
 import {
@@ -198,5 +204,76 @@ forEachDatabase('statistics snapshots with two instances', (engine) => {
         await a.close();
       }
     });
+  });
+});
+
+forEachDatabase('statistics from the first minute', (engine) => {
+  // Ten minutes into a 30-minute slot: a server started then, not at a boundary.
+  const clock = new ManualClock(START + 10 * MINUTE);
+  const server = useTestServer({ engine, clock, env: { ...NO_RATE_LIMIT, METRICS_INTERVAL: '30m' } });
+  let root: TestUser;
+
+  before(async () => {
+    root = await server().setup('root', 'root-password');
+  });
+
+  const series = async () => (await server().json('GET', '/api/stats', { auth: root.token })).body;
+  const schedule = async () =>
+    (await server().json('GET', '/api/server/stats', { auth: root.token })).body.snapshots as {
+      enabled: boolean;
+      nextAt: string | null;
+      early: boolean;
+      intervalMs: number;
+    };
+
+  it('a new server gets a snapshot at start and one after its first uploads, not at the next slot', async () => {
+    assert.deepEqual(await schedule(), {
+      enabled: true,
+      intervalMs: 30 * MINUTE,
+      nextAt: new Date(START + 10 * MINUTE).toISOString(),
+      early: true,
+    });
+    // The look at start: the slot's snapshot, at zero files.
+    assert.equal(await takeMetricsSnapshots(server().ctx), true);
+    assert.equal((await schedule()).nextAt, new Date(START + 30 * MINUTE).toISOString());
+    // Nothing changed: the next look keeps nothing.
+    clock.advance(MINUTE);
+    assert.equal(await takeMetricsSnapshots(server().ctx), false);
+
+    await uploadOne(server(), root.token, 'x'.repeat(1000), { name: 'first.txt', type: 'text/plain' });
+    clock.advance(MINUTE);
+    assert.equal(await takeMetricsSnapshots(server().ctx), true);
+    const [newest, oldest] = await series();
+    assert.equal(oldest.data.files, 0);
+    assert.equal(newest.data.files, 1);
+    assert.equal(newest.data.storage, 1000);
+    assert.equal(newest.createdAt, new Date(START + 12 * MINUTE).toISOString());
+    // The regular slot is not taken twice because of it: the next one comes at the next boundary.
+    assert.equal((await schedule()).nextAt, new Date(START + 30 * MINUTE).toISOString());
+  });
+
+  it('stops taking early snapshots once the series has enough points; the slots go on', async () => {
+    for (let i = (await series()).length; i < EARLY_SNAPSHOTS; i++) {
+      await uploadOne(server(), root.token, 'y'.repeat(10 + i), { name: `more-${i}.txt`, type: 'text/plain' });
+      clock.advance(MINUTE);
+      assert.equal(await takeEarlySnapshot(server().ctx), true, `early snapshot ${i}`);
+    }
+    assert.equal((await schedule()).early, false);
+    await uploadOne(server(), root.token, 'z'.repeat(10), { name: 'late.txt', type: 'text/plain' });
+    clock.advance(MINUTE);
+    assert.equal(await takeMetricsSnapshots(server().ctx), false);
+    clock.set(START + 30 * MINUTE);
+    assert.equal(await takeMetricsSnapshots(server().ctx), true);
+    assert.equal((await series()).length, EARLY_SNAPSHOTS + 1);
+  });
+
+  it('says nothing is coming while statistics are off', async () => {
+    const res = await server().json('PATCH', '/api/server/settings', {
+      auth: root.token,
+      body: { metricsEnabled: false },
+    });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await schedule(), { enabled: false, intervalMs: 30 * MINUTE, nextAt: null, early: false });
+    assert.equal(await takeEarlySnapshot(server().ctx), false);
   });
 });

@@ -6082,6 +6082,17 @@ export interface components {
       invites: number;
       /** @description files kept after their owner was deleted */
       ownerlessFiles: number;
+      /** @description when the statistics snapshots (GET /api/stats) come */
+      snapshots: {
+        /** @description fewer than 5 snapshots so far: a change of the totals gets one within a minute */
+        early: boolean;
+        /** @description the setting metricsEnabled */
+        enabled: boolean;
+        /** @description the setting metricsInterval in milliseconds */
+        intervalMs: number;
+        /** @description the next interval's snapshot is taken within a minute after this time (ISO 8601); null: off */
+        nextAt: string | null;
+      };
       /** @description bytes of every stored file */
       storageUsed: number;
       /** @description the 5 users storing the most bytes */

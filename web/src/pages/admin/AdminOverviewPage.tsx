@@ -258,7 +258,7 @@ export function AdminOverviewPage() {
         </Card>
       </SimpleGrid>
       <Suspense fallback={<Skeleton h={260} />}>
-        <StatsCharts />
+        <StatsCharts schedule={data?.snapshots} />
       </Suspense>
     </Stack>
   );

@@ -1,15 +1,18 @@
 // The statistics snapshots (GET /api/stats, one every metricsInterval) drawn as charts on the admin overview: files
 // and short URLs, storage used, views, over a chosen span. Each chart is a figure whose caption says in words what
-// it shows and where the series ends, for those who do not see the drawing.
+// it shows and where the series ends, for those who do not see the drawing. Fewer than two snapshots draw no line
+// (one point says nothing about a change): the page says when the next one comes instead.
 import '@mantine/charts/styles.css';
 import { AreaChart, LineChart } from '@mantine/charts';
 import { Card, Group, SegmentedControl, SimpleGrid, Skeleton, Stack, Text } from '@mantine/core';
 import { useMemo, useState, type ReactNode } from 'react';
 import { ApiRequestError } from '../../api/client';
+import { IconChartLine } from '@tabler/icons-react';
+import { EmptyCard } from '../../components/EmptyCard';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { formatBytes, formatDate } from '../../lib/format';
 import { useApi } from '../../lib/use-api';
-import { statsSeries, type Metric } from './admin-api';
+import { statsSeries, type Metric, type SnapshotSchedule } from './admin-api';
 
 const DAY = 86_400_000;
 
@@ -80,7 +83,18 @@ function ChartFigure({ title, description, children }: { title: string; descript
   );
 }
 
-export function StatsCharts() {
+const time = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+
+/** When the next snapshot comes, in words ("The next snapshot: around 12:30; sooner after new uploads."). */
+export function nextSnapshotText(schedule: SnapshotSchedule | undefined): string | null {
+  if (!schedule?.enabled || schedule.nextAt === null) return null;
+  const next = Date.parse(schedule.nextAt) <= Date.now() ? 'within a minute' : `around ${time(schedule.nextAt)}`;
+  return schedule.early
+    ? `The next snapshot: ${next}, or within a minute of new uploads while the series is new.`
+    : `The next snapshot: ${next}.`;
+}
+
+export function StatsCharts({ schedule }: { schedule?: SnapshotSchedule }) {
   const [span, setSpan] = useState<Span>('7');
   // The start of the span, fixed when the span is chosen (a reload asks for the same one).
   const from = useMemo(() => (span === 'all' ? null : new Date(Date.now() - Number(span) * DAY).toISOString()), [span]);
@@ -88,24 +102,34 @@ export function StatsCharts() {
   const points = useMemo(() => (series.data ? pointsOf(series.data, span) : []), [series.data, span]);
   const off = series.error instanceof ApiRequestError && series.error.code === 3001;
 
+  const next = nextSnapshotText(schedule);
+
   let body: ReactNode;
   if (off) {
     body = (
       <Text size="sm" c="dimmed">
-        Statistics are turned off on this server. Turn on metricsEnabled in the settings to keep a snapshot every
-        metricsInterval.
+        Statistics are turned off on this server. Turn on “Keep statistics snapshots” in the server settings to draw
+        these charts.
       </Text>
     );
   } else if (series.error) {
     body = <ErrorAlert error={series.error} onRetry={series.reload} />;
   } else if (!series.data) {
     body = <Skeleton h={220} />;
-  } else if (points.length === 0) {
+  } else if (points.length < 2) {
+    const only = series.data[0];
     body = (
-      <Text size="sm" c="dimmed">
-        No snapshots in this span yet. One is kept every metricsInterval (30 minutes unless changed); the charts fill as
-        they come.
-      </Text>
+      <EmptyCard
+        icon={<IconChartLine size={28} />}
+        title={points.length === 0 ? 'No snapshots in this span yet' : 'One snapshot so far'}
+        testId="stats-empty"
+      >
+        {only
+          ? `The charts draw a line from two snapshots on. The first, from ${formatDate(only.createdAt)}, counts ` +
+            `${count(only.data.files)} file${only.data.files === 1 ? '' : 's'} and ${formatBytes(only.data.storage)}.`
+          : 'A snapshot of the totals is kept regularly; the charts fill as they come.'}{' '}
+        {next}
+      </EmptyCard>
     );
   } else {
     const latest = series.data[0]!;
@@ -160,8 +184,7 @@ export function StatsCharts() {
           />
         </ChartFigure>
         <Text size="xs" c="dimmed" style={{ gridColumn: '1 / -1' }}>
-          {points.length === 1 ? '1 snapshot' : `${count(points.length)} snapshots`}; the latest from{' '}
-          {formatDate(latest.createdAt)}.
+          {`${count(points.length)} snapshots`}; the latest from {formatDate(latest.createdAt)}. {next}
         </Text>
       </SimpleGrid>
     );

@@ -6,6 +6,8 @@ import type { components } from '../../api/openapi';
 
 export type UserUsage = ApiAnswer<'/api/server/stats/users', 'get'>['usage'][number];
 export type ServerStats = components['schemas']['ServerStats'];
+/** When the statistics snapshots come (part of GET /api/server/stats). */
+export type SnapshotSchedule = ServerStats['snapshots'];
 /** One statistics snapshot (GET /api/stats), in Zipline's Metric shape. */
 export type Metric = components['schemas']['Metric'];
 /** A quota as an admin writes it: NONE limits no files (maxUrls may still be set). */
