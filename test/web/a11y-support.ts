@@ -28,6 +28,8 @@ export const DASHBOARD_PAGES = [
   '/dashboard/admin/users',
   '/dashboard/admin/invites',
   '/dashboard/admin/settings',
+  '/dashboard/admin/actions',
+  '/dashboard/admin/jobs',
   '/dashboard/no-such-page',
 ];
 

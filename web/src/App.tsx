@@ -30,6 +30,8 @@ const AdminOverviewPage = page(() => import('./pages/admin/AdminOverviewPage'), 
 const UsersPage = page(() => import('./pages/admin/UsersPage'), 'UsersPage');
 const InvitesPage = page(() => import('./pages/invites/InvitesPage'), 'InvitesPage');
 const ServerSettingsPage = page(() => import('./pages/admin/ServerSettingsPage'), 'ServerSettingsPage');
+const JobsPage = page(() => import('./pages/admin/JobsPage'), 'JobsPage');
+const ServerActionsPage = page(() => import('./pages/admin/ServerActionsPage'), 'ServerActionsPage');
 
 interface Page {
   component: ComponentType;
@@ -49,6 +51,8 @@ const PAGES: Record<string, Page> = {
   '/dashboard/admin/users': { component: UsersPage, admin: true },
   '/dashboard/admin/invites': { component: InvitesPage, admin: true },
   '/dashboard/admin/settings': { component: ServerSettingsPage, admin: true },
+  '/dashboard/admin/jobs': { component: JobsPage, admin: true },
+  '/dashboard/admin/actions': { component: ServerActionsPage, admin: true },
 };
 
 function Redirect({ to }: { to: string }) {

@@ -19,11 +19,13 @@ import {
   IconGauge,
   IconHome,
   IconLink,
+  IconListCheck,
   IconLogout,
   IconMailPlus,
   IconServerCog,
   IconSettings,
   IconTags,
+  IconTool,
   IconUpload,
   IconUsers,
 } from '@tabler/icons-react';
@@ -53,6 +55,8 @@ export const NAV: NavItem[] = [
   { to: '/dashboard/admin/users', label: 'Users', icon: <IconUsers size={18} />, admin: true },
   { to: '/dashboard/admin/invites', label: 'Invites', icon: <IconMailPlus size={18} />, admin: true },
   { to: '/dashboard/admin/settings', label: 'Server settings', icon: <IconServerCog size={18} />, admin: true },
+  { to: '/dashboard/admin/actions', label: 'Server actions', icon: <IconTool size={18} />, admin: true },
+  { to: '/dashboard/admin/jobs', label: 'Background jobs', icon: <IconListCheck size={18} />, admin: true },
 ];
 
 function isActive(pathname: string, to: string): boolean {

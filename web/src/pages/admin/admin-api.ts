@@ -51,3 +51,30 @@ export const serverSettings = (signal?: AbortSignal) => request('get', '/api/ser
 
 export const updateServerSettings = (patch: Record<string, SettingValue>) =>
   request('patch', '/api/server/settings', { body: patch });
+
+/** The background job queue (src/routes/server/server-jobs.ts): counts by kind and state, and the failed jobs. */
+export type JobsOverview = ApiAnswer<'/api/server/jobs', 'get'>;
+export type Job = components['schemas']['Job'];
+export const jobsOverview = (signal?: AbortSignal) => request('get', '/api/server/jobs', { signal });
+export const retryJob = (id: string) => request('post', '/api/server/jobs/{id}/retry', { params: { id } });
+export const deleteJob = (id: string) => request('delete', '/api/server/jobs/{id}', { params: { id } });
+
+// Zipline's server actions (src/routes/server/server-maintenance.ts): each answers what it did in `status`.
+export const clearTemp = () => request('delete', '/api/server/clear_temp');
+export const zeroByteFiles = (signal?: AbortSignal) => request('get', '/api/server/clear_zeros', { signal });
+export const clearZeroByteFiles = () => request('delete', '/api/server/clear_zeros');
+export const orphanedFiles = (signal?: AbortSignal) => request('get', '/api/server/orphaned_files', { signal });
+export const clearOrphanedFiles = () => request('delete', '/api/server/orphaned_files');
+export const requerySizes = (body: ApiBody<'/api/server/requery_size', 'post'>) =>
+  request('post', '/api/server/requery_size', { body });
+export const queueThumbnails = (rerun: boolean) => request('post', '/api/server/thumbnails', { body: { rerun } });
+
+/** The instance export and import (SUPERADMIN; src/routes/server/server-export.ts). */
+export const EXPORT_URL = '/api/server/export';
+export const exportCounts = (signal?: AbortSignal) =>
+  request('get', '/api/server/export', { query: { counts: 'true' }, signal }) as Promise<
+    components['schemas']['ExportCounts']
+  >;
+export type ImportResult = components['schemas']['ImportResult'];
+export const importExport = (body: ApiBody<'/api/server/import', 'post'>) =>
+  request('post', '/api/server/import', { body });
