@@ -15,6 +15,11 @@ export const PublicServerInfoSchema = z
       .describe('the providers an admin configured: a sign-in page offers a button for each'),
     mfaTotpEnabled: z.boolean().describe('users may turn on TOTP codes'),
     mfaPasskeys: z.boolean().describe('users may register passkeys and sign in with them'),
+    passwordMinLength: z
+      .number()
+      .int()
+      .describe('the shortest new password, in characters (Unicode code points after NFKC)'),
+    passwordMaxLength: z.number().int().describe('the longest password, in characters'),
   })
   .meta({ id: 'PublicServerInfo' });
 

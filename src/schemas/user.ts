@@ -1,6 +1,16 @@
 // The User resource and the shapes it carries, exactly as the specification's tables give them.
 import { z } from 'zod';
 import { IsoDateTime, JsonValueSchema } from './common.js';
+import { PASSWORD_MAX_UNITS } from '../lib/security/password-rules.js';
+
+/** An account's password as a request carries it (signing in, the current password). */
+export const PasswordText = z.string().min(1).max(PASSWORD_MAX_UNITS);
+
+/** A new account password: the rules (length, common passwords) are checked by the service, answering 1000. */
+export const NewPasswordText = PasswordText.describe(
+  'at least passwordMinLength characters (GET /api/server/public; 8 by default) and at most 1024, counted in ' +
+    'Unicode code points after NFKC; any characters; not one of the 10,000 most common passwords (any case)',
+);
 
 export const RoleSchema = z.enum(['USER', 'ADMIN', 'SUPERADMIN']);
 

@@ -112,7 +112,7 @@ forEachDatabase('chute user', (engine) => {
         }),
       );
       assertOk(await chute(['user', 'create', 'bob', '--password-stdin'], { env, input: 'bob-password\n' }));
-      const taken = await chute(['user', 'create', 'BOB', '--password-stdin'], { env, input: 'x\n' });
+      const taken = await chute(['user', 'create', 'BOB', '--password-stdin'], { env, input: 'another-password\n' });
       assert.equal(taken.code, 1);
       assert.match(taken.stderr, /E1040/);
       const noPassword = await chute(['user', 'create', 'carol'], { env });
@@ -148,6 +148,51 @@ forEachDatabase('chute user', (engine) => {
         await assert.rejects(server.login('bob', 'bob-password'));
         await server.login('bob', 'new-bob-password');
         await server.login('root', 'root-password');
+      });
+    });
+  });
+});
+
+forEachDatabase('chute user and the password rules', (engine) => {
+  it('create and reset-password refuse short and common passwords, with passwordMinLength from the environment', async () => {
+    await withSharedState(engine, async (shared) => {
+      const env = envOf(shared);
+      assertOk(await chute(['migrate'], { env }));
+      const short = await chute(['user', 'create', 'dora', '--password-stdin'], { env, input: 'abc\n' });
+      assert.equal(short.code, 1);
+      assert.match(short.stderr, /E1000: invalid request schema: password must be at least 8 characters long/);
+      const common = await chute(['user', 'create', 'dora', '--password-stdin'], { env, input: 'Qwerty123\n' });
+      assert.equal(common.code, 1);
+      assert.match(common.stderr, /password is one of the 10,000 most common passwords/);
+      assert.equal((await chute(['user', 'list'], { env })).stdout, '', 'no account was made');
+
+      const unicode = 'дора 🦊 пароль';
+      assertOk(await chute(['user', 'create', 'dora', '--password-stdin'], { env, input: `${unicode}\n` }));
+      const resetShort = await chute(['user', 'reset-password', 'dora', '--password-stdin'], { env, input: 'short\n' });
+      assert.equal(resetShort.code, 1);
+      assert.match(resetShort.stderr, /at least 8 characters/);
+      const resetCommon = await chute(['user', 'reset-password', 'dora', '--password-stdin'], {
+        env,
+        input: 'iloveyou\n',
+      });
+      assert.equal(resetCommon.code, 1);
+      assert.match(resetCommon.stderr, /most common passwords/);
+      const longer = { ...env, PASSWORD_MIN_LENGTH: '16' };
+      const underSixteen = await chute(['user', 'reset-password', 'dora', '--password-stdin'], {
+        env: longer,
+        input: 'fifteen chars!!\n',
+      });
+      assert.equal(underSixteen.code, 1);
+      assert.match(underSixteen.stderr, /at least 16 characters/);
+      assertOk(
+        await chute(['user', 'reset-password', 'dora', '--password-stdin'], {
+          env: longer,
+          input: 'sixteen chars!!!\n',
+        }),
+      );
+      await withServer(engine, shared, async (server) => {
+        await assert.rejects(server.login('dora', unicode));
+        await server.login('dora', 'sixteen chars!!!');
       });
     });
   });
@@ -315,7 +360,9 @@ forEachDatabase('chute doctor', (engine) => {
           unshared.stdout,
           /^FAIL {2}shared storage: this instance's uploads folder \(UPLOADS_DIR\) is not the storage/m,
         );
-        assertOk(await chute(['user', 'create', 'someone', '--password-stdin'], { env: {}, cwd, input: 'password\n' }));
+        assertOk(
+          await chute(['user', 'create', 'someone', '--password-stdin'], { env: {}, cwd, input: 'someone-password\n' }),
+        );
         const refused = await chute(['import', cwd, '--user', 'someone'], { env: elsewhere, cwd });
         assert.equal(refused.code, 1);
         assert.match(refused.stderr, /is not the storage the other instances of this database use/);

@@ -143,7 +143,7 @@ forEachDatabase('restart', (engine) => {
     const fresh = await freshDatabase(engine);
     try {
       const first = await startTestServer({ engine, dataDir: fresh.dir, databaseUrl: fresh.databaseUrl });
-      const admin = await first.setup('grace', 'pw');
+      const admin = await first.setup('grace', 'pw-long-enough');
       await first.close();
 
       const second = await startTestServer({ engine, dataDir: fresh.dir, databaseUrl: fresh.databaseUrl });
@@ -170,7 +170,7 @@ forEachDatabase('restart', (engine) => {
         databaseUrl: fresh.databaseUrl,
         env: { SECRET: 'a'.repeat(40) },
       });
-      const admin = await first.setup('heidi', 'pw');
+      const admin = await first.setup('heidi', 'pw-long-enough');
       await first.close();
       const second = await startTestServer({
         engine,

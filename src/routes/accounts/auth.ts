@@ -7,7 +7,7 @@ import { loginAttemptsLimit } from '../../http/rate-limit.js';
 import { challengeIdOf, relyingParty } from '../../http/webauthn.js';
 import { AuthenticationResponseSchema } from '../../schemas/passkey.js';
 import type { RouteModule } from '../../http/types.js';
-import { UserSchema } from '../../schemas/user.js';
+import { PasswordText, UserSchema } from '../../schemas/user.js';
 import { loadUserDto, signInWithPassword } from '../../services/accounts/account.js';
 import { deleteSession } from '../../services/accounts/sessions.js';
 
@@ -27,7 +27,7 @@ export const loginRoutes: RouteModule = (app, ctx) => {
         tags: ['auth'],
         body: z.object({
           username: z.string().min(1).max(128),
-          password: z.string().min(1).max(1024),
+          password: PasswordText,
           code: z.string().max(16).optional().describe('a TOTP code or a recovery code'),
           passkey: AuthenticationResponseSchema.optional().describe(
             'instead of a code: a passkey of the account answering GET /api/auth/webauthn/options',

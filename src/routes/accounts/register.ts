@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { sessionOrigin, setSessionCookie } from '../../http/auth.js';
 import { loginRateLimit } from '../../http/rate-limit.js';
 import type { RouteModule } from '../../http/types.js';
-import { UserSchema } from '../../schemas/user.js';
+import { NewPasswordText, UserSchema } from '../../schemas/user.js';
 import { loadUserDto } from '../../services/accounts/account.js';
 import { registerAndSignIn } from '../../services/accounts/registration.js';
 
@@ -21,7 +21,7 @@ export const registerRoutes: RouteModule = (app, ctx) => {
         tags: ['auth'],
         body: z.object({
           username: z.string().min(1).max(128),
-          password: z.string().min(1).max(1024),
+          password: NewPasswordText,
           code: z.string().min(1).max(128).optional(),
         }),
         response: { 200: z.object({ user: UserSchema }) },

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { sessionOrigin, setSessionCookie } from '../../http/auth.js';
 import type { RouteModule } from '../../http/types.js';
-import { UserSchema } from '../../schemas/user.js';
+import { NewPasswordText, UserSchema } from '../../schemas/user.js';
 import { completeFirstSetupSignedIn, isFirstSetup, loadUserDto } from '../../services/accounts/account.js';
 import { loginRateLimit } from '../../http/rate-limit.js';
 
@@ -27,7 +27,7 @@ export const setupRoutes: RouteModule = (app, ctx) => {
       schema: {
         summary: 'Create the initial SUPERADMIN (refused with 9001 once setup is complete)',
         tags: ['setup'],
-        body: z.object({ username: z.string().min(1).max(128), password: z.string().min(1).max(1024) }),
+        body: z.object({ username: z.string().min(1).max(128), password: NewPasswordText }),
         response: { 200: z.strictObject({ firstSetup: z.boolean(), user: UserSchema }) },
       },
     },

@@ -4,8 +4,15 @@ import { z } from 'zod';
 import { caller } from '../../http/auth.js';
 import { loginAttemptsLimit } from '../../http/rate-limit.js';
 import type { RouteModule } from '../../http/types.js';
-import { SessionListSchema, UserSchema, UserViewSettingsSchema, UserWithTokenSchema } from '../../schemas/user.js';
+import {
+  NewPasswordText,
+  SessionListSchema,
+  UserSchema,
+  UserViewSettingsSchema,
+  UserWithTokenSchema,
+} from '../../schemas/user.js';
 import type { SessionRow } from '../../db/schema/tables.js';
+import { PASSWORD_MAX_UNITS } from '../../lib/security/password-rules.js';
 import {
   loadUserDto,
   regenerateToken,
@@ -55,10 +62,10 @@ export const userRoutes: RouteModule = (app, ctx) => {
           'session.',
         body: z.object({
           username: z.string().min(1).max(128).optional(),
-          password: z.string().min(1).max(1024).optional(),
+          password: NewPasswordText.optional(),
           currentPassword: z
             .string()
-            .max(1024)
+            .max(PASSWORD_MAX_UNITS)
             .optional()
             .describe(
               'required with password from a session (1067 when missing, 1066 when wrong, 1068 when the account has ' +

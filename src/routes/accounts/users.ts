@@ -5,7 +5,7 @@ import { caller } from '../../http/auth.js';
 import type { RouteModule } from '../../http/types.js';
 import { Id } from '../../schemas/common.js';
 import { pageFields, pageFieldsSchema } from '../../schemas/paged-list.js';
-import { QuotaInputSchema, RoleSchema, UserSchema } from '../../schemas/user.js';
+import { NewPasswordText, QuotaInputSchema, RoleSchema, UserSchema } from '../../schemas/user.js';
 import { TagSchema } from '../../schemas/tag.js';
 import { toTagDto } from '../../services/organise/dto.js';
 import {
@@ -19,7 +19,6 @@ import {
 
 const tags = ['users'];
 const Username = z.string().min(1).max(128);
-const Password = z.string().min(1).max(1024);
 const Avatar = z.string().max(2_000_000).describe('base64 PNG, JPEG, GIF or WebP (at most 1 MiB decoded)');
 const Params = z.object({ id: Id });
 
@@ -89,7 +88,7 @@ export const usersRoutes: RouteModule = (app, ctx) => {
           'A taken username answers 1040; creating an ADMIN without being a SUPERADMIN 3008, a SUPERADMIN 3015.',
         body: z.object({
           username: Username,
-          password: Password,
+          password: NewPasswordText,
           role: RoleSchema.default('USER'),
           avatar: Avatar.nullable().optional(),
           quota: QuotaInputSchema.nullable().optional(),
@@ -139,7 +138,7 @@ export const usersRoutes: RouteModule = (app, ctx) => {
         params: Params,
         body: z.object({
           username: Username.optional(),
-          password: Password.optional(),
+          password: NewPasswordText.optional(),
           avatar: Avatar.nullable().optional(),
           role: RoleSchema.optional(),
           quota: QuotaInputSchema.nullable().optional(),

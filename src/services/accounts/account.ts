@@ -10,6 +10,7 @@ import type { ErrorCode } from '../../lib/error-codes.js';
 import { newId, newSecretToken } from '../../lib/security/ids.js';
 import { parseBase64Image } from '../../lib/formats/images.js';
 import { hashPassword, verifyPassword } from '../../lib/security/passwords.js';
+import { assertNewPassword } from '../../lib/security/password-rules.js';
 import { canonicalUsername, usernameKey } from '../../lib/text/usernames.js';
 import type { UserDto, UserViewSettings } from '../../schemas/user.js';
 import { parseView, toUserDto } from './dto.js';
@@ -143,13 +144,15 @@ export async function isFirstSetup(ctx: AppContext): Promise<boolean> {
 
 /**
  * Creates the first user, a SUPERADMIN, and leaves setup mode, in one transaction. The conditional update of the
- * settings record lets exactly one of several concurrent calls win; the others, and every later call -> 9001.
+ * settings record lets exactly one of several concurrent calls win; the others, and every later call -> 9001. A
+ * password the rules refuse (lib/security/password-rules.ts) -> 1000.
  */
 export async function completeFirstSetup(
   ctx: AppContext,
   input: { username: string; password: string },
 ): Promise<UserRow> {
   canonicalUsername(input.username);
+  assertNewPassword(input.password, ctx.settings.get().passwordMinLength);
   // Hash before the transaction: argon2 takes tens of milliseconds and must not hold a database lock.
   const passwordHash = await hashPassword(input.password);
   return ctx.db.transaction().execute(async (trx) => {
@@ -291,7 +294,8 @@ export interface ProfileUpdate {
  *
  * From a session (`currentSessionId` set) a new password needs the current one: missing -> 1067, wrong -> 1066. An
  * account without a password (OAuth only) sets its first one without it, and naming a current password it does not
- * have -> 1068. With the API token the current password is checked when given.
+ * have -> 1068. With the API token the current password is checked when given. A new password the rules refuse
+ * (lib/security/password-rules.ts) -> 1000, after the current one was checked.
  */
 export async function updateProfile(
   ctx: AppContext,
@@ -310,6 +314,7 @@ export async function updateProfile(
     } else if (currentSessionId !== null && user.password) {
       throw new ApiError(1067);
     }
+    assertNewPassword(patch.password, ctx.settings.get().passwordMinLength);
     changes.password = await hashPassword(patch.password);
     Object.assign(changes, freshTokenColumns(ctx));
   }

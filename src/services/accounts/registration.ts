@@ -3,6 +3,7 @@ import type { AppContext } from '../../context.js';
 import type { UserRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
 import { hashPassword } from '../../lib/security/passwords.js';
+import { assertNewPassword } from '../../lib/security/password-rules.js';
 import { canonicalUsername } from '../../lib/text/usernames.js';
 import { insertUser } from './account.js';
 import { consumeInvite } from './invites.js';
@@ -17,7 +18,8 @@ export interface Registration {
 
 /**
  * Creates a USER. Without a code: registration off -> 1037. With a code: invites off -> 1036, a code that is unknown,
- * expired or used up -> 1035. A taken username -> 1039 (Zipline's code), and the invite keeps its use.
+ * expired or used up -> 1035. A taken username -> 1039 (Zipline's code), and the invite keeps its use. A password
+ * the rules refuse (lib/security/password-rules.ts) -> 1000, before an invite is used.
  */
 export async function registerUser(ctx: AppContext, input: Registration): Promise<UserRow> {
   const settings = ctx.settings.get();
@@ -27,6 +29,7 @@ export async function registerUser(ctx: AppContext, input: Registration): Promis
     throw new ApiError(1036);
   }
   canonicalUsername(input.username);
+  assertNewPassword(input.password, settings.passwordMinLength);
   // Hash before the transaction: argon2 takes tens of milliseconds and must not hold a database lock.
   const passwordHash = await hashPassword(input.password);
   return ctx.db.transaction().execute(async (trx) => {

@@ -10,6 +10,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { ApiError } from '../../lib/errors.js';
 import type { ErrorCode } from '../../lib/error-codes.js';
 import { hashPassword } from '../../lib/security/passwords.js';
+import { assertNewPassword } from '../../lib/security/password-rules.js';
 import { canonicalUsername } from '../../lib/text/usernames.js';
 import type { QuotaInput, UserDto } from '../../schemas/user.js';
 import { managesRole } from '../../lib/security/roles.js';
@@ -195,13 +196,14 @@ export interface NewUserByAdmin {
   quota?: QuotaInput | null | undefined;
 }
 
-/** POST /api/users: a taken username -> 1040; the role rules -> 3008/3015. */
+/** POST /api/users: a taken username -> 1040; the role rules -> 3008/3015; a password the rules refuse -> 1000. */
 export async function createUser(ctx: AppContext, actor: UserRow, input: NewUserByAdmin): Promise<UserDto> {
   const role = input.role ?? 'USER';
   assertCanGrant(actor, role, 3008);
   const limits = input.quota === undefined ? null : resolveQuotaInput(input.quota);
   canonicalUsername(input.username);
   const avatar = input.avatar ? parseAvatar(input.avatar) : null;
+  assertNewPassword(input.password, ctx.settings.get().passwordMinLength);
   // Hash before the transaction: argon2 takes tens of milliseconds and must not hold a database lock.
   const passwordHash = await hashPassword(input.password);
   return ctx.db.transaction().execute(async (trx) => {
@@ -223,7 +225,7 @@ export interface UserEdit {
 /**
  * PATCH /api/users/:id. Missing properties stay. Unknown user -> 4009, a user the actor does not manage -> 3019,
  * a role the actor cannot grant -> 3007/3015, the last SUPERADMIN stepping down -> 3007, a taken username -> 1039.
- * A new password set by someone else ends the user's sessions.
+ * A new password set by someone else ends the user's sessions; one the password rules refuse -> 1000.
  */
 export async function updateUser(ctx: AppContext, actor: UserRow, id: string, edit: UserEdit): Promise<UserDto> {
   const limits: QuotaLimits | null | undefined = edit.quota === undefined ? undefined : resolveQuotaInput(edit.quota);
@@ -231,8 +233,10 @@ export async function updateUser(ctx: AppContext, actor: UserRow, id: string, ed
   if (edit.username !== undefined) Object.assign(changes, usernameColumns(edit.username));
   if (edit.avatar !== undefined) changes.avatar = edit.avatar === null ? null : parseAvatar(edit.avatar);
   // A new password replaces the API token too: whoever held the old credentials holds nothing now.
-  if (edit.password !== undefined)
+  if (edit.password !== undefined) {
+    assertNewPassword(edit.password, ctx.settings.get().passwordMinLength);
     Object.assign(changes, { password: await hashPassword(edit.password) }, freshTokenColumns(ctx));
+  }
 
   return ctx.db.transaction().execute(async (trx) => {
     // A role change may remove a SUPERADMIN: take their locks first (always in the same order), then the target's.
@@ -335,7 +339,7 @@ async function accountNamed(ctx: AppContext, username: string): Promise<UserRow>
 }
 
 /**
- * `chute user create`: a taken username -> 1040. A SUPERADMIN made this way also ends first-time setup (in the same
+ * `chute user create`: a taken username -> 1040, a password the rules refuse -> 1000. A SUPERADMIN made this way also ends first-time setup (in the same
  * transaction), so that nobody can claim the instance through the setup page afterwards.
  */
 export async function createUserAsOperator(
@@ -343,6 +347,7 @@ export async function createUserAsOperator(
   input: { username: string; password: string; role: Role },
 ): Promise<UserRow> {
   canonicalUsername(input.username, 'username');
+  assertNewPassword(input.password, ctx.settings.get().passwordMinLength, 'password');
   const passwordHash = await hashPassword(input.password);
   return ctx.db.transaction().execute(async (trx) => {
     const user = await insertUser(ctx, trx, { username: input.username, passwordHash, role: input.role }, 1040);
@@ -355,10 +360,11 @@ export async function createUserAsOperator(
 
 /**
  * `chute user reset-password`: a new password, a new API token, and every session of the account ends (whoever had
- * the old credentials has nothing now). Unknown user -> 4009.
+ * the old credentials has nothing now). Unknown user -> 4009; a password the rules refuse -> 1000.
  */
 export async function resetPasswordAsOperator(ctx: AppContext, username: string, password: string): Promise<UserRow> {
   const user = await accountNamed(ctx, username);
+  assertNewPassword(password, ctx.settings.get().passwordMinLength, 'password');
   const changes = { password: await hashPassword(password), ...freshTokenColumns(ctx), updated_at: ctx.clock.now() };
   await ctx.db.transaction().execute(async (trx) => {
     await setUserColumns(trx, user.id, changes);

@@ -7,6 +7,11 @@ import { ApiError } from '../../lib/errors.js';
 import { FILE_NAME_FORMATS, type FileNameFormat } from '../../lib/text/file-names.js';
 import { parseByteSize } from '../../lib/text/sizes.js';
 import { parseDuration } from '../../lib/text/durations.js';
+import {
+  PASSWORD_MIN_LENGTH_DEFAULT,
+  PASSWORD_MIN_LENGTH_HIGHEST,
+  PASSWORD_MIN_LENGTH_LOWEST,
+} from '../../lib/security/password-rules.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Db } from '../../db/schema/tables.js';
 
@@ -318,6 +323,17 @@ export const SETTING_DEFINITIONS = {
   ),
   registrationEnabled: setting(z.boolean(), false, 'REGISTRATION_ENABLED', 'boolean', 'Anyone may register'),
   invitesEnabled: setting(z.boolean(), false, 'INVITES_ENABLED', 'boolean', 'Registration with an invite code'),
+  passwordMinLength: setting(
+    z
+      .number()
+      .int()
+      .min(PASSWORD_MIN_LENGTH_LOWEST, `must be at least ${PASSWORD_MIN_LENGTH_LOWEST}`)
+      .max(PASSWORD_MIN_LENGTH_HIGHEST, `must be at most ${PASSWORD_MIN_LENGTH_HIGHEST}`),
+    PASSWORD_MIN_LENGTH_DEFAULT,
+    'PASSWORD_MIN_LENGTH',
+    'number',
+    `Shortest new password, in characters (${PASSWORD_MIN_LENGTH_LOWEST} to ${PASSWORD_MIN_LENGTH_HIGHEST}), for setup, registration, password changes and the chute user commands; existing passwords keep working`,
+  ),
   invitesCodeLength: setting(
     z.number().int().min(4).max(64),
     8,

@@ -148,7 +148,7 @@ forEachDatabase('login rate limit', (engine) => {
   const server = useTestServer({ engine });
 
   it('answers 429 in the error shape after 10 attempts a minute', async () => {
-    await server().setup('bob', 'pw');
+    await server().setup('bob', 'pw-long-enough');
     const statuses: number[] = [];
     let last: JsonResponse | undefined;
     for (let i = 0; i < 11; i++) {
@@ -168,9 +168,9 @@ forEachDatabase('session cookie behind an HTTPS proxy', (engine) => {
   const server = useTestServer({ engine, env: { TRUST_PROXY: '1' } });
 
   it('is Secure when the proxy says the client came over HTTPS', async () => {
-    await server().setup('ivan', 'pw');
+    await server().setup('ivan', 'pw-long-enough');
     const res = await server().json('POST', '/api/auth/login', {
-      body: { username: 'ivan', password: 'pw' },
+      body: { username: 'ivan', password: 'pw-long-enough' },
       headers: { 'x-forwarded-proto': 'https' },
     });
     assert.equal(res.status, 200);
@@ -190,13 +190,13 @@ forEachDatabase('authentication comes before validation', (engine) => {
   });
 
   it('answers 3000 (not 1000) to a USER sending an invalid body to an admin route', async () => {
-    const admin = await server().setup('judy', 'pw');
+    const admin = await server().setup('judy', 'pw-long-enough');
     const created = await server().json('POST', '/api/users', {
       auth: admin.token,
-      body: { username: 'mallory', password: 'pw' },
+      body: { username: 'mallory', password: 'pw-long-enough' },
     });
     assert.equal(created.status, 200, JSON.stringify(created.body));
-    const mallory = await server().login('mallory', 'pw');
+    const mallory = await server().login('mallory', 'pw-long-enough');
     const res = await server().json('POST', '/api/users', { auth: mallory, body: { username: 42 } });
     assert.equal(res.status, 403);
     assert.equal(res.body.code, 3000);

@@ -40,7 +40,9 @@ forEachDatabase('registration', (engine) => {
       // A server of its own: this suite's server has its settings changed by the other tests.
       await withTestServer({ engine, env: NO_RATE_LIMIT }, async (fresh) => {
         await fresh.setup('root', 'root-password');
-        const res = await fresh.json('POST', '/api/auth/register', { body: { username: 'early', password: 'pw' } });
+        const res = await fresh.json('POST', '/api/auth/register', {
+          body: { username: 'early', password: 'pw-long-enough' },
+        });
         assertError(res, 400, 1037);
       });
     });
@@ -61,18 +63,18 @@ forEachDatabase('registration', (engine) => {
     it('answers 1039 for a taken username, and 1000 for an empty one', async () => {
       await setSettings({ registrationEnabled: true });
       assert.equal((await register({ username: 'taken', password: 'taken-pw' })).status, 200);
-      assertError(await register({ username: 'taken', password: 'x' }), 400, 1039);
-      assertError(await register({ username: 'root', password: 'x' }), 400, 1039);
-      assertError(await register({ username: '', password: 'x' }), 400, 1000);
+      assertError(await register({ username: 'taken', password: 'x-long-enough' }), 400, 1039);
+      assertError(await register({ username: 'root', password: 'x-long-enough' }), 400, 1039);
+      assertError(await register({ username: '', password: 'x-long-enough' }), 400, 1000);
     });
 
     it('cannot ask for a role: the key is refused (1000 naming it) and no account is made', async () => {
       await setSettings({ registrationEnabled: true });
-      const res = await register({ username: 'sneaky', password: 'pw', role: 'SUPERADMIN' });
+      const res = await register({ username: 'sneaky', password: 'pw-long-enough', role: 'SUPERADMIN' });
       assertError(res, 400, 1000);
       assert.match(res.body.error, /role/);
       assertError(
-        await server().json('POST', '/api/auth/login', { body: { username: 'sneaky', password: 'pw' } }),
+        await server().json('POST', '/api/auth/login', { body: { username: 'sneaky', password: 'pw-long-enough' } }),
         400,
         1044,
       );
@@ -89,34 +91,34 @@ forEachDatabase('registration', (engine) => {
       await setSettings({ invitesEnabled: true });
       const { code } = await invite();
       await setSettings({ invitesEnabled: false });
-      assertError(await register({ username: 'inv0', password: 'pw', code }), 400, 1036);
+      assertError(await register({ username: 'inv0', password: 'pw-long-enough', code }), 400, 1036);
       await setSettings({ invitesEnabled: true });
     });
 
     it('registers with a live code while registration is closed, and counts the use', async () => {
       const { id, code } = await invite({ maxUses: 2 });
-      const res = await register({ username: 'invited-1', password: 'pw', code });
+      const res = await register({ username: 'invited-1', password: 'pw-long-enough', code });
       assert.equal(res.status, 200);
       assert.equal(await usesOf(id), 1);
-      assertError(await register({ username: 'uninvited', password: 'pw' }), 400, 1037);
+      assertError(await register({ username: 'uninvited', password: 'pw-long-enough' }), 400, 1037);
     });
 
     it('answers 1035 for an unknown, used-up or expired code', async () => {
-      assertError(await register({ username: 'inv2', password: 'pw', code: 'no-such-code' }), 400, 1035);
+      assertError(await register({ username: 'inv2', password: 'pw-long-enough', code: 'no-such-code' }), 400, 1035);
       const once = await invite({ maxUses: 1 });
-      assert.equal((await register({ username: 'inv3', password: 'pw', code: once.code })).status, 200);
-      assertError(await register({ username: 'inv4', password: 'pw', code: once.code }), 400, 1035);
+      assert.equal((await register({ username: 'inv3', password: 'pw-long-enough', code: once.code })).status, 200);
+      assertError(await register({ username: 'inv4', password: 'pw-long-enough', code: once.code }), 400, 1035);
       const soon = await invite({ expiresAt: '10m' });
       clock.advance(10 * 60_000 + 1);
-      assertError(await register({ username: 'inv5', password: 'pw', code: soon.code }), 400, 1035);
+      assertError(await register({ username: 'inv5', password: 'pw-long-enough', code: soon.code }), 400, 1035);
       assert.equal(await usesOf(soon.id), 0);
     });
 
     it('gives the use back when the username is taken (1039)', async () => {
       const once = await invite({ maxUses: 1 });
-      assertError(await register({ username: 'root', password: 'pw', code: once.code }), 400, 1039);
+      assertError(await register({ username: 'root', password: 'pw-long-enough', code: once.code }), 400, 1039);
       assert.equal(await usesOf(once.id), 0);
-      assert.equal((await register({ username: 'inv6', password: 'pw', code: once.code })).status, 200);
+      assert.equal((await register({ username: 'inv6', password: 'pw-long-enough', code: once.code })).status, 200);
     });
 
     it('gives the last use to exactly one of several registrations racing for it', async () => {
@@ -127,7 +129,7 @@ forEachDatabase('registration', (engine) => {
         const { id, code } = await invite({ maxUses });
         const results = await Promise.all(
           Array.from({ length: racers }, (_, i) =>
-            register({ username: `racer-${maxUses}-${i}`, password: 'pw', code }),
+            register({ username: `racer-${maxUses}-${i}`, password: 'pw-long-enough', code }),
           ),
         );
         const won = results.filter((r) => r.status === 200);
@@ -148,12 +150,14 @@ forEachDatabase('registration rate limit', (engine) => {
     await withTestServer({ engine }, async (server) => {
       for (let i = 0; i < 10; i++) {
         assertError(
-          await server.json('POST', '/api/auth/register', { body: { username: `u${i}`, password: 'pw' } }),
+          await server.json('POST', '/api/auth/register', { body: { username: `u${i}`, password: 'pw-long-enough' } }),
           400,
           1037,
         );
       }
-      const limited = await server.json('POST', '/api/auth/register', { body: { username: 'u10', password: 'pw' } });
+      const limited = await server.json('POST', '/api/auth/register', {
+        body: { username: 'u10', password: 'pw-long-enough' },
+      });
       assert.equal(limited.status, 429);
       assert.equal(limited.body.code, 9000);
     });

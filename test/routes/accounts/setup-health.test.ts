@@ -43,7 +43,7 @@ forEachDatabase('first-time setup', (engine) => {
     await withTestServer({ engine }, async (server) => {
       const attempts = await Promise.all(
         Array.from({ length: 6 }, (_, i) =>
-          server.json('POST', '/api/setup', { body: { username: `owner${i}`, password: 'pw' } }),
+          server.json('POST', '/api/setup', { body: { username: `owner${i}`, password: 'pw-long-enough' } }),
         ),
       );
       const won = attempts.filter((a) => a.status === 200);
@@ -76,7 +76,9 @@ forEachDatabase('first-time setup', (engine) => {
   it('refuses a later setup and changes nothing', async () => {
     await withTestServer({ engine }, async (server) => {
       const owner = await server.setup('owner', 'owner-password');
-      const res = await server.json('POST', '/api/setup', { body: { username: 'intruder', password: 'pw' } });
+      const res = await server.json('POST', '/api/setup', {
+        body: { username: 'intruder', password: 'pw-long-enough' },
+      });
       assert.equal(res.status, 403);
       assert.equal(res.body.code, 9001);
       const users = await server.ctx.db.selectFrom('users').select(['id', 'username']).execute();

@@ -160,7 +160,7 @@ forEachDatabase('API token and sessions', (engine) => {
   const server = useTestServer({ engine });
   let admin: TestUser;
   before(async () => {
-    admin = await server().setup('erin', 'pw');
+    admin = await server().setup('erin', 'pw-long-enough');
   });
 
   it('shows the token and regenerates it; the old one stops working at once', async () => {
@@ -178,8 +178,8 @@ forEachDatabase('API token and sessions', (engine) => {
 
   it('lists the current session and the others; revokes one, refuses the current and unknown ones', async () => {
     const othersBefore = (await server().json('GET', '/api/user/sessions', { auth: admin.cookie })).body.other.length;
-    const second = await server().login('erin', 'pw');
-    const third = await server().login('erin', 'pw');
+    const second = await server().login('erin', 'pw-long-enough');
+    const third = await server().login('erin', 'pw-long-enough');
     const list = await server().json('GET', '/api/user/sessions', { auth: admin.cookie });
     assert.equal(list.status, 200);
     assert.ok(list.body.current);

@@ -196,7 +196,7 @@ forEachDatabase('invites', (engine) => {
       const once = await create({ maxUses: 1 });
       await setSettings({ registrationEnabled: false });
       const registered = await server().json('POST', '/api/auth/register', {
-        body: { username: 'by-invite', password: 'pw', code: once.body.code },
+        body: { username: 'by-invite', password: 'pw-long-enough', code: once.body.code },
       });
       assert.equal(registered.status, 200);
       assertError(await server().json('GET', `/api/auth/invites/web/${once.body.code}`), 400, 1035);

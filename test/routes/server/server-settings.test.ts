@@ -11,6 +11,7 @@ import { makeUser, NO_RATE_LIMIT } from '../../support/factory.js';
 const DEFAULT_CHUNKS = { chunksEnabled: true, chunksThreshold: 95 * 1024 ** 2, chunksSize: 25 * 1024 ** 2 };
 /** The second-factor switches of GET /api/server/public by default (the sign-in and settings pages read them). */
 const DEFAULT_MFA = { mfaTotpEnabled: true, mfaPasskeys: true };
+const DEFAULT_PASSWORDS = { passwordMinLength: 8, passwordMaxLength: 1024 };
 
 forEachDatabase('server settings', (engine) => {
   const server = useTestServer({ engine, env: { ...NO_RATE_LIMIT, URLS_LENGTH: '9' } });
@@ -31,6 +32,7 @@ forEachDatabase('server settings', (engine) => {
       ...DEFAULT_CHUNKS,
       oauthProviders: [],
       ...DEFAULT_MFA,
+      ...DEFAULT_PASSWORDS,
     });
   });
 
@@ -89,16 +91,19 @@ forEachDatabase('server settings', (engine) => {
         ...DEFAULT_CHUNKS,
         oauthProviders: [],
         ...DEFAULT_MFA,
+        ...DEFAULT_PASSWORDS,
       });
       const registered = await server().json('POST', '/api/auth/register', {
-        body: { username: 'walk-in', password: 'pw' },
+        body: { username: 'walk-in', password: 'pw-long-enough' },
       });
       assert.equal(registered.status, 200);
       // Only what was sent changes.
       const again = await patch({ registrationEnabled: false });
       assert.equal(again.body.settings.siteTitle, 'Team Files');
       assertError(
-        await server().json('POST', '/api/auth/register', { body: { username: 'walk-in-2', password: 'pw' } }),
+        await server().json('POST', '/api/auth/register', {
+          body: { username: 'walk-in-2', password: 'pw-long-enough' },
+        }),
         400,
         1037,
       );

@@ -65,7 +65,9 @@ forEachDatabase('administration journey', (engine) => {
     const bob = sessionCookieOf(joined.headers);
     assert.equal((await s.json('GET', '/api/user', { auth: bob })).body.user.username, 'bob');
     assertError(
-      await s.json('POST', '/api/auth/register', { body: { username: 'carl', password: 'pw', code: invite.code } }),
+      await s.json('POST', '/api/auth/register', {
+        body: { username: 'carl', password: 'pw-long-enough', code: invite.code },
+      }),
       400,
       1035,
     );

@@ -83,7 +83,10 @@ forEachDatabase('user administration', (engine) => {
     it('pages through users oldest first, with total and pages', async () => {
       const totalBefore = (await server().json('GET', '/api/users?page=1', { auth: admin.token })).body.total;
       for (let i = 0; i < 5; i++)
-        await server().json('POST', '/api/users', { auth: root.token, body: { username: `page-${i}`, password: 'p' } });
+        await server().json('POST', '/api/users', {
+          auth: root.token,
+          body: { username: `page-${i}`, password: 'p-long-enough' },
+        });
       const all = await server().json<UserList>('GET', '/api/users?page=1&perpage=100', { auth: admin.token });
       assert.equal(all.status, 200);
       const total = totalBefore + 5;
@@ -145,7 +148,10 @@ forEachDatabase('user administration', (engine) => {
 
     it('answers 1040 for a taken username and 4009 for an unknown id', async () => {
       assertError(
-        await server().json('POST', '/api/users', { auth: admin.token, body: { username: 'user', password: 'x' } }),
+        await server().json('POST', '/api/users', {
+          auth: admin.token,
+          body: { username: 'user', password: 'x-long-enough' },
+        }),
         400,
         1040,
       );
@@ -163,7 +169,7 @@ forEachDatabase('user administration', (engine) => {
         auth: admin.token,
         body: {
           username: 'dave',
-          password: 'p',
+          password: 'p-long-enough',
           avatar: PNG_1X1,
           quota: { filesQuota: 'BY_BYTES', maxBytes: '10gb', maxUrls: 5 },
         },
@@ -180,7 +186,7 @@ forEachDatabase('user administration', (engine) => {
       assertError(
         await server().json('POST', '/api/users', {
           auth: admin.token,
-          body: { username: 'q1', password: 'p', quota: { filesQuota: 'BY_BYTES' } },
+          body: { username: 'q1', password: 'p-long-enough', quota: { filesQuota: 'BY_BYTES' } },
         }),
         400,
         1056,
@@ -188,7 +194,7 @@ forEachDatabase('user administration', (engine) => {
       assertError(
         await server().json('POST', '/api/users', {
           auth: admin.token,
-          body: { username: 'q1', password: 'p', quota: { filesQuota: 'BY_FILES', maxBytes: 5 } },
+          body: { username: 'q1', password: 'p-long-enough', quota: { filesQuota: 'BY_FILES', maxBytes: 5 } },
         }),
         400,
         1057,
@@ -202,13 +208,13 @@ forEachDatabase('user administration', (engine) => {
       const erin = await makeUser(server(), { by: admin.token, username: 'erin' });
       const res = await server().json('PATCH', `/api/users/${erin.id}`, {
         auth: admin.token,
-        body: { username: 'erin2', password: 'new-pw' },
+        body: { username: 'erin2', password: 'new-pw-long' },
       });
       assert.equal(res.status, 200);
       assert.equal(res.body.user.username, 'erin2');
       assert.deepEqual(res.body.user.sessions, []);
       assertError(await server().json('GET', '/api/user', { auth: erin.cookie }), 401, 2000);
-      await server().login('erin2', 'new-pw');
+      await server().login('erin2', 'new-pw-long');
       // The API token is replaced with the password.
       assertError(await server().json('GET', '/api/user', { auth: erin.token }), 401, 2001);
     });
