@@ -56,6 +56,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist/src ./dist/src
+# The list of common passwords new passwords are checked against (resources/README.md).
+COPY --from=build /app/resources ./resources
 # The chute command (docs/operations.md): `docker exec <container> chute doctor`; it runs the build (dist).
 COPY --from=build /app/bin ./bin
 COPY --from=build /app/web/dist ./web/dist
