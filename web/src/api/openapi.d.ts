@@ -605,6 +605,7 @@ export interface paths {
         content: {
           'application/json': {
             code?: string;
+            /** @description at least passwordMinLength characters (GET /api/server/public; 8 by default) and at most 1024, counted in Unicode code points after NFKC; any characters; not one of the 10,000 most common passwords (any case) */
             password: string;
             username: string;
           };
@@ -1806,6 +1807,7 @@ export interface paths {
       requestBody: {
         content: {
           'application/json': {
+            /** @description at least passwordMinLength characters (GET /api/server/public; 8 by default) and at most 1024, counted in Unicode code points after NFKC; any characters; not one of the 10,000 most common passwords (any case) */
             password: string;
             username: string;
           };
@@ -2225,6 +2227,7 @@ export interface paths {
             avatar?: string | null;
             /** @description required with password from a session (1067 when missing, 1066 when wrong, 1068 when the account has none yet: leave it out to set a first password); checked when given with the API token */
             currentPassword?: string;
+            /** @description at least passwordMinLength characters (GET /api/server/public; 8 by default) and at most 1024, counted in Unicode code points after NFKC; any characters; not one of the 10,000 most common passwords (any case) */
             password?: string;
             username?: string;
             view?: components['schemas']['UserViewSettings'];
@@ -4773,6 +4776,7 @@ export interface paths {
         content: {
           'application/json': {
             avatar?: string | null;
+            /** @description at least passwordMinLength characters (GET /api/server/public; 8 by default) and at most 1024, counted in Unicode code points after NFKC; any characters; not one of the 10,000 most common passwords (any case) */
             password: string;
             quota?: components['schemas']['QuotaWrite'] | null;
             /**
@@ -4948,6 +4952,7 @@ export interface paths {
         content: {
           'application/json': {
             avatar?: string | null;
+            /** @description at least passwordMinLength characters (GET /api/server/public; 8 by default) and at most 1024, counted in Unicode code points after NFKC; any characters; not one of the 10,000 most common passwords (any case) */
             password?: string;
             quota?: components['schemas']['QuotaWrite'] | null;
             /** @enum {string} */
@@ -5840,6 +5845,10 @@ export interface components {
       mfaTotpEnabled: boolean;
       /** @description the providers an admin configured: a sign-in page offers a button for each */
       oauthProviders: ('DISCORD' | 'GITHUB' | 'GOOGLE' | 'OIDC')[];
+      /** @description the longest password, in characters */
+      passwordMaxLength: number;
+      /** @description the shortest new password, in characters (Unicode code points after NFKC) */
+      passwordMinLength: number;
       registrationEnabled: boolean;
       siteTitle: string;
     };
@@ -5953,6 +5962,8 @@ export interface components {
       oauthOidcScopes: string;
       /** @description A first sign-in through an OAuth provider creates an account (otherwise only linked accounts sign in) (environment: OAUTH_REGISTRATION) */
       oauthRegistration: boolean;
+      /** @description Shortest new password, in characters (8 to 64), for setup, registration, password changes and the chute user commands; existing passwords keep working (environment: PASSWORD_MIN_LENGTH) */
+      passwordMinLength: number;
       /** @description Admins are not rate limited (environment: RATELIMIT_ADMIN_BYPASS) */
       ratelimitAdminBypass: boolean;
       /** @description Limit uploads and logins per client (environment: RATELIMIT_ENABLED) */
@@ -6016,6 +6027,7 @@ export interface components {
         | 'sitePwaBackgroundColor'
         | 'registrationEnabled'
         | 'invitesEnabled'
+        | 'passwordMinLength'
         | 'invitesCodeLength'
         | 'filesNameLength'
         | 'filesDefaultFormat'

@@ -25,6 +25,9 @@ import { adminErrorMessage, fieldIssues } from './admin-errors';
 import { NO_QUOTA, QuotaFields, quotaForm, quotaInput, quotaProblems, type QuotaForm } from './QuotaFields';
 import { canEditQuota, grantableRoles, ROLE_LABELS } from './roles';
 import { useSubmit } from '../../lib/use-submit';
+import { useSession } from '../../lib/session';
+import { PasswordStrengthMeter } from '../../components/PasswordStrengthMeter';
+import { passwordLengthProblem, passwordRefusal, passwordRules } from '../../lib/password-strength';
 
 type FieldErrors = Partial<Record<'username' | 'password' | 'role' | 'avatar' | keyof QuotaForm, string>>;
 
@@ -45,6 +48,8 @@ function errorsOf(err: unknown): { fields: FieldErrors; form: string | null } {
     case 1057:
       return { fields: { maxFiles: message }, form: null };
     case 1000: {
+      const refusal = passwordRefusal(err);
+      if (refusal) return { fields: { password: refusal }, form: null };
       const issues = fieldIssues(err);
       const known = ['username', 'password', 'avatar', 'maxBytes', 'maxFiles', 'maxUrls'];
       const fields: FieldErrors = {};
@@ -72,6 +77,8 @@ export function UserFormModal({
   onSaved: (user: User) => void;
 }) {
   const phone = useMediaQuery('(max-width: 36em)');
+  const { server } = useSession();
+  const rules = passwordRules(server);
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [role, setRole] = useState<Role>('USER');
@@ -155,6 +162,10 @@ export function UserFormModal({
     const local: FieldErrors = { ...quotaProblems(quota) };
     if (username.trim() === '') local.username = 'Enter a username.';
     if (!target && password === '') local.password = 'Enter a password.';
+    else if (password !== '') {
+      const tooShortOrLong = passwordLengthProblem(password, rules.min, rules.max);
+      if (tooShortOrLong) local.password = tooShortOrLong;
+    }
     setErrors(local);
     setFormError(null);
     if (Object.keys(local).length > 0) return;
@@ -237,11 +248,13 @@ export function UserFormModal({
             description={
               target
                 ? self
-                  ? 'Leave empty to keep your password.'
-                  : 'Leave empty to keep the current password. A new one signs them out everywhere.'
-                : undefined
+                  ? `Leave empty to keep your password. A new one: at least ${rules.min} characters.`
+                  : `Leave empty to keep the current password. A new one (at least ${rules.min} characters) signs ` +
+                    'them out everywhere.'
+                : rules.description
             }
           />
+          <PasswordStrengthMeter password={password} minLength={rules.min} userInputs={[username]} />
           <Select
             label="Role"
             data={roles.map((r) => ({ value: r, label: ROLE_LABELS[r] }))}

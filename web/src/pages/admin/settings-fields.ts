@@ -59,8 +59,10 @@ const KNOWN_GROUPS: Array<{ id: string; title: string; description: string; pref
   {
     id: 'mfa',
     title: 'Sign-in security',
-    description: 'Second steps and passwordless sign-in users may turn on for their accounts.',
-    prefixes: ['mfa'],
+    description:
+      'How long new passwords must be, and the second steps and passwordless sign-in users may turn on for their ' +
+      'accounts.',
+    prefixes: ['password', 'mfa'],
   },
   {
     id: 'metrics',
@@ -85,6 +87,7 @@ const LABELS: Record<string, string> = {
   registrationEnabled: 'Open registration',
   invitesEnabled: 'Invites',
   invitesCodeLength: 'Invite code length',
+  passwordMinLength: 'Shortest password (characters)',
   filesNameLength: 'Random name length',
   filesDefaultFormat: 'Default name format',
   filesMaxFileSize: 'Largest file',

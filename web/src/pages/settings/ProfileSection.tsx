@@ -23,6 +23,8 @@ import { settingsError, settingsErrorObject } from './messages';
 import { updateUser } from './settings-api';
 import { useSubmit } from '../../lib/use-submit';
 import { requiredField } from '../../lib/bound';
+import { PasswordStrengthMeter } from '../../components/PasswordStrengthMeter';
+import { passwordLengthProblem, passwordRules } from '../../lib/password-strength';
 
 function AvatarCard() {
   const user = useUser();
@@ -185,7 +187,8 @@ function UsernameCard() {
 
 function PasswordCard() {
   const user = useUser();
-  const { refresh } = useSession();
+  const { server, refresh } = useSession();
+  const rules = passwordRules(server);
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
@@ -205,6 +208,11 @@ function PasswordCard() {
     event.preventDefault();
     if (!next) {
       setError('Enter the new password.');
+      return;
+    }
+    const tooShortOrLong = passwordLengthProblem(next, rules.min, rules.max);
+    if (tooShortOrLong) {
+      setError(tooShortOrLong);
       return;
     }
     if (next !== repeat) {
@@ -235,7 +243,18 @@ function PasswordCard() {
           <PasswordInput label="Current password" {...requiredField('current-password', current, setCurrent)} />
         )}
         <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-          <PasswordInput label="New password" {...requiredField('new-password', next, setNext)} />
+          <Stack gap={6}>
+            <PasswordInput
+              label="New password"
+              description={rules.description}
+              {...requiredField('new-password', next, setNext)}
+            />
+            <PasswordStrengthMeter
+              password={next}
+              minLength={rules.min}
+              userInputs={[user.username, server?.siteTitle ?? '']}
+            />
+          </Stack>
           <PasswordInput
             label="Repeat the new password"
             {...requiredField('new-password', repeat, setRepeat)}

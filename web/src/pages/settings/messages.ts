@@ -2,6 +2,7 @@
 // shared table (lib/errors.ts) for the rest.
 import { ApiRequestError } from '../../api/client';
 import { errorMessage } from '../../lib/notify';
+import { passwordRefusal } from '../../lib/password-strength';
 
 const SETTINGS_MESSAGES: Record<number, string> = {
   1068: 'Your account has no password yet: leave "Current password" empty to set one.',
@@ -14,6 +15,8 @@ export function settingsError(err: unknown): string {
   if (err instanceof ApiRequestError) {
     const known = SETTINGS_MESSAGES[err.code];
     if (known) return known;
+    const refusal = passwordRefusal(err);
+    if (refusal) return refusal;
     if (err.code === 1000) {
       const issues = err.details?.issues;
       const first = Array.isArray(issues)
