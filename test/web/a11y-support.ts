@@ -76,8 +76,10 @@ export async function expectNoAxeViolations(page: Page, where: string, include?:
 
 /** Waits until no loader is shown and no Mantine transition is running (a half-faded element fails contrast). */
 export async function settle(page: Page): Promise<void> {
+  // A function, not a string: Playwright polls a string predicate with eval, which the dashboard's
+  // Content-Security-Policy (script-src 'self') refuses as soon as the first check is false.
   await page.waitForFunction(
-    `!document.querySelector('.mantine-Loader-root') && !document.querySelector('[data-loading]')`,
+    () => !document.querySelector('.mantine-Loader-root') && !document.querySelector('[data-loading]'),
     undefined,
     { timeout: 15_000 },
   );

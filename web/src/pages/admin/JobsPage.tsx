@@ -142,6 +142,11 @@ export function JobsPage() {
   const data = overview.data;
   const busy = data?.counts.some((c) => (c.state === 'queued' || c.state === 'running') && c.count > 0) ?? false;
   const { reload } = overview;
+  // The Refresh button spins only for a refresh asked for, not for the look every few seconds.
+  const [refreshing, setRefreshing] = useState(false);
+  useEffect(() => {
+    if (!overview.loading) setRefreshing(false);
+  }, [overview.loading]);
 
   // While jobs wait or run, look again every few seconds.
   useEffect(() => {
@@ -156,7 +161,15 @@ export function JobsPage() {
         title="Background jobs"
         description="Thumbnails, exports and webhook deliveries run in the background; a job that failed three times stays here with its error."
         actions={
-          <Button variant="default" leftSection={<IconRefresh size={16} />} onClick={reload} loading={overview.loading}>
+          <Button
+            variant="default"
+            leftSection={<IconRefresh size={16} />}
+            onClick={() => {
+              setRefreshing(true);
+              reload();
+            }}
+            loading={refreshing && overview.loading}
+          >
             Refresh
           </Button>
         }
