@@ -79,7 +79,10 @@ export async function settle(page: Page): Promise<void> {
   // A function, not a string: Playwright polls a string predicate with eval, which the dashboard's
   // Content-Security-Policy (script-src 'self') refuses as soon as the first check is false.
   await page.waitForFunction(
-    () => !document.querySelector('.mantine-Loader-root') && !document.querySelector('[data-loading]'),
+    () => {
+      const { document } = globalThis as unknown as { document: { querySelector(selector: string): unknown } };
+      return !document.querySelector('.mantine-Loader-root') && !document.querySelector('[data-loading]');
+    },
     undefined,
     { timeout: 15_000 },
   );
