@@ -193,6 +193,69 @@ describeBrowser('dashboard: administration', () => {
     await phone.context.close();
   });
 
+  it('server settings in words: every setting labelled and explained with its default, its names under Details, and a search box', async () => {
+    const { fields } = (await server().json('GET', '/api/server/settings', { auth: root.token })).body as {
+      fields: Record<string, { description: string; env: string; default: unknown }>;
+    };
+    const humanized = (key: string) => {
+      const words = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
+      return words.charAt(0).toUpperCase() + words.slice(1);
+    };
+    for (const [viewport, colorScheme] of [
+      [{ width: 1280, height: 900 }, 'light'],
+      [{ width: 390, height: 844 }, 'dark'],
+    ] as const) {
+      const { page, context, errors } = await openPage(browser(), server().url, { viewport, colorScheme });
+      await signIn(page, 'admin', 'admin-password');
+      await page.goto('/dashboard/admin/settings');
+      await page.getByLabel('Site title').waitFor();
+      for (const [key, field] of Object.entries(fields)) {
+        const row = page.getByTestId(`setting-${key}`);
+        const label = (await row.locator('label').first().innerText()).trim();
+        // A key's own name in words is a label only where it already reads as one ("Site title").
+        if (key !== 'siteTitle') assert.notEqual(label, humanized(key), `${key} is labelled in words`);
+        const help = (await page.locator(`#setting-${key}-help`).innerText())
+          .replace(/ Set by the environment variable [A-Z0-9_]+\.$/, '')
+          .trim();
+        assert.ok(!help.includes(field.description), `${key}: the help is not the technical description`);
+        const words = help.split(' Default: ')[0]!;
+        assert.doesNotMatch(words, /\/api\/|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\bnull\b/, `${key}: ${help}`);
+        assert.match(help, /Default: [^.]+\.$|Default: .+\.$/, `${key} says its default`);
+      }
+      assert.match(await page.locator('#setting-thumbnailsEnabled-help').innerText(), /Default: on\./);
+      assert.match(await page.locator('#setting-filesDefaultExpiration-help').innerText(), /Default: not set\./);
+      // The technical names and meaning, one click away.
+      const details = page.getByTestId('setting-siteTitle-details');
+      assert.equal(await details.getByText('SITE_TITLE', { exact: true }).isVisible(), false);
+      await details.getByText('Details').click();
+      await details.getByText('SITE_TITLE', { exact: true }).waitFor();
+      await details.getByText('siteTitle', { exact: true }).waitFor();
+      await details.getByText(fields.siteTitle!.description, { exact: false }).waitFor();
+
+      // Search: by words (any case, every word), by key or environment variable; nothing found says so.
+      const total = Object.keys(fields).length;
+      const search = page.getByLabel('Find a setting');
+      await search.fill('GPS photos');
+      await page.getByTestId('settings-search-status').getByText(`1 of ${total} settings match.`).waitFor();
+      await page.getByTestId('setting-filesRemoveGpsMetadata').waitFor();
+      assert.equal(await page.getByTestId('setting-siteTitle').count(), 0);
+      assert.equal(await page.getByRole('heading', { name: 'Rate limits', exact: true }).count(), 0);
+      await search.fill('RATELIMIT_MAX');
+      await page.getByTestId('setting-ratelimitMax').waitFor();
+      await page.getByTestId('settings-search-status').getByText(`1 of ${total} settings match.`).waitFor();
+      await search.fill('no such setting');
+      await page.getByTestId('settings-search-status').getByText('No setting matches “no such setting”.').waitFor();
+      const width = await page.evaluate<number>('document.scrollingElement.scrollWidth - window.innerWidth');
+      assert.ok(width <= 0, `no sideways scrolling at ${viewport.width} px (${width} px too wide)`);
+      await search.fill('');
+      await page.getByTestId('setting-siteTitle').waitFor();
+      assert.equal(await page.locator('[data-testid^="setting-"][data-testid$="-details"]').count(), total);
+      await screenshot(page, `admin-settings-words-${viewport.width}-${colorScheme}`);
+      assert.deepEqual(unexpected(errors), []);
+      await context.close();
+    }
+  });
+
   it('an invite link lets someone register and land signed in; the invite is then used up and can be deleted', async () => {
     const { page, context, errors } = await openPage(browser(), server().url, { viewport: PHONE });
     await signIn(page, 'admin', 'admin-password');

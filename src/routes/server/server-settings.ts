@@ -46,15 +46,28 @@ const SettingsAnswer = z
     settings: SettingsSchema,
     locked: z.array(SettingKeySchema).describe('keys set by environment variables; PATCH refuses them (1022)'),
     fields: z
-      .record(z.string(), z.object({ description: z.string(), env: z.string() }))
-      .describe("each key's meaning and environment variable"),
+      .record(
+        z.string(),
+        z.object({
+          description: z.string(),
+          env: z.string(),
+          default: z
+            .union([z.string(), z.number(), z.boolean(), z.array(z.string()), z.null()])
+            .describe('the value the key has when neither an admin nor the environment set it'),
+        }),
+      )
+      .describe("each key's meaning, environment variable and default"),
   })
   .meta({ id: 'ServerSettingsAnswer' });
 
 const FIELDS = Object.fromEntries(
   SETTING_KEYS.map((key) => [
     key,
-    { description: SETTING_DEFINITIONS[key].description, env: SETTING_DEFINITIONS[key].env },
+    {
+      description: SETTING_DEFINITIONS[key].description,
+      env: SETTING_DEFINITIONS[key].env,
+      default: SETTING_DEFINITIONS[key].default as string | number | boolean | string[] | null,
+    },
   ]),
 );
 

@@ -6008,9 +6008,11 @@ export interface components {
       webhookUrls: string[];
     };
     ServerSettingsAnswer: {
-      /** @description each key's meaning and environment variable */
+      /** @description each key's meaning, environment variable and default */
       fields: {
         [key: string]: {
+          /** @description the value the key has when neither an admin nor the environment set it */
+          default: string | number | boolean | string[] | null;
           description: string;
           env: string;
         };

@@ -1,8 +1,22 @@
-// Server settings (admins only): every key of GET /api/server/settings in groups, with the input its value needs;
-// keys locked by environment variables shown disabled. Saving sends only the changed keys; a refused save (1022)
+// Server settings (admins only): every key of GET /api/server/settings in groups, with the input its value needs, a
+// help text in words, its default and a "Details" line with its technical names; a search box keeps only the
+// settings that match; keys locked by environment variables shown disabled. Saving sends only the changed keys; a refused save (1022)
 // names each failing field and stores nothing.
-import { Alert, Anchor, Button, Card, Divider, Group, Paper, Skeleton, Stack, Text, Title } from '@mantine/core';
-import { IconDeviceFloppy, IconLock } from '@tabler/icons-react';
+import {
+  Alert,
+  Anchor,
+  Button,
+  Card,
+  Divider,
+  Group,
+  Paper,
+  Skeleton,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { IconDeviceFloppy, IconLock, IconSearch } from '@tabler/icons-react';
 import { Fragment, useEffect, useMemo, useState } from 'react';
 import { ApiRequestError } from '../../api/client';
 import { ErrorAlert } from '../../components/ErrorAlert';
@@ -15,10 +29,12 @@ import { serverSettings, updateServerSettings, type ServerSettingsAnswer, type S
 import { adminErrorMessage, fieldIssues } from './admin-errors';
 import { SettingField } from './SettingField';
 import {
+  defaultText,
   fromDraft,
   groupSettings,
   kindOf,
   labelOf,
+  matchesSearch,
   sameDraft,
   toDraft,
   type Draft,
@@ -77,7 +93,17 @@ export function ServerSettingsPage() {
 
   const locked = new Set<string>(answer?.locked ?? []);
   const changedKeys = Object.keys(saved).filter((key) => !locked.has(key) && !sameDraft(drafts[key], saved[key]));
-  const groups = answer ? groupSettings(Object.keys(answer.settings)) : [];
+  const allGroups = answer ? groupSettings(Object.keys(answer.settings)) : [];
+  // The search box keeps only the settings whose words match; a setting with an unsaved change stays in sight.
+  const [query, setQuery] = useState('');
+  const groups = allGroups
+    .map((group) => ({
+      ...group,
+      keys: group.keys.filter(
+        (key) => changedKeys.includes(key) || key in errors || matchesSearch(query, key, answer?.fields[key]),
+      ),
+    }))
+    .filter((group) => group.keys.length > 0);
 
   const change = (key: string, value: Draft) => {
     setDrafts((d) => ({ ...d, [key]: value }));
@@ -142,6 +168,24 @@ export function ServerSettingsPage() {
           variables and cannot be changed here: change the variable and restart Chute.
         </Alert>
       ) : null}
+      {answer ? (
+        <TextInput
+          label="Find a setting"
+          placeholder="Such as password, thumbnails or SITE_TITLE"
+          leftSection={<IconSearch size={16} aria-hidden />}
+          value={query}
+          onChange={(e) => setQuery(e.currentTarget.value)}
+          type="search"
+          maw={420}
+        />
+      ) : null}
+      {answer && query.trim() !== '' ? (
+        <Text size="sm" c="dimmed" role="status" data-testid="settings-search-status">
+          {groups.length === 0
+            ? `No setting matches “${query.trim()}”.`
+            : `${groups.reduce((n, g) => n + g.keys.length, 0)} of ${allGroups.reduce((n, g) => n + g.keys.length, 0)} settings match.`}
+        </Text>
+      ) : null}
       {answer && groups.length > 1 ? (
         <Group gap="xs" wrap="wrap" aria-label="Setting groups" component="nav">
           {groups.map((group) => (
@@ -178,6 +222,7 @@ export function ServerSettingsPage() {
                       kind={kinds[key] ?? 'text'}
                       description={answer.fields[key]?.description ?? ''}
                       env={answer.fields[key]?.env ?? ''}
+                      defaultLabel={defaultText(key, kinds[key] ?? 'text', answer.fields[key]?.default)}
                       locked={locked.has(key)}
                       changed={changedKeys.includes(key)}
                       value={drafts[key] ?? saved[key] ?? ''}

@@ -1,16 +1,31 @@
 // One server setting: its label and meaning on the left, the input that fits its value on the right (stacked on a
 // phone). A key set by an environment variable is shown disabled, with a lock and the variable's name.
-import { Badge, Grid, Group, NumberInput, Select, Switch, TagsInput, Text, TextInput, Tooltip } from '@mantine/core';
+import {
+  Badge,
+  Code,
+  Grid,
+  Group,
+  NumberInput,
+  Select,
+  Switch,
+  TagsInput,
+  Text,
+  TextInput,
+  Tooltip,
+} from '@mantine/core';
 import { IconLock } from '@tabler/icons-react';
 import { formatBytes } from '../../lib/format';
 import { parseSize } from '../../lib/sizes';
-import { CHOICES, labelOf, type Draft, type SettingKind } from './settings-fields';
+import { CHOICES, helpOf, labelOf, type Draft, type SettingKind } from './settings-fields';
 
 export interface SettingFieldProps {
   settingKey: string;
   kind: SettingKind;
+  /** The server's technical description of the key, shown under "Details". */
   description: string;
   env: string;
+  /** The default value in words ("on", "1 GiB", "not set"). */
+  defaultLabel: string;
   locked: boolean;
   changed: boolean;
   value: Draft;
@@ -106,8 +121,8 @@ function Input({
 }
 
 export function SettingField(props: SettingFieldProps) {
-  const { settingKey, description, env, locked, changed, kind } = props;
-  const descriptionId = `setting-${settingKey}-description`;
+  const { settingKey, description, env, defaultLabel, locked, changed, kind } = props;
+  const descriptionId = `setting-${settingKey}-help`;
   return (
     <Grid
       gutter={{ base: 6, sm: 'lg' }}
@@ -144,8 +159,16 @@ export function SettingField(props: SettingFieldProps) {
           ) : null}
         </Group>
         <Text size="xs" c="dimmed" id={descriptionId} mt={2}>
-          {/[.!?]$/.test(description) ? description : `${description}.`}
+          {helpOf(settingKey, description)}
+          {defaultLabel ? ` Default: ${defaultLabel}.` : ''}
           {locked ? ` Set by the environment variable ${env}.` : ''}
+        </Text>
+        <Text component="details" size="xs" c="dimmed" mt={2} data-testid={`setting-${settingKey}-details`}>
+          <Text component="summary" size="xs" style={{ cursor: 'pointer' }}>
+            Details
+          </Text>
+          <Code>{settingKey}</Code> in the API, <Code>{env}</Code> in the environment.{' '}
+          {/[.!?]$/.test(description) ? description : `${description}.`}
         </Text>
       </Grid.Col>
       <Grid.Col

@@ -1,6 +1,8 @@
 // How the server settings page shows each key of GET /api/server/settings: its group (by key prefix, so that a key
 // added to SETTING_DEFINITIONS shows up without a change here), a label, and the input that fits its value.
+import { formatBytes } from '../../lib/format';
 import { parseSize, sizeText } from '../../lib/sizes';
+import { HELP } from './settings-help';
 import type { SettingValue } from './admin-api';
 
 export interface SettingGroup {
@@ -23,7 +25,7 @@ const KNOWN_GROUPS: Array<{ id: string; title: string; description: string; pref
     id: 'files',
     title: 'Files',
     description: 'Uploads: names, sizes, types, expiry and privacy.',
-    prefixes: ['files', 'uploads'],
+    prefixes: ['files', 'uploads', 'thumbnails'],
   },
   {
     id: 'chunks',
@@ -75,7 +77,7 @@ const KNOWN_GROUPS: Array<{ id: string; title: string; description: string; pref
 ];
 
 /** Labels for the keys Chute has today; other keys are labelled from their name. */
-const LABELS: Record<string, string> = {
+export const LABELS: Record<string, string> = {
   siteTitle: 'Site title',
   siteRobotsTxt: 'Ask search engines to stay away (robots.txt)',
   sitePwaEnabled: 'Installable as an app (web manifest)',
@@ -95,6 +97,9 @@ const LABELS: Record<string, string> = {
   filesDisabledExtensions: 'Refused extensions',
   filesRoute: 'File link prefix',
   uploadsPrivateByDefault: 'New uploads are private (shared only through share links)',
+  filesRemoveGpsMetadata: 'Remove GPS data from photos',
+  filesRefuseEmpty: 'Refuse empty files (0 bytes)',
+  thumbnailsEnabled: 'Make thumbnails of images and videos',
   urlsRoute: 'Short URL prefix',
   urlsLength: 'Short URL code length',
   chunksEnabled: 'Upload large files in chunks',
@@ -158,6 +163,39 @@ function humanize(text: string): string {
 
 export function labelOf(key: string): string {
   return LABELS[key] ?? humanize(key);
+}
+
+/** The admin's help text for a key: ours, else the server's description. */
+export function helpOf(key: string, serverDescription: string): string {
+  const text = HELP[key] ?? serverDescription;
+  return /[.!?]$/.test(text) || text === '' ? text : `${text}.`;
+}
+
+/** A key's default value in words, as its input would show it. */
+export function defaultText(key: string, kind: SettingKind, value: SettingValue | undefined): string {
+  if (value === undefined) return '';
+  if (typeof value === 'boolean') return value ? 'on' : 'off';
+  if (value === null || value === '') return 'not set';
+  if (Array.isArray(value)) return value.length === 0 ? 'none' : value.join(', ');
+  if (kind === 'size' && typeof value === 'number') return formatBytes(value);
+  const choice = CHOICES[key]?.find((c) => c.value === value);
+  return choice ? choice.label.toLowerCase() : String(value);
+}
+
+/**
+ * Whether a key matches what was typed in the page's search box: every word of it, in the label, the help, the
+ * technical description, the key or its environment variable, case and accents aside.
+ */
+export function matchesSearch(
+  query: string,
+  key: string,
+  field: { description?: string; env?: string } | undefined,
+): boolean {
+  const fold = (text: string) => text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+  const words = fold(query).split(/\s+/).filter(Boolean);
+  if (words.length === 0) return true;
+  const haystack = fold([labelOf(key), HELP[key] ?? '', field?.description ?? '', key, field?.env ?? ''].join(' '));
+  return words.every((word) => haystack.includes(word));
 }
 
 /** The keys in groups, in the server's key order within each group. */
