@@ -13,6 +13,7 @@ import { cssVariablesResolver, theme } from './theme';
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="auto">
+      {/* Below the header (theme.css), so that a message never covers its buttons. */}
       <Notifications position="top-right" />
       <SessionProvider>
         <App />

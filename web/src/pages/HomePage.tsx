@@ -14,7 +14,7 @@ function Stat({ label, value }: { label: string; value: string }) {
       <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
         {label}
       </Text>
-      <Text fw={700} size="xl">
+      <Text fw={700} size="xl" style={{ overflowWrap: 'anywhere' }}>
         {value}
       </Text>
     </Card>
@@ -62,24 +62,39 @@ export function HomePage() {
           </Text>
         ) : null}
         {recent.data && recent.data.length > 0 ? (
-          <Table.ScrollContainer minWidth={420}>
-            <Table>
-              <Table.Tbody>
-                {recent.data.map((file) => (
-                  <Table.Tr key={file.id}>
-                    <Table.Td>
-                      <Anchor href={file.url} target="_blank" rel="noreferrer">
-                        {file.name}
-                      </Anchor>
-                    </Table.Td>
-                    <Table.Td>{file.type}</Table.Td>
-                    <Table.Td>{formatBytes(file.size)}</Table.Td>
-                    <Table.Td>{formatDate(file.createdAt)}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          // On a phone the type, size and date go under the name, so that nothing needs scrolling sideways.
+          <Table data-testid="recent-files" layout="fixed">
+            <Table.Thead visibleFrom="sm">
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th w="22%">Type</Table.Th>
+                <Table.Th w="14%">Size</Table.Th>
+                <Table.Th w="22%">Uploaded</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {recent.data.map((file) => (
+                <Table.Tr key={file.id}>
+                  <Table.Td style={{ overflowWrap: 'anywhere' }}>
+                    <Anchor href={file.url} target="_blank" rel="noreferrer">
+                      {file.name}
+                    </Anchor>
+                    <Text size="xs" c="dimmed" hiddenFrom="sm">
+                      <span style={{ whiteSpace: 'nowrap' }}>{formatBytes(file.size)}</span> ·{' '}
+                      <span style={{ whiteSpace: 'nowrap' }}>{formatDate(file.createdAt)}</span> · {file.type}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td visibleFrom="sm" style={{ overflowWrap: 'anywhere' }}>
+                    {file.type}
+                  </Table.Td>
+                  <Table.Td visibleFrom="sm" style={{ whiteSpace: 'nowrap' }}>
+                    {formatBytes(file.size)}
+                  </Table.Td>
+                  <Table.Td visibleFrom="sm">{formatDate(file.createdAt)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
         ) : null}
       </Card>
     </Stack>

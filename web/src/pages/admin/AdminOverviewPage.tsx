@@ -60,11 +60,11 @@ function Stat({
           <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
             {label}
           </Text>
-          <Text fw={700} size="xl" data-testid={`stat-${label}`}>
+          <Text fw={700} size="xl" data-testid={`stat-${label}`} style={{ overflowWrap: 'anywhere' }}>
             {value}
           </Text>
           {hint ? (
-            <Text size="xs" c="dimmed" truncate>
+            <Text size="xs" c="dimmed" data-testid={`stat-hint-${label}`}>
               {hint}
             </Text>
           ) : null}

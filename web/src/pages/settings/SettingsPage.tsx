@@ -61,8 +61,9 @@ export function SettingsPage() {
   const { search } = useLocation();
   const asked = search.get('tab');
   const tab = TABS.some((t) => t.value === asked) ? asked! : 'profile';
-  // On a phone the tabs wrap: as pills they read as a set of buttons rather than a broken underline.
-  const phone = useMediaQuery('(max-width: 36em)');
+  // Eight tabs do not fit one row beside the navigation: on a wide screen they stand in a column at the left; below
+  // that they wrap, as pills, which read as a set of buttons rather than a broken underline.
+  const wide = useMediaQuery('(min-width: 75em)');
 
   return (
     <Stack gap={0} maw={1200}>
@@ -71,12 +72,13 @@ export function SettingsPage() {
         description="Your profile, how your links look, where and how you sign in, your uploaders, and a copy of your account."
       />
       <Tabs
-        variant={phone ? 'pills' : 'default'}
+        variant={wide ? 'default' : 'pills'}
+        orientation={wide ? 'vertical' : 'horizontal'}
         value={tab}
         onChange={(value) => setSearch({ tab: value === 'profile' ? null : value })}
         keepMounted={false}
       >
-        <Tabs.List mb="md">
+        <Tabs.List mb={wide ? 0 : 'md'} mr={wide ? 'lg' : 0} style={wide ? { flexShrink: 0 } : undefined}>
           {TABS.map((t) => (
             <Tabs.Tab key={t.value} value={t.value} leftSection={t.icon}>
               {t.label}
@@ -84,7 +86,7 @@ export function SettingsPage() {
           ))}
         </Tabs.List>
         {TABS.map((t) => (
-          <Tabs.Panel key={t.value} value={t.value}>
+          <Tabs.Panel key={t.value} value={t.value} style={{ minWidth: 0 }}>
             {t.panel}
           </Tabs.Panel>
         ))}
