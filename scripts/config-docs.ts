@@ -73,7 +73,7 @@ function shownValue(value: unknown, bytes: boolean): string {
   return code(String(value));
 }
 
-/** The constraints a schema's checks state in their own error messages ("must be between 5mb and 5gb"). */
+/** The constraints a schema's checks state in their own error messages ("must be between 5 MiB and 5 GiB"). */
 function statedConstraints(schema: z.ZodType): string[] {
   return checksOf(schema)
     .map((check) => (typeof check.error === 'function' ? check.error() : undefined))

@@ -253,11 +253,11 @@ export const ENV_VARIABLES = {
   ),
   S3_PART_SIZE: env(
     byteSizeFromEnv
-      .refine((v) => v >= 5 * 1024 * 1024 && v <= 5 * 1024 ** 3, 'must be between 5mb and 5gb')
+      .refine((v) => v >= 5 * 1024 * 1024 && v <= 5 * 1024 ** 3, 'must be between 5 MiB and 5 GiB')
       .prefault('8mb'),
     {
       description:
-        'Part size of multipart uploads, 5mb to 5gb; memory per upload is about 5 parts (measured: ' +
+        'Part size of multipart uploads, 5 MiB to 5 GiB; memory per upload is about 5 parts (measured: ' +
         '[bench/RESULTS.md](../bench/RESULTS.md)); the largest file is 10,000 parts (~78 GiB with `8mb`)',
     },
   ),

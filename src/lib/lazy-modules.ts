@@ -1,5 +1,5 @@
 // Libraries that only some requests or settings need, loaded by the first of them instead of at start-up: together
-// about 40 MB of the idle server's memory (measured 2026-11-26: passkeys 15 MB, Redis 11, images 8, OpenID 4.5), a
+// about 40 MiB of the idle server's memory (measured 2026-11-26: passkeys 15 MiB, Redis 11, images 8, OpenID 4.5), a
 // fifth of what the small box it runs on may hold, and all of it in the peak of a large upload. The first use pays the
 // load once (tens of milliseconds); a failed load is tried again by the next use.
 

@@ -51,7 +51,7 @@ export type S3Config = Pick<
 
 /**
  * Parts a put() keeps in flight; memory per put is bounded by about (PUT_QUEUE_SIZE + 1) x part size plus garbage
- * not yet collected (measured: ~100 MB above the base RSS with 8 MiB parts, the same for 128 MiB and 512 MiB).
+ * not yet collected (measured: ~100 MiB above the base RSS with 8 MiB parts, the same for 128 MiB and 512 MiB).
  */
 const PUT_QUEUE_SIZE = 4;
 

@@ -295,7 +295,7 @@ describe('storage configuration', () => {
     assert.match(problems({ S3_ENDPOINT: 'not a url' })[0]!, /^S3_ENDPOINT="not a url": /);
     assert.match(problems({ S3_FORCE_PATH_STYLE: 'sure' })[0]!, /^S3_FORCE_PATH_STYLE="sure": /);
     assert.match(problems({ S3_PREFIX: '../up' })[0]!, /^S3_PREFIX="..\/up": must be a relative path/);
-    assert.match(problems({ S3_PART_SIZE: '1mb' })[0]!, /^S3_PART_SIZE="1mb": must be between 5mb and 5gb/);
+    assert.match(problems({ S3_PART_SIZE: '1mb' })[0]!, /^S3_PART_SIZE="1mb": must be between 5 MiB and 5 GiB/);
     assert.equal(loadConfig({ S3_PREFIX: 'chute' }).S3_PREFIX, 'chute/');
   });
 });

@@ -50,14 +50,14 @@ describeBrowser('dashboard: administration', () => {
     await dialog.getByLabel(/^Password/).fill('dana-password');
     await dialog.getByText('By size').click();
     await dialog.getByLabel(/^Storage limit/).fill('5mb');
-    await dialog.getByText('5.0 MB in all').waitFor();
+    await dialog.getByText('5.00 MiB in all').waitFor();
     await dialog.getByLabel(/^Largest number of short URLs/).fill('10');
     await screenshot(page, 'admin-user-create');
     await dialog.getByRole('button', { name: 'Create user' }).click();
     await dialog.waitFor({ state: 'hidden' });
 
     const row = page.getByTestId('user-row-dana');
-    await row.getByText('5 MB, 10 URLs').waitFor();
+    await row.getByText('5.00 MiB, 10 URLs').waitFor();
     await row.getByText('User', { exact: true }).waitFor();
     const dana = await userNamed('dana');
     assert.equal(dana.role, 'USER');
@@ -319,7 +319,7 @@ describeBrowser('dashboard: administration', () => {
       // admin, dana, erin; two files of 4000 bytes.
       await page.getByTestId('stat-Users').getByText('3', { exact: true }).waitFor();
       await page.getByTestId('stat-Files').getByText('2', { exact: true }).waitFor();
-      await page.getByTestId('stat-Storage used').getByText('3.9 KB', { exact: true }).waitFor();
+      await page.getByTestId('stat-Storage used').getByText('3.91 KiB', { exact: true }).waitFor();
       await page.getByRole('cell', { name: 'image/png' }).waitFor();
       await page.getByText('Who stores the most').waitFor();
       await screenshot(page, 'admin-overview');
@@ -347,7 +347,7 @@ describeBrowser('dashboard: administration', () => {
     await signIn(page, 'admin', 'admin-password');
     await page.goto('/dashboard/admin/users');
     const row = page.getByTestId('user-row-hugo');
-    await row.getByText('3.9 KB').waitFor();
+    await row.getByText('3.91 KiB').waitFor();
     await row.getByRole('button', { name: 'Delete hugo' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete hugo?' });
     await dialog.getByLabel(/Also delete 2 file\(s\)/).check();

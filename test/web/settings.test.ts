@@ -181,8 +181,8 @@ describeBrowser('dashboard: user settings', () => {
     // The header's avatar is the new one too (session refreshed).
     await page.getByTestId('account-menu').locator(`img[src^="data:image/png"]`).waitFor();
 
-    // A picture over the server's 1 MB limit is scaled down in the browser and then accepted.
-    // 700 x 700 of noise: about 1.4 MB, over the limit, and small enough to hand to a slow browser in time.
+    // A picture over the server's 1 MiB limit is scaled down in the browser and then accepted.
+    // 700 x 700 of noise: about 1.4 MiB, over the limit, and small enough to hand to a slow browser in time.
     const side = 700;
     const noise = randomBytes(side * side * 3);
     const large = rgbPng(side, side, (x, y) => {
@@ -232,7 +232,7 @@ describeBrowser('dashboard: user settings', () => {
     await page.getByRole('button', { name: 'Insert {file.originalName}' }).click();
     await page.getByTestId('embed-title').getByText('Shared by carol: holiday.png').waitFor();
     await page.getByLabel(/^Description/).fill('{file.size}, {file.type}');
-    await page.getByTestId('embed-description').getByText('1.4 MB, image/png').waitFor();
+    await page.getByTestId('embed-description').getByText('1.40 MiB, image/png').waitFor();
     await page.getByLabel(/^Site name/).fill('Carol’s files');
     await page.getByTestId('embed-site-name').getByText('Carol’s files').waitFor();
     const colour = page.getByLabel(/^Colour/);

@@ -366,9 +366,9 @@ describeBrowser('dashboard: upload', () => {
     ]);
     await waitForStatus(page, 'notes.txt', 'Done');
     const video = row(page, 'holiday-video-with-a-long-name.mp4');
-    await video.getByText(/of 3\.0 MB · [\d.]+ [KM]B\/s · [\d.]+ (s|min) left · chunk [123] of 3/).waitFor();
+    await video.getByText(/of 3\.00 MiB · [\d.]+ [KM]iB\/s · [\d.]+ (s|min) left · chunk [123] of 3/).waitFor();
     await page
-      .getByText(/of 3\.0 MB · [\d.]+ [KM]B\/s · [\d.]+ (s|min) left/)
+      .getByText(/of 3\.00 MiB · [\d.]+ [KM]iB\/s · [\d.]+ (s|min) left/)
       .first()
       .waitFor();
     await screenshot(page, 'upload-progress-phone-dark');
@@ -414,7 +414,7 @@ describeBrowser('dashboard: upload', () => {
       .getByRole('list', { name: 'Files being assembled' })
       .getByRole('listitem', { name: 'from-sharex.mkv' });
     await record.getByText('Assembling', { exact: true }).waitFor();
-    await record.getByText('300 MB · 12 chunks').waitFor();
+    await record.getByText('300 MiB · 12 chunks').waitFor();
     await screenshot(page, 'upload-assembling-elsewhere-phone');
 
     await server()

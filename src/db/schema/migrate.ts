@@ -93,7 +93,7 @@ function reporting(progress: MigrationProgress): Record<string, Migration> {
         const started = performance.now();
         progress({ migration: name, message: 'started' });
         // Index builds over a million files sort in memory instead of in temporary files (PostgreSQL's default is
-        // 64 MB); for the migrations' transaction only.
+        // 64 MiB); for the migrations' transaction only.
         if (isPostgres(db)) await sql`set local maintenance_work_mem = '256MB'`.execute(db);
         await (migration as { up: ReportingUp }).up(db, (message, count) =>
           progress({ migration: name, message, ...count }),

@@ -23,7 +23,7 @@ import type { WriteTurns } from './write-lock.js';
  */
 export const CHECKPOINT_DELAY_MS = 1_000;
 
-/** A thread without a checkpoint for this long ends (its isolate costs ~9 MB); the next commit starts another. */
+/** A thread without a checkpoint for this long ends (its isolate costs ~9 MiB); the next commit starts another. */
 const IDLE_MS = 30_000;
 
 export interface Checkpointer {

@@ -28,15 +28,26 @@ export function parseByteSize(text: string | number): number | null {
   return Number.isSafeInteger(bytes) ? bytes : null;
 }
 
+const IEC_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+
+/** The one size formatter of server pages, API texts, CLI and dashboard: IEC units with binary values, about three
+ * significant digits ("512 B", "1.50 KiB", "10.0 GiB", "300 MiB"); "-" for what is not a byte count. */
 export function formatByteSize(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  if (!Number.isFinite(bytes) || bytes < 0) return '-';
   let value = bytes;
   let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
+  while (value >= 1024 && unit < IEC_UNITS.length - 1) {
     value /= 1024;
     unit++;
   }
-  return `${unit === 0 ? value : value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2)} ${units[unit]}`;
+  if (unit === 0) return `${value} B`;
+  let text = value.toFixed(value >= 100 ? 0 : value >= 10 ? 1 : 2);
+  // 1 MiB - 1 byte rounds to "1024 KiB": say "1.00 MiB" instead.
+  if (Number(text) >= 1024 && unit < IEC_UNITS.length - 1) {
+    unit++;
+    text = (Number(text) / 1024).toFixed(2);
+  }
+  return `${text} ${IEC_UNITS[unit]}`;
 }
 
 /** A byte count as people type it: "10gb" for 10 GiB, "1536kb" for 1.5 MiB, the plain number when no unit divides it

@@ -50,7 +50,7 @@ export async function findUserById(db: Db, id: string): Promise<UserRow | undefi
 /**
  * The user of a main API token, by the token's hash. On SQLite the answers are kept in memory while no users row and no
  * user deletion may have changed (db/sqlite/row-watch.ts): a client uploading screenshots all day is answered without a query.
- * Few are kept, as a row may hold an avatar of up to 1 MiB (16 of them at most ~22 MB); the rows answered are shared,
+ * Few are kept, as a row may hold an avatar of up to 1 MiB (16 of them at most ~22 MiB); the rows answered are shared,
  * nothing may change them.
  */
 const userByTokenHash = precompiledByKey(

@@ -422,7 +422,7 @@ export const SETTING_DEFINITIONS = {
     'Files larger than this are uploaded in chunks by the dashboard, in bytes (or 95mb ...)',
   ),
   chunksSize: setting(
-    bytesBetween(64 * 1024, 1024 ** 3, 'must be between 64kb and 1gb'),
+    bytesBetween(64 * 1024, 1024 ** 3, 'must be between 64 KiB and 1 GiB'),
     25 * 1024 ** 2,
     'CHUNKS_SIZE',
     'bytes',

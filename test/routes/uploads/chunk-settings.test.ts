@@ -19,7 +19,7 @@ describe('chunk settings from the environment', () => {
       chunksThreshold: 4 * MB,
       chunksSize: MB,
     });
-    assert.throws(() => settingsFromEnv({ CHUNKS_SIZE: '1kb' }), /CHUNKS_SIZE="1kb": must be between 64kb and 1gb/);
+    assert.throws(() => settingsFromEnv({ CHUNKS_SIZE: '1kb' }), /CHUNKS_SIZE="1kb": must be between 64 KiB and 1 GiB/);
     assert.throws(() => settingsFromEnv({ CHUNKS_SIZE: '2gb' }), /CHUNKS_SIZE/);
     assert.throws(() => settingsFromEnv({ CHUNKS_THRESHOLD: 'big' }), /CHUNKS_THRESHOLD="big": must be a byte size/);
   });
@@ -61,7 +61,7 @@ forEachDatabase('chunk settings', (engine) => {
     });
     assertError(bad, 400, 1022);
     const issues = (bad.body.issues as string[]).join('\n');
-    assert.match(issues, /chunksSize: must be between 64kb and 1gb/);
+    assert.match(issues, /chunksSize: must be between 64 KiB and 1 GiB/);
     assert.match(issues, /chunksThreshold: must be a byte size/);
     assert.equal((await publicInfo()).chunksSize, 2 * MB, 'nothing was stored');
   });

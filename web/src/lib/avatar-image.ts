@@ -1,5 +1,5 @@
 // Turns a picked image into the base64 data URL PATCH /api/user (one's own) and /api/users/:id (an admin's edit)
-// take as `avatar`. The server accepts PNG, JPEG, GIF and WebP up to 1 MB (src/services/accounts/account.ts); larger
+// take as `avatar`. The server accepts PNG, JPEG, GIF and WebP up to 1 MiB (src/services/accounts/account.ts); larger
 // pictures and other formats are scaled down here in a canvas, so that a phone photo just works. Small GIFs are kept
 // as they are (they may be animated).
 

@@ -1,16 +1,9 @@
 // Formatting shared by every page: sizes, dates, durations, counts.
-const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
+// Sizes come from the server's own formatter (a module without Node imports), so the dashboard, the server's pages,
+// its messages and the CLI print the same IEC units.
+import { formatByteSize as formatBytes } from '../../../src/lib/text/sizes.js';
 
-export function formatBytes(bytes: number): string {
-  if (!Number.isFinite(bytes) || bytes < 0) return '-';
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${unit === 0 ? value : value.toFixed(value < 10 ? 1 : 0)} ${UNITS[unit]}`;
-}
+export { formatBytes };
 
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '-';

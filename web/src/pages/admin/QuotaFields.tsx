@@ -52,17 +52,11 @@ export function quotaProblems(form: QuotaForm): Partial<Record<'maxBytes' | 'max
   return {};
 }
 
-/** A byte limit as set: "5 MB" for 5 MiB exactly, rounded only when no unit divides it. */
-export function limitText(bytes: number): string {
-  const exact = sizeText(bytes);
-  return /^\d+$/.test(exact) ? formatBytes(bytes) : exact.replace(/([a-z]+)$/, (unit) => ` ${unit.toUpperCase()}`);
-}
-
-/** "10 GB, 50 URLs" for the user list. */
+/** "10.0 GiB, 50 URLs" for the user list. */
 export function quotaSummary(quota: Quota | null | undefined): string {
   if (!quota) return 'No limit';
   const parts: string[] = [];
-  if (quota.filesQuota === 'BY_BYTES' && quota.maxBytes !== null) parts.push(limitText(Number(quota.maxBytes)));
+  if (quota.filesQuota === 'BY_BYTES' && quota.maxBytes !== null) parts.push(formatBytes(Number(quota.maxBytes)));
   if (quota.filesQuota === 'BY_FILES' && quota.maxFiles !== null) parts.push(`${quota.maxFiles} files`);
   if (quota.maxUrls !== null) parts.push(`${quota.maxUrls} URLs`);
   return parts.length > 0 ? parts.join(', ') : 'No limit';

@@ -31,7 +31,7 @@ import { useApi } from '../../lib/use-api';
 import { setSearch, useLocation } from '../../router';
 import { listUsers, usersUsage, type UserUsage } from './admin-api';
 import { DeleteUserModal } from './DeleteUserModal';
-import { limitText, quotaSummary } from './QuotaFields';
+import { quotaSummary } from './QuotaFields';
 import { cannotDeleteReason, cannotEditReason, RoleBadge, ROLE_LABELS } from './roles';
 import { UserFormModal } from './UserFormModal';
 import { bound } from '../../lib/bound';
@@ -72,7 +72,7 @@ function Storage({ user, usage }: { user: User; usage: UserUsage | undefined }) 
       <Text size="sm">
         {formatBytes(usage.storageUsed)}{' '}
         <Text span c="dimmed" size="xs">
-          of {limitText(limit)}
+          of {formatBytes(limit)}
         </Text>
       </Text>
       <Progress

@@ -1,5 +1,6 @@
 // The {file.*} template variables of the view page text and the embed texts, filled exactly as the server fills them
 // (fillPlaceholders in src/pages/view-page.ts), and sample files to preview them with.
+import { formatBytes } from '../../lib/format';
 
 export interface SampleFile {
   kind: 'image' | 'video' | 'text';
@@ -19,7 +20,7 @@ export const SAMPLE_FILES: Record<SampleFile['kind'], SampleFile> = {
     kind: 'image',
     name: 'Xy7kP2.png',
     originalName: 'holiday.png',
-    size: '1.4 MB',
+    size: formatBytes(1_468_006),
     type: 'image/png',
     views: 12,
     createdAt: UPLOADED_AT,
@@ -28,7 +29,7 @@ export const SAMPLE_FILES: Record<SampleFile['kind'], SampleFile> = {
     kind: 'video',
     name: 'Qm3vT8.mp4',
     originalName: 'clip.mp4',
-    size: '24.8 MB',
+    size: formatBytes(26_004_684),
     type: 'video/mp4',
     views: 3,
     createdAt: UPLOADED_AT,
@@ -37,7 +38,7 @@ export const SAMPLE_FILES: Record<SampleFile['kind'], SampleFile> = {
     kind: 'text',
     name: 'Lp9sW1.txt',
     originalName: 'notes.txt',
-    size: '2.1 KB',
+    size: formatBytes(2_150),
     type: 'text/plain',
     views: 1,
     createdAt: UPLOADED_AT,
@@ -47,7 +48,7 @@ export const SAMPLE_FILES: Record<SampleFile['kind'], SampleFile> = {
 export const PLACEHOLDERS: Array<{ key: string; meaning: string }> = [
   { key: 'file.name', meaning: 'the name in the link' },
   { key: 'file.originalName', meaning: 'the name it was uploaded with' },
-  { key: 'file.size', meaning: 'its size, such as 1.4 MB' },
+  { key: 'file.size', meaning: `its size, such as ${formatBytes(1_468_006)}` },
   { key: 'file.type', meaning: 'its type, such as image/png' },
   { key: 'file.views', meaning: 'how often it was viewed' },
   { key: 'file.createdAt', meaning: 'when it was uploaded (ISO 8601)' },
