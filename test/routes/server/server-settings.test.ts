@@ -67,7 +67,13 @@ forEachDatabase('server settings', (engine) => {
       assert.deepEqual(res.body.fields.registrationEnabled, {
         description: SETTING_DEFINITIONS.registrationEnabled.description,
         env: 'REGISTRATION_ENABLED',
+        default: false,
       });
+      // Every key says its default, as the definitions hold it (the settings page shows it in words).
+      for (const key of SETTING_KEYS) {
+        assert.deepEqual(res.body.fields[key].default, SETTING_DEFINITIONS[key].default, key);
+      }
+      assert.equal(res.body.fields.filesMaxFileSize.default, 1024 ** 3);
     });
 
     it('PATCH stores changes that take effect at once, and answers the new settings', async () => {
