@@ -263,14 +263,14 @@ export function ViewSettingsSection() {
                 form={form}
                 flag="showTags"
                 label="Show the file's tags"
-                description="Kept with your settings; this version of the view page does not show tags yet."
+                description="The view page lists the file's tags."
                 onChange={setFlag}
               />
               <FlagSwitch
                 form={form}
                 flag="showFolder"
                 label="Show the file's folder"
-                description="Kept with your settings; this version of the view page does not show folders yet."
+                description="The view page says which folder the file is in, linked when the folder is public."
                 onChange={setFlag}
               />
               <Textarea
