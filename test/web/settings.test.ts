@@ -592,10 +592,12 @@ describeBrowser('dashboard: user settings', () => {
       await page.waitForLoadState('networkidle');
       await screenshot(page, `settings-${tab}-dark`);
     }
-    // The tabs are reachable by keyboard: arrow keys move between them.
+    // The tabs are reachable by keyboard: arrow keys move between them (down, as they stand in a column at this
+    // width).
     await page.goto('/dashboard/settings');
+    assert.equal(await page.getByRole('tablist').getAttribute('aria-orientation'), 'vertical');
     await page.getByRole('tab', { name: 'Profile' }).focus();
-    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Enter');
     await page.waitForURL(/tab=view$/);
     assert.deepEqual(unexpected(errors), []);
