@@ -53,6 +53,14 @@ function rawPath(input: ViewPageInput, download = false): string {
   return rawLink('', input.file.name, { token: input.token, download });
 }
 
+/** "Folder: Holiday · Tags: beach, sea" for the embed card, as the page shows them; null when it shows neither. */
+function embedDetails(input: Pick<ViewPageInput, 'folder' | 'tags'>): string | null {
+  const parts: string[] = [];
+  if (input.folder) parts.push(`Folder: ${input.folder.name}`);
+  if (input.tags && input.tags.length > 0) parts.push(`Tags: ${input.tags.map((t) => t.name).join(', ')}`);
+  return parts.length > 0 ? parts.join(' · ') : null;
+}
+
 function embedTags(input: ViewPageInput, kind: MediaKind): SafeHtml {
   const { view, file } = input;
   if (!view.embed) return new SafeHtml('');
@@ -61,7 +69,10 @@ function embedTags(input: ViewPageInput, kind: MediaKind): SafeHtml {
   const raw = `${input.baseUrl}${rawPath(input)}`;
   const tags: SafeHtml[] = [];
   const title = view.embedTitle ? fillPlaceholders(view.embedTitle, file) : null;
-  const description = view.embedDescription ? fillPlaceholders(view.embedDescription, file) : null;
+  const own = view.embedDescription ? fillPlaceholders(view.embedDescription, file) : null;
+  // The folder and tags the page shows (view.showFolder, view.showTags) go into the card too, on a line of their own.
+  const details = embedDetails(input);
+  const description = own && details ? `${own}\n${details}` : (own ?? details);
   const siteName = view.embedSiteName ? fillPlaceholders(view.embedSiteName, file) : input.siteTitle;
   if (title)
     tags.push(html`<meta property="og:title" content="${title}"><meta name="twitter:title" content="${title}">`);

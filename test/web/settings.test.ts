@@ -263,6 +263,15 @@ describeBrowser('dashboard: user settings', () => {
       .waitFor();
     await page.getByRole('switch', { name: 'Show the file type' }).click();
     await page.getByTestId('view-page-meta').getByText('image/png', { exact: false }).waitFor();
+    // Tags and folder: on the page and in the card's description, on a line of their own.
+    await page.getByRole('switch', { name: "Show the file's tags" }).click();
+    await page.getByRole('switch', { name: "Show the file's folder" }).click();
+    await page.getByTestId('view-page-folder').getByText('Holiday').waitFor();
+    assert.deepEqual(await page.getByTestId('view-page-tag').allTextContents(), ['beach', 'summer']);
+    assert.equal(
+      await page.getByTestId('embed-description').textContent(),
+      '1.40 MiB, image/png\nFolder: Holiday · Tags: beach, summer',
+    );
     await page.getByText('You have unsaved changes.').waitFor();
     await screenshot(page, 'settings-view');
 
@@ -281,6 +290,8 @@ describeBrowser('dashboard: user settings', () => {
         embedColor: view.embedColor,
         content: view.content,
         showMimetype: view.showMimetype,
+        showTags: view.showTags,
+        showFolder: view.showFolder,
         align: view.align,
       },
       {
@@ -293,6 +304,8 @@ describeBrowser('dashboard: user settings', () => {
         embedColor: '#ff0000',
         content: 'Uploaded {file.createdAt}',
         showMimetype: true,
+        showTags: true,
+        showFolder: true,
         align: 'center',
       },
     );

@@ -193,6 +193,28 @@ forEachDatabase('public pages', (engine) => {
     assert.ok(html.includes('fill="#12ab34"'));
     assert.ok(html.includes(`<a href="/folder/${folder.id}">Album &lt;1&gt;</a>`));
     assert.ok(html.includes('<p class="content-text">Size: 70 B &lt;i&gt;</p>'));
+    // The embed card (what a chat app draws) says the same: folder and tags on their own line of the description.
+    await server().json('PATCH', '/api/user', {
+      auth: owner.token,
+      body: { view: { embed: true, embedDescription: 'A {file.type}' } },
+    });
+    html = await page(image.name);
+    assert.ok(
+      html.includes(
+        '<meta property="og:description" content="A image/png\nFolder: Album &lt;1&gt; · Tags: best &lt;of&gt;">',
+      ),
+      html,
+    );
+    await server().json('PATCH', '/api/user', {
+      auth: owner.token,
+      body: { view: { embedDescription: null, showFolder: false } },
+    });
+    html = await page(image.name);
+    assert.ok(html.includes('<meta property="og:description" content="Tags: best &lt;of&gt;">'), html);
+    await server().json('PATCH', '/api/user', {
+      auth: owner.token,
+      body: { view: { embed: false, showFolder: true } },
+    });
 
     const text = await uploadOne(server(), owner.token, 'just words', { name: 'w.txt', type: 'text/plain' });
     assert.ok((await page(text.name)).includes('<pre>just words</pre>'));

@@ -5,7 +5,7 @@
 import { Avatar, Box, Group, Stack, Text, useComputedColorScheme } from '@mantine/core';
 import { IconFileText, IconPhoto, IconPlayerPlayFilled } from '@tabler/icons-react';
 import type { UserViewSettings } from '../../api/types';
-import { fillPlaceholders, isEmbedColor, type SampleFile } from './placeholders';
+import { embedDetails, fillPlaceholders, isEmbedColor, type SampleFile } from './placeholders';
 
 const DISCORD = {
   dark: {
@@ -69,7 +69,9 @@ export function EmbedPreview({ view, file, siteTitle, username, avatar, origin }
   const isMedia = file.kind !== 'text';
   const shown = Boolean(view.embed) && !(view.embedMediaOnly && !isMedia);
   const title = view.embedTitle ? fillPlaceholders(view.embedTitle, file) : '';
-  const description = view.embedDescription ? fillPlaceholders(view.embedDescription, file) : '';
+  const own = view.embedDescription ? fillPlaceholders(view.embedDescription, file) : '';
+  const details = embedDetails(view, file);
+  const description = own && details ? `${own}\n${details}` : own || (details ?? '');
   const siteName = view.embedSiteName ? fillPlaceholders(view.embedSiteName, file) : siteTitle;
   const color = view.embedColor && isEmbedColor(view.embedColor) ? view.embedColor : colors.bar;
   const link = `${origin}/u/${file.name}`;
@@ -209,8 +211,30 @@ export function ViewPagePreview({ view, file }: { view: UserViewSettings; file: 
       )}
       <Text size="xs" mt="xs" style={{ color: '#aaa' }} data-testid="view-page-meta">
         {file.size}
-        {view.showMimetype ? ` · ${file.type}` : ''} · <span style={{ color: '#8ab4f8' }}>download</span>
+        {view.showMimetype ? ` · ${file.type}` : ''}
+        {view.showFolder ? (
+          <>
+            {' · In '}
+            <span data-testid="view-page-folder">{file.folder}</span>
+          </>
+        ) : null}{' '}
+        · <span style={{ color: '#8ab4f8' }}>download</span>
       </Text>
+      {view.showTags && file.tags.length > 0 ? (
+        <Group gap={6} mt={6} justify={align === 'left' ? 'flex-start' : align === 'right' ? 'flex-end' : 'center'}>
+          {file.tags.map((tag) => (
+            <Text
+              key={tag}
+              span
+              size="xs"
+              data-testid="view-page-tag"
+              style={{ background: '#1c1c1c', color: '#eee', borderRadius: 999, padding: '2px 8px' }}
+            >
+              {tag}
+            </Text>
+          ))}
+        </Group>
+      ) : null}
     </Box>
   );
 }

@@ -263,14 +263,14 @@ export function ViewSettingsSection() {
                 form={form}
                 flag="showTags"
                 label="Show the file's tags"
-                description="The view page lists the file's tags."
+                description="The view page and the card in chat apps list the file's tags."
                 onChange={setFlag}
               />
               <FlagSwitch
                 form={form}
                 flag="showFolder"
                 label="Show the file's folder"
-                description="The view page says which folder the file is in, linked when the folder is public."
+                description="The view page says which folder the file is in, linked when the folder is public; the card in chat apps names it."
                 onChange={setFlag}
               />
               <Textarea

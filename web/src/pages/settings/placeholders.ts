@@ -1,5 +1,6 @@
 // The {file.*} template variables of the view page text and the embed texts, filled exactly as the server fills them
 // (fillPlaceholders in src/pages/view-page.ts), and sample files to preview them with.
+import type { UserViewSettings } from '../../api/types';
 import { formatBytes } from '../../lib/format';
 
 export interface SampleFile {
@@ -10,6 +11,9 @@ export interface SampleFile {
   type: string;
   views: number;
   createdAt: string;
+  /** Where the sample sits and how it is tagged, shown when the view settings show folders and tags. */
+  folder: string;
+  tags: string[];
 }
 
 /** A fixed moment for the samples, so that the preview does not change while nothing is typed. */
@@ -24,6 +28,8 @@ export const SAMPLE_FILES: Record<SampleFile['kind'], SampleFile> = {
     type: 'image/png',
     views: 12,
     createdAt: UPLOADED_AT,
+    folder: 'Holiday',
+    tags: ['beach', 'summer'],
   },
   video: {
     kind: 'video',
@@ -33,6 +39,8 @@ export const SAMPLE_FILES: Record<SampleFile['kind'], SampleFile> = {
     type: 'video/mp4',
     views: 3,
     createdAt: UPLOADED_AT,
+    folder: 'Holiday',
+    tags: ['family'],
   },
   text: {
     kind: 'text',
@@ -42,6 +50,8 @@ export const SAMPLE_FILES: Record<SampleFile['kind'], SampleFile> = {
     type: 'text/plain',
     views: 1,
     createdAt: UPLOADED_AT,
+    folder: 'Notes',
+    tags: ['todo'],
   },
 };
 
@@ -65,6 +75,14 @@ export function fillPlaceholders(template: string, file: SampleFile): string {
     'file.createdAt': file.createdAt,
   };
   return template.replace(/\{(file\.[a-zA-Z]+)\}/g, (whole, key: string) => values[key] ?? whole);
+}
+
+/** The folder and tags line of the embed card, as the server writes it (embedDetails in src/pages/view-page.ts). */
+export function embedDetails(view: Pick<UserViewSettings, 'showFolder' | 'showTags'>, file: SampleFile): string | null {
+  const parts: string[] = [];
+  if (view.showFolder) parts.push(`Folder: ${file.folder}`);
+  if (view.showTags && file.tags.length > 0) parts.push(`Tags: ${file.tags.join(', ')}`);
+  return parts.length > 0 ? parts.join(' · ') : null;
 }
 
 /** The embed colour the server puts in theme-color: only #rgb to #rrggbbaa hex. */
