@@ -20,17 +20,25 @@ async function startAndReadLine(shared: { dataDir: string; databaseUrl: string |
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   try {
-    const line = await new Promise<string>((resolve, reject) => {
+    // The two pipes are read apart: the ready line on standard error may come in before the log line saying where
+    // the server listens, so wait for both.
+    const { line, url } = await new Promise<{ line: string; url: string }>((resolve, reject) => {
+      const check = () => {
+        const ready = /^Chute is running at .*$/m.exec(stderr);
+        const listening = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+        if (ready && listening) resolve({ line: ready[0], url: listening[1]! });
+      };
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
+        check();
+      });
       child.stderr.on('data', (chunk: Buffer) => {
         stderr += chunk.toString('utf8');
-        const match = /^Chute is running at .*$/m.exec(stderr);
-        if (match) resolve(match[0]);
+        check();
       });
       child.once('exit', (code) => reject(new Error(`chute exited with ${code}: ${stdout}${stderr}`)));
     });
-    const url = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)![1]!;
     return { line, url, port: new URL(url).port, stdout };
   } finally {
     const exited = new Promise((resolve) => child.once('exit', resolve));
