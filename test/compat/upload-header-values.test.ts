@@ -56,12 +56,40 @@ forEachDatabase('compat: upload header values as Zipline clients send them', (en
     assert.equal((await fileOf(record.fileId!)).originalName, 'holiday notes #2 (été).txt');
   });
 
-  it('x-zipline-max-views: 0 means no limit (Zipline ignores it); a negative value is still 1001', async () => {
+  it('x-zipline-max-views: 0 means no limit (Zipline ignores it); a negative value is 1001 naming the header sent', async () => {
     const res = await upload(server(), user.token, text(), { 'x-zipline-max-views': '0' });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal((await fileOf(res.body.files[0].id)).maxViews, null);
     const negative = await upload(server(), user.token, text(), { 'x-zipline-max-views': '-1' });
     assert.equal(negative.body.code, 1001);
+    assert.match(
+      negative.body.error,
+      /x-zipline-max-views must be a whole number from 0 to 2147483647 \(0 means no limit\)$/,
+    );
+    assert.equal(negative.body.header, 'x-zipline-max-views');
+    const own = await upload(server(), user.token, text(), { 'x-service-max-views': '2147483648' });
+    assert.match(own.body.error, /x-service-max-views must be a whole number from 0 to 2147483647/);
+    // Every option header's error names it as sent: a Zipline config's author finds the line to fix.
+    for (const [name, value] of [
+      ['x-zipline-deletes-at', 'someday'],
+      ['x-zipline-format', 'fancy'],
+      ['x-zipline-file-extension', 'p/g'],
+      ['x-zipline-no-json', 'maybe'],
+      ['x-zipline-original-name', 'perhaps'],
+      ['x-zipline-image-compression-percent', '101'],
+      ['x-zipline-image-compression-type', 'gif'],
+    ] as const) {
+      const bad = await upload(server(), user.token, text(), { [name]: value });
+      assert.equal(bad.body.code, 1001, name);
+      assert.ok(bad.body.error.includes(`${name} `), `${name}: ${bad.body.error}`);
+      assert.equal(bad.body.header, name);
+    }
+    // Both sent: the x-service- one is read, and named.
+    const both = await upload(server(), user.token, text(), {
+      'x-service-max-views': 'x',
+      'x-zipline-max-views': '3',
+    });
+    assert.equal(both.body.header, 'x-service-max-views');
   });
 
   it('x-zipline-format: gfycat names the file with random words', async () => {

@@ -74,6 +74,19 @@ export function headerText(headers: IncomingHttpHeaders, name: string): string |
   return text === undefined ? undefined : text.trim();
 }
 
+/** An option header as the client sent it: under which name (x-service- or x-zipline-) and its trimmed value. */
+interface SentHeader {
+  name: string;
+  value: string | undefined;
+}
+
+function sentHeader(headers: IncomingHttpHeaders, name: string): SentHeader {
+  const alias = headers[name] === undefined ? ziplineName(name) : null;
+  const sentName = alias !== null && headers[alias] !== undefined ? alias : name;
+  return { name: sentName, value: headerText(headers, name) };
+}
+
+/** 1001 naming the header as the client sent it, so that a Zipline config's author finds the line to fix. */
 function invalid(name: string, why: string): ApiError {
   return new ApiError(1001, `${name} ${why}`, { extra: { header: name } });
 }
@@ -90,7 +103,7 @@ export function decodeHeaderText(value: string): string {
   return Buffer.from(text, 'utf8').equals(bytes) ? text : value;
 }
 
-function parseBoolean(name: string, value: string | undefined): boolean {
+function parseBoolean({ name, value }: SentHeader): boolean {
   if (value === undefined || value === '') return false;
   const v = value.toLowerCase();
   if (['true', '1', 'yes'].includes(v)) return true;
@@ -118,8 +131,7 @@ export function decodeFileNameHeader(value: string): string | null {
  * JavaScript Date reads (what Zipline takes: `date=` + `new Date().toString()`, an ISO or an RFC 1123 date), in the
  * future. Absent -> the default expiry from the settings.
  */
-function parseDeletesAt(value: string | undefined, settings: Settings, now: number): number | null {
-  const name = UPLOAD_HEADERS.deletesAt;
+function parseDeletesAt({ name, value }: SentHeader, settings: Settings, now: number): number | null {
   if (value === undefined || value === '') {
     const fallback = settings.filesDefaultExpiration === null ? null : parseDuration(settings.filesDefaultExpiration);
     return fallback === null ? null : now + fallback;
@@ -138,27 +150,30 @@ function parseDeletesAt(value: string | undefined, settings: Settings, now: numb
   return at;
 }
 
-/** A whole number of at least 1; absent, empty or 0 (Zipline's "no limit", which it ignores) -> no limit. */
-function parseMaxViews(value: string | undefined): number | null {
+/** Largest view limit (PostgreSQL's integer). */
+const MAX_VIEWS_HIGHEST = 2_147_483_647;
+
+/** A whole number from 1 up; absent, empty or 0 (Zipline's "no limit", which it ignores) -> no limit. */
+function parseMaxViews({ name, value }: SentHeader): number | null {
   if (value === undefined || value === '' || /^0+$/.test(value)) return null;
-  if (!/^\d{1,10}$/.test(value) || Number(value) < 1 || Number(value) > 2_147_483_647) {
-    throw invalid(UPLOAD_HEADERS.maxViews, 'must be a whole number of at least 1');
+  if (!/^\d{1,10}$/.test(value) || Number(value) > MAX_VIEWS_HIGHEST) {
+    throw invalid(name, `must be a whole number from 0 to ${MAX_VIEWS_HIGHEST} (0 means no limit)`);
   }
   return Number(value);
 }
 
-function parseExtension(value: string | undefined): string | null {
+function parseExtension({ name, value }: SentHeader): string | null {
   if (value === undefined || value === '') return null;
   if (!/^\.?[A-Za-z0-9]{1,16}$/.test(value)) {
-    throw invalid(UPLOAD_HEADERS.fileExtension, 'must be letters and digits, such as png or .png');
+    throw invalid(name, 'must be letters and digits, such as png or .png');
   }
   return `.${value.replace(/^\./, '').toLowerCase()}`;
 }
 
 /** x-service-private: true or false; absent -> settings.uploadsPrivateByDefault. */
-function parsePrivate(value: string | undefined, settings: Settings): boolean {
-  if (value === undefined || value === '') return settings.uploadsPrivateByDefault;
-  return parseBoolean(UPLOAD_HEADERS.private, value);
+function parsePrivate(header: SentHeader, settings: Settings): boolean {
+  if (header.value === undefined || header.value === '') return settings.uploadsPrivateByDefault;
+  return parseBoolean(header);
 }
 
 /**
@@ -166,56 +181,59 @@ function parsePrivate(value: string | undefined, settings: Settings): boolean {
  * with x-service-image-compression-type (jpg, png or webp; jpg when absent, and alone it does nothing).
  */
 function parseImageProcessing(headers: IncomingHttpHeaders, settings: Settings): ImageProcessingOptions {
-  const gpsText = headerText(headers, UPLOAD_HEADERS.removeGps);
-  const removeGps =
-    gpsText === undefined || gpsText === ''
-      ? settings.filesRemoveGpsMetadata
-      : parseBoolean(UPLOAD_HEADERS.removeGps, gpsText);
-  const percentText = headerText(headers, UPLOAD_HEADERS.compressionPercent);
-  const typeText = headerText(headers, UPLOAD_HEADERS.compressionType)?.toLowerCase();
+  const gps = sentHeader(headers, UPLOAD_HEADERS.removeGps);
+  const removeGps = gps.value === undefined || gps.value === '' ? settings.filesRemoveGpsMetadata : parseBoolean(gps);
+  const percent = sentHeader(headers, UPLOAD_HEADERS.compressionPercent);
+  const percentText = percent.value;
+  const compressionType = sentHeader(headers, UPLOAD_HEADERS.compressionType);
+  const typeText = compressionType.value?.toLowerCase();
   let type: CompressionType = 'jpg';
   if (typeText !== undefined && typeText !== '') {
     const normalised = typeText === 'jpeg' ? 'jpg' : typeText;
     if (!(COMPRESSION_TYPES as readonly string[]).includes(normalised)) {
-      throw invalid(UPLOAD_HEADERS.compressionType, 'must be jpg, png or webp');
+      throw invalid(compressionType.name, 'must be jpg, png or webp');
     }
     type = normalised as CompressionType;
   }
   if (percentText === undefined || percentText === '') return { removeGps, compression: null };
   if (!/^\d{1,3}$/.test(percentText) || Number(percentText) > 100) {
-    throw invalid(UPLOAD_HEADERS.compressionPercent, 'must be a whole number from 0 to 100');
+    throw invalid(percent.name, 'must be a whole number from 0 to 100');
   }
   return { removeGps, compression: { percent: Number(percentText), type } };
 }
 
 export function parseUploadOptions(headers: IncomingHttpHeaders, settings: Settings, now: number): UploadOptions {
-  const formatText = headerText(headers, UPLOAD_HEADERS.format);
+  const formatHeader = sentHeader(headers, UPLOAD_HEADERS.format);
+  const formatText = formatHeader.value;
   let format = settings.filesDefaultFormat;
   if (formatText !== undefined && formatText !== '') {
     // Zipline's older name for random-words is gfycat.
     const asked = formatText.toLowerCase() === 'gfycat' ? 'random-words' : formatText.toLowerCase();
     const parsed = SETTING_DEFINITIONS.filesDefaultFormat.schema.safeParse(asked);
     if (!parsed.success) {
-      throw invalid(UPLOAD_HEADERS.format, 'must be one of random, uuid, date, name, random-words (or gfycat)');
+      throw invalid(formatHeader.name, 'must be one of random, uuid, date, name, random-words (or gfycat)');
     }
     format = parsed.data;
   }
 
-  const password = headerText(headers, UPLOAD_HEADERS.password);
+  const passwordHeader = sentHeader(headers, UPLOAD_HEADERS.password);
+  const password = passwordHeader.value;
   if (password !== undefined && password.length > MAX_PASSWORD_LENGTH) {
-    throw invalid(UPLOAD_HEADERS.password, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
+    throw invalid(passwordHeader.name, `must be at most ${MAX_PASSWORD_LENGTH} characters`);
   }
 
-  const fileNameText = headerText(headers, UPLOAD_HEADERS.fileName);
+  const fileNameHeader = sentHeader(headers, UPLOAD_HEADERS.fileName);
+  const fileNameText = fileNameHeader.value;
   let fileName: string | null = null;
   if (fileNameText !== undefined && fileNameText !== '') {
     fileName = decodeFileNameHeader(fileNameText);
-    if (fileName === null) throw new ApiError(1009, `${UPLOAD_HEADERS.fileName} has a % that starts no escape`);
+    if (fileName === null) throw new ApiError(1009, `${fileNameHeader.name} has a % that starts no escape`);
     assertUsableFileName(fileName);
   }
 
-  const folder = headerText(headers, UPLOAD_HEADERS.folder);
-  if (folder !== undefined && folder.length > 64) throw invalid(UPLOAD_HEADERS.folder, 'is not a folder id');
+  const folderHeader = sentHeader(headers, UPLOAD_HEADERS.folder);
+  const folder = folderHeader.value;
+  if (folder !== undefined && folder.length > 64) throw invalid(folderHeader.name, 'is not a folder id');
 
   // Several comma-separated domains: one of them per request, like Zipline.
   const domains = (headerText(headers, UPLOAD_HEADERS.domain) ?? '')
@@ -225,17 +243,17 @@ export function parseUploadOptions(headers: IncomingHttpHeaders, settings: Setti
   const domain = domains.length === 0 ? undefined : domains[randomInt(domains.length)];
 
   return {
-    deletesAt: parseDeletesAt(headerText(headers, UPLOAD_HEADERS.deletesAt), settings, now),
+    deletesAt: parseDeletesAt(sentHeader(headers, UPLOAD_HEADERS.deletesAt), settings, now),
     format,
     password: password === undefined || password === '' ? null : decodeHeaderText(password),
-    maxViews: parseMaxViews(headerText(headers, UPLOAD_HEADERS.maxViews)),
-    keepOriginalName: parseBoolean(UPLOAD_HEADERS.originalName, headerText(headers, UPLOAD_HEADERS.originalName)),
+    maxViews: parseMaxViews(sentHeader(headers, UPLOAD_HEADERS.maxViews)),
+    keepOriginalName: parseBoolean(sentHeader(headers, UPLOAD_HEADERS.originalName)),
     fileName,
-    fileExtension: parseExtension(headerText(headers, UPLOAD_HEADERS.fileExtension)),
+    fileExtension: parseExtension(sentHeader(headers, UPLOAD_HEADERS.fileExtension)),
     folderId: folder === undefined || folder === '' ? null : folder,
     domain: domain ?? null,
-    noJson: parseBoolean(UPLOAD_HEADERS.noJson, headerText(headers, UPLOAD_HEADERS.noJson)),
-    private: parsePrivate(headerText(headers, UPLOAD_HEADERS.private), settings),
+    noJson: parseBoolean(sentHeader(headers, UPLOAD_HEADERS.noJson)),
+    private: parsePrivate(sentHeader(headers, UPLOAD_HEADERS.private), settings),
     imageProcessing: parseImageProcessing(headers, settings),
   };
 }
@@ -279,8 +297,9 @@ export function parseChunkHeaders(headers: IncomingHttpHeaders): ChunkHeaders {
   if (!names.some((name) => hasHeader(headers, name))) {
     throw new ApiError(1004, `send ${CHUNK_HEADERS.contentRange} and the x-service-p-* headers`);
   }
+  const lengthName = sentHeader(headers, CHUNK_HEADERS.contentLength).name;
   const lengthText = required(headers, CHUNK_HEADERS.contentLength);
-  if (!/^\d+$/.test(lengthText)) throw new ApiError(1002, `${CHUNK_HEADERS.contentLength} must be a number of bytes`);
+  if (!/^\d+$/.test(lengthText)) throw new ApiError(1002, `${lengthName} must be a number of bytes`);
   const contentLength = Number(lengthText);
   if (!Number.isSafeInteger(contentLength)) throw new ApiError(5001, `${lengthText} bytes`);
   if (contentLength === 0) {
@@ -296,19 +315,16 @@ export function parseChunkHeaders(headers: IncomingHttpHeaders): ChunkHeaders {
   const [start, end, total] = [Number(range[1]), Number(range[2]), Number(range[3])];
   if (end < start) throw new ApiError(1002, 'the Content-Range end is before its start');
   if (total !== contentLength) {
-    throw new ApiError(
-      1002,
-      `the Content-Range total must equal ${CHUNK_HEADERS.contentLength} (the whole file's size)`,
-    );
+    throw new ApiError(1002, `the Content-Range total must equal ${lengthName} (the whole file's size)`);
   }
   if (end >= total) throw new ApiError(1002, 'the Content-Range end is past the last byte (total - 1)');
 
+  const lastName = sentHeader(headers, CHUNK_HEADERS.lastChunk).name;
   const lastText = required(headers, CHUNK_HEADERS.lastChunk).toLowerCase();
-  if (lastText !== 'true' && lastText !== 'false')
-    throw new ApiError(1002, `${CHUNK_HEADERS.lastChunk} must be true or false`);
+  if (lastText !== 'true' && lastText !== 'false') throw new ApiError(1002, `${lastName} must be true or false`);
   const lastChunk = lastText === 'true';
   if (lastChunk !== (end === total - 1)) {
-    throw new ApiError(1002, `${CHUNK_HEADERS.lastChunk} must be true exactly when the chunk ends at total - 1`);
+    throw new ApiError(1002, `${lastName} must be true exactly when the chunk ends at total - 1`);
   }
 
   const token = headerText(headers, CHUNK_HEADERS.token);
