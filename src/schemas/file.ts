@@ -49,6 +49,10 @@ export const UploadedFileSchema = z
     rawUrl: z.string().describe('the bytes themselves: /raw/<name>'),
     originalName: z.string().nullable(),
     deletesAt: IsoDateTime.nullable(),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe('what the uploader should know of this file, in words: "empty file: it has 0 bytes"'),
     removedGps: z
       .boolean()
       .optional()

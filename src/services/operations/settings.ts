@@ -397,6 +397,13 @@ export const SETTING_DEFINITIONS = {
     'boolean',
     'Uploaded images (JPEG, PNG, WebP, TIFF, AVIF, HEIF) are stored without their metadata: EXIF GPS position, camera, times (an upload may ask for it with x-service-remove-gps: true)',
   ),
+  filesRefuseEmpty: setting(
+    z.boolean(),
+    false,
+    'FILES_REFUSE_EMPTY',
+    'boolean',
+    'Uploads of 0 bytes are refused (400, code 9000); off: they are stored, and the answer warns "empty file: it has 0 bytes"',
+  ),
   thumbnailsEnabled: setting(
     z.boolean(),
     true,

@@ -367,6 +367,7 @@ export async function claimFreeName<T>(wish: NameWish, claim: (name: string) => 
 export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Promise<UploadResponse> {
   const { options } = input;
   try {
+    if (input.objects.some((o) => o.size === 0)) assertEmptyFilesTaken(ctx);
     const passwordHash = options.password === null ? null : await hashPassword(options.password);
     const nameLength = ctx.settings.get().filesNameLength;
     // One transaction per request, committed together with those of the concurrent uploads (group commit).
@@ -453,6 +454,16 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
   }
 }
 
+/** The warning of an upload's answer for a file of 0 bytes (kept: the filesRefuseEmpty setting is off). */
+export const EMPTY_FILE_WARNING = 'empty file: it has 0 bytes';
+
+/** With the filesRefuseEmpty setting on, a file of 0 bytes is refused (9000, 400) before anything is recorded. */
+export function assertEmptyFilesTaken(ctx: Pick<AppContext, 'settings'>): void {
+  if (ctx.settings.get().filesRefuseEmpty) {
+    throw new ApiError(9000, `${EMPTY_FILE_WARNING}, and this server refuses empty files`);
+  }
+}
+
 function uploadResponse(ctx: AppContext, baseUrl: string, rows: FileRow[], objects: StoredObject[]): UploadResponse {
   const files = rows.map((row, i) => ({
     id: row.id,
@@ -463,6 +474,7 @@ function uploadResponse(ctx: AppContext, baseUrl: string, rows: FileRow[], objec
       originalName: row.original_name,
       deletesAt: row.deletes_at,
     }),
+    ...(row.size === 0 ? { warnings: [EMPTY_FILE_WARNING] } : {}),
     ...objects[i]?.processing,
   }));
   return uploadAnswer(

@@ -15,7 +15,13 @@ import type { AppendState } from '../../storage/datasource.js';
 import { assembleUpload, discardSession, toStoredOptions, TUS_UPLOAD_TTL_MS } from './assembly.js';
 import { assertWholeFileFits, reserveFile } from './chunked.js';
 import { insertUploadSession, recordTusProgress } from './sessions.js';
-import { assertUploadFolder, describeIncomingFile, newStorageKey, type UploadOptions } from './store-files.js';
+import {
+  assertEmptyFilesTaken,
+  assertUploadFolder,
+  describeIncomingFile,
+  newStorageKey,
+  type UploadOptions,
+} from './store-files.js';
 
 export { TUS_UPLOAD_TTL_MS };
 
@@ -70,6 +76,7 @@ export interface TusCreateInput {
  */
 export async function createTusUpload(ctx: AppContext, input: TusCreateInput): Promise<TusUploadInfo> {
   const { user, options } = input;
+  if (input.length === 0) assertEmptyFilesTaken(ctx);
   await assertUploadFolder(ctx, user.id, options.folderId);
   await assertWholeFileFits(ctx, user.id, input.length);
   const description = describeIncomingFile(ctx, options, input.fileName, input.contentType);

@@ -5902,6 +5902,8 @@ export interface components {
       filesMaxFileSize: number;
       /** @description Length of random file names (environment: FILES_NAME_LENGTH) */
       filesNameLength: number;
+      /** @description Uploads of 0 bytes are refused (400, code 9000); off: they are stored, and the answer warns "empty file: it has 0 bytes" (environment: FILES_REFUSE_EMPTY) */
+      filesRefuseEmpty: boolean;
       /** @description Uploaded images (JPEG, PNG, WebP, TIFF, AVIF, HEIF) are stored without their metadata: EXIF GPS position, camera, times (an upload may ask for it with x-service-remove-gps: true) (environment: FILES_REMOVE_GPS_METADATA) */
       filesRemoveGpsMetadata: boolean;
       /** @description Path prefix of share links for files (environment: FILES_ROUTE) */
@@ -6038,6 +6040,7 @@ export interface components {
         | 'filesDisabledExtensions'
         | 'uploadsPrivateByDefault'
         | 'filesRemoveGpsMetadata'
+        | 'filesRefuseEmpty'
         | 'thumbnailsEnabled'
         | 'filesRoute'
         | 'urlsRoute'
@@ -6185,6 +6188,8 @@ export interface components {
       type: string;
       /** @description the share link */
       url: string;
+      /** @description what the uploader should know of this file, in words: "empty file: it has 0 bytes" */
+      warnings?: string[];
     };
     UploadResponse: {
       /** @description per file: true when the type was guessed from the extension rather than sent by the client */
