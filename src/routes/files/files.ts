@@ -156,6 +156,9 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
     errorHandler,
     handler: async (request, reply) => {
       const file = await visibleFile(ctx, request, request.params.name);
+      // Browsers (Accept) and chat apps (User-Agent) may get the view page where others get the bytes, which are
+      // cacheable: a shared cache must keep the two apart.
+      reply.header('vary', 'Accept, User-Agent');
       if (await wantsPage(ctx, request, file)) return sendViewPage(ctx, request, reply, file);
       return sendFileBytes(ctx, request, reply, file);
     },

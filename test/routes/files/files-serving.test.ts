@@ -565,6 +565,12 @@ forEachDatabase('view page', (engine) => {
       headers: { 'user-agent': 'Mozilla/5.0 (compatible; Discordbot/2.0)' },
     });
     assert.match(await crawler.text(), /og:image/);
+    // One address, two answers: every answer of /u says what it depends on, so that a shared cache keeps the
+    // cacheable bytes and the page apart. /raw always answers the bytes and does not vary.
+    const bytes = await server().fetch(`/u/${image.name}`);
+    assert.match(bytes.headers.get('cache-control') ?? '', /public/);
+    for (const res of [bytes, page, crawler]) assert.equal(res.headers.get('vary'), 'Accept, User-Agent');
+    assert.equal((await server().fetch(`/raw/${image.name}`, { headers: BROWSER })).headers.get('vary'), null);
   });
 });
 
