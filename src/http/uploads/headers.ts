@@ -161,6 +161,12 @@ function parsePrivate(value: string | undefined, settings: Settings): boolean {
   return parseBoolean(UPLOAD_HEADERS.private, value);
 }
 
+/** x-service-original-name: true or false; absent -> settings.filesKeepOriginalName. */
+function parseKeepOriginalName(value: string | undefined, settings: Settings): boolean {
+  if (value === undefined || value === '') return settings.filesKeepOriginalName;
+  return parseBoolean(UPLOAD_HEADERS.originalName, value);
+}
+
 /**
  * x-service-remove-gps (absent: the filesRemoveGpsMetadata setting) and x-service-image-compression-percent (0-100)
  * with x-service-image-compression-type (jpg, png or webp; jpg when absent, and alone it does nothing).
@@ -229,7 +235,7 @@ export function parseUploadOptions(headers: IncomingHttpHeaders, settings: Setti
     format,
     password: password === undefined || password === '' ? null : decodeHeaderText(password),
     maxViews: parseMaxViews(headerText(headers, UPLOAD_HEADERS.maxViews)),
-    keepOriginalName: parseBoolean(UPLOAD_HEADERS.originalName, headerText(headers, UPLOAD_HEADERS.originalName)),
+    keepOriginalName: parseKeepOriginalName(headerText(headers, UPLOAD_HEADERS.originalName), settings),
     fileName,
     fileExtension: parseExtension(headerText(headers, UPLOAD_HEADERS.fileExtension)),
     folderId: folder === undefined || folder === '' ? null : folder,

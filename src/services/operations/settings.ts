@@ -397,6 +397,13 @@ export const SETTING_DEFINITIONS = {
     'boolean',
     'Uploaded images (JPEG, PNG, WebP, TIFF, AVIF, HEIF) are stored without their metadata: EXIF GPS position, camera, times (an upload may ask for it with x-service-remove-gps: true)',
   ),
+  filesKeepOriginalName: setting(
+    z.boolean(),
+    true,
+    'FILES_KEEP_ORIGINAL_NAME',
+    'boolean',
+    "Uploads without an x-service-original-name header keep the client's file name as their originalName (shown in the dashboard and given to downloads); the dashboard's upload page and uploader configurations start from this too",
+  ),
   thumbnailsEnabled: setting(
     z.boolean(),
     true,
