@@ -205,7 +205,7 @@ export function UploadersSection() {
             />
             <Switch
               label="Keep the original file name"
-              description={`Each upload is listed, and downloaded, under the name the file had on your computer (server default: ${server?.filesKeepOriginalName === false ? 'off' : 'on'}).`}
+              description={`Each upload keeps the name the file had on your computer: shown under its link name and given to downloads (server default: ${server?.filesKeepOriginalName === false ? 'off' : 'on'}).`}
               checked={files.keepOriginalName}
               onChange={(e) => setFile('keepOriginalName', e.currentTarget.checked)}
             />

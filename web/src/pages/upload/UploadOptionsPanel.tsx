@@ -159,7 +159,7 @@ export function UploadOptionsPanel({ options, onChange, folders, foldersLoading,
           />
           <Switch
             label="Keep original file name"
-            description={`Shown beside the link name and given to downloads (server default: ${serverKeepsOriginalName ? 'on' : 'off'})`}
+            description={`Shown under the link name and given to downloads (server default: ${serverKeepsOriginalName ? 'on' : 'off'})`}
             checked={keepsOriginalName(options, serverKeepsOriginalName)}
             // The same as the server's default is no choice: the page goes on following the server.
             onChange={(event) => {
