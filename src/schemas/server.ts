@@ -10,6 +10,11 @@ export const PublicServerInfoSchema = z
     chunksEnabled: z.boolean().describe('the dashboard uploads large files in chunks (POST /api/upload/partial)'),
     chunksThreshold: z.number().int().describe('files larger than this many bytes go in chunks'),
     chunksSize: z.number().int().describe('bytes per chunk'),
+    filesKeepOriginalName: z
+      .boolean()
+      .describe(
+        "an upload without x-service-original-name keeps the client's file name as originalName (the upload page's default)",
+      ),
     oauthProviders: z
       .array(z.enum(['DISCORD', 'GITHUB', 'GOOGLE', 'OIDC']))
       .describe('the providers an admin configured: a sign-in page offers a button for each'),

@@ -18,9 +18,13 @@ const NARROW_320 = { viewport: { width: 320, height: 640 }, deviceScaleFactor: 1
 const PHONE_390 = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 };
 const LAPTOP_1280 = { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 };
 
-/** Elements under `selector` whose content is wider than their box (cut off, or scrolled sideways inside). */
+/**
+ * Elements under `selector` whose content is wider than their box (cut off, or scrolled sideways inside). Text kept
+ * for screen readers only (VisuallyHidden: a 1 px box by design, such as "Original name: ") is no one's cut-off text.
+ */
 async function cutOff(page: Page, selector: string): Promise<string[]> {
   return page.evaluate(`Array.from(document.querySelectorAll(${JSON.stringify(selector)}))
+    .filter((el) => !el.classList.contains('mantine-VisuallyHidden-root'))
     .filter((el) => el.scrollWidth > el.clientWidth + 1)
     .map((el) => (el.getAttribute('data-testid') || el.className) + ': ' + el.scrollWidth + ' > ' + el.clientWidth)`);
 }

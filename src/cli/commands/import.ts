@@ -26,7 +26,8 @@ Options:
   --user <name>            The owner of the imported files (required)
   --folder <id>            Put the files in this folder of the user's
   --format <format>        Served names: random, uuid, date, name or random-words (default: the server's setting)
-  --keep-original-name     Keep each file's name as its original name (shown in downloads)
+  --keep-original-name     Keep each file's name as its original name (default: the server's setting
+                           filesKeepOriginalName, on unless an admin turned it off)
   --private                Serve the files only to their owner and through share links
   --include-hidden         Import hidden files (names starting with a dot) too
 `;

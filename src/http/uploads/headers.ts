@@ -176,6 +176,12 @@ function parsePrivate(header: SentHeader, settings: Settings): boolean {
   return parseBoolean(header);
 }
 
+/** x-service-original-name: true or false; absent -> settings.filesKeepOriginalName. */
+function parseKeepOriginalName(header: SentHeader, settings: Settings): boolean {
+  if (header.value === undefined || header.value === '') return settings.filesKeepOriginalName;
+  return parseBoolean(header);
+}
+
 /**
  * x-service-remove-gps (absent: the filesRemoveGpsMetadata setting) and x-service-image-compression-percent (0-100)
  * with x-service-image-compression-type (jpg, png or webp; jpg when absent, and alone it does nothing).
@@ -247,7 +253,7 @@ export function parseUploadOptions(headers: IncomingHttpHeaders, settings: Setti
     format,
     password: password === undefined || password === '' ? null : decodeHeaderText(password),
     maxViews: parseMaxViews(sentHeader(headers, UPLOAD_HEADERS.maxViews)),
-    keepOriginalName: parseBoolean(sentHeader(headers, UPLOAD_HEADERS.originalName)),
+    keepOriginalName: parseKeepOriginalName(sentHeader(headers, UPLOAD_HEADERS.originalName), settings),
     fileName,
     fileExtension: parseExtension(sentHeader(headers, UPLOAD_HEADERS.fileExtension)),
     folderId: folder === undefined || folder === '' ? null : folder,

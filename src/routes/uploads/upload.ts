@@ -22,7 +22,12 @@ const optionHeaders = z.object({
   [UPLOAD_HEADERS.format]: z.string().optional().describe('random, uuid, date, name or random-words'),
   [UPLOAD_HEADERS.password]: z.string().optional().describe('protect the files with this password'),
   [UPLOAD_HEADERS.maxViews]: z.string().optional().describe('delete each file after this many views'),
-  [UPLOAD_HEADERS.originalName]: z.string().optional().describe('true: keep the client file name as originalName'),
+  [UPLOAD_HEADERS.originalName]: z
+    .string()
+    .optional()
+    .describe(
+      "true: keep the client's file name as originalName; false: do not; absent: the filesKeepOriginalName setting (on by default)",
+    ),
   [UPLOAD_HEADERS.fileName]: z.string().optional().describe('the served name (the extension is added)'),
   [UPLOAD_HEADERS.fileExtension]: z.string().optional().describe('replaces the extension, e.g. png'),
   [UPLOAD_HEADERS.folder]: z.string().optional().describe('id of one of your folders'),

@@ -404,6 +404,13 @@ export const SETTING_DEFINITIONS = {
     'boolean',
     'Uploads of 0 bytes are refused (400, code 9000); off: they are stored, and the answer warns "empty file: it has 0 bytes"',
   ),
+  filesKeepOriginalName: setting(
+    z.boolean(),
+    true,
+    'FILES_KEEP_ORIGINAL_NAME',
+    'boolean',
+    "Uploads without an x-service-original-name header keep the client's file name as their originalName (shown in the dashboard and given to downloads); the dashboard's upload page and uploader configurations start from this too",
+  ),
   thumbnailsEnabled: setting(
     z.boolean(),
     true,

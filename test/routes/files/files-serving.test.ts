@@ -61,10 +61,11 @@ function servesFiles(server: () => TestServer): void {
       assert.ok(!Number.isNaN(Date.parse(res.headers.get('last-modified') ?? '')));
       assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
       assert.match(res.headers.get('content-security-policy') ?? '', /^sandbox;/);
-      assert.equal(res.headers.get('content-disposition'), `inline; filename="${name}"`);
+      // The name the file was uploaded with (kept by default: filesKeepOriginalName), not its link name.
+      assert.equal(res.headers.get('content-disposition'), 'inline; filename="pic.png"');
     }
     const download = await server().fetch(`/raw/${name}?download`);
-    assert.equal(download.headers.get('content-disposition'), `attachment; filename="${name}"`);
+    assert.equal(download.headers.get('content-disposition'), 'attachment; filename="pic.png"');
     await download.arrayBuffer();
   });
 

@@ -12,6 +12,8 @@ const DEFAULT_CHUNKS = { chunksEnabled: true, chunksThreshold: 95 * 1024 ** 2, c
 /** The second-factor switches of GET /api/server/public by default (the sign-in and settings pages read them). */
 const DEFAULT_MFA = { mfaTotpEnabled: true, mfaPasskeys: true };
 const DEFAULT_PASSWORDS = { passwordMinLength: 8, passwordMaxLength: 1024 };
+/** The upload page's keep-original-name default (test/routes/uploads/upload-original-name.test.ts tests it). */
+const DEFAULT_NAMES = { filesKeepOriginalName: true };
 
 forEachDatabase('server settings', (engine) => {
   const server = useTestServer({ engine, env: { ...NO_RATE_LIMIT, URLS_LENGTH: '9' } });
@@ -30,6 +32,7 @@ forEachDatabase('server settings', (engine) => {
       invitesEnabled: false,
       firstSetup: true,
       ...DEFAULT_CHUNKS,
+      ...DEFAULT_NAMES,
       oauthProviders: [],
       ...DEFAULT_MFA,
       ...DEFAULT_PASSWORDS,
@@ -95,6 +98,7 @@ forEachDatabase('server settings', (engine) => {
         invitesEnabled: false,
         firstSetup: false,
         ...DEFAULT_CHUNKS,
+        ...DEFAULT_NAMES,
         oauthProviders: [],
         ...DEFAULT_MFA,
         ...DEFAULT_PASSWORDS,

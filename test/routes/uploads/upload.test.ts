@@ -246,7 +246,7 @@ forEachDatabase('POST /api/upload', (engine) => {
     assert.equal(bad.body.code, 1001);
   });
 
-  it('x-service-original-name keeps the client name for downloads', async () => {
+  it('x-service-original-name keeps the client name for downloads (false: not kept)', async () => {
     const kept = await upload(
       server(),
       user.token,
@@ -261,7 +261,10 @@ forEachDatabase('POST /api/upload', (engine) => {
       res.headers.get('content-disposition'),
       `inline; filename="R_sum_ final.pdf"; filename*=UTF-8''R%C3%A9sum%C3%A9%20final.pdf`,
     );
-    const notKept = await uploadOne(server(), user.token, 'x', { name: 'secret-name.txt' });
+    const notKept = await uploadOne(server(), user.token, 'x', {
+      name: 'secret-name.txt',
+      headers: { 'x-service-original-name': 'false' },
+    });
     const row = await server()
       .ctx.db.selectFrom('files')
       .select('original_name')

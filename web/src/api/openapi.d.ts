@@ -1921,7 +1921,7 @@ export interface paths {
           'x-service-max-views'?: string;
           /** @description true: answer the links as text, joined with "," (as Zipline) */
           'x-service-no-json'?: string;
-          /** @description true: keep the client file name as originalName */
+          /** @description true: keep the client's file name as originalName; false: do not; absent: the filesKeepOriginalName setting (on by default) */
           'x-service-original-name'?: string;
           /** @description protect the files with this password */
           'x-service-password'?: string;
@@ -5836,6 +5836,8 @@ export interface components {
       chunksSize: number;
       /** @description files larger than this many bytes go in chunks */
       chunksThreshold: number;
+      /** @description an upload without x-service-original-name keeps the client's file name as originalName (the upload page's default) */
+      filesKeepOriginalName: boolean;
       /** @description true until the first user (a SUPERADMIN) exists */
       firstSetup: boolean;
       invitesEnabled: boolean;
@@ -5898,6 +5900,8 @@ export interface components {
       filesDefaultFormat: string;
       /** @description Extensions refused on upload (comma separated in the environment) (environment: FILES_DISABLED_EXTENSIONS) */
       filesDisabledExtensions: string[];
+      /** @description Uploads without an x-service-original-name header keep the client's file name as their originalName (shown in the dashboard and given to downloads); the dashboard's upload page and uploader configurations start from this too (environment: FILES_KEEP_ORIGINAL_NAME) */
+      filesKeepOriginalName: boolean;
       /** @description Largest file accepted, in bytes (or 100mb, 2gb ...) (environment: FILES_MAX_FILE_SIZE) */
       filesMaxFileSize: number;
       /** @description Length of random file names (environment: FILES_NAME_LENGTH) */
@@ -6041,6 +6045,7 @@ export interface components {
         | 'uploadsPrivateByDefault'
         | 'filesRemoveGpsMetadata'
         | 'filesRefuseEmpty'
+        | 'filesKeepOriginalName'
         | 'thumbnailsEnabled'
         | 'filesRoute'
         | 'urlsRoute'

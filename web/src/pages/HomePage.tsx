@@ -3,6 +3,7 @@ import { Anchor, Card, Group, SimpleGrid, Skeleton, Stack, Table, Text } from '@
 import { getStats, recentFiles } from './home-api';
 import { ErrorAlert } from '../components/ErrorAlert';
 import { PageHeader } from '../components/PageHeader';
+import { OriginalName } from '../components/OriginalName';
 import { formatBytes, formatDate } from '../lib/format';
 import { useUser } from '../lib/session';
 import { useApi } from '../lib/use-api';
@@ -79,6 +80,7 @@ export function HomePage() {
                     <Anchor href={file.url} target="_blank" rel="noreferrer">
                       {file.name}
                     </Anchor>
+                    <OriginalName file={file} truncate={false} />
                     <Text size="xs" c="dimmed" hiddenFrom="sm">
                       <span style={{ whiteSpace: 'nowrap' }}>{formatBytes(file.size)}</span> ·{' '}
                       <span style={{ whiteSpace: 'nowrap' }}>{formatDate(file.createdAt)}</span> · {file.type}

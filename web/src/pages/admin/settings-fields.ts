@@ -98,6 +98,7 @@ export const LABELS: Record<string, string> = {
   filesRoute: 'File link prefix',
   uploadsPrivateByDefault: 'New uploads are private (shared only through share links)',
   filesRemoveGpsMetadata: 'Remove GPS data from photos',
+  filesKeepOriginalName: 'Keep the original file name of uploads',
   filesRefuseEmpty: 'Refuse empty files (0 bytes)',
   thumbnailsEnabled: 'Make thumbnails of images and videos',
   urlsRoute: 'Short URL prefix',

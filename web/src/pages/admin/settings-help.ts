@@ -32,6 +32,10 @@ export const HELP: Record<string, string> = {
   filesRemoveGpsMetadata:
     'Photos are stored without their metadata: where they were taken, the camera and the times. Uploaders may ask for ' +
     'it on a single upload too.',
+  filesKeepOriginalName:
+    'Each upload remembers the name the file had on the uploader’s device, shown under its link name in the file ' +
+    'lists and given to downloads. This is also where the upload page’s and the uploader configurations’ “Keep ' +
+    'original file name” start; an uploader may still turn it off for an upload. Off: only uploads that ask keep it.',
   filesRefuseEmpty: 'Uploads of 0 bytes are refused with an error. Off: they are kept, and the uploader is told.',
   thumbnailsEnabled:
     'Makes a small preview of every image and video after it is uploaded, for the file lists and link previews. ' +

@@ -18,6 +18,7 @@ import { deleteFile, getFile, updateFile, updateFiles } from './files-api';
 import { ConfirmModal } from '../../components/ConfirmModal';
 import { CopyButton } from '../../components/CopyButton';
 import { ErrorAlert } from '../../components/ErrorAlert';
+import { OriginalName } from '../../components/OriginalName';
 import { fileKind, KIND_LABELS, ownerDownloadUrl } from '../../lib/file-kind';
 import { formatBytes, formatDate } from '../../lib/format';
 import { ExpiryForm, MaxViewsForm, PasswordForm, RenameForm } from './FileEditForms';
@@ -116,9 +117,12 @@ export function FileDetail(props: FileDetailProps) {
       position="right"
       size={phone ? '100%' : 'lg'}
       title={
-        <Text fw={600} truncate maw={phone ? 260 : 520}>
-          {file?.name ?? 'File'}
-        </Text>
+        <div style={{ minWidth: 0 }}>
+          <Text fw={600} truncate maw={phone ? 260 : 520}>
+            {file?.name ?? 'File'}
+          </Text>
+          {file ? <OriginalName file={file} maw={phone ? 260 : 520} /> : null}
+        </div>
       }
       closeButtonProps={{ 'aria-label': 'Close the file details' }}
       // Escape closes only the dialog on top: a confirmation opened from the panel (a portal, outside the panel's
@@ -278,7 +282,7 @@ function FileDetailBody({
       <Fact label="Link">{file.url}</Fact>
       <SimpleGrid cols={2} spacing="sm" verticalSpacing="xs" mt={-6}>
         <Fact label="Type">{file.type}</Fact>
-        <Fact label="Original name">{file.originalName ?? '-'}</Fact>
+        <Fact label="Original name">{file.originalName ?? 'Not kept'}</Fact>
         <Fact label="Views">
           {file.views.toLocaleString()}
           {file.maxViews !== null ? ` of ${file.maxViews.toLocaleString()} allowed` : ''}

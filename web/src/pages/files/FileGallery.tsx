@@ -1,5 +1,5 @@
-// The gallery view: a grid of cards with a thumbnail (or type icon), name, size and date, a checkbox to select and a
-// star; the card itself opens the detail panel.
+// The gallery view: a grid of cards with a thumbnail (or type icon), name and original name, size and date, a
+// checkbox to select and a star; the card itself opens the detail panel.
 import {
   AspectRatio,
   Badge,
@@ -18,6 +18,7 @@ import {
 import { IconEyeOff, IconLock } from '@tabler/icons-react';
 import type { FileItem } from '../../api/types';
 import { FileThumb } from '../../components/FileThumb';
+import { OriginalName } from '../../components/OriginalName';
 import { formatBytes } from '../../lib/format';
 import { FavoriteButton } from './FavoriteButton';
 import classes from './files.module.css';
@@ -91,6 +92,7 @@ export function FileGallery({ files, selected, onToggleSelected, onOpen, onToggl
                     {file.name}
                   </Text>
                 </Group>
+                <OriginalName file={file} mt={-2} />
                 <Group gap={6} wrap="nowrap" justify="space-between">
                   <Text size="xs" c="dimmed" truncate>
                     {formatBytes(file.size)} · {shortDate(file.createdAt)}

@@ -14,6 +14,7 @@ import {
 } from '@mantine/core';
 import { IconArrowDown, IconArrowUp, IconArrowsSort, IconEyeOff, IconLock } from '@tabler/icons-react';
 import { FileThumb } from '../../components/FileThumb';
+import { OriginalName } from '../../components/OriginalName';
 import { fileKind, KIND_LABELS } from '../../lib/file-kind';
 import { formatBytes, formatDate } from '../../lib/format';
 import { FavoriteButton } from './FavoriteButton';
@@ -106,11 +107,7 @@ export function FileTable(props: TableProps) {
                           {file.name}
                         </Text>
                       </Group>
-                      {file.originalName && file.originalName !== file.name ? (
-                        <Text size="xs" c="dimmed" truncate title={file.originalName}>
-                          {file.originalName}
-                        </Text>
-                      ) : null}
+                      <OriginalName file={file} />
                     </Box>
                   </Group>
                 </UnstyledButton>

@@ -7,6 +7,7 @@ import { ApiRequestError } from '../../api/client';
 import type { Folder } from '../../api/types';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { FileThumb } from '../../components/FileThumb';
+import { OriginalName } from '../../components/OriginalName';
 import { FormError } from '../../components/FormError';
 import { FormModal } from '../../components/FormModal';
 import { formatBytes, formatDate } from '../../lib/format';
@@ -123,6 +124,7 @@ function AddFilesBody({
                       <Text size="sm" fw={500} truncate="end" title={file.name}>
                         {file.name}
                       </Text>
+                      <OriginalName file={file} />
                       <Text size="xs" c="dimmed" truncate="end">
                         {[
                           here ? 'Already in this folder' : elsewhere ? `In “${elsewhere}”, moves here` : null,

@@ -35,6 +35,7 @@ import type { FileItem, Folder, FolderDetail } from '../../api/types';
 import { CopyButton } from '../../components/CopyButton';
 import { EmptyCard } from '../../components/EmptyCard';
 import { FileThumb } from '../../components/FileThumb';
+import { OriginalName } from '../../components/OriginalName';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { PageHeader } from '../../components/PageHeader';
 import { formatBytes, formatDate } from '../../lib/format';
@@ -320,7 +321,6 @@ function SharingCard({ folder, onSaved }: { folder: Folder; onSaved: (saved: Fol
  * link; take it out of the folder. */
 function FileRow({ file, onRemove }: { file: FileItem; onRemove: () => void }) {
   const secondary = [formatBytes(file.size), formatDate(file.createdAt)];
-  if (file.originalName && file.originalName !== file.name) secondary.unshift(file.originalName);
   const detail = `/dashboard/files?folder=${encodeURIComponent(file.folderId ?? '')}&file=${encodeURIComponent(file.id)}`;
   return (
     <Group gap="sm" wrap="nowrap" px="sm" py={8} data-testid="folder-file">
@@ -342,6 +342,7 @@ function FileRow({ file, onRemove }: { file: FileItem; onRemove: () => void }) {
             </Badge>
           ) : null}
         </Group>
+        <OriginalName file={file} />
         <Text size="xs" c="dimmed" truncate="end">
           {secondary.join(' · ')}
         </Text>

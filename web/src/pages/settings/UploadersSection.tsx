@@ -30,7 +30,7 @@ import { folderOptions } from '../../lib/folder-paths';
 import { useSession, useUser } from '../../lib/session';
 import { useApi } from '../../lib/use-api';
 import {
-  DEFAULT_FILE_OPTIONS,
+  defaultFileOptions,
   DEFAULT_URL_OPTIONS,
   downloadText,
   EXPIRY_CHOICES,
@@ -106,7 +106,10 @@ export function UploadersSection() {
   const user = useUser();
   const { server, token } = useSession();
   const folders = useApi((signal) => listFolders('all', signal), []);
-  const [files, setFiles] = useState<FileUploadOptions>(DEFAULT_FILE_OPTIONS);
+  // The session's server info is there before the dashboard shows (lib/session.tsx); true is the server's own default.
+  const [files, setFiles] = useState<FileUploadOptions>(() =>
+    defaultFileOptions(server?.filesKeepOriginalName ?? true),
+  );
   const [urls, setUrls] = useState<UrlShortenOptions>(DEFAULT_URL_OPTIONS);
   const setFile = <K extends keyof FileUploadOptions>(key: K, value: FileUploadOptions[K]) =>
     setFiles((o) => ({ ...o, [key]: value }));
@@ -202,7 +205,7 @@ export function UploadersSection() {
             />
             <Switch
               label="Keep the original file name"
-              description="Downloads are saved under the name the file had on your computer."
+              description={`Each upload keeps the name the file had on your computer: shown under its link name and given to downloads (server default: ${server?.filesKeepOriginalName === false ? 'off' : 'on'}).`}
               checked={files.keepOriginalName}
               onChange={(e) => setFile('keepOriginalName', e.currentTarget.checked)}
             />

@@ -22,6 +22,7 @@ export const EXPIRY_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
 export interface FileUploadOptions {
   format: string;
   expiry: string;
+  /** Sent either way (x-service-original-name: true or false); starts as the server's filesKeepOriginalName. */
   keepOriginalName: boolean;
   /** Delete each file after this many views; '' for no limit. */
   maxViews: string;
@@ -54,12 +55,20 @@ export const DEFAULT_FILE_OPTIONS: FileUploadOptions = {
 
 export const DEFAULT_URL_OPTIONS: UrlShortenOptions = { maxViews: '', password: '' };
 
-/** The x-service-* headers for the chosen file options (only those that differ from the server's defaults). */
+/** The file options of a new configuration: the server's defaults, the original name's from the server itself. */
+export function defaultFileOptions(serverKeepsOriginalName: boolean): FileUploadOptions {
+  return { ...DEFAULT_FILE_OPTIONS, keepOriginalName: serverKeepsOriginalName };
+}
+
+/**
+ * The x-service-* headers for the chosen file options: those that differ from the server's defaults, and the original
+ * name's always, so that the configuration does what its maker saw even after an admin changes the default.
+ */
 export function fileUploadHeaders(options: FileUploadOptions): Record<string, string> {
   const headers: Record<string, string> = {};
   if (options.format) headers['x-service-format'] = options.format;
   if (options.expiry) headers['x-service-deletes-at'] = options.expiry;
-  if (options.keepOriginalName) headers['x-service-original-name'] = 'true';
+  headers['x-service-original-name'] = String(options.keepOriginalName);
   if (options.maxViews.trim()) headers['x-service-max-views'] = options.maxViews.trim();
   if (options.folderId) headers['x-service-folder'] = options.folderId;
   if (options.password) headers['x-service-password'] = options.password;

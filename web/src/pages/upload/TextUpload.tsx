@@ -1,6 +1,7 @@
-// Text or code typed or pasted into a box, uploaded as a file whose name (and so its extension) the person picks.
-import { Button, Group, Stack, Text, Textarea, TextInput } from '@mantine/core';
-import { IconFileText } from '@tabler/icons-react';
+// Text or code typed or pasted into a box, uploaded as a file whose name (and so its extension) the person picks;
+// once it is up, what its link is called, and whether the typed name was kept as its original name.
+import { Alert, Anchor, Button, Group, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import { IconCircleCheck, IconFileText } from '@tabler/icons-react';
 import { formatBytes } from '../../lib/format';
 
 /** MIME types for the text formats people paste most; anything else is served as plain text. */
@@ -30,15 +31,37 @@ export function textFile(text: string, name: string): File {
   return new File([text], fileName, { type: TEXT_TYPES[extension] ?? 'text/plain' });
 }
 
+/** The last text upload, once it is up. */
+export interface TextUploaded {
+  /** The file's name as the page made it from the typed one (textFile). */
+  typedName: string;
+  linkName: string;
+  url: string;
+  /** Whether the typed name was sent to be kept as the original name. */
+  kept: boolean;
+}
+
+/**
+ * What became of the typed name: the link name when the name format made another one (random, date ...), and whether
+ * the typed name lives on as the original name.
+ */
+export function textUploadedNotice({ typedName, linkName, kept }: TextUploaded): string {
+  if (linkName === typedName) return `Saved as ${linkName}.`;
+  return kept
+    ? `Saved as ${linkName}; “${typedName}” is kept as its original name.`
+    : `Saved as ${linkName}; “${typedName}” is not kept (Keep original file name is off in the upload options).`;
+}
+
 interface Props {
   text: string;
   name: string;
   onText: (text: string) => void;
   onName: (name: string) => void;
   onUpload: (file: File) => void;
+  uploaded: TextUploaded | null;
 }
 
-export function TextUpload({ text, name, onText, onName, onUpload }: Props) {
+export function TextUpload({ text, name, onText, onName, onUpload, uploaded }: Props) {
   const bytes = new TextEncoder().encode(text).length;
   const submit = () => {
     if (!text) return;
@@ -84,6 +107,18 @@ export function TextUpload({ text, name, onText, onName, onUpload }: Props) {
           ? `${formatBytes(bytes)} · Ctrl+Enter uploads it`
           : 'Tip: paste anywhere on this page; pasted files and images go straight to the queue.'}
       </Text>
+      <div role="status" data-testid="text-uploaded">
+        {uploaded ? (
+          <Alert variant="light" color="teal" icon={<IconCircleCheck size={18} />} title="Text uploaded">
+            <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+              {textUploadedNotice(uploaded)}{' '}
+              <Anchor href={uploaded.url} target="_blank" rel="noreferrer" size="sm">
+                Open it
+              </Anchor>
+            </Text>
+          </Alert>
+        ) : null}
+      </div>
     </Stack>
   );
 }

@@ -22,6 +22,7 @@ import {
   DEFAULT_OPTIONS,
   EXPIRY_CHOICES,
   FORMAT_CHOICES,
+  keepsOriginalName,
   optionsProblem,
   optionsSummary,
   type UploadOptions,
@@ -37,15 +38,17 @@ interface Props {
   onChange: (options: UploadOptions) => void;
   folders: FolderChoice[];
   foldersLoading: boolean;
+  /** The server's filesKeepOriginalName: what "Keep original file name" is until someone changes it. */
+  serverKeepsOriginalName: boolean;
 }
 
-export function UploadOptionsPanel({ options, onChange, folders, foldersLoading }: Props) {
+export function UploadOptionsPanel({ options, onChange, folders, foldersLoading, serverKeepsOriginalName }: Props) {
   const [opened, { toggle }] = useDisclosure(false);
   const panelId = useId();
   const set = <K extends keyof UploadOptions>(key: K, value: UploadOptions[K]) =>
     onChange({ ...options, [key]: value });
   const folderName = folders.find((f) => f.value === options.folderId)?.label ?? null;
-  const summary = optionsSummary(options, folderName);
+  const summary = optionsSummary(options, folderName, serverKeepsOriginalName);
   const problem = optionsProblem(options);
   const changed = summary.length > 0;
 
@@ -156,9 +159,13 @@ export function UploadOptionsPanel({ options, onChange, folders, foldersLoading 
           />
           <Switch
             label="Keep original file name"
-            description="Downloads get the name the file had on your device"
-            checked={options.keepOriginalName}
-            onChange={(event) => set('keepOriginalName', event.currentTarget.checked)}
+            description={`Shown under the link name and given to downloads (server default: ${serverKeepsOriginalName ? 'on' : 'off'})`}
+            checked={keepsOriginalName(options, serverKeepsOriginalName)}
+            // The same as the server's default is no choice: the page goes on following the server.
+            onChange={(event) => {
+              const keep = event.currentTarget.checked;
+              set('keepOriginalName', keep === serverKeepsOriginalName ? null : keep);
+            }}
             mt={{ base: 0, sm: 'lg' }}
           />
         </SimpleGrid>

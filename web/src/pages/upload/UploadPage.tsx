@@ -15,8 +15,8 @@ import { notifyError, notifySuccess } from '../../lib/notify';
 import { useSession, useUser } from '../../lib/session';
 import { useApi } from '../../lib/use-api';
 import { EarlierAssemblies } from './EarlierAssemblies';
-import { TextUpload } from './TextUpload';
-import { loadOptions, optionHeaders, saveOptions, type UploadOptions } from './upload-options';
+import { TextUpload, type TextUploaded } from './TextUpload';
+import { keepsOriginalName, loadOptions, optionHeaders, saveOptions, type UploadOptions } from './upload-options';
 import { uploadQueue, useUploadQueue, type UploadItem } from './upload-queue';
 import { UploadAnnouncer } from './UploadAnnouncer';
 import { UploadOptionsPanel } from './UploadOptionsPanel';
@@ -67,9 +67,15 @@ export function UploadPage() {
   const [tab, setTab] = useState<string | null>('files');
   const [text, setText] = useState('');
   const [textName, setTextName] = useState('');
+  /** The last text upload: its queue item, its typed name and whether that was sent to be kept. */
+  const [textUpload, setTextUpload] = useState<{ id: string; typedName: string; kept: boolean } | null>(null);
+  // Until the server says otherwise, its own default (src/services/operations/settings.ts).
+  const serverKeeps = server?.filesKeepOriginalName ?? true;
   const optionsRef = useRef(options);
+  const serverKeepsRef = useRef(serverKeeps);
   const openChooser = useRef<() => void>(null);
   optionsRef.current = options;
+  serverKeepsRef.current = serverKeeps;
 
   const folders = useApi((signal) => listFolders('all', signal), []);
   const choices = useMemo(() => folderOptions(folders.data ?? []), [folders.data]);
@@ -98,12 +104,29 @@ export function UploadPage() {
     }
   }, [folders.data, options.folderId]);
 
-  /** The options in force when the files were added (a later change does not touch them). */
-  const addFiles = useCallback((files: File[]) => {
-    if (files.length === 0) return;
+  /** The options in force when the files were added (a later change does not touch them); returns the items' ids. */
+  const addFiles = useCallback((files: File[]): string[] => {
+    if (files.length === 0) return [];
     const chosen = optionsRef.current;
-    uploadQueue.add(files, () => optionHeaders(chosen));
+    const keeps = serverKeepsRef.current;
+    return uploadQueue.add(files, () => optionHeaders(chosen, keeps));
   }, []);
+
+  const uploadText = useCallback(
+    (file: File) => {
+      const [id] = addFiles([file]);
+      if (id) {
+        const kept = keepsOriginalName(optionsRef.current, serverKeepsRef.current);
+        setTextUpload({ id, typedName: file.name, kept });
+      }
+    },
+    [addFiles],
+  );
+  const textItem = textUpload ? items.find((i) => i.id === textUpload.id) : undefined;
+  const textUploaded: TextUploaded | null =
+    textUpload && textItem?.status === 'done' && textItem.link
+      ? { typedName: textUpload.typedName, kept: textUpload.kept, linkName: textItem.link.name, url: textItem.link.url }
+      : null;
 
   // Paste anywhere: files and images join the queue; text outside a field goes to the text tab.
   useEffect(() => {
@@ -134,7 +157,10 @@ export function UploadPage() {
       cancel: (id) => uploadQueue.cancel(id),
       retry: (id) => {
         const chosen = optionsRef.current;
-        uploadQueue.retry(id, () => optionHeaders(chosen));
+        const keeps = serverKeepsRef.current;
+        uploadQueue.retry(id, () => optionHeaders(chosen, keeps));
+        // A retried text goes up with the options of now: its notice follows them.
+        setTextUpload((t) => (t?.id === id ? { ...t, kept: keepsOriginalName(chosen, keeps) } : t));
       },
       remove: (id) => uploadQueue.remove(id),
       cancelAll: () => uploadQueue.cancelAll(),
@@ -242,12 +268,19 @@ export function UploadPage() {
               name={textName}
               onText={setText}
               onName={setTextName}
-              onUpload={(file) => addFiles([file])}
+              onUpload={uploadText}
+              uploaded={textUploaded}
             />
           </Tabs.Panel>
         </Tabs>
       </Paper>
-      <UploadOptionsPanel options={options} onChange={setOptions} folders={choices} foldersLoading={folders.loading} />
+      <UploadOptionsPanel
+        options={options}
+        onChange={setOptions}
+        folders={choices}
+        foldersLoading={folders.loading}
+        serverKeepsOriginalName={serverKeeps}
+      />
       <UploadAnnouncer items={items} />
       {items.length > 0 ? <UploadQueueCard items={items} actions={actions} /> : null}
       <EarlierAssemblies tracked={NOT_TRACKED} />

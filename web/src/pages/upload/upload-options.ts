@@ -26,7 +26,8 @@ export interface UploadOptions {
   /** Empty: no limit. */
   maxViews: number | '';
   folderId: string | null;
-  keepOriginalName: boolean;
+  /** Keep each file's name as its original name; null: as the server's filesKeepOriginalName says. */
+  keepOriginalName: boolean | null;
 }
 
 export const DEFAULT_OPTIONS: UploadOptions = {
@@ -36,16 +37,26 @@ export const DEFAULT_OPTIONS: UploadOptions = {
   password: '',
   maxViews: '',
   folderId: null,
-  keepOriginalName: false,
+  keepOriginalName: null,
 };
 
 const STORAGE_KEY = 'chute.upload.options';
+/**
+ * The saved options' shape. Saves without it come from when "keep original file name" was off unless switched on,
+ * and saved that false whether or not it was chosen: their keepOriginalName is no choice, so the server's default
+ * applies instead.
+ */
+const SAVED_VERSION = 2;
 
 /** The options of the last visit (never the password). */
 export function loadOptions(): UploadOptions {
   try {
-    const saved = JSON.parse(window.localStorage.getItem(STORAGE_KEY) ?? '{}') as Partial<UploadOptions>;
-    const options = { ...DEFAULT_OPTIONS, ...saved, password: '' };
+    const saved = JSON.parse(window.localStorage.getItem(STORAGE_KEY) ?? '{}') as Partial<UploadOptions> & {
+      v?: number;
+    };
+    const { v: version, ...chosen } = saved;
+    if (version !== SAVED_VERSION || typeof chosen.keepOriginalName !== 'boolean') delete chosen.keepOriginalName;
+    const options = { ...DEFAULT_OPTIONS, ...chosen, password: '' };
     if (!EXPIRY_CHOICES.some((c) => c.value === options.expiry)) options.expiry = 'default';
     if (!FORMAT_CHOICES.some((c) => c.value === options.format)) options.format = 'default';
     return options;
@@ -57,7 +68,7 @@ export function loadOptions(): UploadOptions {
 export function saveOptions(options: UploadOptions): void {
   try {
     const { password: _password, ...rest } = options;
-    window.localStorage.setItem(STORAGE_KEY, JSON.stringify(rest));
+    window.localStorage.setItem(STORAGE_KEY, JSON.stringify({ ...rest, v: SAVED_VERSION }));
   } catch {
     // Private mode or a full storage: the options simply are not remembered.
   }
@@ -76,8 +87,16 @@ export function optionsProblem(options: UploadOptions, now = Date.now()): string
   return null;
 }
 
-/** The x-service-* headers for these options; throws an Error in words when they cannot be used. */
-export function optionHeaders(options: UploadOptions): Record<string, string> {
+/** Whether the files keep their names as their original names: the choice made, else the server's default. */
+export function keepsOriginalName(options: UploadOptions, serverKeeps: boolean): boolean {
+  return options.keepOriginalName ?? serverKeeps;
+}
+
+/**
+ * The x-service-* headers for these options; throws an Error in words when they cannot be used. The original name's
+ * header is always sent, true or false, so that the server stores what the page showed.
+ */
+export function optionHeaders(options: UploadOptions, serverKeeps: boolean): Record<string, string> {
   const problem = optionsProblem(options);
   if (problem) throw new Error(problem);
   const headers: Record<string, string> = {};
@@ -87,12 +106,12 @@ export function optionHeaders(options: UploadOptions): Record<string, string> {
   if (options.password !== '') headers['x-service-password'] = headerText(options.password);
   if (options.maxViews !== '') headers['x-service-max-views'] = String(options.maxViews);
   if (options.folderId) headers['x-service-folder'] = options.folderId;
-  if (options.keepOriginalName) headers['x-service-original-name'] = 'true';
+  headers['x-service-original-name'] = String(keepsOriginalName(options, serverKeeps));
   return headers;
 }
 
 /** A one-line summary of the options that differ from the defaults ("Expires in 7 days · Password · …"). */
-export function optionsSummary(options: UploadOptions, folderName: string | null): string[] {
+export function optionsSummary(options: UploadOptions, folderName: string | null, serverKeeps: boolean): string[] {
   const parts: string[] = [];
   if (options.expiry === 'never') parts.push('Never expire');
   else if (options.expiry === 'custom') {
@@ -112,6 +131,8 @@ export function optionsSummary(options: UploadOptions, folderName: string | null
   if (options.password) parts.push('Password');
   if (options.maxViews !== '') parts.push(`${options.maxViews} view${options.maxViews === 1 ? '' : 's'} max`);
   if (options.folderId) parts.push(`Folder: ${folderName ?? '…'}`);
-  if (options.keepOriginalName) parts.push('Original names kept');
+  if (options.keepOriginalName !== null && options.keepOriginalName !== serverKeeps) {
+    parts.push(options.keepOriginalName ? 'Original names kept' : 'Original names not kept');
+  }
   return parts;
 }

@@ -77,8 +77,8 @@ export class UploadQueue {
     return this.items.some((i) => i.status === 'queued' || i.status === 'uploading');
   }
 
-  /** Adds files with the options in force now; they start as soon as a slot is free. */
-  add(files: File[], headers: HeadersSource): void {
+  /** Adds files with the options in force now; they start as soon as a slot is free. Returns their ids. */
+  add(files: File[], headers: HeadersSource): string[] {
     const { chunksEnabled, chunksThreshold } = this.settings;
     const added = files.map<UploadItem>((file) => ({
       id: `upload-${++nextId}`,
@@ -93,6 +93,7 @@ export class UploadQueue {
     this.items = [...this.items, ...added];
     this.emit();
     this.pump();
+    return added.map((item) => item.id);
   }
 
   cancel(id: string): void {
