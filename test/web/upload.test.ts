@@ -256,6 +256,45 @@ describeBrowser('dashboard: upload', () => {
     }
   });
 
+  it('an empty file goes up with a warning in words; with filesRefuseEmpty on it fails in words', async () => {
+    for (const [viewport, colorScheme] of [
+      [PHONE, 'dark'],
+      [DESKTOP, 'light'],
+    ] as const) {
+      const opened = await openPage(browser(), server().url, { viewport, colorScheme });
+      const { page, context, errors } = opened;
+      await openUploadPage(opened);
+      const refuse = async (filesRefuseEmpty: boolean) => {
+        const res = await server().json('PATCH', '/api/server/settings', {
+          auth: admin.token,
+          body: { filesRefuseEmpty },
+        });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+      };
+      try {
+        const name = `empty-${colorScheme}.txt`;
+        await chooseFiles(page, [{ name, buffer: Buffer.alloc(0), mimeType: 'text/plain' }]);
+        await waitForStatus(page, name, 'Done');
+        assert.equal(await row(page, name).getByTestId('upload-warning').textContent(), 'Empty file: it has 0 bytes.');
+        assert.equal((await download(await linkOf(page, name))).length, 0);
+
+        await refuse(true);
+        const refused = `refused-${colorScheme}.txt`;
+        await chooseFiles(page, [{ name: refused, buffer: Buffer.alloc(0), mimeType: 'text/plain' }]);
+        await waitForStatus(page, refused, 'Failed');
+        assert.equal(
+          await row(page, refused).getByRole('alert').textContent(),
+          'This file is empty (0 bytes), and this server does not take empty files.',
+        );
+        await screenshot(page, `upload-empty-${colorScheme}`);
+        assert.deepEqual(errors, ['http 400: POST /api/upload']);
+      } finally {
+        await refuse(false);
+        await context.close();
+      }
+    }
+  });
+
   it('sends the chosen options with whole and chunked uploads: expiry, name format, password, max views, folder, original name', async () => {
     const folder = await server().json('POST', '/api/user/folders', { auth: admin.token, body: { name: 'Holiday' } });
     assert.equal(folder.status, 200);

@@ -2,6 +2,7 @@
 // its link once done, and cancel / retry / remove.
 import {
   ActionIcon,
+  Alert,
   Anchor,
   Badge,
   Button,
@@ -28,6 +29,7 @@ import {
 import type { ReactNode } from 'react';
 import { CopyButton } from '../../components/CopyButton';
 import { formatBytes, formatDuration, formatSpeed, plural } from '../../lib/format';
+import { uploadWarningText } from './upload-errors';
 import type { UploadItem, UploadStatus } from './upload-queue';
 
 export interface QueueActions {
@@ -214,6 +216,11 @@ function UploadRow({ item, actions }: { item: UploadItem; actions: QueueActions 
             <Text size="sm" c="red" role="alert">
               {item.error}
             </Text>
+          ) : null}
+          {item.status === 'done' && item.link?.warnings?.length ? (
+            <Alert color="orange" variant="light" p="xs" data-testid="upload-warning">
+              <Text size="sm">{item.link.warnings.map(uploadWarningText).join(' ')}</Text>
+            </Alert>
           ) : null}
           {item.status === 'done' && item.link ? (
             <Group gap={4} wrap="nowrap">

@@ -6,7 +6,10 @@ import type { components } from '../../api/openapi';
 import { humanMessage } from '../../lib/errors';
 
 /** An uploaded file as the answers describe it (UploadedFile, or PendingFile of a chunked upload). */
-export type UploadedLink = Pick<components['schemas']['UploadedFile'], 'name' | 'url' | 'rawUrl' | 'size' | 'type'>;
+export type UploadedLink = Pick<
+  components['schemas']['UploadedFile'],
+  'name' | 'url' | 'rawUrl' | 'size' | 'type' | 'warnings'
+>;
 type UploadPath = '/api/upload';
 
 /** Progress of one request's body: sent bytes of the body, 0..1. */

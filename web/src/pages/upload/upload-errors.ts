@@ -28,9 +28,19 @@ export function uploadErrorMessage(err: unknown): string {
     case 1003:
     case 1004:
       return 'The server lost track of this upload halfway (it may have restarted). Retry to send the file again.';
+    case 9000:
+      return detail.startsWith('empty file')
+        ? 'This file is empty (0 bytes), and this server does not take empty files.'
+        : err.message;
     case 4001:
       return 'The chosen folder does not exist any more. Pick another one in the upload options.';
     default:
       return err.message;
   }
+}
+
+/** A warning of the server's answer for one file, as a sentence ("empty file: it has 0 bytes" -> "Empty file: ..."). */
+export function uploadWarningText(warning: string): string {
+  const sentence = warning.charAt(0).toUpperCase() + warning.slice(1);
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
 }
