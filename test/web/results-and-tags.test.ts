@@ -1,12 +1,13 @@
 // Details of the dashboard in a real browser, at a phone's 390 px and a laptop's 1280 px, in both colour schemes (issue
 // 43 item 11): the shorten form shows the outcome of the last try only (a new error replaces an earlier short link,
-// and a new link an earlier error).
+// and a new link an earlier error); a file without tags says "No tags yet" only when the user has no tags at all.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { setUrlQuota } from '../support/content.js';
 import { DASHBOARD_ENV, describeBrowser, openPage, screenshot, signIn, useBrowser } from '../support/browser.js';
 import { makeUrl, makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 import { useTestServer } from '../support/server.js';
+import { uploadOne } from '../support/uploads.js';
 
 const PHONE_390 = { width: 390, height: 844 } as const;
 const LAPTOP_1280 = { width: 1280, height: 900 } as const;
@@ -18,6 +19,10 @@ const LOOKS = [
   { name: '1280-light', viewport: LAPTOP_1280, colorScheme: 'light' as const },
   { name: '1280-dark', viewport: LAPTOP_1280, colorScheme: 'dark' as const },
 ];
+
+const NO_TAGS_YET =
+  'No tags yet. Type a name below to create your first tag: tags group files across folders and filter the list.';
+const NONE_ON_FILE = 'No tags on this file. Pick one of your tags below, or type a new name to create one.';
 
 /** The sign-in page's look at GET /api/user (401 before signing in) is always expected; `expected` lists more. */
 function unexpected(errors: string[], expected: string[] = []): string[] {
@@ -92,6 +97,45 @@ describeBrowser('dashboard: form outcomes and tags', () => {
         unexpected(errors).filter((e) => !/^http 4\d\d: POST \/api\/user\/urls$/.test(e)),
         [],
       );
+      await context.close();
+    }
+  });
+
+  it('a file without tags says "No tags on this file" once the user has tags, "No tags yet" before', async () => {
+    for (const look of LOOKS) {
+      const user = await makeUser(server());
+      // The server names files by its own format: the list shows those names.
+      const first = await uploadOne(server(), user.token, 'first', { name: 'first.txt', type: 'text/plain' });
+      const second = await uploadOne(server(), user.token, 'second', { name: 'second.txt', type: 'text/plain' });
+      const { page, context, errors } = await openPage(browser(), server().url, look);
+      await signIn(page, user.username, user.password);
+      await page.goto('/dashboard/files');
+      await page.getByRole('button', { name: `Open ${first.name}` }).click();
+      const panel = page.getByTestId('file-detail');
+
+      // No tags at all: "No tags yet", with how to make one.
+      await panel.getByText(NO_TAGS_YET, { exact: true }).waitFor();
+      await screenshot(page, `file-tags-none-yet-${look.name}`);
+
+      // A tag made from the panel, then taken off again: the user has a tag now, this file has none.
+      await panel.getByLabel('Add a tag').fill('holiday');
+      await panel.getByRole('button', { name: 'Add', exact: true }).click();
+      await panel.getByTestId('file-tags').getByText('holiday').waitFor();
+      await panel.getByRole('button', { name: 'Remove tag holiday' }).click();
+      await panel.getByText(NONE_ON_FILE, { exact: true }).waitFor();
+
+      // Another file without tags, opened afresh, says the same.
+      await page.goto('/dashboard/files');
+      await page.getByRole('button', { name: `Open ${second.name}` }).click();
+      await panel.getByText(NONE_ON_FILE, { exact: true }).waitFor();
+      assert.equal(
+        await panel.getByText('No tags yet', { exact: false }).count(),
+        0,
+        `${look.name}: not "No tags yet"`,
+      );
+      await screenshot(page, `file-tags-none-on-file-${look.name}`);
+
+      assert.deepEqual(unexpected(errors), []);
       await context.close();
     }
   });
