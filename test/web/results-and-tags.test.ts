@@ -1,11 +1,13 @@
 // Details of the dashboard in a real browser, at a phone's 390 px and a laptop's 1280 px, in both colour schemes (issue
 // 43 item 11): the shorten form shows the outcome of the last try only (a new error replaces an earlier short link,
-// and a new link an earlier error); a file without tags says "No tags yet" only when the user has no tags at all.
+// and a new link an earlier error); a file without tags says "No tags yet" only when the user has no tags at all; a tag
+// is the same chip in the Files gallery and table, the file panel and the Tags page.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import type { Locator, Page } from 'playwright-core';
 import { setUrlQuota } from '../support/content.js';
 import { DASHBOARD_ENV, describeBrowser, openPage, screenshot, signIn, useBrowser } from '../support/browser.js';
-import { makeUrl, makeUser, NO_RATE_LIMIT } from '../support/factory.js';
+import { makeTag, makeUrl, makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 import { useTestServer } from '../support/server.js';
 import { uploadOne } from '../support/uploads.js';
 
@@ -23,6 +25,68 @@ const LOOKS = [
 const NO_TAGS_YET =
   'No tags yet. Type a name below to create your first tag: tags group files across folders and filter the list.';
 const NONE_ON_FILE = 'No tags on this file. Pick one of your tags below, or type a new name to create one.';
+
+/** What makes a chip look the way it does, but for its size (small in the file lists). */
+interface ChipLook {
+  component: string | null;
+  background: string;
+  text: string;
+  radius: string;
+  weight: string;
+  transform: string;
+  border: string;
+}
+
+/** The browser's globals the page functions below use (the tests are compiled without the DOM's types). */
+interface BrowserGlobals {
+  document: { getAnimations(): unknown[] };
+  getComputedStyle(element: unknown): {
+    backgroundColor: string;
+    color: string;
+    borderTopLeftRadius: string;
+    fontWeight: string;
+    textTransform: string;
+    borderTopWidth: string;
+    borderTopStyle: string;
+  };
+}
+
+/** The look of the Mantine badge (a chip) under `within` that holds `name`. */
+async function chipLook(within: Locator, name: string): Promise<ChipLook> {
+  const chip = within.locator('.mantine-Badge-root', { hasText: name });
+  await chip.first().waitFor();
+  assert.equal(await chip.count(), 1, `one chip of ${name}`);
+  return chip.evaluate((el) => {
+    const style = (globalThis as unknown as BrowserGlobals).getComputedStyle(el);
+    return {
+      component: (el as unknown as { getAttribute(name: string): string | null }).getAttribute('data-testid'),
+      background: style.backgroundColor,
+      text: style.color,
+      radius: style.borderTopLeftRadius,
+      weight: style.fontWeight,
+      transform: style.textTransform,
+      border: `${style.borderTopWidth} ${style.borderTopStyle}`,
+    };
+  });
+}
+
+/** WCAG's relative luminance of a computed `rgb(r, g, b)` colour. */
+function luminance(rgb: string): number {
+  const channels = /^rgba?\((\d+), (\d+), (\d+)/.exec(rgb);
+  assert.ok(channels, `not an rgb() colour: ${rgb}`);
+  const [r, g, b] = channels.slice(1, 4).map((c) => {
+    const v = Number(c) / 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  }) as [number, number, number];
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+function contrast(a: string, b: string): number {
+  const [light, dark] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (light + 0.05) / (dark + 0.05);
+}
+
+const switchView = (page: Page, view: 'Gallery' | 'Table') => page.locator('label', { hasText: view }).click();
 
 /** The sign-in page's look at GET /api/user (401 before signing in) is always expected; `expected` lists more. */
 function unexpected(errors: string[], expected: string[] = []): string[] {
@@ -135,6 +199,78 @@ describeBrowser('dashboard: form outcomes and tags', () => {
       );
       await screenshot(page, `file-tags-none-on-file-${look.name}`);
 
+      assert.deepEqual(unexpected(errors), []);
+      await context.close();
+    }
+  });
+
+  it('a tag is the same chip in the gallery, the table, the file panel and the Tags page, in both schemes', async () => {
+    // A light colour (black text on it) and a dark one (white text).
+    const tags = [
+      { name: 'sunny', color: '#fab005', rgb: 'rgb(250, 176, 5)' },
+      { name: 'inky', color: '#123abc', rgb: 'rgb(18, 58, 188)' },
+    ];
+    const looks = new Map<string, ChipLook>();
+    for (const look of LOOKS) {
+      const user = await makeUser(server());
+      const files = [];
+      for (const tag of tags) {
+        const made = await makeTag(server(), user, { name: tag.name, color: tag.color });
+        const file = await uploadOne(server(), user.token, tag.name, { name: `${tag.name}.txt`, type: 'text/plain' });
+        const tagged = await server().json('POST', `/api/user/files/${file.id}/tags/${made.id}`, { auth: user.token });
+        assert.equal(tagged.status, 200);
+        files.push(file);
+      }
+      const { page, context, errors } = await openPage(browser(), server().url, look);
+      await signIn(page, user.username, user.password);
+      const seen: Array<[string, string, ChipLook]> = [];
+
+      await page.goto('/dashboard/files');
+      for (const [i, tag] of tags.entries()) {
+        const card = page.getByTestId('file-card').filter({ hasText: files[i]!.name });
+        seen.push(['gallery', tag.name, await chipLook(card, tag.name)]);
+      }
+      await screenshot(page, `tag-chips-gallery-${look.name}`);
+      await switchView(page, 'Table');
+      for (const [i, tag] of tags.entries()) {
+        const row = page.getByTestId('file-row').filter({ hasText: files[i]!.name });
+        seen.push(['table', tag.name, await chipLook(row, tag.name)]);
+      }
+      await screenshot(page, `tag-chips-table-${look.name}`);
+      for (const [i, tag] of tags.entries()) {
+        await page.getByRole('button', { name: `Open ${files[i]!.name}` }).click();
+        const panel = page.getByTestId('file-detail');
+        seen.push(['file panel', tag.name, await chipLook(panel.getByTestId('file-tags'), tag.name)]);
+        if (i === 0) {
+          // The panel slides in: photographed once it stands still.
+          await page.waitForFunction(
+            () => (globalThis as unknown as BrowserGlobals).document.getAnimations().length === 0,
+          );
+          await screenshot(page, `tag-chips-panel-${look.name}`);
+        }
+        await page.getByRole('dialog').getByRole('button', { name: 'Close' }).first().click();
+        await panel.waitFor({ state: 'detached' });
+      }
+      await page.goto('/dashboard/tags');
+      for (const tag of tags) {
+        const row = page.getByTestId('tag-row').filter({ hasText: tag.name });
+        seen.push(['Tags page', tag.name, await chipLook(row, tag.name)]);
+      }
+      await screenshot(page, `tag-chips-tags-page-${look.name}`);
+
+      for (const [where, name, chip] of seen) {
+        const tag = tags.find((t) => t.name === name)!;
+        assert.equal(chip.background, tag.rgb, `${look.name}, ${where}: ${name} is filled with its colour`);
+        assert.ok(
+          contrast(chip.text, chip.background) >= 4.5,
+          `${look.name}, ${where}: ${name}'s text ${chip.text} reads on ${chip.background}`,
+        );
+        assert.equal(chip.component, 'tag-chip', `${look.name}, ${where}: ${name} is drawn by TagChip`);
+        // One look per tag: the same on every page, at both widths and in both schemes.
+        const first = looks.get(name);
+        if (first) assert.deepEqual(chip, first, `${look.name}, ${where}: ${name} looks as it does elsewhere`);
+        else looks.set(name, chip);
+      }
       assert.deepEqual(unexpected(errors), []);
       await context.close();
     }

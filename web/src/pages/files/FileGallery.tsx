@@ -2,7 +2,6 @@
 // star; the card itself opens the detail panel.
 import {
   AspectRatio,
-  Badge,
   Box,
   Card,
   Checkbox,
@@ -18,6 +17,7 @@ import {
 import { IconEyeOff, IconLock } from '@tabler/icons-react';
 import type { FileItem } from '../../api/types';
 import { FileThumb } from '../../components/FileThumb';
+import { TagChip } from '../../components/TagChip';
 import { formatBytes } from '../../lib/format';
 import { FavoriteButton } from './FavoriteButton';
 import classes from './files.module.css';
@@ -96,16 +96,13 @@ export function FileGallery({ files, selected, onToggleSelected, onOpen, onToggl
                     {formatBytes(file.size)} · {shortDate(file.createdAt)}
                   </Text>
                   {file.tags.length > 0 ? (
-                    <Badge
-                      tt="none"
-                      size="xs"
-                      variant="light"
+                    <TagChip
+                      name={file.tags[0]!.name}
                       color={file.tags[0]!.color}
+                      size="sm"
+                      more={file.tags.length - 1}
                       style={{ flex: 'none', maxWidth: '50%' }}
-                    >
-                      {file.tags[0]!.name}
-                      {file.tags.length > 1 ? ` +${file.tags.length - 1}` : ''}
-                    </Badge>
+                    />
                   ) : null}
                 </Group>
               </Stack>

@@ -1,9 +1,10 @@
 // The tags of one file in the detail panel: remove one with its ×, add one by name (a new name creates the tag).
 // A file without tags says so; "No tags yet", with how to make one, only when the user has no tags at all.
-import { Autocomplete, Badge, Button, CloseButton, Group, Stack, Text } from '@mantine/core';
+import { Autocomplete, Button, Group, Stack, Text } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import type { FileItem, FileTag, Tag } from '../../api/types';
+import { TagChip } from '../../components/TagChip';
 import { createTag } from '../tags/tag-api';
 import { setFileTag } from './files-api';
 import { notifyFileError } from './messages';
@@ -73,24 +74,7 @@ export function FileTags({
       {file.tags.length > 0 ? (
         <Group gap={6} data-testid="file-tags">
           {file.tags.map((tag) => (
-            <Badge
-              tt="none"
-              key={tag.id}
-              variant="light"
-              color={tag.color}
-              size="lg"
-              pr={3}
-              rightSection={
-                <CloseButton
-                  size="xs"
-                  variant="transparent"
-                  aria-label={`Remove tag ${tag.name}`}
-                  onClick={() => void remove(tag)}
-                />
-              }
-            >
-              {tag.name}
-            </Badge>
+            <TagChip key={tag.id} name={tag.name} color={tag.color} onRemove={() => void remove(tag)} />
           ))}
         </Group>
       ) : (
