@@ -1,16 +1,18 @@
 // Sign-in security in a real browser: an authenticator app turned on from the settings page (QR code, key, code,
 // recovery codes downloaded), then signing in with a code and with a recovery code, and turning it off; passkeys
 // through Chromium's own WebAuthn with a CDP virtual authenticator: added and renamed on the settings page, then
-// signing in with the passkey alone and as the second step after the password, and removing it.
+// signing in with the passkey alone and as the second step after the password, and removing it. The code step sends
+// the code by itself after its sixth digit (once, Enter or not) and has a way back to another account, at 390 px and
+// 1280 px in both colour schemes.
 // WebAuthn needs a secure context: the pages are opened on http://localhost:<port> (one), not 127.0.0.1.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { it } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page, Request, Route } from 'playwright-core';
 import { ManualClock } from '../../src/lib/clock.js';
 import { DASHBOARD_ENV, describeBrowser, openPage, screenshot, signIn, useBrowser } from '../support/browser.js';
-import { makeAccount, NO_RATE_LIMIT } from '../support/factory.js';
+import { makeAccount, makeUser, NO_RATE_LIMIT } from '../support/factory.js';
 import { useTestServer, type TestServer } from '../support/server.js';
 
 const STEP_MS = 30_000;
@@ -53,6 +55,57 @@ async function addVirtualAuthenticator(context: BrowserContext, page: Page) {
   });
   return {
     credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials,
+  };
+}
+
+/** The four looks the code step is checked in. */
+const LOOKS = [
+  { name: '390-light', viewport: { width: 390, height: 844 }, colorScheme: 'light' as const },
+  { name: '390-dark', viewport: { width: 390, height: 844 }, colorScheme: 'dark' as const },
+  { name: '1280-light', viewport: { width: 1280, height: 900 }, colorScheme: 'light' as const },
+  { name: '1280-dark', viewport: { width: 1280, height: 900 }, colorScheme: 'dark' as const },
+];
+
+/** The six boxes of the code as the page shows them. */
+function codeBoxes(page: Page): Promise<string[]> {
+  return page
+    .getByRole('group', { name: 'Authentication code' })
+    .locator('input')
+    .evaluateAll((boxes) => boxes.map((box) => (box as unknown as { value: string }).value));
+}
+
+/**
+ * Holds every sign-in request that carries a second-step code until release() lets it through, so that a test can
+ * press keys while one is on its way; `sent` lists the codes of those requests in order.
+ */
+async function holdCodeRequests(page: Page) {
+  const sent: string[] = [];
+  const held: Route[] = [];
+  let arrived: () => void = () => undefined;
+  await page.route('**/api/auth/login', async (route: Route, request: Request) => {
+    const body = request.postDataJSON() as { code?: string };
+    if (body.code === undefined) return route.continue();
+    sent.push(body.code);
+    held.push(route);
+    arrived();
+  });
+  return {
+    sent,
+    /** Waits until `n` code requests have been made (fails after 15 s, the pages' own timeout). */
+    async made(n: number): Promise<void> {
+      const deadline = Date.now() + 15_000;
+      while (sent.length < n) {
+        const left = deadline - Date.now();
+        assert.ok(left > 0, `${n} code requests were expected, ${sent.length} made`);
+        await new Promise<void>((resolve) => {
+          arrived = resolve;
+          setTimeout(resolve, left);
+        });
+      }
+    },
+    async release(): Promise<void> {
+      for (const route of held.splice(0)) await route.continue();
+    },
   };
 }
 
@@ -106,8 +159,8 @@ describeBrowser('dashboard: sign-in security', () => {
     await page.getByLabel(/^Password/).fill(account.password);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByText('Enter the 6-digit code from your authenticator app.').waitFor();
+    // The sixth digit sends the code: no button to press.
     await page.keyboard.type(codeAt(secret, clock.now()));
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(/\/dashboard$/);
 
     // And with a recovery code instead.
@@ -200,5 +253,93 @@ describeBrowser('dashboard: sign-in security', () => {
     await page.getByText('Authenticator apps (TOTP codes)').waitFor();
     await page.getByText('Passkeys', { exact: true }).waitFor();
     await context.close();
+  });
+
+  it('sends the code after its sixth digit, once even with Enter, and goes back for another account', async () => {
+    for (const look of LOOKS) {
+      // An account with TOTP on (turned on through the API), and another one without.
+      const account = await makeUser(server());
+      const other = await makeAccount(server());
+      const setup = await server().json('GET', '/api/user/mfa/totp', { auth: account.token });
+      const secret = setup.body.secret as string;
+      const on = await server().json('POST', '/api/user/mfa/totp', {
+        auth: account.token,
+        body: { secret, code: codeAt(secret, clock.now()) },
+      });
+      assert.equal(on.status, 200);
+      clock.advance(STEP_MS);
+      const good = codeAt(secret, clock.now());
+      // A code of long ago: wrong now (checked against the steps around now, which the server accepts).
+      let back = 20;
+      const near = [-1, 0, 1].map((n) => codeAt(secret, clock.now() + n * STEP_MS));
+      while (near.includes(codeAt(secret, clock.now() - back * STEP_MS))) back++;
+      const wrong = codeAt(secret, clock.now() - back * STEP_MS);
+
+      const { page, context, errors } = await openPage(browser(), server().url, look);
+      const codes = await holdCodeRequests(page);
+      const toCodeStep = async (username: string, password: string) => {
+        await page.getByLabel(/^Username/).fill(username);
+        await page.getByLabel(/^Password/).fill(password);
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+        await page.getByText('Enter the 6-digit code from your authenticator app.').waitFor();
+      };
+      await page.goto('/auth/login');
+      await toCodeStep(account.username, account.password);
+      await screenshot(page, `sign-in-code-step-${look.name}`);
+
+      // A wrong code goes by itself; Enter while it is on its way sends nothing more.
+      await page.keyboard.type(wrong);
+      await codes.made(1);
+      await page.keyboard.press('Enter');
+      await codes.release();
+      await page.getByRole('alert').getByText('That code is not right').waitFor();
+      assert.deepEqual(codes.sent, [wrong], `${look.name}: the wrong code was sent once`);
+      assert.deepEqual(await codeBoxes(page), ['', '', '', '', '', ''], `${look.name}: the boxes are emptied`);
+      // Enter once it was refused does not send it again either, and the refusal stays shown.
+      await page.keyboard.press('Enter');
+      await page.getByRole('alert').getByText('That code is not right').waitFor();
+      await screenshot(page, `sign-in-code-refused-${look.name}`);
+
+      // Back to the first step: empty fields, no code step left over; the other account signs in without a code.
+      await page.getByRole('button', { name: 'Use another account' }).click();
+      await page.getByLabel(/^Username/).waitFor();
+      assert.equal(await page.getByLabel(/^Username/).inputValue(), '');
+      assert.equal(await page.getByLabel(/^Password/).inputValue(), '');
+      assert.equal(await page.getByText('Enter the 6-digit code from your authenticator app.').count(), 0);
+      assert.equal(await page.getByRole('alert').count(), 0, `${look.name}: the refusal went with the code step`);
+      await page.getByLabel(/^Username/).fill(other.username);
+      await page.getByLabel(/^Password/).fill(other.password);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.waitForURL(/\/dashboard$/);
+      const me = (await page.evaluate(() => fetch('/api/user').then((r) => r.json()))) as {
+        user: { username: string };
+      };
+      assert.equal(me.user.username, other.username);
+      await signOut(page);
+
+      // The right code, with Enter pressed on top: sent once, and signed in.
+      await toCodeStep(account.username, account.password);
+      await page.keyboard.type(good);
+      await codes.made(2);
+      await page.keyboard.press('Enter');
+      await codes.release();
+      await page.waitForURL(/\/dashboard$/);
+      assert.deepEqual(codes.sent, [wrong, good], `${look.name}: the right code was sent once`);
+      const signedIn = (await page.evaluate(() => fetch('/api/user').then((r) => r.json()))) as {
+        user: { username: string };
+      };
+      assert.equal(signedIn.user.username, account.username);
+
+      assert.deepEqual(
+        unexpected(errors, []).filter((e) => !/^http 4\d\d: POST \/api\/auth\/login$/.test(e)),
+        [],
+      );
+      assert.equal(
+        errors.filter((e) => /POST \/api\/auth\/login$/.test(e)).length,
+        1,
+        'only the wrong code was refused',
+      );
+      await context.close();
+    }
   });
 });

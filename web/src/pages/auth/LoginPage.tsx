@@ -1,9 +1,11 @@
 // Sign in: username and password, then the second step when the account has TOTP ({totp: true} answer): the 6-digit
 // code, a recovery code, or one of the account's passkeys. Or a passkey alone, without username and password, or a
 // button per configured OAuth / OpenID Connect provider, which leaves for the provider and comes back signed in.
+// The 6-digit code is sent as soon as its last digit is typed (Enter then sends nothing more); a wrong one empties the
+// boxes for the next try. *Use another account* goes back to the username and password.
 import { Anchor, Button, Divider, PasswordInput, PinInput, Stack, Text, TextInput } from '@mantine/core';
 import { IconKey, IconLogin2 } from '@tabler/icons-react';
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { logIn, logInWithPasskey, passkeyAssertion } from './auth-api';
 import { FormError } from '../../components/FormError';
 import { useSubmit } from '../../lib/use-submit';
@@ -19,6 +21,9 @@ function safeNext(next: string | null): string {
   return next && next.startsWith('/dashboard') && !next.startsWith('//') ? next : '/dashboard';
 }
 
+/** The digits of an authenticator app's code. */
+const CODE_LENGTH = 6;
+
 /** The second step the account asked for: which ways it offers, and which one the person is using. */
 interface SecondStep {
   passkey: boolean;
@@ -32,7 +37,9 @@ export function LoginPage() {
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [step, setStep] = useState<SecondStep | null>(null);
-  const { busy, running, error, run } = useSubmit<'password' | 'passkey'>(passkeyErrorMessage);
+  const { busy, running, error, setError, run } = useSubmit<'password' | 'passkey'>(passkeyErrorMessage);
+  /** The first box of the code (the PinInput's ref). */
+  const pinRef = useRef<HTMLInputElement>(null);
   const offerPasskeys = Boolean(server?.mfaPasskeys) && passkeysSupported();
 
   const signedIn = async () => {
@@ -40,16 +47,50 @@ export function LoginPage() {
     navigate(safeNext(search.get('next')), { replace: true });
   };
 
-  const submit = async (event?: FormEvent) => {
-    event?.preventDefault();
-    await run(async () => {
-      const answer = await logIn(step ? { username, password, code: code.trim() } : { username, password });
+  /** Sends the password, with the second step's code once there is one; run() sends nothing while a try is on. */
+  const send = (secondCode: string | null) =>
+    run(async () => {
+      let answer: Awaited<ReturnType<typeof logIn>>;
+      try {
+        answer = await logIn(secondCode === null ? { username, password } : { username, password, code: secondCode });
+      } catch (err) {
+        // A wrong authenticator code is not sent again by a later Enter: the boxes are emptied for the next code.
+        if (secondCode !== null && step && !step.recovery) {
+          setCode('');
+          pinRef.current?.focus();
+        }
+        throw err;
+      }
       if ('totp' in answer) {
         setStep({ passkey: Boolean(answer.passkey) && offerPasskeys, recovery: false });
         return;
       }
       await signedIn();
     }, 'password');
+
+  const submit = async (event?: FormEvent) => {
+    event?.preventDefault();
+    if (step && !step.recovery && code.length < CODE_LENGTH) {
+      // Enter after the code went by itself, or before it is whole: nothing to send. An earlier refusal stays shown.
+      if (!error) setError(`Enter the ${CODE_LENGTH} digits from your authenticator app.`);
+      pinRef.current?.focus();
+      return;
+    }
+    await send(step ? code.trim() : null);
+  };
+
+  /** The last digit typed (or the whole code pasted or filled in by the phone): the code goes at once. */
+  const codeComplete = (value: string) => {
+    if (value.length === CODE_LENGTH) void send(value);
+  };
+
+  /** Back to the first step, for another account: nothing of this one is kept. */
+  const switchAccount = () => {
+    setStep(null);
+    setCode('');
+    setUsername('');
+    setPassword('');
+    setError(null);
   };
 
   const secondStepWithPasskey = () =>
@@ -92,11 +133,13 @@ export function LoginPage() {
             />
           ) : (
             <PinInput
-              length={6}
+              ref={pinRef}
+              length={CODE_LENGTH}
               type="number"
               oneTimeCode
               value={code}
               onChange={setCode}
+              onComplete={codeComplete}
               aria-label="Authentication code"
               autoFocus
             />
@@ -129,6 +172,9 @@ export function LoginPage() {
                   Use a passkey instead
                 </Button>
               ) : null}
+              <Anchor component="button" type="button" size="sm" mt="xs" onClick={switchAccount} disabled={busy}>
+                Use another account
+              </Anchor>
             </Stack>
           ) : offerPasskeys || (server?.oauthProviders.length ?? 0) > 0 ? (
             <>

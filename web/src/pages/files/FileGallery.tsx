@@ -2,7 +2,6 @@
 // checkbox to select and a star; the card itself opens the detail panel.
 import {
   AspectRatio,
-  Badge,
   Box,
   Card,
   Checkbox,
@@ -19,6 +18,7 @@ import { IconEyeOff, IconLock } from '@tabler/icons-react';
 import type { FileItem } from '../../api/types';
 import { FileThumb } from '../../components/FileThumb';
 import { OriginalName } from '../../components/OriginalName';
+import { TagChip } from '../../components/TagChip';
 import { formatBytes } from '../../lib/format';
 import { FavoriteButton } from './FavoriteButton';
 import classes from './files.module.css';
@@ -98,16 +98,13 @@ export function FileGallery({ files, selected, onToggleSelected, onOpen, onToggl
                     {formatBytes(file.size)} · {shortDate(file.createdAt)}
                   </Text>
                   {file.tags.length > 0 ? (
-                    <Badge
-                      tt="none"
-                      size="xs"
-                      variant="light"
+                    <TagChip
+                      name={file.tags[0]!.name}
                       color={file.tags[0]!.color}
+                      size="sm"
+                      more={file.tags.length - 1}
                       style={{ flex: 'none', maxWidth: '50%' }}
-                    >
-                      {file.tags[0]!.name}
-                      {file.tags.length > 1 ? ` +${file.tags.length - 1}` : ''}
-                    </Badge>
+                    />
                   ) : null}
                 </Group>
               </Stack>

@@ -1,20 +1,10 @@
 // The table view: one row per file (name, type, size, views, uploaded, expiry, favourite), sortable by clicking a
 // column's header; the name opens the detail panel.
-import {
-  Badge,
-  Box,
-  Checkbox,
-  Group,
-  Skeleton,
-  Table,
-  Text,
-  Tooltip,
-  UnstyledButton,
-  VisuallyHidden,
-} from '@mantine/core';
+import { Box, Checkbox, Group, Skeleton, Table, Text, Tooltip, UnstyledButton, VisuallyHidden } from '@mantine/core';
 import { IconArrowDown, IconArrowUp, IconArrowsSort, IconEyeOff, IconLock } from '@tabler/icons-react';
 import { FileThumb } from '../../components/FileThumb';
 import { OriginalName } from '../../components/OriginalName';
+import { TagChip } from '../../components/TagChip';
 import { fileKind, KIND_LABELS } from '../../lib/file-kind';
 import { formatBytes, formatDate } from '../../lib/format';
 import { FavoriteButton } from './FavoriteButton';
@@ -114,9 +104,7 @@ export function FileTable(props: TableProps) {
                 {file.tags.length > 0 ? (
                   <Group gap={4} mt={4} ml={52}>
                     {file.tags.map((tag) => (
-                      <Badge key={tag.id} tt="none" size="xs" variant="light" color={tag.color}>
-                        {tag.name}
-                      </Badge>
+                      <TagChip key={tag.id} name={tag.name} color={tag.color} size="sm" />
                     ))}
                   </Group>
                 ) : null}

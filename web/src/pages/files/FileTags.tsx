@@ -1,12 +1,22 @@
 // The tags of one file in the detail panel: remove one with its ×, add one by name (a new name creates the tag).
-import { Autocomplete, Badge, Button, CloseButton, Group, Stack, Text } from '@mantine/core';
+// A file without tags says so; "No tags yet", with how to make one, only when the user has no tags at all.
+import { Autocomplete, Button, Group, Stack, Text } from '@mantine/core';
 import { IconPlus } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import type { FileItem, FileTag, Tag } from '../../api/types';
+import { TagChip } from '../../components/TagChip';
 import { createTag } from '../tags/tag-api';
 import { setFileTag } from './files-api';
 import { notifyFileError } from './messages';
 import { useSubmit } from '../../lib/use-submit';
+
+/** What a file without tags says: whether the user has tags to pick from decides the hint. */
+function noTagsText(tags: Tag[] | undefined): string {
+  if (tags === undefined) return 'No tags on this file.';
+  if (tags.length === 0)
+    return 'No tags yet. Type a name below to create your first tag: tags group files across folders and filter the list.';
+  return 'No tags on this file. Pick one of your tags below, or type a new name to create one.';
+}
 
 export function FileTags({
   file,
@@ -64,29 +74,12 @@ export function FileTags({
       {file.tags.length > 0 ? (
         <Group gap={6} data-testid="file-tags">
           {file.tags.map((tag) => (
-            <Badge
-              tt="none"
-              key={tag.id}
-              variant="light"
-              color={tag.color}
-              size="lg"
-              pr={3}
-              rightSection={
-                <CloseButton
-                  size="xs"
-                  variant="transparent"
-                  aria-label={`Remove tag ${tag.name}`}
-                  onClick={() => void remove(tag)}
-                />
-              }
-            >
-              {tag.name}
-            </Badge>
+            <TagChip key={tag.id} name={tag.name} color={tag.color} onRemove={() => void remove(tag)} />
           ))}
         </Group>
       ) : (
         <Text size="xs" c="dimmed">
-          No tags yet. Tags group files across folders and filter the list.
+          {noTagsText(tags)}
         </Text>
       )}
       <form onSubmit={submit}>

@@ -1,8 +1,9 @@
 // Creating or editing a tag: a name and a colour (swatches, a picker, or a typed hex value), with a preview.
-import { Badge, ColorInput, Group, Stack, Text, TextInput } from '@mantine/core';
+import { ColorInput, Group, Stack, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import type { Tag } from '../../api/types';
 import { FormModal } from '../../components/FormModal';
+import { TagChip } from '../../components/TagChip';
 import { ModalActions } from '../../components/ModalActions';
 import { notifySuccess } from '../../lib/notify';
 import { useSubmit } from '../../lib/use-submit';
@@ -29,14 +30,6 @@ export function TagFormModal({
     >
       {(f) => <TagFormBody form={f} onClose={onClose} onSaved={onSaved} />}
     </FormModal>
-  );
-}
-
-export function TagBadge({ name, color }: { name: string; color: string }) {
-  return (
-    <Badge color={color} autoContrast variant="filled" tt="none" size="lg" radius="sm" style={{ maxWidth: '100%' }}>
-      {name}
-    </Badge>
   );
 }
 
@@ -129,7 +122,7 @@ function TagFormBody({ form, onClose, onSaved }: { form: TagForm; onClose: () =>
           <Text size="sm" c="dimmed">
             Preview
           </Text>
-          <TagBadge name={name.trim() || 'Tag name'} color={validColor ? color : '#868e96'} />
+          <TagChip name={name.trim() || 'Tag name'} color={validColor ? color : '#868e96'} />
         </Group>
         <ModalActions
           failure={failure}

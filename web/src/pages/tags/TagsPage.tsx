@@ -14,7 +14,8 @@ import { useApi } from '../../lib/use-api';
 import { useLastValue } from '../../lib/use-last-value';
 import { Link } from '../../router';
 import { deleteTag, listTags, TAG_SWATCHES, tagErrorMessage } from './tag-api';
-import { TagBadge, TagFormModal, type TagForm } from './TagFormModal';
+import { TagFormModal, type TagForm } from './TagFormModal';
+import { TagChip } from '../../components/TagChip';
 import { IconLabelButton } from '../../components/IconLabelButton';
 import { SearchInput } from '../../components/SearchInput';
 
@@ -72,7 +73,7 @@ export function TagsPage() {
               {index > 0 ? <Divider /> : null}
               <Group gap="sm" wrap="nowrap" px="sm" py="xs" data-testid="tag-row">
                 <Stack gap={2} style={{ minWidth: 0, flex: 1 }} align="flex-start">
-                  <TagBadge name={tag.name} color={tag.color} />
+                  <TagChip name={tag.name} color={tag.color} />
                   <Text size="xs" c="dimmed">
                     {tag.files > 0 ? (
                       <Anchor component={Link} to={`/dashboard/files?tags=${encodeURIComponent(tag.id)}`} size="xs">

@@ -1,5 +1,6 @@
 // The "Shorten a link" card: a destination and, behind "More options", a custom name, a visit limit, a password and
-// whether the link works yet. The new short link is shown and copied to the clipboard at once.
+// whether the link works yet. The new short link is shown and copied to the clipboard at once. The form shows the
+// outcome of the last try only: a new error takes the place of an earlier short link, and a new link that of an error.
 import {
   Alert,
   Anchor,
@@ -42,6 +43,8 @@ export function ShortenForm({ onCreated }: { onCreated: (url: ShortUrl) => void 
     const checked = checkUrlFields({ destination, vanity });
     setErrors(checked.errors ?? {});
     setFailure(null);
+    // The link of an earlier try is not left next to this try's error.
+    setCreated(null);
     if (checked.errors) {
       if (checked.errors.vanity) setShowOptions(true);
       return;
