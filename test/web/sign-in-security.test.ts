@@ -286,6 +286,18 @@ describeBrowser('dashboard: sign-in security', () => {
       await page.goto('/auth/login');
       await toCodeStep(account.username, account.password);
       await screenshot(page, `sign-in-code-step-${look.name}`);
+      // Each box has a name of its own for a screen reader.
+      assert.deepEqual(
+        await page
+          .getByRole('group', { name: 'Authentication code' })
+          .locator('input')
+          .evaluateAll((boxes) =>
+            boxes.map((box) =>
+              (box as unknown as { getAttribute(name: string): string | null }).getAttribute('aria-label'),
+            ),
+          ),
+        ['Digit 1 of 6', 'Digit 2 of 6', 'Digit 3 of 6', 'Digit 4 of 6', 'Digit 5 of 6', 'Digit 6 of 6'],
+      );
 
       // A wrong code goes by itself; Enter while it is on its way sends nothing more.
       await page.keyboard.type(wrong);

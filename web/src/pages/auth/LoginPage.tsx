@@ -141,6 +141,8 @@ export function LoginPage() {
               onChange={setCode}
               onComplete={codeComplete}
               aria-label="Authentication code"
+              // Each box is named for a screen reader too (Mantine names all six "PinInput" otherwise).
+              getInputProps={(index) => ({ 'aria-label': `Digit ${index + 1} of ${CODE_LENGTH}` })}
               autoFocus
             />
           )}
