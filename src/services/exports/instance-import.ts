@@ -458,6 +458,7 @@ class ImportRun {
         private: file.private ? 1 : 0,
         // Zipline's thumbnails are its own (JPEG, other names): POST /api/server/thumbnails makes Chute's.
         thumbnail_key: fromChute ? (file.thumbnailKey ?? null) : null,
+        extensionless_name: null,
         created_at: createdAt,
         updated_at: createdAt,
       });

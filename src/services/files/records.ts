@@ -20,6 +20,7 @@ const FILE_COLUMNS = [
   'storage_key',
   'private',
   'thumbnail_key',
+  'extensionless_name',
   'created_at',
   'updated_at',
 ] as const satisfies ReadonlyArray<keyof FileRow>;

@@ -175,6 +175,7 @@ export async function receiveFirstChunk(ctx: AppContext, input: FirstChunkInput)
     storage_key: key,
     append_state: JSON.stringify(appendState),
     reserved_name: null,
+    reserved_extensionless_name: null,
     incomplete_file_id: null,
     instance_id: ctx.instanceId,
     protocol: 'chunked',

@@ -403,6 +403,7 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
           storage_key: object.key,
           private: options.private ? 1 : 0,
           thumbnail_key: null,
+          extensionless_name: null,
           created_at: now,
           updated_at: now,
         };

@@ -92,6 +92,7 @@ export async function createTusUpload(ctx: AppContext, input: TusCreateInput): P
     storage_key: key,
     append_state: JSON.stringify(appendState),
     reserved_name: null,
+    reserved_extensionless_name: null,
     incomplete_file_id: null,
     instance_id: ctx.instanceId,
     protocol: 'tus',
