@@ -10,6 +10,9 @@ export const PublicServerInfoSchema = z
     chunksEnabled: z.boolean().describe('the dashboard uploads large files in chunks (POST /api/upload/partial)'),
     chunksThreshold: z.number().int().describe('files larger than this many bytes go in chunks'),
     chunksSize: z.number().int().describe('bytes per chunk'),
+    filesExtensionlessUrls: z
+      .boolean()
+      .describe('uploads without x-service-extensionless are handed links without the file extension'),
     oauthProviders: z
       .array(z.enum(['DISCORD', 'GITHUB', 'GOOGLE', 'OIDC']))
       .describe('the providers an admin configured: a sign-in page offers a button for each'),

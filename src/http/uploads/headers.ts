@@ -28,6 +28,7 @@ export const UPLOAD_HEADERS = {
   noJson: 'x-service-no-json',
   private: 'x-service-private',
   removeGps: 'x-service-remove-gps',
+  extensionless: 'x-service-extensionless',
   compressionPercent: 'x-service-image-compression-percent',
   compressionType: 'x-service-image-compression-type',
 } as const;
@@ -161,6 +162,12 @@ function parsePrivate(value: string | undefined, settings: Settings): boolean {
   return parseBoolean(UPLOAD_HEADERS.private, value);
 }
 
+/** x-service-extensionless: true or false; absent -> settings.filesExtensionlessUrls. */
+function parseExtensionless(value: string | undefined, settings: Settings): boolean {
+  if (value === undefined || value === '') return settings.filesExtensionlessUrls;
+  return parseBoolean(UPLOAD_HEADERS.extensionless, value);
+}
+
 /**
  * x-service-remove-gps (absent: the filesRemoveGpsMetadata setting) and x-service-image-compression-percent (0-100)
  * with x-service-image-compression-type (jpg, png or webp; jpg when absent, and alone it does nothing).
@@ -236,6 +243,7 @@ export function parseUploadOptions(headers: IncomingHttpHeaders, settings: Setti
     domain: domain ?? null,
     noJson: parseBoolean(UPLOAD_HEADERS.noJson, headerText(headers, UPLOAD_HEADERS.noJson)),
     private: parsePrivate(headerText(headers, UPLOAD_HEADERS.private), settings),
+    extensionless: parseExtensionless(headerText(headers, UPLOAD_HEADERS.extensionless), settings),
     imageProcessing: parseImageProcessing(headers, settings),
   };
 }

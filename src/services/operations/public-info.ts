@@ -1,6 +1,6 @@
 // What the server tells anyone before they sign in (GET /api/server/public): the site's title, the ways in that are
 // open (registration, invites, OAuth providers, second factors), whether setup is still to do, the chunk sizes
-// the upload page uses, and how long a new password must be.
+// and the link default (extensionless or not) the upload page uses, and how long a new password must be.
 import type { AppContext } from '../../context.js';
 import type { PublicServerInfo } from '../../schemas/server.js';
 import { isFirstSetup } from '../accounts/account.js';
@@ -10,7 +10,7 @@ import { PASSWORD_MAX_LENGTH } from '../../lib/security/password-rules.js';
 export async function publicServerInfo(ctx: AppContext): Promise<PublicServerInfo> {
   const { siteTitle, registrationEnabled, invitesEnabled, chunksEnabled, chunksThreshold, chunksSize } =
     ctx.settings.get();
-  const { mfaTotpEnabled, mfaPasskeys, passwordMinLength } = ctx.settings.get();
+  const { mfaTotpEnabled, mfaPasskeys, passwordMinLength, filesExtensionlessUrls } = ctx.settings.get();
   return {
     siteTitle,
     registrationEnabled,
@@ -19,6 +19,7 @@ export async function publicServerInfo(ctx: AppContext): Promise<PublicServerInf
     chunksEnabled,
     chunksThreshold,
     chunksSize,
+    filesExtensionlessUrls,
     oauthProviders: configuredProviders(ctx),
     mfaTotpEnabled,
     mfaPasskeys,

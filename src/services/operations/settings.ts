@@ -397,6 +397,13 @@ export const SETTING_DEFINITIONS = {
     'boolean',
     'Uploaded images (JPEG, PNG, WebP, TIFF, AVIF, HEIF) are stored without their metadata: EXIF GPS position, camera, times (an upload may ask for it with x-service-remove-gps: true)',
   ),
+  filesExtensionlessUrls: setting(
+    z.boolean(),
+    false,
+    'FILES_EXTENSIONLESS_URLS',
+    'boolean',
+    'Uploads are handed links without the file extension (/u/abc serves abc.png; an upload may choose with x-service-extensionless: true or false); the file keeps its name, and its link with the extension works too',
+  ),
   thumbnailsEnabled: setting(
     z.boolean(),
     true,

@@ -1905,6 +1905,8 @@ export interface paths {
           'x-service-deletes-at'?: string;
           /** @description host for the returned links (comma separated: one at random) */
           'x-service-domain'?: string;
+          /** @description true: the links leave out the extension (/u/abc serves abc.png); false: they keep it; absent: the filesExtensionlessUrls setting */
+          'x-service-extensionless'?: string;
           /** @description replaces the extension, e.g. png */
           'x-service-file-extension'?: string;
           /** @description the served name (the extension is added) */
@@ -5836,6 +5838,8 @@ export interface components {
       chunksSize: number;
       /** @description files larger than this many bytes go in chunks */
       chunksThreshold: number;
+      /** @description uploads without x-service-extensionless are handed links without the file extension */
+      filesExtensionlessUrls: boolean;
       /** @description true until the first user (a SUPERADMIN) exists */
       firstSetup: boolean;
       invitesEnabled: boolean;
@@ -5898,6 +5902,8 @@ export interface components {
       filesDefaultFormat: string;
       /** @description Extensions refused on upload (comma separated in the environment) (environment: FILES_DISABLED_EXTENSIONS) */
       filesDisabledExtensions: string[];
+      /** @description Uploads are handed links without the file extension (/u/abc serves abc.png; an upload may choose with x-service-extensionless: true or false); the file keeps its name, and its link with the extension works too (environment: FILES_EXTENSIONLESS_URLS) */
+      filesExtensionlessUrls: boolean;
       /** @description Largest file accepted, in bytes (or 100mb, 2gb ...) (environment: FILES_MAX_FILE_SIZE) */
       filesMaxFileSize: number;
       /** @description Length of random file names (environment: FILES_NAME_LENGTH) */
@@ -6038,6 +6044,7 @@ export interface components {
         | 'filesDisabledExtensions'
         | 'uploadsPrivateByDefault'
         | 'filesRemoveGpsMetadata'
+        | 'filesExtensionlessUrls'
         | 'thumbnailsEnabled'
         | 'filesRoute'
         | 'urlsRoute'

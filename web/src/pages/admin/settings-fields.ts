@@ -99,6 +99,7 @@ export const LABELS: Record<string, string> = {
   uploadsPrivateByDefault: 'New uploads are private (shared only through share links)',
   filesRemoveGpsMetadata: 'Remove GPS data from photos',
   filesRefuseEmpty: 'Refuse empty files (0 bytes)',
+  filesExtensionlessUrls: 'Links without the file extension',
   thumbnailsEnabled: 'Make thumbnails of images and videos',
   urlsRoute: 'Short URL prefix',
   urlsLength: 'Short URL code length',
