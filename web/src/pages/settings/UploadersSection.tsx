@@ -117,6 +117,7 @@ export function UploadersSection() {
   const fileViewsError = maxViewsProblem(files.maxViews);
   const urlViewsError = maxViewsProblem(urls.maxViews);
   const origin = window.location.origin;
+  const serverExtensionless = server?.filesExtensionlessUrls ?? false;
   const target = { origin, siteTitle: server?.siteTitle ?? 'Chute', username: user.username, token: token ?? '' };
   const slug = fileSlug(origin);
   // Which token the file uploader and the script carry: the account's API token, or an upload-only scoped token made
@@ -205,6 +206,16 @@ export function UploadersSection() {
               description="Downloads are saved under the name the file had on your computer."
               checked={files.keepOriginalName}
               onChange={(e) => setFile('keepOriginalName', e.currentTarget.checked)}
+            />
+            <Switch
+              label="Links without the extension"
+              description="Links such as /u/abc instead of /u/abc.png; the file keeps its name."
+              checked={files.extensionless ?? serverExtensionless}
+              onChange={(e) => {
+                const checked = e.currentTarget.checked;
+                // The server's setting again: the uploader follows it, also when an admin changes it later.
+                setFile('extensionless', checked === serverExtensionless ? null : checked);
+              }}
             />
           </Stack>
         </Card>

@@ -23,6 +23,8 @@ export interface FileUploadOptions {
   format: string;
   expiry: string;
   keepOriginalName: boolean;
+  /** Links without the extension (x-service-extensionless); null leaves the server's setting to decide. */
+  extensionless: boolean | null;
   /** Delete each file after this many views; '' for no limit. */
   maxViews: string;
   folderId: string;
@@ -47,6 +49,7 @@ export const DEFAULT_FILE_OPTIONS: FileUploadOptions = {
   format: '',
   expiry: '',
   keepOriginalName: true,
+  extensionless: null,
   maxViews: '',
   folderId: '',
   password: '',
@@ -60,6 +63,7 @@ export function fileUploadHeaders(options: FileUploadOptions): Record<string, st
   if (options.format) headers['x-service-format'] = options.format;
   if (options.expiry) headers['x-service-deletes-at'] = options.expiry;
   if (options.keepOriginalName) headers['x-service-original-name'] = 'true';
+  if (options.extensionless !== null) headers['x-service-extensionless'] = String(options.extensionless);
   if (options.maxViews.trim()) headers['x-service-max-views'] = options.maxViews.trim();
   if (options.folderId) headers['x-service-folder'] = options.folderId;
   if (options.password) headers['x-service-password'] = options.password;

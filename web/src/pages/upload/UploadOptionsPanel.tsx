@@ -37,9 +37,11 @@ interface Props {
   onChange: (options: UploadOptions) => void;
   folders: FolderChoice[];
   foldersLoading: boolean;
+  /** The server's filesExtensionlessUrls: what the links are when the upload does not choose. */
+  serverExtensionless: boolean;
 }
 
-export function UploadOptionsPanel({ options, onChange, folders, foldersLoading }: Props) {
+export function UploadOptionsPanel({ options, onChange, folders, foldersLoading, serverExtensionless }: Props) {
   const [opened, { toggle }] = useDisclosure(false);
   const panelId = useId();
   const set = <K extends keyof UploadOptions>(key: K, value: UploadOptions[K]) =>
@@ -159,6 +161,17 @@ export function UploadOptionsPanel({ options, onChange, folders, foldersLoading 
             description="Downloads get the name the file had on your device"
             checked={options.keepOriginalName}
             onChange={(event) => set('keepOriginalName', event.currentTarget.checked)}
+            mt={{ base: 0, sm: 'lg' }}
+          />
+          <Switch
+            label="Links without the extension"
+            description="/u/abc instead of /u/abc.png; the file keeps its name"
+            checked={options.extensionless ?? serverExtensionless}
+            onChange={(event) => {
+              const checked = event.currentTarget.checked;
+              // The server's setting again: leave the choice to it.
+              set('extensionless', checked === serverExtensionless ? null : checked);
+            }}
             mt={{ base: 0, sm: 'lg' }}
           />
         </SimpleGrid>

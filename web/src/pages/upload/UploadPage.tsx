@@ -247,7 +247,13 @@ export function UploadPage() {
           </Tabs.Panel>
         </Tabs>
       </Paper>
-      <UploadOptionsPanel options={options} onChange={setOptions} folders={choices} foldersLoading={folders.loading} />
+      <UploadOptionsPanel
+        options={options}
+        onChange={setOptions}
+        folders={choices}
+        foldersLoading={folders.loading}
+        serverExtensionless={server?.filesExtensionlessUrls ?? false}
+      />
       <UploadAnnouncer items={items} />
       {items.length > 0 ? <UploadQueueCard items={items} actions={actions} /> : null}
       <EarlierAssemblies tracked={NOT_TRACKED} />

@@ -27,6 +27,8 @@ export interface UploadOptions {
   maxViews: number | '';
   folderId: string | null;
   keepOriginalName: boolean;
+  /** Links without the extension (x-service-extensionless); null: the server's setting decides. */
+  extensionless: boolean | null;
 }
 
 export const DEFAULT_OPTIONS: UploadOptions = {
@@ -37,6 +39,7 @@ export const DEFAULT_OPTIONS: UploadOptions = {
   maxViews: '',
   folderId: null,
   keepOriginalName: false,
+  extensionless: null,
 };
 
 const STORAGE_KEY = 'chute.upload.options';
@@ -48,6 +51,7 @@ export function loadOptions(): UploadOptions {
     const options = { ...DEFAULT_OPTIONS, ...saved, password: '' };
     if (!EXPIRY_CHOICES.some((c) => c.value === options.expiry)) options.expiry = 'default';
     if (!FORMAT_CHOICES.some((c) => c.value === options.format)) options.format = 'default';
+    if (typeof options.extensionless !== 'boolean') options.extensionless = null;
     return options;
   } catch {
     return { ...DEFAULT_OPTIONS };
@@ -88,6 +92,7 @@ export function optionHeaders(options: UploadOptions): Record<string, string> {
   if (options.maxViews !== '') headers['x-service-max-views'] = String(options.maxViews);
   if (options.folderId) headers['x-service-folder'] = options.folderId;
   if (options.keepOriginalName) headers['x-service-original-name'] = 'true';
+  if (options.extensionless !== null) headers['x-service-extensionless'] = String(options.extensionless);
   return headers;
 }
 
@@ -113,5 +118,7 @@ export function optionsSummary(options: UploadOptions, folderName: string | null
   if (options.maxViews !== '') parts.push(`${options.maxViews} view${options.maxViews === 1 ? '' : 's'} max`);
   if (options.folderId) parts.push(`Folder: ${folderName ?? '…'}`);
   if (options.keepOriginalName) parts.push('Original names kept');
+  if (options.extensionless !== null)
+    parts.push(options.extensionless ? 'Links without extension' : 'Links with extension');
   return parts;
 }
