@@ -9,7 +9,13 @@ import { after, before, describe, it } from 'node:test';
 import { assertError } from '../../support/api-errors.js';
 import { uploadInChunks, waitForAssembly } from '../../support/chunked-uploads.js';
 import { makeUser, NO_RATE_LIMIT, uniqueName } from '../../support/factory.js';
-import { forEachDatabase, useTestServer, type TestServer, type TestUser } from '../../support/server.js';
+import {
+  forEachDatabase,
+  startTestServer,
+  useTestServer,
+  type TestServer,
+  type TestUser,
+} from '../../support/server.js';
 import { tusUpload } from '../../support/tus.js';
 import { upload } from '../../support/uploads.js';
 
@@ -165,6 +171,28 @@ forEachDatabase('links without the extension', (engine) => {
       assert.equal(res.status, 200);
       assert.equal(pathOf(await res.text()), `/u/${base}`);
     });
+  });
+
+  it('FILES_EXTENSIONLESS_URLS=true turns the setting on and locks it', async () => {
+    const locked = await startTestServer({ engine, env: { ...NO_RATE_LIMIT, FILES_EXTENSIONLESS_URLS: 'true' } });
+    try {
+      const owner = await locked.setup();
+      const file = (
+        await upload(locked, owner.token, [{ name: 'env.png', content: PNG, type: 'image/png' }], {
+          'x-service-filename': 'env',
+        })
+      ).body.files[0];
+      assert.equal(pathOf(file.url), '/u/env');
+      assert.equal((await locked.fetch('/raw/env')).status, 200);
+      const change = await locked.json('PATCH', '/api/server/settings', {
+        auth: owner.token,
+        body: { filesExtensionlessUrls: false },
+      });
+      assertError(change, 400, 1022);
+      assert.match(change.body.error, /FILES_EXTENSIONLESS_URLS/);
+    } finally {
+      await locked.close();
+    }
   });
 
   describe('one short name, one file', () => {
