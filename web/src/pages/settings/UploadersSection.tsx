@@ -22,6 +22,7 @@ import {
 } from '@mantine/core';
 import { IconBrandWindows, IconDownload, IconKey, IconLink, IconTerminal2 } from '@tabler/icons-react';
 import { useMemo, useState, type ReactNode } from 'react';
+import { ExtensionlessLinksSwitch } from '../../components/ExtensionlessLinksSwitch';
 import { notifyError } from '../../lib/notify';
 import { createApiToken, type CreatedApiToken } from './api-tokens-api';
 import { settingsErrorObject } from './messages';
@@ -207,15 +208,11 @@ export function UploadersSection() {
               checked={files.keepOriginalName}
               onChange={(e) => setFile('keepOriginalName', e.currentTarget.checked)}
             />
-            <Switch
-              label="Links without the extension"
+            <ExtensionlessLinksSwitch
               description="Links such as /u/abc instead of /u/abc.png; the file keeps its name."
-              checked={files.extensionless ?? serverExtensionless}
-              onChange={(e) => {
-                const checked = e.currentTarget.checked;
-                // The server's setting again: the uploader follows it, also when an admin changes it later.
-                setFile('extensionless', checked === serverExtensionless ? null : checked);
-              }}
+              value={files.extensionless}
+              serverDefault={serverExtensionless}
+              onChange={(value) => setFile('extensionless', value)}
             />
           </Stack>
         </Card>

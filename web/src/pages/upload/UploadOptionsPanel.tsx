@@ -17,6 +17,7 @@ import {
 import { useDisclosure } from '@mantine/hooks';
 import { IconAdjustmentsHorizontal, IconChevronDown } from '@tabler/icons-react';
 import { useId } from 'react';
+import { ExtensionlessLinksSwitch } from '../../components/ExtensionlessLinksSwitch';
 import { localInputValue } from '../../lib/expiry';
 import {
   DEFAULT_OPTIONS,
@@ -163,15 +164,11 @@ export function UploadOptionsPanel({ options, onChange, folders, foldersLoading,
             onChange={(event) => set('keepOriginalName', event.currentTarget.checked)}
             mt={{ base: 0, sm: 'lg' }}
           />
-          <Switch
-            label="Links without the extension"
+          <ExtensionlessLinksSwitch
             description="/u/abc instead of /u/abc.png; the file keeps its name"
-            checked={options.extensionless ?? serverExtensionless}
-            onChange={(event) => {
-              const checked = event.currentTarget.checked;
-              // The server's setting again: leave the choice to it.
-              set('extensionless', checked === serverExtensionless ? null : checked);
-            }}
+            value={options.extensionless}
+            serverDefault={serverExtensionless}
+            onChange={(value) => set('extensionless', value)}
             mt={{ base: 0, sm: 'lg' }}
           />
         </SimpleGrid>
