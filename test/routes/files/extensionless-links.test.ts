@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { assertError } from '../../support/api-errors.js';
+import { planOf } from '../../support/query-plans.js';
 import { uploadInChunks, waitForAssembly } from '../../support/chunked-uploads.js';
 import { makeUser, NO_RATE_LIMIT, uniqueName } from '../../support/factory.js';
 import {
@@ -192,6 +193,24 @@ forEachDatabase('links without the extension', (engine) => {
       assert.match(change.body.error, /FILES_EXTENSIONLESS_URLS/);
     } finally {
       await locked.close();
+    }
+  });
+
+  it('a short name is looked up, and a new name checked, through the indexes (no scan of the files)', async () => {
+    const { ctx } = server();
+    const names = ['abc.png', 'abc'];
+    const queries = {
+      'the look-up after a miss': ctx.db.selectFrom('files').select('id').where('extensionless_name', '=', 'abc'),
+      'the check of a new name': ctx.db
+        .selectFrom('files')
+        .select('id')
+        .where((eb) => eb.or([eb('name', 'in', names), eb('extensionless_name', 'in', names)]))
+        .limit(1),
+    };
+    for (const [what, query] of Object.entries(queries)) {
+      const plan = await planOf(ctx, query.compile(), true);
+      assert.match(plan, /files_extensionless_name/, `${what}: ${plan}`);
+      assert.doesNotMatch(plan, /\bSCAN files\b|Seq Scan on files/, `${what}: ${plan}`);
     }
   });
 
