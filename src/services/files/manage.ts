@@ -206,8 +206,9 @@ export async function updateFileAndTags(
 }
 
 /**
- * PATCH /api/user/files/:id. A taken name (another file's name or extensionless link name) -> 1014, a bad one -> 1007/1009, a bad originalName -> 1008, type -> 1065,
- * an expiry that is not in the future -> 1000.
+ * PATCH /api/user/files/:id. A taken name (another file's name or extensionless link name) -> 1014, a bad one ->
+ * 1007/1009, a bad originalName -> 1008, type -> 1065, an expiry that is not in the future -> 1000. A file with a link
+ * without the extension keeps one, under its new name.
  */
 export async function updateFile(
   ctx: AppContext,
