@@ -15,6 +15,9 @@ export const PublicServerInfoSchema = z
       .describe(
         "an upload without x-service-original-name keeps the client's file name as originalName (the upload page's default)",
       ),
+    filesExtensionlessUrls: z
+      .boolean()
+      .describe('uploads without x-service-extensionless are handed links without the file extension'),
     oauthProviders: z
       .array(z.enum(['DISCORD', 'GITHUB', 'GOOGLE', 'OIDC']))
       .describe('the providers an admin configured: a sign-in page offers a button for each'),

@@ -118,6 +118,8 @@ const File = z.looseObject({
   private: z.boolean().optional(),
   /** Chute's: the stored thumbnail's key. */
   thumbnailKey: z.string().nullish(),
+  /** Chute's: the name of its link without the extension (abc for abc.png), when its upload was handed one. */
+  extensionlessName: z.string().nullish(),
 });
 
 const Thumbnail = z.looseObject({ id: z.string(), createdAt: DateText, path: z.string(), fileId: z.string() });

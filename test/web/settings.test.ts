@@ -593,6 +593,34 @@ describeBrowser('dashboard: user settings', () => {
     await phone.context.close();
   });
 
+  it("the uploaders' links without the extension: off like the server's setting, on puts the header in the file", async () => {
+    const grace = await makeUser(server(), { username: 'grace' });
+    const { page, context, errors } = await openPage(browser(), server().url);
+    await signIn(page, 'grace', grace.password);
+    await page.goto('/dashboard/settings?tab=uploaders');
+    const extensionless = page.getByLabel('Links without the extension');
+    assert.equal(await extensionless.isChecked(), false, "the server's setting (off)");
+    const fileName = `Download 127.0.0.1-${new URL(server().url).port}-files.sxcu`;
+    const off = JSON.parse((await download(page, fileName)).text) as ShareXUploader;
+    assert.equal(off.Headers['x-service-extensionless'], undefined, 'no choice: the server decides');
+    await extensionless.check();
+    const sxcu = JSON.parse((await download(page, fileName)).text) as ShareXUploader;
+    assert.equal(sxcu.Headers['x-service-extensionless'], 'true');
+    const form = new FormData();
+    form.append(sxcu.FileFormName, new Blob(['short\n'], { type: 'text/plain' }), 'short.txt');
+    const answer = await fetch(sxcu.RequestURL, { method: sxcu.RequestMethod, headers: sxcu.Headers, body: form });
+    assert.equal(answer.status, 200);
+    const body = (await answer.json()) as { files: Array<{ name: string }> };
+    const link = String(shareXJsonValue(sxcu.URL, body));
+    assert.match(body.files[0]!.name, /\.txt$/);
+    assert.ok(link.endsWith(`/u/${body.files[0]!.name.slice(0, -'.txt'.length)}`), link);
+    assert.equal(await (await fetch(link)).text(), 'short\n');
+    const script = await download(page, 'Download chute-upload.sh');
+    assert.ok(script.text.includes("-H 'x-service-extensionless: true'"));
+    assert.deepEqual(unexpected(errors), []);
+    await context.close();
+  });
+
   it('every tab looks finished at desktop size in the dark theme', async () => {
     const { page, context, errors } = await openPage(browser(), server().url, {
       viewport: DESKTOP,

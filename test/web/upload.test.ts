@@ -362,6 +362,55 @@ describeBrowser('dashboard: upload', () => {
     await context.close();
   });
 
+  it("links without the extension: the switch starts at the server's setting and either choice reaches the server", async () => {
+    const setting = (on: boolean) =>
+      server().json('PATCH', '/api/server/settings', { auth: admin.token, body: { filesExtensionlessUrls: on } });
+    assert.equal((await setting(true)).status, 200);
+    try {
+      const opened = await openPage(browser(), server().url);
+      const { page, context, errors } = opened;
+      await openUploadPage(opened);
+      await page.getByRole('button', { name: /Upload options/ }).click();
+      const extensionless = page.getByLabel('Links without the extension');
+      assert.equal(await extensionless.isChecked(), true, "the server's setting");
+      const summary = page.getByRole('button', { name: /Upload options/ });
+      assert.doesNotMatch((await summary.textContent()) ?? '', /Links/, 'the default is no choice');
+      // So that the stored files can be found by the names they had here.
+      await page.getByLabel('Keep original file name').check();
+
+      // The default: the server hands out a link without the extension (whole and in chunks alike).
+      await chooseFiles(page, [
+        { name: 'short-small.txt', buffer: Buffer.from('short link'), mimeType: 'text/plain' },
+        { name: 'short-large.bin', buffer: randomBytes(2 * MB + 1) },
+      ]);
+      for (const [name, content] of [
+        ['short-small.txt', 'short link'],
+        ['short-large.bin', null],
+      ] as const) {
+        await waitForStatus(page, name, 'Done');
+        const link = await linkOf(page, name);
+        const [stored] = await filesNamed(server(), admin.token, name);
+        assert.ok(stored, `${name} is stored`);
+        const served = stored.name.replace(/\.[a-z]+$/, '');
+        assert.notEqual(served, stored.name, 'the file keeps its extension');
+        assert.match(link, new RegExp(`/u/${served}$`), `${name}: the link leaves the extension out`);
+        if (content !== null) assert.equal(await (await fetch(link)).text(), content);
+      }
+
+      // Turned off on the page: the upload asks for the extension (x-service-extensionless: false).
+      await extensionless.uncheck();
+      assert.match((await summary.textContent()) ?? '', /Links with extension/);
+      await chooseFiles(page, [{ name: 'long-link.txt', buffer: Buffer.from('long link'), mimeType: 'text/plain' }]);
+      await waitForStatus(page, 'long-link.txt', 'Done');
+      assert.match(await linkOf(page, 'long-link.txt'), /\/u\/[^/]+\.txt$/);
+      await page.evaluate('window.localStorage.clear()');
+      assert.deepEqual(errors, []);
+      await context.close();
+    } finally {
+      await setting(false);
+    }
+  });
+
   it('text typed in the Text tab goes up as a file with its name; files pasted anywhere join the queue; pasted text opens the Text tab', async () => {
     const opened = await openPage(browser(), server().url);
     const { page, context, errors } = opened;

@@ -33,6 +33,7 @@ import * as m0032 from './migrations/0032_search_backlog.js';
 import * as m0033 from './migrations/0033_database_objects.js';
 import * as m0034 from './migrations/0034_upload_sessions.js';
 import * as m0035 from './migrations/0035_kept_blobs.js';
+import * as m0036 from './migrations/0036_extensionless_names.js';
 
 /** Every migration, by name. A new one is added here and sorts after the others. */
 export const migrations: Record<string, Migration> = {
@@ -63,6 +64,7 @@ export const migrations: Record<string, Migration> = {
   '0033_database_objects': m0033,
   '0034_upload_sessions': m0034,
   '0035_kept_blobs': m0035,
+  '0036_extensionless_names': m0036,
 };
 
 type ReportingUp = (db: Kysely<unknown>, report: MigrationStepReport) => Promise<void>;

@@ -202,6 +202,12 @@ export interface FilesTable {
   private: ColumnType<Flag, Flag | undefined, Flag>;
   /** Key of the file's WebP thumbnail in the datasource (services/media/thumbnails.ts), once one was made. */
   thumbnail_key: Generated<string | null>;
+  /**
+   * The name of the file's link without the extension (abc for abc.png), set when the upload was handed such a link
+   * (x-service-extensionless, the filesExtensionlessUrls setting); unique where set (0036). Serving looks it up when
+   * no file has the asked name.
+   */
+  extensionless_name: Generated<string | null>;
   created_at: Millis;
   updated_at: Millis;
 }
@@ -311,6 +317,8 @@ export interface UploadSessionsTable {
   /** JSON: the datasource's AppendState. */
   append_state: string;
   reserved_name: string | null;
+  /** The extensionless name of the reserved name, when the upload's link leaves the extension out (0036). */
+  reserved_extensionless_name: string | null;
   incomplete_file_id: string | null;
   /** The instance that received the latest chunk (AppContext.instanceId); null for rows from before 0006. */
   instance_id: string | null;

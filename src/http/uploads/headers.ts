@@ -28,6 +28,7 @@ export const UPLOAD_HEADERS = {
   noJson: 'x-service-no-json',
   private: 'x-service-private',
   removeGps: 'x-service-remove-gps',
+  extensionless: 'x-service-extensionless',
   compressionPercent: 'x-service-image-compression-percent',
   compressionType: 'x-service-image-compression-type',
 } as const;
@@ -182,6 +183,12 @@ function parseKeepOriginalName(header: SentHeader, settings: Settings): boolean 
   return parseBoolean(header);
 }
 
+/** x-service-extensionless: true or false; absent -> settings.filesExtensionlessUrls. */
+function parseExtensionless(header: SentHeader, settings: Settings): boolean {
+  if (header.value === undefined || header.value === '') return settings.filesExtensionlessUrls;
+  return parseBoolean(header);
+}
+
 /**
  * x-service-remove-gps (absent: the filesRemoveGpsMetadata setting) and x-service-image-compression-percent (0-100)
  * with x-service-image-compression-type (jpg, png or webp; jpg when absent, and alone it does nothing).
@@ -260,6 +267,7 @@ export function parseUploadOptions(headers: IncomingHttpHeaders, settings: Setti
     domain: domain ?? null,
     noJson: parseBoolean(sentHeader(headers, UPLOAD_HEADERS.noJson)),
     private: parsePrivate(sentHeader(headers, UPLOAD_HEADERS.private), settings),
+    extensionless: parseExtensionless(sentHeader(headers, UPLOAD_HEADERS.extensionless), settings),
     imageProcessing: parseImageProcessing(headers, settings),
   };
 }

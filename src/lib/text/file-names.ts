@@ -118,6 +118,17 @@ export function extensionOf(name: string | null | undefined): string {
   return /^\.[A-Za-z0-9]{1,16}$/.test(ext) ? ext.toLowerCase() : '';
 }
 
+/**
+ * The name of a file's link without its extension (abc for abc.png), or null when the name has no extension, or
+ * what is left would not be a usable name itself (.png, 'abc .png').
+ */
+export function withoutExtension(name: string): string | null {
+  const extension = extensionOf(name);
+  if (extension === '') return null;
+  const base = name.slice(0, -extension.length);
+  return fileNameProblem(base) === null ? base : null;
+}
+
 /** Validates an explicit served name: 1007 for path separators and control characters, 1009 for the rest. */
 export function assertUsableFileName(name: string): void {
   const problem = fileNameProblem(name);

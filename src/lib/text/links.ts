@@ -2,6 +2,14 @@
 // x-service-domain; '' for a path on this host); the file and URL prefixes are the admin's `filesRoute` and
 // `urlsRoute` settings, passed in by the caller.
 
+/**
+ * The name a file's links use: its extensionless name when its upload was handed a link without the extension
+ * (abc for abc.png), else its name.
+ */
+export function linkNameOf(file: { name: string; extensionless_name: string | null }): string {
+  return file.extensionless_name ?? file.name;
+}
+
 /** The share link of a stored file: <base><filesRoute>/<name>. */
 export function fileLink(routes: { filesRoute: string }, base: string, name: string): string {
   return `${base}${routes.filesRoute}/${encodeURIComponent(name)}`;

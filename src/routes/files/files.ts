@@ -210,10 +210,11 @@ export const fileServingRoutes: RouteModule = async (app, ctx) => {
           if (password === '')
             return sendPasswordForm(reply, renderPasswordPage(file, ctx.settings.get().siteTitle, 'empty'));
           const { token } = await unlockFile(ctx, file.name, password, null, passwordGuessGuard(request, 'file'));
+          // Back to the address asked: a link without the extension stays one.
           return reply
             .code(303)
             .header('cache-control', 'no-store')
-            .header('location', `${form.back(file.name)}?token=${encodeURIComponent(token)}`)
+            .header('location', `${form.back(request.params.name)}?token=${encodeURIComponent(token)}`)
             .send();
         },
       );

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import type { ApiError } from '../../lib/errors.js';
 import { publicBaseUrl } from '../../http/links.js';
-import { fileLink, rawLink } from '../../lib/text/links.js';
+import { fileLink, linkNameOf, rawLink } from '../../lib/text/links.js';
 import { assertMultipart, receiving, storeUploadParts } from '../../http/uploads/multipart.js';
 import { pageErrorHandler, pageErrorText, sendPage } from '../../http/serving/pages.js';
 import { uploadRateLimit } from '../../http/rate-limit.js';
@@ -54,7 +54,7 @@ async function publicFolderDto(
       size: f.size,
       createdAt: toIso(f.created_at),
       password: f.password !== null,
-      url: fileLink(ctx.settings.get(), base, f.name),
+      url: fileLink(ctx.settings.get(), base, linkNameOf(f)),
     })),
     nextCursor: view.nextCursor,
     children: view.children,

@@ -45,6 +45,12 @@ const optionHeaders = z.object({
     .describe(
       'true: store images without their metadata (EXIF GPS and the rest); absent: the filesRemoveGpsMetadata setting',
     ),
+  [UPLOAD_HEADERS.extensionless]: z
+    .string()
+    .optional()
+    .describe(
+      'true: the links leave out the extension (/u/abc serves abc.png); false: they keep it; absent: the filesExtensionlessUrls setting',
+    ),
   [UPLOAD_HEADERS.compressionPercent]: z
     .string()
     .optional()

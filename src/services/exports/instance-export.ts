@@ -364,6 +364,7 @@ async function* exportText(
       ...(inDatabase.has(f.storage_key) ? { storedBytes: inDatabase.get(f.storage_key)!.toString('base64') } : {}),
       private: f.private === 1,
       thumbnailKey: f.thumbnail_key,
+      ...(f.extensionless_name !== null ? { extensionlessName: f.extensionless_name } : {}),
     }));
   });
   // A second pass over the files for the few with a thumbnail: only the three columns it needs (reading whole rows

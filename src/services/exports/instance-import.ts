@@ -16,6 +16,7 @@ import type { Db, FileRow, NewFolder, UserRow } from '../../db/schema/tables.js'
 import { ApiError } from '../../lib/errors.js';
 import { newId, newSecretToken } from '../../lib/security/ids.js';
 import { parseByteSize } from '../../lib/text/sizes.js';
+import { withoutExtension } from '../../lib/text/file-names.js';
 import { canonicalUsername, usernameKey } from '../../lib/text/usernames.js';
 import type { Export4, ImportConfig, ImportResult } from '../../schemas/zipline-export.js';
 import { storeDatabaseObjects, isDatabaseKey } from '../../storage/database-objects.js';
@@ -406,12 +407,14 @@ class ImportRun {
       'files',
       files.map((f) => f.id),
     );
-    const takenNames = await existing(
-      this.db,
-      'files',
-      'name',
-      files.map((f) => f.name),
-    );
+    // Every name a file is served under, its name or its link's extensionless name (services/files/link-names.ts),
+    // means one file: here, and in the instance already. A name wins over a short link's name.
+    const exportedNames = new Set(files.map((f) => f.name));
+    const servedNames = files.flatMap((f) => [f.name, ...(f.extensionlessName ? [f.extensionlessName] : [])]);
+    const takenNames = new Set([
+      ...(await existing(this.db, 'files', 'name', servedNames)),
+      ...(await existing(this.db, 'files', 'extensionless_name', servedNames)),
+    ]);
     const takenKeys = await existing(this.db, 'files', 'storage_key', files.map(storageKeyOf));
     const rows: FileRow[] = [];
     // The bytes of small files that the exporting Chute kept in its database, by key (storage/database-objects.ts).
@@ -425,14 +428,24 @@ class ImportRun {
       }
       const key = storageKeyOf(file);
       if (takenNames.has(file.name)) {
-        this.skip('file', file.id, `a file named ${file.name} exists already`);
+        this.skip('file', file.id, `a file named ${file.name} (or linked so) exists already`);
         return;
       }
       if (takenKeys.has(key)) {
         this.skip('file', file.id, `another file's bytes are stored under ${key}`);
         return;
       }
+      // A short link whose name another file has is dropped: the file keeps its link with the extension.
+      const extensionlessName =
+        fromChute &&
+        file.extensionlessName &&
+        file.extensionlessName === withoutExtension(file.name) &&
+        !takenNames.has(file.extensionlessName) &&
+        !exportedNames.has(file.extensionlessName)
+          ? file.extensionlessName
+          : null;
       takenNames.add(file.name);
+      if (extensionlessName !== null) takenNames.add(extensionlessName);
       takenKeys.add(key);
       if (file.storedBytes !== undefined && isDatabaseKey(key))
         storedBytes.set(key, Buffer.from(file.storedBytes, 'base64'));
@@ -458,6 +471,7 @@ class ImportRun {
         private: file.private ? 1 : 0,
         // Zipline's thumbnails are its own (JPEG, other names): POST /api/server/thumbnails makes Chute's.
         thumbnail_key: fromChute ? (file.thumbnailKey ?? null) : null,
+        extensionless_name: extensionlessName,
         created_at: createdAt,
         updated_at: createdAt,
       });

@@ -3,7 +3,7 @@
 import type { AppContext } from '../../context.js';
 import type { FileRow } from '../../db/schema/tables.js';
 import { toIso } from '../../lib/clock.js';
-import { fileLink } from '../../lib/text/links.js';
+import { fileLink, linkNameOf } from '../../lib/text/links.js';
 import type { FileDto } from '../../schemas/file.js';
 import { publicThumbnailName } from '../media/thumbnail-names.js';
 
@@ -27,7 +27,7 @@ export function toFileDto(ctx: AppContext, baseUrl: string, row: FileRow, tags: 
     createdAt: toIso(row.created_at),
     updatedAt: toIso(row.updated_at),
     deletesAt: row.deletes_at === null ? null : toIso(row.deletes_at),
-    url: fileLink(ctx.settings.get(), baseUrl, row.name),
+    url: fileLink(ctx.settings.get(), baseUrl, linkNameOf(row)),
     thumbnail: row.thumbnail_key ? { path: publicThumbnailName(row.id) } : null,
     tags,
   };

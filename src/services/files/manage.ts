@@ -7,13 +7,14 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { FileRow, UserRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
 import { MAX_EXPIRY_MS } from '../../lib/text/durations.js';
-import { assertUsableFileName, assertUsableOriginalName } from '../../lib/text/file-names.js';
+import { assertUsableFileName, assertUsableOriginalName, withoutExtension } from '../../lib/text/file-names.js';
 import { managesRole } from '../../lib/security/roles.js';
 import { typeCounts, usageOfOne } from '../statistics/usage.js';
 import { thumbnailKeyOf } from '../media/thumbnail-names.js';
 import { flushViews } from '../serving/view-counts.js';
 import { deleteFilesById, deleteFilesKeepingBytes, deleteFilesWhere, yieldToRequests } from './deletions.js';
 import { setColumnOfFiles, setFileColumns } from './records.js';
+import { servedNamesTaken } from './link-names.js';
 import { mimeEssence } from '../../lib/formats/media-types.js';
 import { hashPassword } from '../../lib/security/passwords.js';
 import { assertTagsOf, setFileTags } from '../organise/tags.js';
@@ -80,13 +81,17 @@ export async function deleteExpiredFiles(ctx: AppContext): Promise<number> {
   );
 }
 
-/** A file by id or by served name (the API takes either), or undefined. */
-export function fileByIdOrName(ctx: AppContext, idOrName: string): Promise<FileRow | undefined> {
-  return ctx.db
+/**
+ * A file by id or by served name (the API takes either), or undefined; a name no file has is looked up as the
+ * extensionless name of a link without the extension (abc for abc.png), as serving does.
+ */
+export async function fileByIdOrName(ctx: AppContext, idOrName: string): Promise<FileRow | undefined> {
+  const row = await ctx.db
     .selectFrom('files')
     .selectAll()
     .where((eb) => eb.or([eb('id', '=', idOrName), eb('name', '=', idOrName)]))
     .executeTakeFirst();
+  return row ?? ctx.db.selectFrom('files').selectAll().where('extensionless_name', '=', idOrName).executeTakeFirst();
 }
 
 /** A file the caller may manage, by id or by served name; missing or not theirs (unless admin) -> 4000. */
@@ -201,8 +206,9 @@ export async function updateFileAndTags(
 }
 
 /**
- * PATCH /api/user/files/:id. A taken name -> 1014, a bad one -> 1007/1009, a bad originalName -> 1008, type -> 1065,
- * an expiry that is not in the future -> 1000.
+ * PATCH /api/user/files/:id. A taken name (another file's name or extensionless link name) -> 1014, a bad one ->
+ * 1007/1009, a bad originalName -> 1008, type -> 1065, an expiry that is not in the future -> 1000. A file with a link
+ * without the extension keeps one, under its new name.
  */
 export async function updateFile(
   ctx: AppContext,
@@ -215,6 +221,11 @@ export async function updateFile(
   if (patch.name !== undefined && patch.name !== row.name) {
     assertUsableFileName(patch.name);
     changes.name = patch.name;
+    // A file handed a link without the extension keeps such a link, under its new name: its old links stop working,
+    // as the old link of any renamed file does.
+    if (row.extensionless_name !== null) changes.extensionless_name = withoutExtension(patch.name);
+    if (await servedNamesTaken(ctx.db, [patch.name, changes.extensionless_name ?? null], row.id))
+      throw new ApiError(1014, patch.name);
   }
   if (patch.originalName !== undefined) {
     if (patch.originalName !== null) assertUsableOriginalName(patch.originalName);

@@ -20,16 +20,20 @@ const FILE_COLUMNS = [
   'storage_key',
   'private',
   'thumbnail_key',
+  'extensionless_name',
   'created_at',
   'updated_at',
 ] as const satisfies ReadonlyArray<keyof FileRow>;
 
-/** A new file's record, unless its name is taken (then no row is inserted): one statement per upload, compiled once. */
+/**
+ * A new file's record, unless its name or its extensionless name is taken (then no row is inserted: a conflict on any
+ * unique index, as one statement cannot name both): one statement per upload, compiled once.
+ */
 export const insertFileRow = precompiledWrite<FileRow>(FILE_COLUMNS, (db, row) =>
   db
     .insertInto('files')
     .values(row)
-    .onConflict((oc) => oc.column('name').doNothing()),
+    .onConflict((oc) => oc.doNothing()),
 );
 
 /** The records of an import, one statement per slice the import gives. */

@@ -411,6 +411,13 @@ export const SETTING_DEFINITIONS = {
     'boolean',
     "Uploads without an x-service-original-name header keep the client's file name as their originalName (shown in the dashboard and given to downloads); the dashboard's upload page and uploader configurations start from this too",
   ),
+  filesExtensionlessUrls: setting(
+    z.boolean(),
+    false,
+    'FILES_EXTENSIONLESS_URLS',
+    'boolean',
+    'Uploads are handed links without the file extension (/u/abc serves abc.png; an upload may choose with x-service-extensionless: true or false); the file keeps its name, and its link with the extension works too',
+  ),
   thumbnailsEnabled: setting(
     z.boolean(),
     true,

@@ -1,6 +1,7 @@
-// Serving a file to whoever has its link (/u/<name>, /raw/<name>, /view/<name>): one indexed look-up by name,
-// expiry (an expired file is removed on access), passwords (unlocked by short-lived signed tokens) and max views
-// (counted by one conditional UPDATE, so that concurrent downloads cannot go past the limit).
+// Serving a file to whoever has its link (/u/<name>, /raw/<name>, /view/<name>): one indexed look-up by name (and,
+// only when no file has that name, one by the extensionless name of a link without the extension), expiry (an
+// expired file is removed on access), passwords (unlocked by short-lived signed tokens) and max views (counted by one
+// conditional UPDATE, so that concurrent downloads cannot go past the limit).
 import type { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { AppContext } from '../../context.js';
@@ -69,8 +70,19 @@ const PLAIN_COLUMNS = SERVED_COLUMNS.filter(
 const byServedName = (db: Db, name: string) =>
   db.selectFrom('files').where('name', '=', name).where(ownerNotDeleted('files.user_id'));
 
+/**
+ * A file by the extensionless name of its link (abc for abc.png, migration 0036), unless its owner is being deleted:
+ * the files_extensionless_name index. Asked only when no file has the name.
+ */
+const byExtensionlessName = (db: Db, name: string) =>
+  db.selectFrom('files').where('extensionless_name', '=', name).where(ownerNotDeleted('files.user_id'));
+
 /** The look-up of every /raw, /u and /view request. */
 const servedFileByName = precompiledByKey((db, name) => byServedName(db, name).select(SERVED_COLUMNS));
+/** The look-up after a miss of servedFileByName. */
+const servedFileByExtensionlessName = precompiledByKey((db, name) =>
+  byExtensionlessName(db, name).select(SERVED_COLUMNS),
+);
 
 /** Cache-Control of a file's bytes under its public links. */
 export function servedCacheControl(file: Pick<ServedFile, 'password' | 'max_views' | 'private'>): string {
@@ -86,8 +98,9 @@ export type PlainPublicFile = Readonly<Omit<ServedFile, 'views'>>;
 /**
  * For the fast path (http/serving/fast-path.ts): the file served under `name` when answering needs nothing but its
  * record and its bytes in memory: not expired, public, no password, no view limit, small and already in memory.
- * Otherwise undefined (the route then answers; nothing was counted). The record is shared between requests while it
- * is current (plainFileByName): never changed. Synchronous when the database can answer at once (SQLite).
+ * Otherwise undefined (the route then answers; nothing was counted). A name no file has is looked up as an
+ * extensionless link's. The record is shared between requests while it is current (plainFileByName): never changed.
+ * Synchronous when the database can answer at once (SQLite).
  */
 export function plainPublicFile(ctx: AppContext, name: string): Eventually<PlainPublicFile | undefined> {
   const plain = (file: PlainPublicFile | undefined): PlainPublicFile | undefined => {
@@ -104,8 +117,14 @@ export function plainPublicFile(ctx: AppContext, name: string): Eventually<Plain
     const bytes = ctx.smallFiles.peek(file.storage_key);
     return bytes !== undefined && bytes.length === file.size ? file : undefined;
   };
-  const now = plainFileByName.now(ctx.db, name);
-  return now === NOT_NOW ? plainFileByName(ctx.db, name).then(plain) : plain(now);
+  const lookUp = (query: typeof plainFileByName): Eventually<PlainPublicFile | undefined> => {
+    const now = query.now(ctx.db, name);
+    return now === NOT_NOW ? query(ctx.db, name) : now;
+  };
+  return then(
+    then(lookUp(plainFileByName), (file) => file ?? lookUp(plainFileByExtensionlessName)),
+    plain,
+  );
 }
 
 /**
@@ -117,6 +136,17 @@ const plainFileByName = precompiledByKey((db, name) => byServedName(db, name).se
   cache: { tables: [{ table: 'files', columns: PLAIN_COLUMNS }, { table: 'user_deletions' }], entries: 10_000 },
 });
 
+/** The same by extensionless name, after a miss of plainFileByName, kept while the same columns and that one stay. */
+const plainFileByExtensionlessName = precompiledByKey(
+  (db, name) => byExtensionlessName(db, name).select(PLAIN_COLUMNS),
+  {
+    cache: {
+      tables: [{ table: 'files', columns: [...PLAIN_COLUMNS, 'extensionless_name'] }, { table: 'user_deletions' }],
+      entries: 10_000,
+    },
+  },
+);
+
 type ExpiredStatus = { expiredStatus?: 404 | 410 };
 
 /**
@@ -124,7 +154,8 @@ type ExpiredStatus = { expiredStatus?: 404 | 410 };
  * `expiredStatus`, 410 for /view as Zipline answers it).
  */
 export async function findServedFile(ctx: AppContext, name: string, options: ExpiredStatus = {}): Promise<ServedFile> {
-  return liveFile(ctx, await servedFileByName(ctx.db, name), options);
+  const row = (await servedFileByName(ctx.db, name)) ?? (await servedFileByExtensionlessName(ctx.db, name));
+  return liveFile(ctx, row, options);
 }
 
 /** The same by id (a share link's file); missing or expired -> 4000. */

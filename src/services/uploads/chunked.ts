@@ -14,6 +14,8 @@ import { unflushedTransaction } from '../../db/commits.js';
 import type { UploadSessionRow, UploadSessionState, UserRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
 import { fileLink } from '../../lib/text/links.js';
+import { withoutExtension } from '../../lib/text/file-names.js';
+import { servedNamesTaken } from '../files/link-names.js';
 import { newId, newSecretToken } from '../../lib/security/ids.js';
 import { formatByteSize } from '../../lib/text/sizes.js';
 import type { FinalChunkResponse } from '../../schemas/chunked-upload.js';
@@ -175,6 +177,7 @@ export async function receiveFirstChunk(ctx: AppContext, input: FirstChunkInput)
     storage_key: key,
     append_state: JSON.stringify(appendState),
     reserved_name: null,
+    reserved_extensionless_name: null,
     incomplete_file_id: null,
     instance_id: ctx.instanceId,
     protocol: 'chunked',
@@ -351,14 +354,16 @@ export async function reserveFile(
     now,
   };
   return claimFreeName(wish, async (name) => {
-    const url = fileLink(ctx.settings.get(), session.base_url, name);
-    const taken = await ctx.db.selectFrom('files').select('id').where('name', '=', name).executeTakeFirst();
-    if (taken) return undefined;
+    const extensionlessName = options.extensionless ? withoutExtension(name) : null;
+    const url = fileLink(ctx.settings.get(), session.base_url, extensionlessName ?? name);
+    if (await servedNamesTaken(ctx.db, [name, extensionlessName])) return undefined;
+    if (await namesReservedCrosswise(ctx, name, extensionlessName)) return undefined;
     const metadata: IncompleteFileMetadata = { name, type: file.type, size: session.total_size, url };
     try {
       await ctx.db.transaction().execute(async (trx) => {
         const moved = await reserveForAssembly(trx, session.id, from, {
           reserved_name: name,
+          reserved_extensionless_name: extensionlessName,
           incomplete_file_id: incompleteId,
           append_state: JSON.stringify(state),
           received: session.total_size,
@@ -379,18 +384,36 @@ export async function reserveFile(
           updated_at: now,
         });
       });
-      return finalAnswer(ctx, session, name, incompleteId);
+      return finalAnswer(ctx, session, { name, extensionlessName }, incompleteId);
     } catch (err) {
-      if (!isUniqueViolation(err, 'reserved_name')) throw err;
+      if (!isUniqueViolation(err, 'reserved_name') && !isUniqueViolation(err, 'reserved_extensionless_name')) throw err;
       return undefined;
     }
   });
 }
 
+/**
+ * Whether another upload reserved `name` as its extensionless name, or `extensionlessName` as its name (each column
+ * against itself is the unique indexes' to refuse).
+ */
+async function namesReservedCrosswise(ctx: AppContext, name: string, extensionlessName: string | null) {
+  const reserved = await ctx.db
+    .selectFrom('upload_sessions')
+    .select('id')
+    .where((eb) =>
+      extensionlessName === null
+        ? eb('reserved_extensionless_name', '=', name)
+        : eb.or([eb('reserved_extensionless_name', '=', name), eb('reserved_name', '=', extensionlessName)]),
+    )
+    .limit(1)
+    .executeTakeFirst();
+  return reserved !== undefined;
+}
+
 function finalAnswer(
   ctx: AppContext,
   session: UploadSessionRow,
-  name: string,
+  { name, extensionlessName }: { name: string; extensionlessName: string | null },
   incompleteId: string,
 ): FinalChunkResponse {
   const file = storedFileOf(session);
@@ -398,6 +421,7 @@ function finalAnswer(
   const pending = {
     ...uploadedFileDto(ctx, session.base_url, {
       name,
+      extensionlessName,
       type: file.type,
       size: session.total_size,
       originalName: options.keepOriginalName ? file.clientName : null,

@@ -47,14 +47,23 @@ export function reopenForNextChunk(
     .executeTakeFirst();
 }
 
-/** The last bytes are in: `from` -> assembling, with the served name reserved and the incomplete file named. */
+/**
+ * The last bytes are in: `from` -> assembling, with the served name (and the extensionless one of a link without the
+ * extension) reserved and the incomplete file named.
+ */
 export function reserveForAssembly(
   db: Db,
   sessionId: string,
   from: UploadSessionState,
   reserved: Pick<
     UploadSessionRow,
-    'reserved_name' | 'incomplete_file_id' | 'append_state' | 'received' | 'chunks' | 'updated_at'
+    | 'reserved_name'
+    | 'reserved_extensionless_name'
+    | 'incomplete_file_id'
+    | 'append_state'
+    | 'received'
+    | 'chunks'
+    | 'updated_at'
   >,
 ) {
   return db

@@ -7,7 +7,7 @@ import mime from 'mime';
 import type { AppContext } from '../../context.js';
 import type { Db, FileRow, UserRow } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
-import { fileLink, rawLink } from '../../lib/text/links.js';
+import { fileLink, linkNameOf, rawLink } from '../../lib/text/links.js';
 import { ByteLimit, ByteLimitExceededError } from '../../lib/bytes/byte-limit.js';
 import { pipeInto } from '../../lib/bytes/pipe-into.js';
 import { toIso } from '../../lib/clock.js';
@@ -16,6 +16,7 @@ import {
   extensionOf,
   sanitizeFileName,
   suffixedName,
+  withoutExtension,
   type FileNameFormat,
 } from '../../lib/text/file-names.js';
 import { newTimeOrderedId } from '../../lib/security/ids.js';
@@ -26,6 +27,7 @@ import type { UploadedFileDto, UploadResponse } from '../../schemas/file.js';
 import { deleteStoredBytes, folderForFiles } from '../files/manage.js';
 import { toFileDto } from '../files/dto.js';
 import { insertFileRow } from '../files/records.js';
+import { servedNamesTaken } from '../files/link-names.js';
 import { clearPendingObjects, markPendingObject } from './pending-objects.js';
 import { assertFileQuota, fileQuotaRoom } from '../accounts/quotas.js';
 import { storageTempDir } from '../../storage/index.js';
@@ -61,6 +63,11 @@ export interface UploadOptions {
   noJson: boolean;
   /** Served only to the owner and through share links (x-service-private, or settings.uploadsPrivateByDefault). */
   private: boolean;
+  /**
+   * The links leave the extension out (/u/abc for abc.png): x-service-extensionless, or
+   * settings.filesExtensionlessUrls. The file keeps its name; the short one is noted as its extensionless_name.
+   */
+  extensionless: boolean;
   /** Metadata removal and compression of images (single-request uploads only). */
   imageProcessing?: ImageProcessingOptions;
 }
@@ -332,7 +339,8 @@ export interface NameWish {
 }
 
 /**
- * Tries served names for a new file until `claim` takes one (returns a value): the format's candidates, each retry a
+ * Tries served names for a new file until `claim` takes one (returns a value; a name is taken when another file has
+ * it, or has its extensionless link's name: services/files/link-names.ts): the format's candidates, each retry a
  * fresh one, or the explicit name (x-service-filename), which when taken is the client's to change (1014), except
  * for the later files of one request, which get a suffix.
  */
@@ -404,10 +412,11 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
           storage_key: object.key,
           private: options.private ? 1 : 0,
           thumbnail_key: null,
+          extensionless_name: null,
           created_at: now,
           updated_at: now,
         };
-        row.name = await claimFreeName(
+        const claimed = await claimFreeName(
           {
             options,
             nameLength,
@@ -417,10 +426,18 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
             sibling: inserted.length > 0,
           },
           async (name) => {
-            const result = await insertFileRow(trx, ctx.engine, { ...row, name });
-            return Number(result.numAffectedRows ?? 0) === 1 ? name : undefined;
+            const extensionlessName = options.extensionless ? withoutExtension(name) : null;
+            if (await servedNamesTaken(trx, [name, extensionlessName])) return undefined;
+            const result = await insertFileRow(trx, ctx.engine, {
+              ...row,
+              name,
+              extensionless_name: extensionlessName,
+            });
+            return Number(result.numAffectedRows ?? 0) === 1 ? { name, extensionlessName } : undefined;
           },
         );
+        row.name = claimed.name;
+        row.extensionless_name = claimed.extensionlessName;
         inserted.push({ ...row });
       }
       // In the same transaction: a recorded file always has its thumbnail job (made after the upload answered) and
@@ -436,8 +453,8 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
             event: 'upload' as const,
             file: toFileDto(ctx, input.baseUrl, row),
             links: {
-              url: fileLink(ctx.settings.get(), input.baseUrl, row.name),
-              raw: rawLink(input.baseUrl, row.name),
+              url: fileLink(ctx.settings.get(), input.baseUrl, linkNameOf(row)),
+              raw: rawLink(input.baseUrl, linkNameOf(row)),
             },
           })),
         );
@@ -469,6 +486,7 @@ function uploadResponse(ctx: AppContext, baseUrl: string, rows: FileRow[], objec
     id: row.id,
     ...uploadedFileDto(ctx, baseUrl, {
       name: row.name,
+      extensionlessName: row.extensionless_name,
       type: row.type,
       size: row.size,
       originalName: row.original_name,
@@ -483,18 +501,29 @@ function uploadResponse(ctx: AppContext, baseUrl: string, rows: FileRow[], objec
   );
 }
 
-/** One file of an upload's answer but its id (the future file of a chunked upload has none yet). */
+/**
+ * One file of an upload's answer but its id (the future file of a chunked upload has none yet): its stored name, and
+ * links under its extensionless name when it has one.
+ */
 export function uploadedFileDto(
   ctx: Pick<AppContext, 'settings'>,
   baseUrl: string,
-  file: { name: string; type: string; size: number; originalName: string | null; deletesAt: number | null },
+  file: {
+    name: string;
+    extensionlessName: string | null;
+    type: string;
+    size: number;
+    originalName: string | null;
+    deletesAt: number | null;
+  },
 ): Omit<UploadedFileDto, 'id'> {
+  const linkName = linkNameOf({ name: file.name, extensionless_name: file.extensionlessName });
   return {
     name: file.name,
     type: file.type,
     size: file.size,
-    url: fileLink(ctx.settings.get(), baseUrl, file.name),
-    rawUrl: rawLink(baseUrl, file.name),
+    url: fileLink(ctx.settings.get(), baseUrl, linkName),
+    rawUrl: rawLink(baseUrl, linkName),
     originalName: file.originalName,
     deletesAt: file.deletesAt === null ? null : toIso(file.deletesAt),
   };

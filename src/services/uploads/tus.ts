@@ -10,7 +10,7 @@ import type { AppContext } from '../../context.js';
 import type { UploadSessionRow, UserRow } from '../../db/schema/tables.js';
 import { ByteLimit, ByteLimitExceededError } from '../../lib/bytes/byte-limit.js';
 import { ApiError } from '../../lib/errors.js';
-import { fileLink, rawLink } from '../../lib/text/links.js';
+import { fileLink, linkNameOf, rawLink } from '../../lib/text/links.js';
 import type { AppendState } from '../../storage/datasource.js';
 import { assembleUpload, discardSession, toStoredOptions, TUS_UPLOAD_TTL_MS } from './assembly.js';
 import { assertWholeFileFits, reserveFile } from './chunked.js';
@@ -99,6 +99,7 @@ export async function createTusUpload(ctx: AppContext, input: TusCreateInput): P
     storage_key: key,
     append_state: JSON.stringify(appendState),
     reserved_name: null,
+    reserved_extensionless_name: null,
     incomplete_file_id: null,
     instance_id: ctx.instanceId,
     protocol: 'tus',
@@ -165,7 +166,13 @@ async function findFinished(
   const row = await ctx.db
     .selectFrom('incomplete_files')
     .innerJoin('files', 'files.id', 'incomplete_files.file_id')
-    .select(['files.id as fileId', 'files.name', 'files.size', 'incomplete_files.created_at'])
+    .select([
+      'files.id as fileId',
+      'files.name',
+      'files.extensionless_name',
+      'files.size',
+      'incomplete_files.created_at',
+    ])
     .where('incomplete_files.id', '=', id)
     .where('incomplete_files.user_id', '=', userId)
     .where('incomplete_files.status', '=', 'COMPLETE')
@@ -174,8 +181,8 @@ async function findFinished(
   const file = {
     id: row.fileId,
     name: row.name,
-    url: fileLink(ctx.settings.get(), baseUrl, row.name),
-    rawUrl: rawLink(baseUrl, row.name),
+    url: fileLink(ctx.settings.get(), baseUrl, linkNameOf(row)),
+    rawUrl: rawLink(baseUrl, linkNameOf(row)),
   };
   return { size: row.size, createdAt: row.created_at, file };
 }

@@ -281,6 +281,8 @@ forEachDatabase("Chute's own export, into an empty instance", (engine) => {
   let admin: TestUser;
   let user: TestUser;
   const uploaded = new Map<string, string>();
+  /** The link name of the file handed a link without the extension (abc of abc.txt). */
+  let shortName: string;
   before(async () => {
     admin = await source().setup('source-admin', 'source-admin-password');
     user = await makeUser(source());
@@ -293,8 +295,12 @@ forEachDatabase("Chute's own export, into an empty instance", (engine) => {
       headers: { 'x-zipline-folder': folder.id },
     });
     uploaded.set(inFolder.name, sha256(bytes));
-    const text = await uploadOne(source(), user.token, 'round trip text');
+    const text = await uploadOne(source(), user.token, 'round trip text', {
+      headers: { 'x-service-extensionless': 'true' },
+    });
     uploaded.set(text.name, sha256(Buffer.from('round trip text')));
+    shortName = new URL(text.url).pathname.slice('/u/'.length);
+    assert.equal(`${shortName}.txt`, text.name);
     await source().json('PUT', `/api/user/files/${text.id}/tags`, { auth: user.token, body: { tags: [tag.id] } });
     const invite = await source().json('POST', '/api/auth/invites', {
       auth: admin.token,
@@ -317,6 +323,11 @@ forEachDatabase("Chute's own export, into an empty instance", (engine) => {
     assert.equal(exported.versions.export, '4');
     assert.deepEqual(exported.request.env, {}, 'no environment (secrets) in the export');
     assert.equal(exported.data.files.length, 2);
+    assert.deepEqual(
+      exported.data.files.map((f: { extensionlessName?: string }) => f.extensionlessName).filter(Boolean),
+      [shortName],
+      "the short link's name goes with its file",
+    );
     assert.equal(exported.data.users.length, 2);
     assert.equal(exported.data.invites.length, 1);
 
@@ -352,6 +363,9 @@ forEachDatabase("Chute's own export, into an empty instance", (engine) => {
         assert.equal(raw.status, 200, name);
         assert.equal(sha256(await raw.arrayBuffer()), hash, name);
       }
+      const short = await target.fetch(`/raw/${shortName}`);
+      assert.equal(short.status, 200, 'the link without the extension works on the new instance');
+      assert.equal(await short.text(), 'round trip text');
       const login = await target.login(user.username, user.password);
       const folders = await target.json('GET', '/api/user/folders', { auth: login });
       assert.deepEqual(

@@ -9,6 +9,8 @@ import { makeUser, NO_RATE_LIMIT } from '../../support/factory.js';
 
 /** The chunked-upload settings of GET /api/server/public by default (test/routes/uploads/chunk-settings.test.ts tests them). */
 const DEFAULT_CHUNKS = { chunksEnabled: true, chunksThreshold: 95 * 1024 ** 2, chunksSize: 25 * 1024 ** 2 };
+/** The upload page's default for links without the extension (test/routes/files/extensionless-links.test.ts). */
+const DEFAULT_LINKS = { filesExtensionlessUrls: false };
 /** The second-factor switches of GET /api/server/public by default (the sign-in and settings pages read them). */
 const DEFAULT_MFA = { mfaTotpEnabled: true, mfaPasskeys: true };
 const DEFAULT_PASSWORDS = { passwordMinLength: 8, passwordMaxLength: 1024 };
@@ -33,6 +35,7 @@ forEachDatabase('server settings', (engine) => {
       firstSetup: true,
       ...DEFAULT_CHUNKS,
       ...DEFAULT_NAMES,
+      ...DEFAULT_LINKS,
       oauthProviders: [],
       ...DEFAULT_MFA,
       ...DEFAULT_PASSWORDS,
@@ -99,6 +102,7 @@ forEachDatabase('server settings', (engine) => {
         firstSetup: false,
         ...DEFAULT_CHUNKS,
         ...DEFAULT_NAMES,
+        ...DEFAULT_LINKS,
         oauthProviders: [],
         ...DEFAULT_MFA,
         ...DEFAULT_PASSWORDS,

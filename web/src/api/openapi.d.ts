@@ -1905,6 +1905,8 @@ export interface paths {
           'x-service-deletes-at'?: string;
           /** @description host for the returned links (comma separated: one at random) */
           'x-service-domain'?: string;
+          /** @description true: the links leave out the extension (/u/abc serves abc.png); false: they keep it; absent: the filesExtensionlessUrls setting */
+          'x-service-extensionless'?: string;
           /** @description replaces the extension, e.g. png */
           'x-service-file-extension'?: string;
           /** @description the served name (the extension is added) */
@@ -5310,6 +5312,7 @@ export interface components {
         files: ({
           createdAt: string;
           deletesAt?: string | null;
+          extensionlessName?: string | null;
           favorite: boolean;
           folderId?: string | null;
           id: string;
@@ -5836,6 +5839,8 @@ export interface components {
       chunksSize: number;
       /** @description files larger than this many bytes go in chunks */
       chunksThreshold: number;
+      /** @description uploads without x-service-extensionless are handed links without the file extension */
+      filesExtensionlessUrls: boolean;
       /** @description an upload without x-service-original-name keeps the client's file name as originalName (the upload page's default) */
       filesKeepOriginalName: boolean;
       /** @description true until the first user (a SUPERADMIN) exists */
@@ -5900,6 +5905,8 @@ export interface components {
       filesDefaultFormat: string;
       /** @description Extensions refused on upload (comma separated in the environment) (environment: FILES_DISABLED_EXTENSIONS) */
       filesDisabledExtensions: string[];
+      /** @description Uploads are handed links without the file extension (/u/abc serves abc.png; an upload may choose with x-service-extensionless: true or false); the file keeps its name, and its link with the extension works too (environment: FILES_EXTENSIONLESS_URLS) */
+      filesExtensionlessUrls: boolean;
       /** @description Uploads without an x-service-original-name header keep the client's file name as their originalName (shown in the dashboard and given to downloads); the dashboard's upload page and uploader configurations start from this too (environment: FILES_KEEP_ORIGINAL_NAME) */
       filesKeepOriginalName: boolean;
       /** @description Largest file accepted, in bytes (or 100mb, 2gb ...) (environment: FILES_MAX_FILE_SIZE) */
@@ -6046,6 +6053,7 @@ export interface components {
         | 'filesRemoveGpsMetadata'
         | 'filesRefuseEmpty'
         | 'filesKeepOriginalName'
+        | 'filesExtensionlessUrls'
         | 'thumbnailsEnabled'
         | 'filesRoute'
         | 'urlsRoute'

@@ -100,6 +100,7 @@ export const LABELS: Record<string, string> = {
   filesRemoveGpsMetadata: 'Remove GPS data from photos',
   filesKeepOriginalName: 'Keep the original file name of uploads',
   filesRefuseEmpty: 'Refuse empty files (0 bytes)',
+  filesExtensionlessUrls: 'Links without the file extension',
   thumbnailsEnabled: 'Make thumbnails of images and videos',
   urlsRoute: 'Short URL prefix',
   urlsLength: 'Short URL code length',

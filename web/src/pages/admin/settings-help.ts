@@ -37,6 +37,9 @@ export const HELP: Record<string, string> = {
     'lists and given to downloads. This is also where the upload page’s and the uploader configurations’ “Keep ' +
     'original file name” start; an uploader may still turn it off for an upload. Off: only uploads that ask keep it.',
   filesRefuseEmpty: 'Uploads of 0 bytes are refused with an error. Off: they are kept, and the uploader is told.',
+  filesExtensionlessUrls:
+    'New uploads get links without the extension, such as /u/abc for abc.png; the file keeps its name and type, and ' +
+    'its link with the extension works too. Uploaders may choose either on each upload. Existing links do not change.',
   thumbnailsEnabled:
     'Makes a small preview of every image and video after it is uploaded, for the file lists and link previews. ' +
     'Off: no previews are made.',

@@ -22,6 +22,7 @@ import {
 } from '@mantine/core';
 import { IconBrandWindows, IconDownload, IconKey, IconLink, IconTerminal2 } from '@tabler/icons-react';
 import { useMemo, useState, type ReactNode } from 'react';
+import { ExtensionlessLinksSwitch } from '../../components/ExtensionlessLinksSwitch';
 import { notifyError } from '../../lib/notify';
 import { createApiToken, type CreatedApiToken } from './api-tokens-api';
 import { settingsErrorObject } from './messages';
@@ -120,6 +121,7 @@ export function UploadersSection() {
   const fileViewsError = maxViewsProblem(files.maxViews);
   const urlViewsError = maxViewsProblem(urls.maxViews);
   const origin = window.location.origin;
+  const serverExtensionless = server?.filesExtensionlessUrls ?? false;
   const target = { origin, siteTitle: server?.siteTitle ?? 'Chute', username: user.username, token: token ?? '' };
   const slug = fileSlug(origin);
   // Which token the file uploader and the script carry: the account's API token, or an upload-only scoped token made
@@ -208,6 +210,12 @@ export function UploadersSection() {
               description={`Each upload keeps the name the file had on your computer: shown under its link name and given to downloads (server default: ${server?.filesKeepOriginalName === false ? 'off' : 'on'}).`}
               checked={files.keepOriginalName}
               onChange={(e) => setFile('keepOriginalName', e.currentTarget.checked)}
+            />
+            <ExtensionlessLinksSwitch
+              description="Links such as /u/abc instead of /u/abc.png; the file keeps its name."
+              value={files.extensionless}
+              serverDefault={serverExtensionless}
+              onChange={(value) => setFile('extensionless', value)}
             />
           </Stack>
         </Card>

@@ -24,6 +24,8 @@ export interface FileUploadOptions {
   expiry: string;
   /** Sent either way (x-service-original-name: true or false); starts as the server's filesKeepOriginalName. */
   keepOriginalName: boolean;
+  /** Links without the extension (x-service-extensionless); null leaves the server's setting to decide. */
+  extensionless: boolean | null;
   /** Delete each file after this many views; '' for no limit. */
   maxViews: string;
   folderId: string;
@@ -48,6 +50,7 @@ export const DEFAULT_FILE_OPTIONS: FileUploadOptions = {
   format: '',
   expiry: '',
   keepOriginalName: true,
+  extensionless: null,
   maxViews: '',
   folderId: '',
   password: '',
@@ -69,6 +72,7 @@ export function fileUploadHeaders(options: FileUploadOptions): Record<string, st
   if (options.format) headers['x-service-format'] = options.format;
   if (options.expiry) headers['x-service-deletes-at'] = options.expiry;
   headers['x-service-original-name'] = String(options.keepOriginalName);
+  if (options.extensionless !== null) headers['x-service-extensionless'] = String(options.extensionless);
   if (options.maxViews.trim()) headers['x-service-max-views'] = options.maxViews.trim();
   if (options.folderId) headers['x-service-folder'] = options.folderId;
   if (options.password) headers['x-service-password'] = options.password;

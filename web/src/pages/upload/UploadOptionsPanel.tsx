@@ -17,6 +17,7 @@ import {
 import { useDisclosure } from '@mantine/hooks';
 import { IconAdjustmentsHorizontal, IconChevronDown } from '@tabler/icons-react';
 import { useId } from 'react';
+import { ExtensionlessLinksSwitch } from '../../components/ExtensionlessLinksSwitch';
 import { localInputValue } from '../../lib/expiry';
 import {
   DEFAULT_OPTIONS,
@@ -40,9 +41,18 @@ interface Props {
   foldersLoading: boolean;
   /** The server's filesKeepOriginalName: what "Keep original file name" is until someone changes it. */
   serverKeepsOriginalName: boolean;
+  /** The server's filesExtensionlessUrls: what the links are when the upload does not choose. */
+  serverExtensionless: boolean;
 }
 
-export function UploadOptionsPanel({ options, onChange, folders, foldersLoading, serverKeepsOriginalName }: Props) {
+export function UploadOptionsPanel({
+  options,
+  onChange,
+  folders,
+  foldersLoading,
+  serverKeepsOriginalName,
+  serverExtensionless,
+}: Props) {
   const [opened, { toggle }] = useDisclosure(false);
   const panelId = useId();
   const set = <K extends keyof UploadOptions>(key: K, value: UploadOptions[K]) =>
@@ -166,6 +176,13 @@ export function UploadOptionsPanel({ options, onChange, folders, foldersLoading,
               const keep = event.currentTarget.checked;
               set('keepOriginalName', keep === serverKeepsOriginalName ? null : keep);
             }}
+            mt={{ base: 0, sm: 'lg' }}
+          />
+          <ExtensionlessLinksSwitch
+            description="/u/abc instead of /u/abc.png; the file keeps its name"
+            value={options.extensionless}
+            serverDefault={serverExtensionless}
+            onChange={(value) => set('extensionless', value)}
             mt={{ base: 0, sm: 'lg' }}
           />
         </SimpleGrid>

@@ -280,6 +280,7 @@ export function UploadPage() {
         folders={choices}
         foldersLoading={folders.loading}
         serverKeepsOriginalName={serverKeeps}
+        serverExtensionless={server?.filesExtensionlessUrls ?? false}
       />
       <UploadAnnouncer items={items} />
       {items.length > 0 ? <UploadQueueCard items={items} actions={actions} /> : null}

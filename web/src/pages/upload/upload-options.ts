@@ -28,6 +28,8 @@ export interface UploadOptions {
   folderId: string | null;
   /** Keep each file's name as its original name; null: as the server's filesKeepOriginalName says. */
   keepOriginalName: boolean | null;
+  /** Links without the extension (x-service-extensionless); null: the server's setting decides. */
+  extensionless: boolean | null;
 }
 
 export const DEFAULT_OPTIONS: UploadOptions = {
@@ -38,6 +40,7 @@ export const DEFAULT_OPTIONS: UploadOptions = {
   maxViews: '',
   folderId: null,
   keepOriginalName: null,
+  extensionless: null,
 };
 
 const STORAGE_KEY = 'chute.upload.options';
@@ -59,6 +62,7 @@ export function loadOptions(): UploadOptions {
     const options = { ...DEFAULT_OPTIONS, ...chosen, password: '' };
     if (!EXPIRY_CHOICES.some((c) => c.value === options.expiry)) options.expiry = 'default';
     if (!FORMAT_CHOICES.some((c) => c.value === options.format)) options.format = 'default';
+    if (typeof options.extensionless !== 'boolean') options.extensionless = null;
     return options;
   } catch {
     return { ...DEFAULT_OPTIONS };
@@ -107,6 +111,7 @@ export function optionHeaders(options: UploadOptions, serverKeeps: boolean): Rec
   if (options.maxViews !== '') headers['x-service-max-views'] = String(options.maxViews);
   if (options.folderId) headers['x-service-folder'] = options.folderId;
   headers['x-service-original-name'] = String(keepsOriginalName(options, serverKeeps));
+  if (options.extensionless !== null) headers['x-service-extensionless'] = String(options.extensionless);
   return headers;
 }
 
@@ -134,5 +139,7 @@ export function optionsSummary(options: UploadOptions, folderName: string | null
   if (options.keepOriginalName !== null && options.keepOriginalName !== serverKeeps) {
     parts.push(options.keepOriginalName ? 'Original names kept' : 'Original names not kept');
   }
+  if (options.extensionless !== null)
+    parts.push(options.extensionless ? 'Links without extension' : 'Links with extension');
   return parts;
 }
