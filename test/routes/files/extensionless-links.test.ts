@@ -75,8 +75,15 @@ forEachDatabase('links without the extension', (engine) => {
       assert.equal(part.headers.get('content-range'), `bytes 2-5/${PNG.length}`);
       assert.ok(bytes.equals(PNG.subarray(2, 6)));
     }
+    // A download is named for the file, with its extension: by its original name, kept by default.
     const download = await server().fetch(`/raw/${base}?download`);
-    assert.match(download.headers.get('content-disposition') ?? '', new RegExp(`${base}\\.png`));
+    assert.equal(download.headers.get('content-disposition'), 'attachment; filename="picture.png"');
+    // Without it, by the file's name, which keeps its extension though the link has none.
+    const unnamed = uniqueName('short');
+    const bare = await uploadPng(unnamed, { ...ON, 'x-service-original-name': 'false' });
+    assert.equal(pathOf(bare.body.files[0].url), `/u/${unnamed}`);
+    const bareDownload = await server().fetch(`/u/${unnamed}?download`);
+    assert.equal(bareDownload.headers.get('content-disposition'), `attachment; filename="${unnamed}.png"`);
 
     const view = await server().fetch(`/view/${base}`, { headers: BROWSER });
     assert.equal(view.status, 200);
