@@ -103,6 +103,12 @@ describeBrowser('dashboard: upload', () => {
     admin = await server().setup();
   });
 
+  /** PATCH /api/server/settings as the admin; fails the test when refused. */
+  const changeSettings = async (body: Record<string, unknown>) => {
+    const res = await server().json('PATCH', '/api/server/settings', { auth: admin.token, body });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+  };
+
   it('sends a small file whole and a large one in chunks; progress reaches done; the links are shown, copied and serve the exact bytes', async () => {
     const opened = await openPage(browser(), server().url);
     const { page, context, errors } = opened;
@@ -226,13 +232,7 @@ describeBrowser('dashboard: upload', () => {
     const opened = await openPage(browser(), server().url, { viewport: PHONE });
     const { page, context, errors } = opened;
     await openUploadPage(opened, { url: server().url, cookie: admin.cookie });
-    const setLimit = async (filesMaxFileSize: string) => {
-      const res = await server().json('PATCH', '/api/server/settings', {
-        auth: admin.token,
-        body: { filesMaxFileSize },
-      });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-    };
+    const setLimit = (filesMaxFileSize: string) => changeSettings({ filesMaxFileSize });
     await setLimit('100kb');
     try {
       const whole = randomBytes(300 * KB);
@@ -270,13 +270,7 @@ describeBrowser('dashboard: upload', () => {
       const opened = await openPage(browser(), server().url, { viewport, colorScheme });
       const { page, context, errors } = opened;
       await openUploadPage(opened, { url: server().url, cookie: admin.cookie });
-      const refuse = async (filesRefuseEmpty: boolean) => {
-        const res = await server().json('PATCH', '/api/server/settings', {
-          auth: admin.token,
-          body: { filesRefuseEmpty },
-        });
-        assert.equal(res.status, 200, JSON.stringify(res.body));
-      };
+      const refuse = (filesRefuseEmpty: boolean) => changeSettings({ filesRefuseEmpty });
       try {
         const name = `empty-${colorScheme}.txt`;
         await chooseFiles(page, [{ name, buffer: Buffer.alloc(0), mimeType: 'text/plain' }]);

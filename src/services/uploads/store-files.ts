@@ -27,7 +27,7 @@ import type { UploadedFileDto, UploadResponse } from '../../schemas/file.js';
 import { deleteStoredBytes, folderForFiles } from '../files/manage.js';
 import { toFileDto } from '../files/dto.js';
 import { insertFileRow } from '../files/records.js';
-import { servedNamesTaken } from '../files/link-names.js';
+import { namesNeedCrossCheck, servedNamesTaken } from '../files/link-names.js';
 import { clearPendingObjects, markPendingObject } from './pending-objects.js';
 import { assertFileQuota, fileQuotaRoom } from '../accounts/quotas.js';
 import { storageTempDir } from '../../storage/index.js';
@@ -427,7 +427,8 @@ export async function finishStoredFiles(ctx: AppContext, input: FinishInput): Pr
           },
           async (name) => {
             const extensionlessName = options.extensionless ? withoutExtension(name) : null;
-            if (await servedNamesTaken(trx, [name, extensionlessName])) return undefined;
+            const crossCheck = namesNeedCrossCheck(options, name, extensionlessName);
+            if (crossCheck && (await servedNamesTaken(trx, [name, extensionlessName]))) return undefined;
             const result = await insertFileRow(trx, ctx.engine, {
               ...row,
               name,
