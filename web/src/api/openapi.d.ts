@@ -235,7 +235,7 @@ export interface paths {
     put?: never;
     /**
      * Log in with username and password (and a second step when the account has TOTP)
-     * @description Sets the session cookie. When the account has TOTP and no second step was given, answers {totp: true} (with passkey: true when a passkey of the account will do too) and logs nobody in; send the same request again with code (a TOTP code, accepted once, or a recovery code; 1045 otherwise) or passkey. Every attempt, second steps included, counts against the login rate limit.
+     * @description Sets the session cookie. When the account has TOTP and no second step was given, answers {totp: true} (with passkey: true when a passkey of the account will do too) and logs nobody in; send the same request again with code (a TOTP code, accepted once, or a recovery code; 1045 otherwise) or passkey. Every attempt, second steps included, counts against the login rate limit. With LDAP_URL set, a name that is no account of this server (or one that came from the directory) is checked by the directory, whose first sign-in creates the account (docs/ldap.md); 9001 outside LDAP_ALLOWED_GROUP, 503/9004 while the directory cannot be reached.
      */
     post: {
       parameters: {
