@@ -21,6 +21,7 @@ import {
 import { signIn, type SessionOrigin, type SignedIn } from './sessions.js';
 import { setUserColumns } from './user-records.js';
 import { auditLoginFailed, auditRoleFromGroups } from '../directory/audit-hooks.js';
+import { findLdapAccountOfUser } from '../directory/ldap-accounts.js';
 
 /** How long a person has between leaving for the provider and coming back. */
 export const OAUTH_FLOW_TTL_MS = 10 * 60_000;
@@ -314,9 +315,9 @@ export async function unlinkOAuthProvider(
     if (!link) throw new ApiError(1030, `no ${provider} link`);
     const current = await findUserById(trx, user.id);
     if (!current?.password && links.length === 1) {
-      // A passkey that signs in on its own is another way in.
+      // A passkey that signs in on its own is another way in, and so is the directory the account came from.
       const passkey = await trx.selectFrom('passkeys').select('id').where('user_id', '=', user.id).executeTakeFirst();
-      if (!passkey) throw new ApiError(1043);
+      if (!passkey && !(await findLdapAccountOfUser(trx, user.id))) throw new ApiError(1043);
     }
     await trx.deleteFrom('oauth_providers').where('id', '=', link.id).execute();
     return links.filter((l) => l.id !== link.id).sort((a, b) => a.created_at - b.created_at);

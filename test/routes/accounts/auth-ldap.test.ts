@@ -211,6 +211,32 @@ member: uid=carol,ou=people,${SUFFIX}
       assert.equal(done.status, 200, JSON.stringify(done.body));
     });
 
+    it('lets an account from the directory unlink its last OAuth provider: the directory is its way in', async () => {
+      const alice = await login(server, 'alice', passwordOf('alice'));
+      const cookie = alice.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('chute_session='))!
+        .split(';')[0]!;
+      const now = Date.now();
+      await server.ctx.db
+        .insertInto('oauth_providers')
+        .values({
+          id: `link-${engine}`,
+          user_id: alice.body.user.id,
+          provider: 'OIDC',
+          username: 'alice',
+          oauth_id: 'sub-alice',
+          access_token: null,
+          refresh_token: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      const res = await server.json('DELETE', '/api/auth/oauth', { auth: cookie, body: { provider: 'OIDC' } });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual(res.body, []);
+    });
+
     it('answers 503 while the directory is down, and local accounts still sign in', async () => {
       await slapd.stop();
       try {
