@@ -268,6 +268,13 @@ member: uid=carol,ou=people,${SUFFIX}
       assert.equal(res.status, 200, JSON.stringify(res.body));
     });
 
+    it('signs in over plain ldap:// only when LDAP_STARTTLS=false says so', async () => {
+      const env = ldapEnv(slapd, { LDAP_STARTTLS: 'false' });
+      delete env.LDAP_TLS_CA;
+      const res = await oneSignIn(env);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    });
+
     it('refuses a certificate from a CA it does not trust (StartTLS and ldaps://), as the directory down', async () => {
       for (const url of [slapd.url, slapd.ldapsUrl]) {
         const env = ldapEnv(slapd, { LDAP_URL: url });
