@@ -1,7 +1,8 @@
 // Signing in through OAuth 2 / OpenID Connect providers: the flow between the start and the callback (its state kept
 // in an encrypted, expiring browser cookie, so that any instance can finish it), and what a finished flow does:
 // sign in the linked user, register a new one (oauthRegistration), or link the identity to the signed-in account.
-// Unlinking refuses to leave an account with no way to sign in.
+// Unlinking refuses to leave an account with no way to sign in. OpenID Connect sign-ins follow the groups claim:
+// oauthOidcAllowedGroups refuses outsiders, oauthOidcAdminGroups sets the ADMIN role (lib/security/group-roles.ts).
 import type { AppContext } from '../../context.js';
 import type { Db, OAuthProviderKind, OAuthProviderRow, Role, UserRow } from '../../db/schema/tables.js';
 import { isUniqueViolation } from '../../db/errors.js';
