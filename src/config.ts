@@ -261,9 +261,115 @@ export const ENV_VARIABLES = {
         '[bench/RESULTS.md](../bench/RESULTS.md)); the largest file is 10,000 parts (~78 GiB with `8mb`)',
     },
   ),
+  // LDAP sign-in (src/services/directory, docs/ldap.md).
+  LDAP_URL: env(
+    z
+      .string()
+      .refine((v) => {
+        try {
+          const url = new URL(v);
+          return (url.protocol === 'ldap:' || url.protocol === 'ldaps:') && url.hostname !== '' && url.pathname === '';
+        } catch {
+          return false;
+        }
+      }, 'must be ldap://host[:port] (StartTLS) or ldaps://host[:port], without a path')
+      .optional(),
+    {
+      description:
+        'The directory that signs people in with their directory password (Active Directory, OpenLDAP, FreeIPA, ' +
+        'lldap, Authentik): `ldaps://ldap.example.com` (TLS), or `ldap://ldap.example.com` which upgrades with ' +
+        'StartTLS before any password is sent (see `LDAP_STARTTLS`). The certificate is checked; see [ldap.md](ldap.md)',
+      unset: 'no LDAP sign-in',
+    },
+  ),
+  LDAP_STARTTLS: env(booleanFromEnv.default(true), {
+    description:
+      'With an `ldap://` URL, upgrade the connection with StartTLS (the certificate checked) before binding. `false` ' +
+      'sends the passwords in clear: only for a directory on the same host or a network you trust',
+  }),
+  LDAP_TLS_CA: env(
+    z
+      .string()
+      .refine((v) => {
+        try {
+          return readFileSync(v, 'utf8').includes('-----BEGIN CERTIFICATE-----');
+        } catch {
+          return false;
+        }
+      }, "must be the path of a readable PEM file with the certificate of the CA that signed the directory's")
+      .optional(),
+    {
+      description: "A PEM file with the certificate authority that signed the directory's certificate (a private CA)",
+      unset: "the system's trusted CAs",
+    },
+  ),
+  LDAP_BIND_DN: env(z.string().min(1).optional(), {
+    description:
+      'The DN of the account Chute searches the directory with, e.g. `cn=chute,ou=services,dc=example,dc=com`',
+    unset: 'an anonymous search',
+  }),
+  LDAP_BIND_PASSWORD: env(z.string().min(1).optional(), {
+    description: 'The password of `LDAP_BIND_DN`',
+    unset: 'required with `LDAP_BIND_DN`',
+  }),
+  LDAP_SEARCH_BASE: env(z.string().min(1).optional(), {
+    description: 'Where the people are searched for (the whole subtree), e.g. `ou=people,dc=example,dc=com`',
+    unset: 'required with `LDAP_URL`',
+  }),
+  LDAP_SEARCH_FILTER: env(
+    z
+      .string()
+      .refine(
+        (v) => v.startsWith('(') && v.endsWith(')') && v.includes('{username}'),
+        'must be an LDAP filter in parentheses with {username} where the typed name goes, e.g. (uid={username})',
+      )
+      .default('(uid={username})'),
+    {
+      description:
+        'The filter that finds the person by the name typed at sign-in; `{username}` is replaced by that name, ' +
+        'escaped (RFC 4515). Active Directory: `(sAMAccountName={username})`; name or e-mail: ' +
+        '`(|(uid={username})(mail={username}))`',
+    },
+  ),
+  LDAP_ADMIN_GROUP: env(z.string().min(1).optional(), {
+    description:
+      'The DN of a group whose members become ADMIN at each sign-in, and whose former members become USER again ' +
+      "(a SUPERADMIN keeps the role); membership is read from `memberOf` or the group's `member`, `uniqueMember` " +
+      'or `memberUid`',
+    unset: 'roles are not changed by the directory',
+  }),
+  LDAP_ALLOWED_GROUP: env(z.string().min(1).optional(), {
+    description: 'The DN of a group: only its members may sign in through the directory',
+    unset: 'every person the filter finds',
+  }),
+  LDAP_TIMEOUT: env(z.coerce.number().int().min(1).max(120).default(10), {
+    description:
+      'Seconds each step with the directory (connecting, binding, searching) may take before the sign-in fails',
+  }),
 };
 
+/** The LDAP variables that make no sense without LDAP_URL, and those LDAP_URL needs. */
+function checkLdap(env: z.output<z.ZodObject<typeof ENV_VARIABLES>>, ctx: z.RefinementCtx): void {
+  if (env.LDAP_BIND_DN && !env.LDAP_BIND_PASSWORD) {
+    ctx.addIssue({ code: 'custom', path: ['LDAP_BIND_PASSWORD'], message: 'is required with LDAP_BIND_DN' });
+  }
+  if (env.LDAP_BIND_PASSWORD && !env.LDAP_BIND_DN) {
+    ctx.addIssue({ code: 'custom', path: ['LDAP_BIND_DN'], message: 'is required with LDAP_BIND_PASSWORD' });
+  }
+  if (!env.LDAP_URL) {
+    for (const name of ['LDAP_BIND_DN', 'LDAP_SEARCH_BASE', 'LDAP_ADMIN_GROUP', 'LDAP_ALLOWED_GROUP'] as const) {
+      if (env[name])
+        ctx.addIssue({ code: 'custom', path: [name], message: 'has no effect without LDAP_URL: set it too' });
+    }
+    return;
+  }
+  if (!env.LDAP_SEARCH_BASE) {
+    ctx.addIssue({ code: 'custom', path: ['LDAP_SEARCH_BASE'], message: 'is required with LDAP_URL' });
+  }
+}
+
 const envSchema = z.object(ENV_VARIABLES).superRefine((env, ctx) => {
+  checkLdap(env, ctx);
   if (env.SHUTDOWN_DRAIN_DELAY >= env.SHUTDOWN_TIMEOUT) {
     ctx.addIssue({
       code: 'custom',

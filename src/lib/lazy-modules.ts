@@ -27,5 +27,8 @@ export const loadWebAuthn = once(() => import('@simplewebauthn/server'));
 /** openid-client (OpenID Connect logins). */
 export const loadOpenIdClient = once(() => import('openid-client'));
 
+/** ldapts (LDAP sign-in, LDAP_URL). */
+export const loadLdapts = once(() => import('ldapts'));
+
 /** ioredis's client class (REDIS_URL). */
 export const loadRedis = once(async () => (await import('ioredis')).Redis);

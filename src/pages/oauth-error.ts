@@ -10,9 +10,21 @@ const PROVIDER_LABELS: Record<string, string> = {
   OIDC: 'your identity provider',
 };
 
-export function oauthErrorText(code: ErrorCode, provider: string): ErrorPageText {
+/**
+ * `reason` is what the error carried for a refusal that shares its code with another (3017: an identity in none of
+ * the groups allowed to sign in, rather than one linked to another account).
+ */
+export function oauthErrorText(code: ErrorCode, provider: string, reason?: unknown): ErrorPageText {
   const name = PROVIDER_LABELS[provider] ?? provider;
   const title = `Signing in with ${name} did not work`;
+  if (code === 3017 && reason === 'not-in-allowed-groups') {
+    return {
+      title: 'You may not sign in to this server',
+      message:
+        `Your ${name} account is not in a group that may use this server. If you should have access, ask its ` +
+        'administrator to add you to the right group, then sign in again. (error 3017)',
+    };
+  }
   const messages: Partial<Record<ErrorCode, string>> = {
     1063: `This account is already linked to ${name}. Unlink it first to link another ${name} account.`,
     1064: 'The sign-in could not be matched to this browser, or it took too long. Start again from the sign-in page.',

@@ -29,6 +29,7 @@ const OWNERS: Record<string, string> = {
   invites: 'src/services/accounts/invites.ts',
   api_tokens: 'src/services/accounts/api-tokens.ts',
   user_deletions: 'src/services/accounts/user-deletion.ts',
+  ldap_accounts: 'src/services/directory/ldap-accounts.ts',
   // Files and their bytes (blob_deletions and database_objects rows also go by trigger with their file, migrations
   // 0027 and 0033)
   files: 'src/services/files/records.ts',

@@ -1,6 +1,8 @@
 // A real OpenID Connect provider for tests: the `oidc-provider` package (a certified implementation) on a port of
 // its own, behind a small front server that the tests control: it signs in whoever the test chose (no login form),
-// can break the signature of the ID tokens it hands out, and can go down.
+// can break the signature of the ID tokens it hands out, and can go down. Groups: the scope `groups` carries the claims
+// `groups` and `realm_access` (Keycloak's shape) of the account, in the userinfo answer, or in the ID token too when
+// started with `groupsInIdToken`.
 import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +12,15 @@ export interface OidcAccount {
   sub: string;
   preferred_username?: string;
   email?: string;
+  /** The claim `groups` (any value: tests give malformed ones too). */
+  groups?: unknown;
+  /** Keycloak's realm roles claim, e.g. {roles: ['chute-admin']}. */
+  realm_access?: unknown;
+}
+
+export interface OidcProviderOptions {
+  /** Scope-requested claims (groups among them) go into the ID token as well as the userinfo answer. */
+  groupsInIdToken?: boolean;
 }
 
 export interface TestOidcProvider {
@@ -26,7 +37,10 @@ export interface TestOidcProvider {
   close(): Promise<void>;
 }
 
-export async function startOidcProvider(redirectUris: string[]): Promise<TestOidcProvider> {
+export async function startOidcProvider(
+  redirectUris: string[],
+  options: OidcProviderOptions = {},
+): Promise<TestOidcProvider> {
   const accounts = new Map<string, OidcAccount>();
   let next: OidcAccount | undefined;
   const clientId = 'chute-test';
@@ -50,7 +64,8 @@ export async function startOidcProvider(redirectUris: string[]): Promise<TestOid
     ],
     jwks: { keys: [{ ...key, kid: 'test-key', use: 'sig', alg: 'RS256' }] },
     cookies: { keys: ['test-cookie-key-0123456789'] },
-    claims: { openid: ['sub'], profile: ['preferred_username'], email: ['email'] },
+    claims: { openid: ['sub'], profile: ['preferred_username'], email: ['email'], groups: ['groups', 'realm_access'] },
+    conformIdTokenClaims: !options.groupsInIdToken,
     features: { devInteractions: { enabled: false } },
     findAccount: (_ctx, sub) => {
       const account = accounts.get(sub);
@@ -65,7 +80,7 @@ export async function startOidcProvider(redirectUris: string[]): Promise<TestOid
         clientId: oidcCtx.client!.clientId,
         accountId: oidcCtx.session!.accountId!,
       });
-      grant.addOIDCScope('openid profile email');
+      grant.addOIDCScope('openid profile email groups');
       await grant.save();
       return grant;
     },

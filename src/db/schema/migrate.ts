@@ -34,6 +34,7 @@ import * as m0033 from './migrations/0033_database_objects.js';
 import * as m0034 from './migrations/0034_upload_sessions.js';
 import * as m0035 from './migrations/0035_kept_blobs.js';
 import * as m0036 from './migrations/0036_extensionless_names.js';
+import * as m0039 from './migrations/0039_ldap_accounts.js';
 
 /** Every migration, by name. A new one is added here and sorts after the others. */
 export const migrations: Record<string, Migration> = {
@@ -65,6 +66,7 @@ export const migrations: Record<string, Migration> = {
   '0034_upload_sessions': m0034,
   '0035_kept_blobs': m0035,
   '0036_extensionless_names': m0036,
+  '0039_ldap_accounts': m0039,
 };
 
 type ReportingUp = (db: Kysely<unknown>, report: MigrationStepReport) => Promise<void>;

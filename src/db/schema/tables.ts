@@ -146,6 +146,16 @@ export interface OAuthProvidersTable {
   updated_at: Millis;
 }
 
+/** The directory entry an account signs in with (services/directory/ldap-accounts.ts, migration 0039). */
+export interface LdapAccountsTable {
+  user_id: string;
+  /** The entry's entryUUID, objectGUID (hex), ipaUniqueID or nsUniqueId; else its DN, lower-cased. */
+  entry_id: string;
+  dn: string;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
 export interface QuotasTable {
   id: string;
   user_id: string | null;
@@ -422,6 +432,7 @@ export interface Database {
   recovery_codes: RecoveryCodesTable;
   webauthn_challenges: WebauthnChallengesTable;
   oauth_providers: OAuthProvidersTable;
+  ldap_accounts: LdapAccountsTable;
   quotas: QuotasTable;
   settings: SettingsTable;
   folders: FoldersTable;
@@ -461,6 +472,7 @@ export type UrlRow = Selectable<UrlsTable>;
 export type InviteRow = Selectable<InvitesTable>;
 export type PasskeyRow = Selectable<PasskeysTable>;
 export type OAuthProviderRow = Selectable<OAuthProvidersTable>;
+export type LdapAccountRow = Selectable<LdapAccountsTable>;
 export type IncompleteFileRow = Selectable<IncompleteFilesTable>;
 export type UploadSessionRow = Selectable<UploadSessionsTable>;
 export type JobRow = Selectable<JobsTable>;

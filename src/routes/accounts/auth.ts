@@ -8,8 +8,9 @@ import { challengeIdOf, relyingParty } from '../../http/webauthn.js';
 import { AuthenticationResponseSchema } from '../../schemas/passkey.js';
 import type { RouteModule } from '../../http/types.js';
 import { PasswordText, UserSchema } from '../../schemas/user.js';
-import { loadUserDto, signInWithPassword } from '../../services/accounts/account.js';
+import { loadUserDto } from '../../services/accounts/account.js';
 import { deleteSession } from '../../services/accounts/sessions.js';
+import { signInWithPasswordOrDirectory } from '../../services/directory/sign-in.js';
 
 /** Under /api/auth, for anyone. */
 export const loginRoutes: RouteModule = (app, ctx) => {
@@ -23,7 +24,10 @@ export const loginRoutes: RouteModule = (app, ctx) => {
           'Sets the session cookie. When the account has TOTP and no second step was given, answers {totp: true} ' +
           '(with passkey: true when a passkey of the account will do too) and logs nobody in; send the same ' +
           'request again with code (a TOTP code, accepted once, or a recovery code; 1045 otherwise) or passkey. ' +
-          'Every attempt, second steps included, counts against the login rate limit.',
+          'Every attempt, second steps included, counts against the login rate limit. With LDAP_URL set, a name ' +
+          'that is no account of this server (or one that came from the directory) is checked by the directory, ' +
+          'whose first sign-in creates the account (docs/ldap.md); 9001 outside LDAP_ALLOWED_GROUP, 503/9004 ' +
+          'while the directory cannot be reached.',
         tags: ['auth'],
         body: z.object({
           username: z.string().min(1).max(128),
@@ -47,7 +51,7 @@ export const loginRoutes: RouteModule = (app, ctx) => {
     },
     async (request, reply) => {
       const { passkey, challengeId, ...password } = request.body;
-      const result = await signInWithPassword(
+      const result = await signInWithPasswordOrDirectory(
         ctx,
         {
           ...password,

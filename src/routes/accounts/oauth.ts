@@ -47,7 +47,7 @@ function oauthErrorHandler(ctx: AppContext, provider: OAuthProviderKind) {
     const signedIn = request.auth?.via === 'session';
     const page = renderErrorPage({
       siteTitle: ctx.settings.get().siteTitle,
-      ...oauthErrorText(error.code, provider),
+      ...oauthErrorText(error.code, provider, error.extra?.reason),
       back: signedIn
         ? { href: '/dashboard/settings', label: 'Back to settings' }
         : { href: '/auth/login', label: 'Back to sign-in' },

@@ -197,6 +197,19 @@ export async function loginWithPassword(
   const user = await findUserByName(ctx.db, input.username);
   const ok = await verifyPassword(user?.password, input.password);
   if (!user || !ok) throw new ApiError(1044);
+  return checkSecondStep(ctx, user, input, rp);
+}
+
+/**
+ * The second step of a sign-in whose first (a password, here or in the directory) `user` passed: none needed without
+ * TOTP; else the passkey or the code of `input` (1052, 1045 when wrong), or totp-required when it has neither.
+ */
+export async function checkSecondStep(
+  ctx: AppContext,
+  user: UserRow,
+  input: Pick<PasswordLoginInput, 'code' | 'passkey'>,
+  rp: RelyingParty,
+): Promise<PasswordLoginResult> {
   if (!user.totp_secret) return { kind: 'ok', user };
   if (input.passkey) {
     const owner = await verifyPasskeyAssertion(ctx, rp, input.passkey, { requireUserVerification: false });

@@ -6,6 +6,7 @@ import type * as Oidc from 'openid-client';
 import { loadOpenIdClient } from '../../lib/lazy-modules.js';
 import type { OAuthProviderKind } from '../../db/schema/tables.js';
 import { ApiError } from '../../lib/errors.js';
+import { readGroupsClaim } from '../../lib/security/group-roles.js';
 import type { Settings } from '../operations/settings.js';
 
 export const OAUTH_PROVIDERS: readonly OAuthProviderKind[] = ['DISCORD', 'GITHUB', 'GOOGLE', 'OIDC'];
@@ -18,6 +19,11 @@ export interface ProviderIdentity {
   username: string;
   accessToken: string;
   refreshToken: string | null;
+  /**
+   * OpenID Connect only: the groups of oauthOidcGroupsClaim, from the ID token, else from the userinfo answer;
+   * `undefined` when neither has the claim, `null` when it is malformed (both grant nothing).
+   */
+  groups?: string[] | null | undefined;
 }
 
 /** The secrets of one flow, kept in the browser's flow cookie between the start and the callback. */
@@ -242,11 +248,15 @@ async function completeOidc(settings: Settings, callbackUrl: URL, secrets: FlowS
   const username = [userinfo.preferred_username, claims.preferred_username, userinfo.nickname, email, userinfo.name]
     .map((v) => (typeof v === 'string' ? v.trim() : ''))
     .find((v) => v !== '');
+  // The signed ID token first; a claim it does not carry may come with the userinfo answer (Authelia, Entra ID).
+  const groupsClaim = settings.oauthOidcGroupsClaim;
+  const fromIdToken = readGroupsClaim(claims, groupsClaim);
   return {
     oauthId: claims.sub,
     username: username ?? '',
     accessToken: tokens.access_token,
     refreshToken: tokens.refresh_token ?? null,
+    groups: fromIdToken !== undefined ? fromIdToken : readGroupsClaim(userinfo, groupsClaim),
   };
 }
 

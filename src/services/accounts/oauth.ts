@@ -1,12 +1,14 @@
 // Signing in through OAuth 2 / OpenID Connect providers: the flow between the start and the callback (its state kept
 // in an encrypted, expiring browser cookie, so that any instance can finish it), and what a finished flow does:
 // sign in the linked user, register a new one (oauthRegistration), or link the identity to the signed-in account.
-// Unlinking refuses to leave an account with no way to sign in.
+// Unlinking refuses to leave an account with no way to sign in. OpenID Connect sign-ins follow the groups claim:
+// oauthOidcAllowedGroups refuses outsiders, oauthOidcAdminGroups sets the ADMIN role (lib/security/group-roles.ts).
 import type { AppContext } from '../../context.js';
-import type { Db, OAuthProviderKind, OAuthProviderRow, UserRow } from '../../db/schema/tables.js';
+import type { Db, OAuthProviderKind, OAuthProviderRow, Role, UserRow } from '../../db/schema/tables.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { ApiError } from '../../lib/errors.js';
 import { newId } from '../../lib/security/ids.js';
+import { inAnyGroup, roleFromAdminGroup } from '../../lib/security/group-roles.js';
 import { canonicalUsername } from '../../lib/text/usernames.js';
 import { findUserById, insertUser } from './account.js';
 import {
@@ -18,6 +20,9 @@ import {
   type ProviderIdentity,
 } from './oauth-providers.js';
 import { signIn, type SessionOrigin, type SignedIn } from './sessions.js';
+import { setUserColumns } from './user-records.js';
+import { auditLoginFailed, auditRoleFromGroups } from '../directory/audit-hooks.js';
+import { findLdapAccountOfUser } from '../directory/ldap-accounts.js';
 
 /** How long a person has between leaving for the provider and coming back. */
 export const OAUTH_FLOW_TTL_MS = 10 * 60_000;
@@ -195,6 +200,7 @@ async function loginOrRegister(
   identity: ProviderIdentity,
 ): Promise<OAuthOutcome> {
   const existing = await findLink(ctx.db, provider, identity.oauthId);
+  assertInAllowedGroups(ctx, provider, identity, existing?.user_id);
   if (existing) {
     await ctx.db
       .updateTable('oauth_providers')
@@ -203,10 +209,58 @@ async function loginOrRegister(
       .execute();
     const user = await findUserById(ctx.db, existing.user_id);
     if (!user) throw new ApiError(3017, 'the linked account no longer exists');
-    return { kind: 'login', user, registered: false };
+    return { kind: 'login', user: await applyGroupRole(ctx, provider, identity, user), registered: false };
   }
   if (!ctx.settings.get().oauthRegistration) throw new ApiError(3016);
   return { kind: 'login', user: await registerFromIdentity(ctx, provider, identity), registered: true };
+}
+
+/** What the OIDC sign-in's refusal by oauthOidcAllowedGroups carries, for the refusal page (routes/accounts/oauth.ts). */
+export const NOT_IN_ALLOWED_GROUPS = 'not-in-allowed-groups';
+
+/**
+ * With oauthOidcAllowedGroups set, an OIDC identity in none of them neither signs in nor registers (3017); a missing
+ * or malformed groups claim is in none.
+ */
+function assertInAllowedGroups(
+  ctx: AppContext,
+  provider: OAuthProviderKind,
+  identity: ProviderIdentity,
+  userId: string | undefined,
+): void {
+  const allowed = ctx.settings.get().oauthOidcAllowedGroups;
+  if (provider !== 'OIDC' || allowed.length === 0 || inAnyGroup(identity.groups, allowed)) return;
+  auditLoginFailed(ctx, {
+    username: identity.username || identity.oauthId,
+    via: 'OIDC',
+    reason: 'not in an allowed group',
+    userId,
+  });
+  throw new ApiError(3017, 'the identity is in none of the groups that may sign in (oauthOidcAllowedGroups)', {
+    extra: { reason: NOT_IN_ALLOWED_GROUPS },
+  });
+}
+
+/** The role an OIDC sign-in gives under oauthOidcAdminGroups (unset: the account's own role stays). */
+function groupRole(ctx: AppContext, provider: OAuthProviderKind, identity: ProviderIdentity, current: Role): Role {
+  const adminGroups = ctx.settings.get().oauthOidcAdminGroups;
+  if (provider !== 'OIDC' || adminGroups.length === 0) return current;
+  return roleFromAdminGroup(current, inAnyGroup(identity.groups, adminGroups));
+}
+
+/** Stores the role the sign-in's groups give, when it differs from the account's. */
+async function applyGroupRole(
+  ctx: AppContext,
+  provider: OAuthProviderKind,
+  identity: ProviderIdentity,
+  user: UserRow,
+): Promise<UserRow> {
+  const role = groupRole(ctx, provider, identity, user.role);
+  if (role === user.role) return user;
+  const updatedAt = ctx.clock.now();
+  await setUserColumns(ctx.db, user.id, { role, updated_at: updatedAt });
+  auditRoleFromGroups(ctx, { userId: user.id, username: user.username, via: 'OIDC', from: user.role, to: role });
+  return { ...user, role, updated_at: updatedAt };
 }
 
 /** A new USER without a password, named after the provider's account (6010 taken, 6009 no usable name). */
@@ -227,7 +281,8 @@ async function registerFromIdentity(
   }
   try {
     return await ctx.db.transaction().execute(async (trx) => {
-      const user = await insertUser(ctx, trx, { username, passwordHash: null, role: 'USER' }, 6010);
+      const role = groupRole(ctx, provider, identity, 'USER');
+      const user = await insertUser(ctx, trx, { username, passwordHash: null, role }, 6010);
       await trx
         .insertInto('oauth_providers')
         .values(newLink(ctx, user.id, provider, identity))
@@ -261,9 +316,9 @@ export async function unlinkOAuthProvider(
     if (!link) throw new ApiError(1030, `no ${provider} link`);
     const current = await findUserById(trx, user.id);
     if (!current?.password && links.length === 1) {
-      // A passkey that signs in on its own is another way in.
+      // A passkey that signs in on its own is another way in, and so is the directory the account came from.
       const passkey = await trx.selectFrom('passkeys').select('id').where('user_id', '=', user.id).executeTakeFirst();
-      if (!passkey) throw new ApiError(1043);
+      if (!passkey && !(await findLdapAccountOfUser(trx, user.id))) throw new ApiError(1043);
     }
     await trx.deleteFrom('oauth_providers').where('id', '=', link.id).execute();
     return links.filter((l) => l.id !== link.id).sort((a, b) => a.created_at - b.created_at);

@@ -157,6 +157,30 @@ const OAUTH_SETTINGS = {
     'string',
     'Scopes asked of the OpenID Connect provider, separated by spaces',
   ),
+  oauthOidcGroupsClaim: setting(
+    z
+      .string()
+      .max(256)
+      .regex(/^[^\s]*$/, 'must be a claim name or a dotted path such as realm_access.roles, without spaces'),
+    'groups',
+    'OAUTH_OIDC_GROUPS_CLAIM',
+    'string',
+    "The OpenID Connect claim that holds the user's groups: a name (groups) or a dotted path (realm_access.roles), read from the ID token, else from the userinfo answer; used by oauthOidcAllowedGroups and oauthOidcAdminGroups",
+  ),
+  oauthOidcAllowedGroups: setting(
+    z.array(z.string().min(1).max(256)).max(100, 'at most 100 groups'),
+    [] as string[],
+    'OAUTH_OIDC_ALLOWED_GROUPS',
+    'list',
+    'When set, only members of one of these groups (in oauthOidcGroupsClaim) may sign in or register through OpenID Connect; others are refused (3017). Comma separated in the environment',
+  ),
+  oauthOidcAdminGroups: setting(
+    z.array(z.string().min(1).max(256)).max(100, 'at most 100 groups'),
+    [] as string[],
+    'OAUTH_OIDC_ADMIN_GROUPS',
+    'list',
+    'When set, members of one of these groups become ADMIN at their OpenID Connect sign-in, and an ADMIN who is in none of them becomes USER again (a SUPERADMIN keeps the role). Comma separated in the environment',
+  ),
   ...oauthProviderSettings('Discord', 'DISCORD', {
     authorize: 'https://discord.com/oauth2/authorize',
     token: 'https://discord.com/api/oauth2/token',

@@ -235,7 +235,7 @@ export interface paths {
     put?: never;
     /**
      * Log in with username and password (and a second step when the account has TOTP)
-     * @description Sets the session cookie. When the account has TOTP and no second step was given, answers {totp: true} (with passkey: true when a passkey of the account will do too) and logs nobody in; send the same request again with code (a TOTP code, accepted once, or a recovery code; 1045 otherwise) or passkey. Every attempt, second steps included, counts against the login rate limit.
+     * @description Sets the session cookie. When the account has TOTP and no second step was given, answers {totp: true} (with passkey: true when a passkey of the account will do too) and logs nobody in; send the same request again with code (a TOTP code, accepted once, or a recovery code; 1045 otherwise) or passkey. Every attempt, second steps included, counts against the login rate limit. With LDAP_URL set, a name that is no account of this server (or one that came from the directory) is checked by the directory, whose first sign-in creates the account (docs/ldap.md); 9001 outside LDAP_ALLOWED_GROUP, 503/9004 while the directory cannot be reached.
      */
     post: {
       parameters: {
@@ -5965,10 +5965,16 @@ export interface components {
       oauthGoogleTokenUrl: string;
       /** @description Google's endpoint for the signed-in user's profile (environment: OAUTH_GOOGLE_USER_URL) */
       oauthGoogleUserUrl: string;
+      /** @description When set, members of one of these groups become ADMIN at their OpenID Connect sign-in, and an ADMIN who is in none of them becomes USER again (a SUPERADMIN keeps the role). Comma separated in the environment (environment: OAUTH_OIDC_ADMIN_GROUPS) */
+      oauthOidcAdminGroups: string[];
+      /** @description When set, only members of one of these groups (in oauthOidcGroupsClaim) may sign in or register through OpenID Connect; others are refused (3017). Comma separated in the environment (environment: OAUTH_OIDC_ALLOWED_GROUPS) */
+      oauthOidcAllowedGroups: string[];
       /** @description OpenID Connect client id (environment: OAUTH_OIDC_CLIENT_ID) */
       oauthOidcClientId: string | null;
       /** @description OpenID Connect client secret (environment: OAUTH_OIDC_CLIENT_SECRET) */
       oauthOidcClientSecret: string | null;
+      /** @description The OpenID Connect claim that holds the user's groups: a name (groups) or a dotted path (realm_access.roles), read from the ID token, else from the userinfo answer; used by oauthOidcAllowedGroups and oauthOidcAdminGroups (environment: OAUTH_OIDC_GROUPS_CLAIM) */
+      oauthOidcGroupsClaim: string;
       /** @description OpenID Connect issuer URL, read through its discovery document (Keycloak realm, Authentik application, Authelia ...) (environment: OAUTH_OIDC_ISSUER) */
       oauthOidcIssuer: string | null;
       /** @description Scopes asked of the OpenID Connect provider, separated by spaces (environment: OAUTH_OIDC_SCOPES) */
@@ -6070,6 +6076,9 @@ export interface components {
         | 'oauthOidcClientId'
         | 'oauthOidcClientSecret'
         | 'oauthOidcScopes'
+        | 'oauthOidcGroupsClaim'
+        | 'oauthOidcAllowedGroups'
+        | 'oauthOidcAdminGroups'
         | 'oauthDiscordClientId'
         | 'oauthDiscordClientSecret'
         | 'oauthDiscordAuthorizeUrl'

@@ -94,6 +94,10 @@ const MESSAGES: Record<number, Sentence> = {
       : 'Your storage quota is full: you cannot keep more files.';
   },
   9002: 'Not found.',
+  9004: (_detail, text) =>
+    /LDAP directory cannot be reached/.test(text)
+      ? 'The directory that checks your password cannot be reached right now. Try again later; accounts of this server still sign in.'
+      : 'The server ran into a problem. Try again; if it keeps happening, tell the administrator.',
 };
 
 /** The server's explanation after "E1234: <meaning>: ", if any. */

@@ -64,6 +64,12 @@ export const HELP: Record<string, string> = {
   oauthOidcClientId: 'The client id this server has at your OpenID Connect provider.',
   oauthOidcClientSecret: 'The client secret this server has at your OpenID Connect provider.',
   oauthOidcScopes: 'What this server asks the OpenID Connect provider for; it must include openid.',
+  oauthOidcGroupsClaim:
+    'Where the provider lists the groups of the person signing in: a claim name such as groups, or a path such as realm_access.roles.',
+  oauthOidcAllowedGroups:
+    'When set, only people in one of these groups may sign in or get an account through OpenID Connect; everyone else sees a refusal.',
+  oauthOidcAdminGroups:
+    'When set, people in one of these groups become administrators when they sign in through OpenID Connect, and administrators who left them become users again. The super administrator is never changed.',
   ...providerHelp('Discord'),
   ...providerHelp('Github', 'GitHub'),
   ...providerHelp('Google'),
